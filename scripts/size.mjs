@@ -1,0 +1,105 @@
+#!/usr/bin/env node
+// Size report of the release page build: every .wasm and .js file in dist/, raw, gzip and
+// brotli (both at their highest levels), as a markdown table with a total row. Fails (exit 1)
+// when the brotli total is over the budget. With --write it also replaces the table in
+// README.md between the size markers; without it, it warns when README's table is stale.
+//
+// Usage: node scripts/size.mjs [--write] [--dist DIR]. No dependencies beyond node itself.
+
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
+
+/** Budget for the brotli-compressed total of wasm + JS, in bytes (1 KB = 1024 bytes). */
+const BUDGET_BROTLI_BYTES = 120 * 1024;
+
+const BEGIN = '<!-- size:begin -->';
+const END = '<!-- size:end -->';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const write = args.includes('--write');
+const distIndex = args.indexOf('--dist');
+const dist = distIndex >= 0 ? args[distIndex + 1] : join(root, 'dist');
+
+let names;
+try {
+  names = readdirSync(dist).filter((name) => /\.(wasm|js)$/.test(name)).sort();
+} catch (error) {
+  console.error(`size: cannot read ${dist} (${error.code}); build the page first (trunk build --release)`);
+  process.exit(1);
+}
+if (names.length === 0) {
+  console.error(`size: no .wasm or .js files in ${dist}; build the page first (trunk build --release)`);
+  process.exit(1);
+}
+
+const rows = names.map((name) => {
+  const bytes = readFileSync(join(dist, name));
+  return {
+    // Trunk names files `<name>-<hash>.js` and `<name>-<hash>_bg.wasm`; the hash changes with
+    // every code change, so the table shows the stable part only.
+    file: name.replace(/-[0-9a-f]{8,16}(?=(_bg)?\.(wasm|js)$)/, ''),
+    raw: bytes.length,
+    gzip: gzipSync(bytes, { level: 9 }).length,
+    brotli: brotliCompressSync(bytes, {
+      params: {
+        [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
+        [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
+      },
+    }).length,
+  };
+});
+const total = rows.reduce(
+  (sum, row) => ({ file: '**total**', raw: sum.raw + row.raw, gzip: sum.gzip + row.gzip, brotli: sum.brotli + row.brotli }),
+  { raw: 0, gzip: 0, brotli: 0 },
+);
+
+const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
+const line = (row) => `| ${row.file} | ${kb(row.raw)} | ${kb(row.gzip)} | ${kb(row.brotli)} |`;
+const table = [
+  '| file | raw | gzip -9 | brotli -11 |',
+  '| --- | ---: | ---: | ---: |',
+  ...rows.map(line),
+  line({ ...total, file: '**total**' }),
+  '',
+  `Budget: ${kb(BUDGET_BROTLI_BYTES)} brotli in all; used ${kb(total.brotli)} ` +
+    `(${((100 * total.brotli) / BUDGET_BROTLI_BYTES).toFixed(0)}%). 1 KB = 1024 bytes.`,
+].join('\n');
+
+console.log(table);
+
+const readmePath = join(root, 'README.md');
+let readme = '';
+try {
+  readme = readFileSync(readmePath, 'utf8');
+} catch {
+  // No README: nothing to compare or write.
+}
+const begin = readme.indexOf(BEGIN);
+const end = readme.indexOf(END);
+if (begin < 0 || end < begin) {
+  console.warn(`size: warning: README.md has no ${BEGIN} ... ${END} markers`);
+  if (write) process.exit(1);
+} else {
+  const current = readme.slice(begin + BEGIN.length, end).trim();
+  if (write) {
+    if (current !== table) {
+      writeFileSync(readmePath, `${readme.slice(0, begin + BEGIN.length)}\n${table}\n${readme.slice(end)}`);
+      console.log('size: README.md table updated');
+    } else {
+      console.log('size: README.md table already up to date');
+    }
+  } else if (current !== table) {
+    console.warn('size: warning: README.md size table is stale; run `node scripts/size.mjs --write`');
+  } else {
+    console.log('size: README.md table is up to date');
+  }
+}
+
+if (total.brotli > BUDGET_BROTLI_BYTES) {
+  console.error(`size: FAIL: brotli total ${kb(total.brotli)} is over the budget of ${kb(BUDGET_BROTLI_BYTES)}`);
+  process.exit(1);
+}
+console.log(`size: ok: brotli total ${kb(total.brotli)} within the budget of ${kb(BUDGET_BROTLI_BYTES)}`);

@@ -1,0 +1,116 @@
+//! Defaulting and admission: what the API server fills in before it stores an object.
+//!
+//! Mirrors pkg/apis/apps/v1/defaults.go, pkg/apis/core/v1/defaults.go and the
+//! DefaultTolerationSeconds admission plugin, so `-o yaml` of a stored object shows the same
+//! fields a real cluster would add.
+
+use crate::model::*;
+
+/// `DefaultTolerationSeconds` admission: 300 s for the not-ready and unreachable taints.
+pub const DEFAULT_TOLERATION_SECONDS: i64 = 300;
+pub const TAINT_NOT_READY: &str = "node.kubernetes.io/not-ready";
+pub const TAINT_UNREACHABLE: &str = "node.kubernetes.io/unreachable";
+pub const DEFAULT_TERMINATION_GRACE_SECONDS: i64 = 30;
+
+pub fn default_object(object: &mut Object) {
+    match object {
+        Object::Pod(pod) => {
+            default_pod_spec(&mut pod.spec);
+            admit_default_tolerations(&mut pod.spec);
+        }
+        Object::Deployment(d) => default_deployment(d),
+        Object::ReplicaSet(rs) => {
+            rs.spec.replicas.get_or_insert(1);
+            default_pod_spec(&mut rs.spec.template.spec);
+        }
+        Object::Node(_) | Object::Event(_) | Object::Lease(_) => {}
+    }
+}
+
+pub fn default_deployment(d: &mut Deployment) {
+    let spec = &mut d.spec;
+    spec.replicas.get_or_insert(1);
+    let strategy = spec.strategy.type_.get_or_insert_with(|| "RollingUpdate".into());
+    if strategy == "RollingUpdate" {
+        let ru = spec.strategy.rolling_update.get_or_insert_with(Default::default);
+        ru.max_unavailable.get_or_insert(IntOrString::String("25%".into()));
+        ru.max_surge.get_or_insert(IntOrString::String("25%".into()));
+    }
+    spec.revision_history_limit.get_or_insert(10);
+    spec.progress_deadline_seconds.get_or_insert(600);
+    default_pod_spec(&mut spec.template.spec);
+}
+
+pub fn default_pod_spec(spec: &mut PodSpec) {
+    spec.restart_policy.get_or_insert_with(|| "Always".into());
+    spec.termination_grace_period_seconds.get_or_insert(DEFAULT_TERMINATION_GRACE_SECONDS);
+    spec.scheduler_name.get_or_insert_with(|| "default-scheduler".into());
+    for c in &mut spec.containers {
+        c.image_pull_policy.get_or_insert_with(|| default_pull_policy(&c.image).into());
+        for p in &mut c.ports {
+            p.protocol.get_or_insert_with(|| "TCP".into());
+        }
+    }
+}
+
+/// `Always` for `:latest` or an untagged image, else `IfNotPresent`.
+pub fn default_pull_policy(image: &str) -> &'static str {
+    let last = image.rsplit('/').next().unwrap_or(image);
+    let tag = last.split_once('@').map(|_| "digest").or_else(|| last.split_once(':').map(|(_, t)| t));
+    match tag {
+        None | Some("latest") => "Always",
+        _ => "IfNotPresent",
+    }
+}
+
+fn admit_default_tolerations(spec: &mut PodSpec) {
+    for key in [TAINT_NOT_READY, TAINT_UNREACHABLE] {
+        let covered =
+            spec.tolerations.iter().any(|t| (t.key == key || t.key.is_empty()) && (t.effect == "NoExecute" || t.effect.is_empty()));
+        if !covered {
+            spec.tolerations.push(Toleration {
+                key: key.into(),
+                operator: Some("Exists".into()),
+                effect: "NoExecute".into(),
+                toleration_seconds: Some(DEFAULT_TOLERATION_SECONDS),
+                value: String::new(),
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deployment_defaults_match_apps_v1() {
+        let mut d = Deployment::default();
+        default_deployment(&mut d);
+        assert_eq!(d.spec.replicas, Some(1));
+        assert_eq!(d.spec.strategy.type_.as_deref(), Some("RollingUpdate"));
+        let ru = d.spec.strategy.rolling_update.unwrap();
+        assert_eq!(ru.max_surge, Some(IntOrString::String("25%".into())));
+        assert_eq!(ru.max_unavailable, Some(IntOrString::String("25%".into())));
+        assert_eq!(d.spec.revision_history_limit, Some(10));
+        assert_eq!(d.spec.progress_deadline_seconds, Some(600));
+    }
+
+    #[test]
+    fn default_toleration_seconds_admission_adds_300s_no_execute_tolerations() {
+        let mut pod = Object::Pod(Pod::default());
+        default_object(&mut pod);
+        let tolerations = &pod.as_pod().unwrap().spec.tolerations;
+        assert_eq!(tolerations.len(), 2);
+        assert!(tolerations.iter().all(|t| t.effect == "NoExecute" && t.toleration_seconds == Some(300)));
+        assert_eq!(tolerations[1].key, TAINT_UNREACHABLE);
+    }
+
+    #[test]
+    fn pull_policy_depends_on_the_tag() {
+        assert_eq!(default_pull_policy("nginx"), "Always");
+        assert_eq!(default_pull_policy("nginx:latest"), "Always");
+        assert_eq!(default_pull_policy("nginx:1.14.2"), "IfNotPresent");
+        assert_eq!(default_pull_policy("registry:5000/nginx"), "Always");
+    }
+}

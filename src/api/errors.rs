@@ -1,0 +1,167 @@
+//! `metav1.Status` errors as the API server returns them and kubectl prints them.
+
+use crate::model::Kind;
+use std::fmt;
+
+/// One field error: `spec.replicas: Invalid value: -1: must be greater than or equal to 0`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldError {
+    pub field: String,
+    pub detail: String,
+}
+
+impl FieldError {
+    pub fn invalid(field: &str, value: impl fmt::Display, why: &str) -> Self {
+        FieldError { field: field.into(), detail: format!("Invalid value: {value}: {why}") }
+    }
+    pub fn required(field: &str) -> Self {
+        FieldError { field: field.into(), detail: "Required value".into() }
+    }
+    pub fn required_why(field: &str, why: &str) -> Self {
+        FieldError { field: field.into(), detail: format!("Required value: {why}") }
+    }
+    pub fn unsupported(field: &str, value: &str, supported: &[&str]) -> Self {
+        let list: Vec<String> = supported.iter().map(|s| format!("{s:?}")).collect();
+        FieldError { field: field.into(), detail: format!("Unsupported value: {value:?}: supported values: {}", list.join(", ")) }
+    }
+    pub fn forbidden(field: &str, why: &str) -> Self {
+        FieldError { field: field.into(), detail: format!("Forbidden: {why}") }
+    }
+}
+
+impl fmt::Display for FieldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.detail)
+    }
+}
+
+/// The `reason` of a failed request, with its HTTP code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reason {
+    NotFound,
+    AlreadyExists,
+    Conflict,
+    Invalid,
+    BadRequest,
+    Gone,
+    ServiceUnavailable,
+    InternalError,
+    Timeout,
+}
+
+impl Reason {
+    pub fn code(self) -> u16 {
+        match self {
+            Reason::NotFound => 404,
+            Reason::AlreadyExists | Reason::Conflict => 409,
+            Reason::Invalid => 422,
+            Reason::BadRequest => 400,
+            Reason::Gone => 410,
+            Reason::ServiceUnavailable => 503,
+            Reason::InternalError => 500,
+            Reason::Timeout => 504,
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::NotFound => "NotFound",
+            Reason::AlreadyExists => "AlreadyExists",
+            Reason::Conflict => "Conflict",
+            Reason::Invalid => "Invalid",
+            Reason::BadRequest => "BadRequest",
+            Reason::Gone => "Gone",
+            Reason::ServiceUnavailable => "ServiceUnavailable",
+            Reason::InternalError => "InternalError",
+            Reason::Timeout => "Timeout",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ApiError {
+    pub reason: Reason,
+    pub message: String,
+    /// For `Invalid`: the field errors, which kubectl lists one per line.
+    pub causes: Vec<FieldError>,
+}
+
+impl ApiError {
+    pub fn new(reason: Reason, message: impl Into<String>) -> Self {
+        ApiError { reason, message: message.into(), causes: Vec::new() }
+    }
+    pub fn not_found(kind: Kind, name: &str) -> Self {
+        Self::new(Reason::NotFound, format!("{} {name:?} not found", kind.qualified_plural()))
+    }
+    pub fn already_exists(kind: Kind, name: &str) -> Self {
+        Self::new(Reason::AlreadyExists, format!("{} {name:?} already exists", kind.qualified_plural()))
+    }
+    pub fn conflict(kind: Kind, name: &str) -> Self {
+        Self::new(
+            Reason::Conflict,
+            format!(
+                "Operation cannot be fulfilled on {} {name:?}: the object has been modified; please apply your changes to the latest version and try again",
+                kind.qualified_plural()
+            ),
+        )
+    }
+    pub fn invalid(kind: Kind, name: &str, causes: Vec<FieldError>) -> Self {
+        let list: Vec<String> = causes.iter().map(ToString::to_string).collect();
+        let joined = if list.len() == 1 { list[0].clone() } else { format!("[{}]", list.join(", ")) };
+        ApiError { reason: Reason::Invalid, message: format!("{} {name:?} is invalid: {joined}", kind.as_str()), causes }
+    }
+    pub fn gone(message: impl Into<String>) -> Self {
+        Self::new(Reason::Gone, message)
+    }
+    pub fn unavailable(message: impl Into<String>) -> Self {
+        Self::new(Reason::ServiceUnavailable, message)
+    }
+    pub fn code(&self) -> u16 {
+        self.reason.code()
+    }
+
+    /// What kubectl prints for this error (`kubectl` CheckErr / StandardErrorMessage).
+    pub fn kubectl_message(&self) -> String {
+        if self.reason == Reason::Invalid {
+            if self.causes.len() > 1 {
+                let head = self.message.split(" is invalid:").next().unwrap_or(&self.message);
+                let lines: Vec<String> = self.causes.iter().map(|c| format!("* {c}")).collect();
+                return format!("The {head} is invalid: \n{}", lines.join("\n"));
+            }
+            return format!("The {}", self.message);
+        }
+        format!("Error from server ({}): {}", self.reason.as_str(), self.message)
+    }
+}
+
+impl fmt::Display for ApiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_print_as_kubectl_prints_them() {
+        assert_eq!(ApiError::not_found(Kind::Pod, "x").kubectl_message(), r#"Error from server (NotFound): pods "x" not found"#);
+        assert_eq!(
+            ApiError::already_exists(Kind::Deployment, "web").kubectl_message(),
+            r#"Error from server (AlreadyExists): deployments.apps "web" already exists"#
+        );
+        let invalid = ApiError::invalid(
+            Kind::Deployment,
+            "web",
+            vec![FieldError::invalid("spec.replicas", -1, "must be greater than or equal to 0")],
+        );
+        assert_eq!(
+            invalid.kubectl_message(),
+            r#"The Deployment "web" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0"#
+        );
+        assert_eq!(
+            ApiError::conflict(Kind::Pod, "x").message,
+            r#"Operation cannot be fulfilled on pods "x": the object has been modified; please apply your changes to the latest version and try again"#
+        );
+    }
+}

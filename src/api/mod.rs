@@ -1,0 +1,492 @@
+//! kube-apiserver: the only door to etcd, and the sole authority on what the cluster believes.
+//!
+//! A request arrives as data (`ApiRequest`); the server defaults, admits and validates it,
+//! enforces optimistic concurrency, writes etcd, and reports which open watches must hear of the
+//! change. It decides nothing about workloads. It is synchronous and knows no latencies: the
+//! simulation decides when a request arrives and when each notification is delivered.
+
+pub mod defaults;
+pub mod errors;
+pub mod validation;
+pub mod watch;
+
+pub use errors::{ApiError, FieldError, Reason};
+pub use watch::{FieldFilter, WatchEvent, WatchId, WatchRegistry};
+
+use crate::model::*;
+use crate::rng::Rng;
+use crate::store::{Change, ChangeType, Etcd, StoreError};
+use std::collections::{BTreeSet, HashMap};
+use std::rc::Rc;
+
+/// A request to the API server, as a client sends it.
+#[derive(Clone, Debug)]
+pub enum ApiRequest {
+    Create(Object),
+    /// Replaces spec and metadata; status is kept. A non-zero `resourceVersion` is a precondition.
+    Update(Object),
+    /// The status subresource: replaces status only.
+    UpdateStatus(Object),
+    Delete(DeleteRequest),
+    /// The pods/binding subresource the scheduler posts.
+    Bind {
+        pod: ObjectKey,
+        node: String,
+    },
+    Get(ObjectKey),
+    List(ListRequest),
+    Watch(WatchRequest),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeleteRequest {
+    pub key: ObjectKey,
+    pub uid: Option<String>,
+    pub grace_period_seconds: Option<i64>,
+}
+
+impl DeleteRequest {
+    pub fn new(key: ObjectKey) -> Self {
+        DeleteRequest { key, uid: None, grace_period_seconds: None }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ListRequest {
+    pub kind: Option<Kind>,
+    pub namespace: Option<String>,
+    pub field: FieldFilter,
+    pub labels: Option<LabelSelector>,
+}
+
+impl ListRequest {
+    pub fn all(kind: Kind) -> Self {
+        ListRequest { kind: Some(kind), ..Default::default() }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct WatchRequest {
+    pub kind: Kind,
+    pub field: FieldFilter,
+    /// Deliver every change after this revision (the list's `resourceVersion`).
+    pub resource_version: u64,
+}
+
+impl ApiRequest {
+    /// The HTTP-ish verb, for the message trace and the page's flow animation.
+    pub fn verb(&self) -> &'static str {
+        match self {
+            ApiRequest::Create(_) => "create",
+            ApiRequest::Update(_) => "update",
+            ApiRequest::UpdateStatus(_) => "update-status",
+            ApiRequest::Delete(_) => "delete",
+            ApiRequest::Bind { .. } => "bind",
+            ApiRequest::Get(_) => "get",
+            ApiRequest::List(_) => "list",
+            ApiRequest::Watch(_) => "watch",
+        }
+    }
+    pub fn is_write(&self) -> bool {
+        !matches!(self, ApiRequest::Get(_) | ApiRequest::List(_) | ApiRequest::Watch(_))
+    }
+    /// What the request is about, as `kind/namespace/name` or a kind's plural for lists.
+    pub fn target(&self) -> String {
+        match self {
+            ApiRequest::Create(o) | ApiRequest::Update(o) | ApiRequest::UpdateStatus(o) => {
+                let m = o.meta();
+                let name = if m.name.is_empty() { format!("{}*", m.generate_name) } else { m.name.clone() };
+                ObjectKey::new(o.kind(), &m.namespace, &name).to_string()
+            }
+            ApiRequest::Delete(d) => d.key.to_string(),
+            ApiRequest::Bind { pod, .. } => pod.to_string(),
+            ApiRequest::Get(k) => k.to_string(),
+            ApiRequest::List(l) => l.kind.map(|k| k.plural().to_string()).unwrap_or_default(),
+            ApiRequest::Watch(w) => w.kind.plural().to_string(),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum ApiResponse {
+    Object(Rc<Object>),
+    List {
+        items: Vec<Rc<Object>>,
+        resource_version: u64,
+    },
+    /// The watch is open; its past events follow as notifications.
+    Watching(WatchId),
+}
+
+impl ApiResponse {
+    pub fn object(&self) -> Option<&Rc<Object>> {
+        match self {
+            ApiResponse::Object(o) => Some(o),
+            _ => None,
+        }
+    }
+}
+
+pub type ApiResult = Result<ApiResponse, ApiError>;
+
+/// What one request did: the answer, and the notifications its write (if any) fans out.
+#[derive(Debug)]
+pub struct Handled {
+    pub result: ApiResult,
+    pub notifications: Vec<(WatchId, WatchEvent)>,
+    /// The etcd revision written, if the request wrote.
+    pub revision: Option<u64>,
+}
+
+#[derive(Debug, Default)]
+pub struct ApiServer {
+    pub etcd: Etcd,
+    pub watches: WatchRegistry,
+    /// Pods by `spec.nodeName`, for kubelets' filtered lists (the watch cache's index).
+    pods_by_node: HashMap<String, BTreeSet<ObjectKey>>,
+}
+
+impl ApiServer {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn get(&self, key: &ObjectKey) -> Option<&Rc<Object>> {
+        self.etcd.get(key)
+    }
+
+    /// Serves one request at `now`.
+    pub fn handle(&mut self, now: Time, rng: &mut Rng, request: ApiRequest) -> Handled {
+        let outcome = match request {
+            ApiRequest::Create(o) => self.create(now, rng, o),
+            ApiRequest::Update(o) => self.update(o, false),
+            ApiRequest::UpdateStatus(o) => self.update(o, true),
+            ApiRequest::Delete(d) => self.delete(now, d),
+            ApiRequest::Bind { pod, node } => self.bind(now, &pod, node),
+            ApiRequest::Get(key) => {
+                let r = self.etcd.get(&key).cloned().map(ApiResponse::Object).ok_or_else(|| ApiError::not_found(key.kind, &key.name));
+                return Handled { result: r, notifications: Vec::new(), revision: None };
+            }
+            ApiRequest::List(l) => {
+                return Handled { result: Ok(self.list(&l)), notifications: Vec::new(), revision: None };
+            }
+            ApiRequest::Watch(w) => return self.watch(w),
+        };
+        match outcome {
+            Ok(Written::Changed(change)) => {
+                self.index(&change);
+                let notifications = self.watches.fan_out(&change);
+                Handled { result: Ok(ApiResponse::Object(change.object)), notifications, revision: Some(change.revision) }
+            }
+            Ok(Written::Unchanged(current)) => {
+                Handled { result: Ok(ApiResponse::Object(current)), notifications: Vec::new(), revision: None }
+            }
+            Err(e) => Handled { result: Err(e), notifications: Vec::new(), revision: None },
+        }
+    }
+
+    fn index(&mut self, change: &Change) {
+        if change.object.kind() != Kind::Pod {
+            return;
+        }
+        let key = change.object.key();
+        if let Some(node) = change.prev.as_ref().and_then(|p| p.as_pod()?.node_name().map(str::to_string)) {
+            if let Some(set) = self.pods_by_node.get_mut(&node) {
+                set.remove(&key);
+            }
+        }
+        if change.type_ != ChangeType::Deleted {
+            if let Some(node) = change.object.as_pod().and_then(|p| p.node_name()) {
+                self.pods_by_node.entry(node.to_string()).or_default().insert(key);
+            }
+        }
+    }
+
+    /// Rebuilds indexes after etcd's content changed under us (restore, wipe).
+    pub fn reindex(&mut self) {
+        self.pods_by_node.clear();
+        let pods: Vec<(String, ObjectKey)> =
+            self.etcd.list(Kind::Pod, None).filter_map(|o| Some((o.as_pod()?.node_name()?.to_string(), o.key()))).collect();
+        for (node, key) in pods {
+            self.pods_by_node.entry(node).or_default().insert(key);
+        }
+    }
+
+    pub fn list(&self, l: &ListRequest) -> ApiResponse {
+        let resource_version = self.etcd.revision();
+        let Some(kind) = l.kind else {
+            return ApiResponse::List { items: Vec::new(), resource_version };
+        };
+        let matches = |o: &Rc<Object>| l.labels.as_ref().is_none_or(|s| s.matches(&o.meta().labels)) && l.field.matches(o);
+        let items: Vec<Rc<Object>> = match (&l.field, kind) {
+            (FieldFilter::NodeName(node), Kind::Pod) => self
+                .pods_by_node
+                .get(node)
+                .into_iter()
+                .flatten()
+                .filter_map(|k| self.etcd.get(k))
+                .filter(|o| l.namespace.as_deref().is_none_or(|ns| o.meta().namespace == ns))
+                .filter(|o| matches(o))
+                .cloned()
+                .collect(),
+            _ => self.etcd.list(kind, l.namespace.as_deref()).filter(|o| matches(o)).cloned().collect(),
+        };
+        ApiResponse::List { items, resource_version }
+    }
+
+    fn watch(&mut self, w: WatchRequest) -> Handled {
+        let past: Vec<Change> = match self.etcd.changes_since(w.resource_version) {
+            Ok(changes) => changes.filter(|c| c.object.kind() == w.kind).cloned().collect(),
+            Err(StoreError::Compacted { oldest }) => {
+                let msg = format!("too old resource version: {} ({})", w.resource_version, oldest + 1);
+                return Handled { result: Err(ApiError::gone(msg)), notifications: Vec::new(), revision: None };
+            }
+            Err(_) => unreachable!("changes_since fails only with Compacted"),
+        };
+        let id = self.watches.open(w.kind, w.field.clone());
+        let notifications = past.iter().flat_map(|c| self.watches.fan_out(c)).filter(|(wid, _)| *wid == id).collect();
+        Handled { result: Ok(ApiResponse::Watching(id)), notifications, revision: None }
+    }
+
+    fn create(&mut self, now: Time, rng: &mut Rng, mut object: Object) -> Result<Written, ApiError> {
+        let kind = object.kind();
+        {
+            let meta = object.meta_mut();
+            if kind.namespaced() && meta.namespace.is_empty() {
+                meta.namespace = "default".into();
+            }
+            if meta.name.is_empty() && !meta.generate_name.is_empty() {
+                meta.name = format!("{}{}", meta.generate_name, rng.name_suffix(5));
+            }
+        }
+        defaults::default_object(&mut object);
+        let errs = validation::validate(&object);
+        if !errs.is_empty() {
+            return Err(ApiError::invalid(kind, &object.meta().name, errs));
+        }
+        prepare_for_create(&mut object);
+        let meta = object.meta_mut();
+        meta.uid = rng.uuid();
+        meta.creation_timestamp = Some(now);
+        meta.resource_version = 0;
+        meta.deletion_timestamp = None;
+        meta.deletion_grace_period_seconds = None;
+        if matches!(kind, Kind::Pod | Kind::ReplicaSet | Kind::Deployment) {
+            meta.generation = 1;
+        }
+        let name = meta.name.clone();
+        self.etcd.create(object).map(Written::Changed).map_err(|_| ApiError::already_exists(kind, &name))
+    }
+
+    fn update(&mut self, mut object: Object, status_only: bool) -> Result<Written, ApiError> {
+        let kind = object.kind();
+        if kind.namespaced() && object.meta().namespace.is_empty() {
+            object.meta_mut().namespace = "default".into();
+        }
+        let key = object.key();
+        let current = self.etcd.get(&key).cloned().ok_or_else(|| ApiError::not_found(kind, &key.name))?;
+        let expected = Some(object.meta().resource_version).filter(|rv| *rv != 0);
+        if expected.is_some_and(|rv| rv != current.meta().resource_version) {
+            return Err(ApiError::conflict(kind, &key.name));
+        }
+        let mut next = if status_only { with_status_of(&current, object) } else { with_spec_of(&current, object) };
+        defaults::default_object(&mut next);
+        let mut errs = validation::validate(&next);
+        errs.extend(immutable_field_errors(&current, &next));
+        if !errs.is_empty() {
+            return Err(ApiError::invalid(kind, &key.name, errs));
+        }
+        {
+            let (old, new) = (current.meta(), next.meta_mut());
+            new.uid = old.uid.clone();
+            new.creation_timestamp = old.creation_timestamp;
+            new.deletion_timestamp = old.deletion_timestamp;
+            new.deletion_grace_period_seconds = old.deletion_grace_period_seconds;
+            new.generation = old.generation;
+        }
+        if !status_only && spec_changed(&current, &next) && next.meta().generation > 0 {
+            next.meta_mut().generation += 1;
+        }
+        if *current == next.clone().with_resource_version(current.meta().resource_version) {
+            // A no-op update writes nothing and notifies no one, as the API server skips it.
+            return Ok(Written::Unchanged(current));
+        }
+        self.etcd.update(next, None).map(Written::Changed).map_err(|_| ApiError::conflict(kind, &key.name))
+    }
+
+    fn delete(&mut self, now: Time, d: DeleteRequest) -> Result<Written, ApiError> {
+        let kind = d.key.kind;
+        let current = self.etcd.get(&d.key).cloned().ok_or_else(|| ApiError::not_found(kind, &d.key.name))?;
+        if let Some(uid) = d.uid.as_deref().filter(|u| *u != current.meta().uid) {
+            return Err(ApiError::new(
+                Reason::Conflict,
+                format!(
+                    "Operation cannot be fulfilled on {} {:?}: Precondition failed: UID in precondition: {uid}, UID in object meta: {}",
+                    kind.qualified_plural(),
+                    d.key.name,
+                    current.meta().uid
+                ),
+            ));
+        }
+        let grace = match current.as_pod() {
+            Some(pod) if pod.node_name().is_some() && !pod.is_terminal() => {
+                d.grace_period_seconds.or(pod.spec.termination_grace_period_seconds).unwrap_or(defaults::DEFAULT_TERMINATION_GRACE_SECONDS)
+            }
+            _ => 0,
+        };
+        if grace > 0 {
+            let meta = current.meta();
+            let already = meta.deletion_grace_period_seconds;
+            if already.is_some_and(|g| g <= grace) {
+                // Already terminating with an equal or shorter grace period: nothing to change.
+                return Ok(Written::Unchanged(current));
+            }
+            let mut next = (*current).clone();
+            let m = next.meta_mut();
+            m.deletion_timestamp = Some(now + Duration::secs(grace as u64));
+            m.deletion_grace_period_seconds = Some(grace);
+            if m.generation > 0 {
+                m.generation += 1;
+            }
+            return self.etcd.update(next, None).map(Written::Changed).map_err(|_| ApiError::conflict(kind, &d.key.name));
+        }
+        self.etcd.delete(&d.key, None).map(Written::Changed).map_err(|_| ApiError::not_found(kind, &d.key.name))
+    }
+
+    fn bind(&mut self, now: Time, pod_key: &ObjectKey, node: String) -> Result<Written, ApiError> {
+        let current = self.etcd.get(pod_key).cloned().ok_or_else(|| ApiError::not_found(Kind::Pod, &pod_key.name))?;
+        let Some(pod) = current.as_pod() else { return Err(ApiError::not_found(Kind::Pod, &pod_key.name)) };
+        let binding_conflict = |why: String| {
+            ApiError::new(Reason::Conflict, format!("Operation cannot be fulfilled on pods/binding {:?}: {why}", pod_key.name))
+        };
+        if pod.metadata.is_deleting() {
+            return Err(binding_conflict(format!("pod {} is being deleted, cannot be assigned to a host", pod_key.name)));
+        }
+        if let Some(existing) = pod.node_name() {
+            return Err(binding_conflict(format!("pod {} is already assigned to node {existing:?}", pod_key.name)));
+        }
+        let mut next = pod.clone();
+        next.spec.node_name = Some(node);
+        set_pod_condition(&mut next.status, "PodScheduled", "True", None, None, now);
+        self.etcd.update(Object::Pod(next), None).map(Written::Changed).map_err(|_| ApiError::conflict(Kind::Pod, &pod_key.name))
+    }
+}
+
+/// The outcome of a write: a committed change, or nothing to change.
+enum Written {
+    Changed(Change),
+    Unchanged(Rc<Object>),
+}
+
+trait WithResourceVersion {
+    fn with_resource_version(self, rv: u64) -> Self;
+}
+
+impl WithResourceVersion for Object {
+    fn with_resource_version(mut self, rv: u64) -> Self {
+        self.meta_mut().resource_version = rv;
+        self
+    }
+}
+
+/// What the API server resets on create (the registry strategies' PrepareForCreate).
+fn prepare_for_create(object: &mut Object) {
+    match object {
+        Object::Pod(p) => {
+            p.status = PodStatus { phase: Some(PodPhase::Pending), ..Default::default() };
+        }
+        Object::ReplicaSet(rs) => rs.status = Default::default(),
+        Object::Deployment(d) => d.status = Default::default(),
+        Object::Node(_) | Object::Event(_) | Object::Lease(_) => {}
+    }
+}
+
+/// For a spec update: the request's spec and metadata, the stored status.
+fn with_spec_of(current: &Object, mut incoming: Object) -> Object {
+    match (&mut incoming, current) {
+        (Object::Pod(n), Object::Pod(c)) => n.status = c.status.clone(),
+        (Object::Node(n), Object::Node(c)) => n.status = c.status.clone(),
+        (Object::ReplicaSet(n), Object::ReplicaSet(c)) => n.status = c.status.clone(),
+        (Object::Deployment(n), Object::Deployment(c)) => n.status = c.status.clone(),
+        _ => {}
+    }
+    incoming
+}
+
+/// For a status update: the stored object with the request's status.
+fn with_status_of(current: &Object, incoming: Object) -> Object {
+    let mut next = current.clone();
+    let rv = incoming.meta().resource_version;
+    match (&mut next, incoming) {
+        (Object::Pod(n), Object::Pod(i)) => n.status = i.status,
+        (Object::Node(n), Object::Node(i)) => n.status = i.status,
+        (Object::ReplicaSet(n), Object::ReplicaSet(i)) => n.status = i.status,
+        (Object::Deployment(n), Object::Deployment(i)) => n.status = i.status,
+        (n, i) => *n = i,
+    }
+    next.meta_mut().resource_version = rv;
+    next
+}
+
+fn spec_changed(old: &Object, new: &Object) -> bool {
+    match (old, new) {
+        (Object::Deployment(a), Object::Deployment(b)) => a.spec != b.spec,
+        (Object::ReplicaSet(a), Object::ReplicaSet(b)) => a.spec != b.spec,
+        (Object::Pod(a), Object::Pod(b)) => a.spec != b.spec,
+        _ => false,
+    }
+}
+
+fn immutable_field_errors(old: &Object, new: &Object) -> Vec<FieldError> {
+    let selector_changed = match (old, new) {
+        (Object::Deployment(a), Object::Deployment(b)) => a.spec.selector != b.spec.selector,
+        (Object::ReplicaSet(a), Object::ReplicaSet(b)) => a.spec.selector != b.spec.selector,
+        _ => false,
+    };
+    let mut errs = Vec::new();
+    if selector_changed {
+        let sel = match new {
+            Object::Deployment(d) => d.spec.selector.to_query(),
+            Object::ReplicaSet(r) => r.spec.selector.to_query(),
+            _ => String::new(),
+        };
+        errs.push(FieldError::invalid("spec.selector", format!("{{{sel}}}"), "field is immutable"));
+    }
+    if let (Object::Pod(a), Object::Pod(b)) = (old, new) {
+        let mut a_spec = a.spec.clone();
+        a_spec.containers.iter_mut().zip(&b.spec.containers).for_each(|(x, y)| x.image = y.image.clone());
+        a_spec.tolerations = b.spec.tolerations.clone();
+        if a_spec != b.spec {
+            errs.push(FieldError::forbidden("spec", "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)"));
+        }
+    }
+    errs
+}
+
+/// `podutil.UpdatePodCondition`: sets a condition, moving its transition time only on a change.
+pub fn set_pod_condition(status: &mut PodStatus, type_: &str, value: &str, reason: Option<&str>, message: Option<&str>, now: Time) -> bool {
+    let fresh = PodCondition {
+        type_: type_.into(),
+        status: value.into(),
+        last_transition_time: Some(now),
+        reason: reason.map(str::to_string),
+        message: message.map(str::to_string),
+        last_probe_time: None,
+    };
+    match status.conditions.iter_mut().find(|c| c.type_ == type_) {
+        Some(existing) if existing.status == value => {
+            let changed = existing.reason != fresh.reason || existing.message != fresh.message;
+            existing.reason = fresh.reason;
+            existing.message = fresh.message;
+            changed
+        }
+        Some(existing) => {
+            *existing = fresh;
+            true
+        }
+        None => {
+            status.conditions.push(fresh);
+            true
+        }
+    }
+}

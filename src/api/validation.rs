@@ -1,0 +1,280 @@
+//! Validation with the API server's own messages (pkg/apis/*/validation).
+//!
+//! Only what kubeloop's objects can get wrong is checked, but every message is the one a real
+//! cluster gives, because learners paste them into search engines.
+
+use super::errors::FieldError;
+use crate::model::*;
+
+const DNS1123_SUBDOMAIN_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+const DNS1123_LABEL_MSG: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+
+pub fn is_dns1123_label(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 63
+        && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !s.starts_with('-')
+        && !s.ends_with('-')
+}
+
+pub fn is_dns1123_subdomain(s: &str) -> bool {
+    !s.is_empty() && s.len() <= 253 && s.split('.').all(is_dns1123_label)
+}
+
+/// The message for a name that is not a valid subdomain, as `metadata.name` errors print it.
+pub fn subdomain_error(field: &str, value: &str) -> FieldError {
+    FieldError::invalid(field, format!("{value:?}"), DNS1123_SUBDOMAIN_MSG)
+}
+
+pub fn validate(object: &Object) -> Vec<FieldError> {
+    let mut errs = validate_meta(object);
+    match object {
+        Object::Pod(p) => validate_pod_spec(&p.spec, "spec", &mut errs),
+        Object::ReplicaSet(rs) => {
+            validate_replicas(rs.spec.replicas, &mut errs);
+            validate_selector_and_template(&rs.spec.selector, &rs.spec.template, &mut errs);
+        }
+        Object::Deployment(d) => validate_deployment(d, &mut errs),
+        Object::Node(_) | Object::Event(_) | Object::Lease(_) => {}
+    }
+    errs
+}
+
+fn validate_meta(object: &Object) -> Vec<FieldError> {
+    let meta = object.meta();
+    let mut errs = Vec::new();
+    if meta.name.is_empty() {
+        errs.push(FieldError::required_why("metadata.name", "name or generateName is required"));
+    } else if !is_dns1123_subdomain(&meta.name) {
+        errs.push(subdomain_error("metadata.name", &meta.name));
+    }
+    for (k, v) in &meta.labels {
+        if !valid_label_value(v) {
+            errs.push(FieldError::invalid(
+                "metadata.labels",
+                format!("{v:?}"),
+                "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+            ));
+        }
+        if k.is_empty() {
+            errs.push(FieldError::invalid("metadata.labels", "\"\"", "name part must be non-empty"));
+        }
+    }
+    errs
+}
+
+fn valid_label_value(v: &str) -> bool {
+    v.is_empty()
+        || (v.len() <= 63
+            && v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.')
+            && v.as_bytes()[0].is_ascii_alphanumeric()
+            && v.as_bytes()[v.len() - 1].is_ascii_alphanumeric())
+}
+
+fn validate_replicas(replicas: Option<i32>, errs: &mut Vec<FieldError>) {
+    if let Some(r) = replicas.filter(|r| *r < 0) {
+        errs.push(FieldError::invalid("spec.replicas", r, "must be greater than or equal to 0"));
+    }
+}
+
+/// Go's `%#v` of a `map[string]string`, which the selector-mismatch message embeds.
+fn go_map_literal(labels: &StringMap) -> String {
+    let parts: Vec<String> = labels.iter().map(|(k, v)| format!("{k:?}:{v:?}")).collect();
+    format!("map[string]string{{{}}}", parts.join(", "))
+}
+
+fn validate_selector_and_template(selector: &LabelSelector, template: &PodTemplateSpec, errs: &mut Vec<FieldError>) {
+    if selector.is_empty() {
+        errs.push(FieldError::required("spec.selector"));
+        if selector.match_labels.is_empty() && selector.match_expressions.is_empty() {
+            errs.push(FieldError::invalid(
+                "spec.selector",
+                "v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}",
+                "empty selector is invalid for deployment",
+            ));
+        }
+    } else {
+        for (i, req) in selector.match_expressions.iter().enumerate() {
+            if !["In", "NotIn", "Exists", "DoesNotExist"].contains(&req.operator.as_str()) {
+                errs.push(FieldError::invalid(
+                    &format!("spec.selector.matchExpressions[{i}].operator"),
+                    format!("{:?}", req.operator),
+                    "not a valid selector operator",
+                ));
+            }
+        }
+        if !selector.matches(&template.metadata.labels) {
+            errs.push(FieldError::invalid(
+                "spec.template.metadata.labels",
+                go_map_literal(&template.metadata.labels),
+                "`selector` does not match template `labels`",
+            ));
+        }
+    }
+    validate_pod_spec(&template.spec, "spec.template.spec", errs);
+    if let Some(policy) = template.spec.restart_policy.as_deref().filter(|p| *p != "Always") {
+        errs.push(FieldError::unsupported("spec.template.spec.restartPolicy", policy, &["Always"]));
+    }
+}
+
+fn validate_pod_spec(spec: &PodSpec, path: &str, errs: &mut Vec<FieldError>) {
+    if spec.containers.is_empty() {
+        errs.push(FieldError::required(&format!("{path}.containers")));
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for (i, c) in spec.containers.iter().enumerate() {
+        let at = format!("{path}.containers[{i}]");
+        if c.name.is_empty() {
+            errs.push(FieldError::required(&format!("{at}.name")));
+        } else if !is_dns1123_label(&c.name) {
+            errs.push(FieldError::invalid(&format!("{at}.name"), format!("{:?}", c.name), DNS1123_LABEL_MSG));
+        } else if !seen.insert(c.name.as_str()) {
+            errs.push(FieldError { field: format!("{at}.name"), detail: format!("Duplicate value: {:?}", c.name) });
+        }
+        if c.image.trim().is_empty() {
+            errs.push(FieldError::required(&format!("{at}.image")));
+        }
+        if let Some(p) = c.image_pull_policy.as_deref().filter(|p| !["Always", "IfNotPresent", "Never"].contains(p)) {
+            errs.push(FieldError::unsupported(&format!("{at}.imagePullPolicy"), p, &["Always", "IfNotPresent", "Never"]));
+        }
+        for (name, q) in &c.resources.requests {
+            if q.milli_value().is_some_and(|v| v < 0) {
+                errs.push(FieldError::invalid(
+                    &format!("{at}.resources.requests[{name}]"),
+                    format!("{:?}", q.0),
+                    "must be greater than or equal to 0",
+                ));
+            }
+            if let Some(limit) = c.resources.limits.get(name) {
+                if q.milli_value() > limit.milli_value() {
+                    errs.push(FieldError::invalid(
+                        &format!("{at}.resources.requests"),
+                        format!("{:?}", q.0),
+                        &format!("must be less than or equal to {name} limit of {}", limit.0),
+                    ));
+                }
+            }
+        }
+    }
+    if let Some(p) = spec.restart_policy.as_deref().filter(|p| !["Always", "OnFailure", "Never"].contains(p)) {
+        errs.push(FieldError::unsupported(&format!("{path}.restartPolicy"), p, &["Always", "OnFailure", "Never"]));
+    }
+    if let Some(g) = spec.termination_grace_period_seconds.filter(|g| *g < 0) {
+        errs.push(FieldError::invalid(&format!("{path}.terminationGracePeriodSeconds"), g, "must be greater than or equal to 0"));
+    }
+    for (i, t) in spec.tolerations.iter().enumerate() {
+        let op = t.operator.as_deref().unwrap_or("Equal");
+        if !["Equal", "Exists"].contains(&op) {
+            errs.push(FieldError::unsupported(&format!("{path}.tolerations[{i}].operator"), op, &["Equal", "Exists"]));
+        }
+        if !t.effect.is_empty() && !["NoSchedule", "PreferNoSchedule", "NoExecute"].contains(&t.effect.as_str()) {
+            errs.push(FieldError::unsupported(
+                &format!("{path}.tolerations[{i}].effect"),
+                &t.effect,
+                &["NoSchedule", "PreferNoSchedule", "NoExecute"],
+            ));
+        }
+    }
+}
+
+fn validate_deployment(d: &Deployment, errs: &mut Vec<FieldError>) {
+    validate_replicas(d.spec.replicas, errs);
+    validate_selector_and_template(&d.spec.selector, &d.spec.template, errs);
+    match d.spec.strategy.type_.as_deref() {
+        Some("Recreate") => {
+            if d.spec.strategy.rolling_update.is_some() {
+                errs.push(FieldError::forbidden("spec.strategy.rollingUpdate", "may not be specified when strategy `type` is 'Recreate'"));
+            }
+        }
+        Some("RollingUpdate") | None => validate_rolling_update(d, errs),
+        Some(other) => errs.push(FieldError::unsupported("spec.strategy.type", other, &["Recreate", "RollingUpdate"])),
+    }
+    if let Some(limit) = d.spec.revision_history_limit.filter(|l| *l < 0) {
+        errs.push(FieldError::invalid("spec.revisionHistoryLimit", limit, "must be greater than or equal to 0"));
+    }
+    if let Some(p) = d.spec.progress_deadline_seconds {
+        if p <= d.spec.min_ready_seconds {
+            errs.push(FieldError::invalid("spec.progressDeadlineSeconds", p, "must be greater than minReadySeconds"));
+        }
+    }
+    if d.spec.min_ready_seconds < 0 {
+        errs.push(FieldError::invalid("spec.minReadySeconds", d.spec.min_ready_seconds, "must be greater than or equal to 0"));
+    }
+}
+
+fn validate_rolling_update(d: &Deployment, errs: &mut Vec<FieldError>) {
+    let Some(ru) = &d.spec.strategy.rolling_update else { return };
+    let mut values = [("maxUnavailable", &ru.max_unavailable), ("maxSurge", &ru.max_surge)].map(|(name, v)| {
+        let field = format!("spec.strategy.rollingUpdate.{name}");
+        match v {
+            None => Some(0),
+            Some(IntOrString::Int(n)) if *n < 0 => {
+                errs.push(FieldError::invalid(&field, n, "must be greater than or equal to 0"));
+                None
+            }
+            Some(IntOrString::Int(n)) => Some(*n),
+            Some(IntOrString::String(s)) => match s.strip_suffix('%').and_then(|n| n.parse::<i64>().ok()) {
+                Some(p) if p < 0 => {
+                    errs.push(FieldError::invalid(&field, format!("{s:?}"), "must be greater than or equal to 0"));
+                    None
+                }
+                Some(p) if p > 100 && name == "maxUnavailable" => {
+                    errs.push(FieldError::invalid(&field, format!("{s:?}"), "must not be greater than 100%"));
+                    None
+                }
+                Some(p) => Some(p),
+                None => {
+                    errs.push(FieldError::invalid(&field, format!("{s:?}"), "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"));
+                    None
+                }
+            },
+        }
+    });
+    if let [Some(0), Some(0)] = &mut values {
+        errs.push(FieldError::invalid("spec.strategy.rollingUpdate.maxUnavailable", 0, "may not be 0 when `maxSurge` is 0"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn deployment(yaml: &str) -> Object {
+        Object::from_json(yaml_serde::from_str(yaml).unwrap()).unwrap()
+    }
+
+    const GOOD: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 3\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: nginx, image: nginx:1.14.2}]}\n";
+
+    #[test]
+    fn a_documentation_deployment_is_valid() {
+        assert_eq!(validate(&deployment(GOOD)), vec![]);
+    }
+
+    #[test]
+    fn negative_replicas_are_rejected_with_the_real_message() {
+        let errs = validate(&deployment(&GOOD.replace("replicas: 3", "replicas: -1")));
+        assert_eq!(errs[0].to_string(), "spec.replicas: Invalid value: -1: must be greater than or equal to 0");
+    }
+
+    #[test]
+    fn an_uppercase_name_is_not_a_subdomain() {
+        let errs = validate(&deployment(&GOOD.replace("name: web}", "name: Web}")));
+        assert!(errs[0].to_string().starts_with("metadata.name: Invalid value: \"Web\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character"));
+    }
+
+    #[test]
+    fn a_selector_that_misses_the_template_labels_is_rejected() {
+        let errs = validate(&deployment(&GOOD.replace("labels: {app: web}", "labels: {app: x}")));
+        assert_eq!(
+            errs[0].to_string(),
+            "spec.template.metadata.labels: Invalid value: map[string]string{\"app\":\"x\"}: `selector` does not match template `labels`"
+        );
+    }
+
+    #[test]
+    fn max_surge_and_max_unavailable_cannot_both_be_zero() {
+        let yaml = GOOD.replace("  replicas: 3\n", "  replicas: 3\n  strategy: {rollingUpdate: {maxSurge: 0, maxUnavailable: 0}}\n");
+        let errs = validate(&deployment(&yaml));
+        assert_eq!(errs[0].to_string(), "spec.strategy.rollingUpdate.maxUnavailable: Invalid value: 0: may not be 0 when `maxSurge` is 0");
+    }
+}

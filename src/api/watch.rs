@@ -1,0 +1,160 @@
+//! Watch fan-out: which open watches see a committed change, found through indexes.
+//!
+//! A kubelet watches only the pods bound to its node (`spec.nodeName=NODE`). Looking each change
+//! up by node name, instead of testing every open watch, keeps one pod write O(1) in the number
+//! of nodes, as the real API server's watch cache indexes do.
+
+use crate::model::{Kind, Object};
+use crate::store::{Change, ChangeType};
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct WatchId(pub u64);
+
+/// The field selectors kubeloop's clients use.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum FieldFilter {
+    #[default]
+    All,
+    /// `spec.nodeName=NODE` on pods.
+    NodeName(String),
+    /// `metadata.name=NAME`.
+    Name(String),
+}
+
+impl FieldFilter {
+    pub fn matches(&self, object: &Object) -> bool {
+        match self {
+            FieldFilter::All => true,
+            FieldFilter::NodeName(node) => object.as_pod().and_then(|p| p.node_name()) == Some(node.as_str()),
+            FieldFilter::Name(name) => object.meta().name == *name,
+        }
+    }
+}
+
+/// One notification on one watch.
+#[derive(Clone, Debug)]
+pub struct WatchEvent {
+    pub type_: ChangeType,
+    pub object: Rc<Object>,
+}
+
+#[derive(Debug, Default)]
+pub struct WatchRegistry {
+    next: u64,
+    specs: BTreeMap<WatchId, (Kind, FieldFilter)>,
+    /// Unfiltered watches per kind.
+    all: BTreeMap<Kind, Vec<WatchId>>,
+    /// Filtered watches, looked up by the field value a change carries.
+    by_field: HashMap<(Kind, FieldFilter), Vec<WatchId>>,
+}
+
+impl WatchRegistry {
+    pub fn open(&mut self, kind: Kind, filter: FieldFilter) -> WatchId {
+        self.next += 1;
+        let id = WatchId(self.next);
+        match &filter {
+            FieldFilter::All => self.all.entry(kind).or_default().push(id),
+            f => self.by_field.entry((kind, f.clone())).or_default().push(id),
+        }
+        self.specs.insert(id, (kind, filter));
+        id
+    }
+
+    pub fn close(&mut self, id: WatchId) {
+        let Some((kind, filter)) = self.specs.remove(&id) else { return };
+        let list = match filter {
+            FieldFilter::All => self.all.get_mut(&kind),
+            f => self.by_field.get_mut(&(kind, f)),
+        };
+        if let Some(list) = list {
+            list.retain(|w| *w != id);
+        }
+    }
+
+    pub fn is_open(&self, id: WatchId) -> bool {
+        self.specs.contains_key(&id)
+    }
+
+    pub fn spec(&self, id: WatchId) -> Option<&(Kind, FieldFilter)> {
+        self.specs.get(&id)
+    }
+
+    pub fn open_ids(&self) -> impl Iterator<Item = WatchId> + '_ {
+        self.specs.keys().copied()
+    }
+
+    /// Who sees `change`, and as what. A filtered watch sees an object enter its filter as ADDED
+    /// and leave it as DELETED, as the API server's watch cache reports it.
+    pub fn fan_out(&self, change: &Change) -> Vec<(WatchId, WatchEvent)> {
+        let kind = change.object.kind();
+        let mut out: Vec<(WatchId, WatchEvent)> = Vec::new();
+        for id in self.all.get(&kind).into_iter().flatten() {
+            out.push((*id, WatchEvent { type_: change.type_, object: change.object.clone() }));
+        }
+        for filter in candidate_filters(change) {
+            let Some(ids) = self.by_field.get(&(kind, filter.clone())) else { continue };
+            let now_in = change.type_ != ChangeType::Deleted && filter.matches(&change.object);
+            let was_in = match (&change.prev, change.type_) {
+                (Some(prev), ChangeType::Modified) => filter.matches(prev),
+                (_, ChangeType::Deleted) => filter.matches(&change.object),
+                _ => false,
+            };
+            let type_ = match (was_in, now_in) {
+                (false, true) => ChangeType::Added,
+                (true, true) => ChangeType::Modified,
+                (true, false) => ChangeType::Deleted,
+                (false, false) => continue,
+            };
+            for id in ids {
+                out.push((*id, WatchEvent { type_, object: change.object.clone() }));
+            }
+        }
+        out.sort_by_key(|(id, _)| *id);
+        out
+    }
+}
+
+/// The filtered-watch keys a change could match: its node name (now and before) and its name.
+fn candidate_filters(change: &Change) -> Vec<FieldFilter> {
+    let mut filters = vec![FieldFilter::Name(change.object.meta().name.clone())];
+    let node_of = |o: &Object| o.as_pod().and_then(|p| p.node_name()).map(str::to_string);
+    let mut nodes: Vec<String> = [node_of(&change.object), change.prev.as_deref().and_then(node_of)].into_iter().flatten().collect();
+    nodes.dedup();
+    filters.extend(nodes.into_iter().map(FieldFilter::NodeName));
+    filters
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ObjectMeta, Pod, PodSpec};
+
+    fn pod(node: Option<&str>) -> Rc<Object> {
+        Rc::new(Object::Pod(Pod {
+            metadata: ObjectMeta { name: "p".into(), namespace: "default".into(), ..Default::default() },
+            spec: PodSpec { node_name: node.map(str::to_string), ..Default::default() },
+            ..Default::default()
+        }))
+    }
+
+    #[test]
+    fn a_kubelet_watch_sees_a_pod_arrive_when_it_is_bound_to_its_node() {
+        let mut reg = WatchRegistry::default();
+        let all = reg.open(Kind::Pod, FieldFilter::All);
+        let node_a = reg.open(Kind::Pod, FieldFilter::NodeName("a".into()));
+        let node_b = reg.open(Kind::Pod, FieldFilter::NodeName("b".into()));
+        let created = Change { revision: 1, type_: ChangeType::Added, object: pod(None), prev: None };
+        let seen: Vec<WatchId> = reg.fan_out(&created).into_iter().map(|(id, _)| id).collect();
+        assert_eq!(seen, vec![all]);
+        let bound = Change { revision: 2, type_: ChangeType::Modified, object: pod(Some("a")), prev: Some(pod(None)) };
+        let events = reg.fan_out(&bound);
+        assert_eq!(events.len(), 2);
+        assert_eq!(events[1].0, node_a);
+        assert_eq!(events[1].1.type_, ChangeType::Added);
+        assert!(events.iter().all(|(id, _)| *id != node_b));
+        reg.close(node_a);
+        assert_eq!(reg.fan_out(&bound).len(), 1);
+    }
+}

@@ -1,0 +1,119 @@
+//! The garbage collector (pkg/controller/garbagecollector): deletes objects whose owners are gone.
+//!
+//! Deleting a Deployment leaves its ReplicaSets, and they their pods, pointing at an owner that
+//! no longer exists; the collector removes such dependents (background cascading deletion, the
+//! default). Because its cache may lag behind a just-created owner, it confirms with a live GET
+//! that the owner is really gone before deleting, as the real collector does.
+
+use super::{Caches, Call, Controller, Sync};
+use crate::api::{ApiRequest, DeleteRequest};
+use crate::model::*;
+use crate::runtime::informer::{Delta, Informer};
+
+#[derive(Debug, Default)]
+pub struct GarbageCollector;
+
+impl GarbageCollector {
+    pub fn new() -> Self {
+        GarbageCollector
+    }
+}
+
+fn informer_for<'a>(caches: &'a Caches, kind: &str) -> Option<(&'a Informer, Kind)> {
+    match kind {
+        "ReplicaSet" => Some((caches.replica_sets, Kind::ReplicaSet)),
+        "Deployment" => Some((caches.deployments, Kind::Deployment)),
+        "Node" => Some((caches.nodes, Kind::Node)),
+        "Pod" => Some((caches.pods, Kind::Pod)),
+        _ => None,
+    }
+}
+
+impl Controller for GarbageCollector {
+    fn name(&self) -> &'static str {
+        "garbage-collector-controller"
+    }
+    fn event_source(&self) -> &'static str {
+        "garbage-collector"
+    }
+    fn workers(&self) -> usize {
+        20
+    }
+
+    fn on_delta(&mut self, caches: &Caches, delta: &Delta, _now: Time) -> Vec<ObjectKey> {
+        let object = delta.object();
+        match delta {
+            // An owner went away: each of its dependents must be looked at.
+            Delta::Deleted(owner) => {
+                let mut keys: Vec<ObjectKey> =
+                    [caches.replica_sets, caches.pods].iter().flat_map(|inf| inf.owned_by(&owner.meta().uid)).map(|o| o.key()).collect();
+                keys.sort();
+                keys
+            }
+            _ if !object.meta().owner_references.is_empty() => vec![object.key()],
+            _ => Vec::new(),
+        }
+    }
+
+    fn reconcile(&mut self, key: &ObjectKey, caches: &Caches, _now: Time) -> Sync {
+        let Some((informer, _)) = informer_for(caches, key.kind.as_str()) else { return Sync::nothing() };
+        let Some(object) = informer.get(key) else { return Sync::nothing() };
+        let meta = object.meta();
+        if meta.owner_references.is_empty() || meta.is_deleting() {
+            return Sync::nothing();
+        }
+        // Dangling when no owner exists with the referenced UID.
+        let dangling: Vec<&OwnerReference> = meta
+            .owner_references
+            .iter()
+            .filter(|r| match informer_for(caches, &r.kind) {
+                Some((owners, kind)) => owners.get(&ObjectKey::new(kind, &meta.namespace, &r.name)).is_none_or(|o| o.meta().uid != r.uid),
+                None => false,
+            })
+            .collect();
+        if dangling.len() < meta.owner_references.len() {
+            return Sync::nothing();
+        }
+        let confirm: Vec<Call> = dangling
+            .iter()
+            .filter_map(|r| {
+                let (_, kind) = informer_for(caches, &r.kind)?;
+                Some(Call::expect_not_found(ApiRequest::Get(ObjectKey::new(kind, &meta.namespace, &r.name))))
+            })
+            .collect();
+        let delete = Call::new(ApiRequest::Delete(DeleteRequest { uid: Some(meta.uid.clone()), ..DeleteRequest::new(key.clone()) }));
+        Sync::with_steps(vec![confirm, vec![delete]], format!("{key}: owner {} is gone, deleting", dangling[0].name))
+    }
+
+    fn reset(&mut self) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::controllers::{replica_set::test_rs, Expect};
+    use crate::runtime::informer::Informer;
+
+    #[test]
+    fn a_pod_whose_replica_set_is_gone_is_deleted_after_a_live_check() {
+        let rs = test_rs("web-abc", 1);
+        let pod = crate::controllers::replica_set::pod_from_template(&rs);
+        let mut pod = pod;
+        pod.metadata.name = "web-abc-x".into();
+        pod.metadata.uid = "pod-uid".into();
+        let pods = Informer::from_objects(Kind::Pod, [Object::Pod(pod)]);
+        let empty = |k| Informer::from_objects(k, []);
+        let (rss, deps, nodes) = (empty(Kind::ReplicaSet), empty(Kind::Deployment), empty(Kind::Node));
+        let caches = Caches { pods: &pods, replica_sets: &rss, deployments: &deps, nodes: &nodes };
+        let sync = GarbageCollector::new().reconcile(&ObjectKey::new(Kind::Pod, "default", "web-abc-x"), &caches, Time(0));
+        assert_eq!(sync.steps.len(), 2);
+        assert_eq!(sync.steps[0][0].expect, Expect::NotFound);
+        let ApiRequest::Delete(d) = &sync.steps[1][0].request else { panic!("a delete") };
+        assert_eq!(d.uid.as_deref(), Some("pod-uid"));
+
+        let rss = Informer::from_objects(Kind::ReplicaSet, [Object::ReplicaSet(rs)]);
+        let caches = Caches { pods: &pods, replica_sets: &rss, deployments: &deps, nodes: &nodes };
+        let sync = GarbageCollector::new().reconcile(&ObjectKey::new(Kind::Pod, "default", "web-abc-x"), &caches, Time(0));
+        assert!(sync.steps.is_empty(), "the owner exists: nothing to collect");
+    }
+}

@@ -1,0 +1,322 @@
+//! kube-controller-manager: one process, shared informers, and a work queue per controller.
+//!
+//! Every informer delta goes to every controller's handlers, which enqueue keys. Up to
+//! `workers()` keys per controller are synced at once; a sync's writes go out step by step, and
+//! the key is done when the last step is answered. Failures requeue the key with the rate
+//! limiter's back-off. Restarting the process forgets everything but the claims in etcd: the
+//! informers re-list and every controller closes whatever gaps it finds.
+
+use super::{Action, Caches, Call, Controller, Expect, Outcome, Sync};
+use crate::api::{ApiResponse, ApiResult, FieldFilter, Reason, WatchEvent, WatchId};
+use crate::model::{Duration, Kind, ObjectKey, Time};
+use crate::runtime::events::{EventRecorder, EventSpec};
+use crate::runtime::informer::{Delta, Informer};
+use crate::runtime::workqueue::WorkQueue;
+use crate::runtime::{Component, Ctx, LoopPhase, LoopStatus, RequestId};
+use std::collections::{BTreeMap, VecDeque};
+
+/// How long after its last informer delta a controller is drawn as observing.
+const OBSERVE_GLOW: Duration = Duration::millis(150);
+
+/// A sync whose writes are under way.
+struct RunningSync {
+    steps: VecDeque<Vec<Call>>,
+    in_flight: BTreeMap<RequestId, Call>,
+    failed: bool,
+    /// A live lookup found what it expected to be gone: stop without error.
+    stopped: bool,
+    then: Action,
+}
+
+struct Slot {
+    controller: Box<dyn Controller>,
+    queue: WorkQueue<ObjectKey>,
+    running: BTreeMap<ObjectKey, RunningSync>,
+    recorder: EventRecorder,
+    status: LoopStatus,
+    last_delta: Option<Time>,
+}
+
+pub struct ControllerManager {
+    pods: Informer,
+    replica_sets: Informer,
+    deployments: Informer,
+    nodes: Informer,
+    slots: Vec<Slot>,
+    /// Which controller and key each in-flight write belongs to.
+    pending: BTreeMap<RequestId, (usize, ObjectKey)>,
+    now: Time,
+}
+
+impl ControllerManager {
+    pub fn new(controllers: Vec<Box<dyn Controller>>) -> Self {
+        let slots = controllers
+            .into_iter()
+            .map(|controller| {
+                let name = controller.name().to_string();
+                Slot {
+                    recorder: EventRecorder::new(controller.event_source(), ""),
+                    status: LoopStatus { name, ..Default::default() },
+                    controller,
+                    queue: WorkQueue::new(),
+                    running: BTreeMap::new(),
+                    last_delta: None,
+                }
+            })
+            .collect();
+        ControllerManager {
+            pods: Informer::new(Kind::Pod, FieldFilter::All),
+            replica_sets: Informer::new(Kind::ReplicaSet, FieldFilter::All),
+            deployments: Informer::new(Kind::Deployment, FieldFilter::All),
+            nodes: Informer::new(Kind::Node, FieldFilter::All),
+            slots,
+            pending: BTreeMap::new(),
+            now: Time(0),
+        }
+    }
+
+    /// The controllers kube-controller-manager runs by default (of those kubeloop models).
+    pub fn standard() -> Self {
+        Self::new(vec![
+            Box::new(super::replica_set::ReplicaSetController::new()),
+            Box::new(super::garbage_collector::GarbageCollector::new()),
+        ])
+    }
+
+    fn informers_mut(&mut self) -> [&mut Informer; 4] {
+        [&mut self.pods, &mut self.replica_sets, &mut self.deployments, &mut self.nodes]
+    }
+
+    fn synced(&self) -> bool {
+        [&self.pods, &self.replica_sets, &self.deployments, &self.nodes].iter().all(|i| i.has_synced())
+    }
+
+    /// The controller of this name, to inspect in tests and views.
+    pub fn controller<T: 'static>(&self, name: &str) -> Option<&T> {
+        let slot = self.slots.iter().find(|s| s.controller.name() == name)?;
+        let any: &dyn std::any::Any = slot.controller.as_ref();
+        any.downcast_ref::<T>()
+    }
+
+    fn dispatch(&mut self, deltas: Vec<Delta>) {
+        let caches = Caches { pods: &self.pods, replica_sets: &self.replica_sets, deployments: &self.deployments, nodes: &self.nodes };
+        for delta in &deltas {
+            for slot in &mut self.slots {
+                let keys = slot.controller.on_delta(&caches, delta, self.now);
+                if !keys.is_empty() {
+                    slot.last_delta = Some(self.now);
+                }
+                for key in keys {
+                    slot.queue.add(key);
+                }
+            }
+        }
+    }
+
+    /// Starts syncs for queued keys while workers are free.
+    fn work(&mut self, ctx: &mut Ctx) {
+        if !self.synced() {
+            return;
+        }
+        for index in 0..self.slots.len() {
+            self.slots[index].queue.promote_due(ctx.now);
+            loop {
+                let slot = &mut self.slots[index];
+                if slot.running.len() >= slot.controller.workers() {
+                    break;
+                }
+                let Some(key) = slot.queue.get() else { break };
+                let caches =
+                    Caches { pods: &self.pods, replica_sets: &self.replica_sets, deployments: &self.deployments, nodes: &self.nodes };
+                let sync = slot.controller.reconcile(&key, &caches, ctx.now);
+                slot.status.turns += 1;
+                self.begin(index, key, sync, ctx);
+            }
+        }
+    }
+
+    fn begin(&mut self, index: usize, key: ObjectKey, sync: Sync, ctx: &mut Ctx) {
+        let slot = &mut self.slots[index];
+        if let Some(summary) = &sync.summary {
+            if !sync.steps.is_empty() || slot.status.last_action.is_empty() {
+                slot.status.last_action = summary.clone();
+                slot.status.last_action_at = Some(ctx.now);
+            }
+        }
+        let running = RunningSync { steps: sync.steps.into(), in_flight: BTreeMap::new(), failed: false, stopped: false, then: sync.then };
+        slot.running.insert(key.clone(), running);
+        self.next_step(index, &key, ctx);
+    }
+
+    /// Sends the next step of a running sync, or finishes it.
+    fn next_step(&mut self, index: usize, key: &ObjectKey, ctx: &mut Ctx) {
+        let slot = &mut self.slots[index];
+        let Some(run) = slot.running.get_mut(key) else { return };
+        if !run.in_flight.is_empty() {
+            return;
+        }
+        if !run.failed && !run.stopped {
+            if let Some(step) = run.steps.pop_front() {
+                for call in step {
+                    let id = ctx.send(call.request.clone());
+                    run.in_flight.insert(id, call);
+                    self.pending.insert(id, (index, key.clone()));
+                }
+                return;
+            }
+        }
+        let run = slot.running.remove(key).expect("checked above");
+        for call in run.steps.into_iter().flatten() {
+            slot.controller.on_outcome(key, &call, &Outcome::Skipped);
+        }
+        slot.queue.done(key);
+        if run.failed {
+            slot.queue.add_rate_limited(key.clone(), ctx.now);
+        } else {
+            slot.queue.forget(key);
+            if let Action::RequeueAfter(d) = run.then {
+                slot.queue.add_after(key.clone(), d, ctx.now);
+            }
+        }
+    }
+
+    fn finish_call(&mut self, ctx: &mut Ctx, id: RequestId, result: ApiResult) {
+        let Some((index, key)) = self.pending.remove(&id) else { return };
+        let slot = &mut self.slots[index];
+        let Some(run) = slot.running.get_mut(&key) else { return };
+        let Some(call) = run.in_flight.remove(&id) else { return };
+        let outcome = match (call.expect, result) {
+            (Expect::NotFound, Err(e)) if e.reason == Reason::NotFound => Outcome::Failed(e),
+            (Expect::NotFound, Ok(_)) => {
+                run.stopped = true;
+                Outcome::Skipped
+            }
+            (_, Ok(ApiResponse::Object(o))) => Outcome::Done(o),
+            (_, Ok(_)) => Outcome::Skipped,
+            (_, Err(e)) => {
+                run.failed = true;
+                Outcome::Failed(e)
+            }
+        };
+        let event = match (&outcome, call.expect) {
+            (Outcome::Done(o), Expect::Success) => call.on_success.clone().map(|mut e| {
+                e.message = e.message.replace("{name}", &o.meta().name);
+                e
+            }),
+            (Outcome::Failed(err), Expect::Success) => call.on_failure.clone().map(|mut e| {
+                e.message.push_str(&err.message);
+                e
+            }),
+            _ => None,
+        };
+        if call.expect == Expect::NotFound && matches!(outcome, Outcome::Failed(_)) {
+            // The owner really is gone: that is the success this call wanted.
+            slot.controller.on_outcome(&key, &call, &Outcome::Skipped);
+        } else {
+            slot.controller.on_outcome(&key, &call, &outcome);
+        }
+        if let Some(spec) = event {
+            record(&mut slot.recorder, spec, ctx);
+        }
+        self.next_step(index, &key, ctx);
+    }
+}
+
+fn record(recorder: &mut EventRecorder, spec: EventSpec, ctx: &mut Ctx) {
+    let request = recorder.record(spec, ctx.now);
+    ctx.send(request);
+}
+
+impl Component for ControllerManager {
+    fn name(&self) -> String {
+        "kube-controller-manager".into()
+    }
+
+    fn start(&mut self, ctx: &mut Ctx) {
+        self.now = ctx.now;
+        self.pending.clear();
+        for slot in &mut self.slots {
+            slot.controller.reset();
+            slot.queue.clear();
+            slot.running.clear();
+            slot.recorder.clear();
+            slot.last_delta = None;
+        }
+        for informer in self.informers_mut() {
+            informer.start(ctx);
+        }
+    }
+
+    fn handle_response(&mut self, ctx: &mut Ctx, id: RequestId, result: ApiResult) {
+        self.now = ctx.now;
+        let owner = self.informers_mut().into_iter().position(|i| i.owns_request(id));
+        match owner {
+            Some(i) => {
+                let deltas = self.informers_mut()[i].handle_response(ctx, id, result);
+                self.dispatch(deltas);
+            }
+            None => self.finish_call(ctx, id, result),
+        }
+    }
+
+    fn handle_watch_event(&mut self, ctx: &mut Ctx, watch: WatchId, event: WatchEvent) {
+        self.now = ctx.now;
+        let delta = self.informers_mut().into_iter().find(|i| i.owns_watch(watch)).and_then(|i| i.handle_watch_event(event));
+        if let Some(delta) = delta {
+            self.dispatch(vec![delta]);
+        }
+    }
+
+    fn handle_watch_closed(&mut self, ctx: &mut Ctx, watch: WatchId) {
+        self.now = ctx.now;
+        for informer in self.informers_mut() {
+            informer.handle_watch_closed(ctx.now, watch);
+        }
+    }
+
+    fn poll(&mut self, ctx: &mut Ctx) {
+        self.now = ctx.now;
+        for informer in self.informers_mut() {
+            informer.poll(ctx);
+        }
+        self.work(ctx);
+    }
+
+    fn next_wakeup(&self) -> Option<Time> {
+        let informers = [&self.pods, &self.replica_sets, &self.deployments, &self.nodes].into_iter().filter_map(|i| i.next_wakeup());
+        let ready_work = self.synced() && self.slots.iter().any(|s| !s.queue.is_empty() && s.running.len() < s.controller.workers());
+        let delayed = self.slots.iter().filter_map(|s| s.queue.next_due());
+        informers.chain(delayed).chain(ready_work.then_some(self.now)).min()
+    }
+
+    fn is_busy(&self) -> bool {
+        !self.synced() || self.slots.iter().any(|s| !s.queue.is_empty() || !s.running.is_empty())
+    }
+
+    fn loops(&self) -> Vec<LoopStatus> {
+        self.slots
+            .iter()
+            .map(|s| {
+                let mut status = s.status.clone();
+                status.queue_depth = s.queue.len() + s.running.len();
+                status.phase = if !s.running.is_empty() {
+                    LoopPhase::Act
+                } else if !s.queue.is_empty() {
+                    LoopPhase::Compare
+                } else if s.last_delta.is_some_and(|t| self.now.since(t) <= OBSERVE_GLOW) {
+                    LoopPhase::Observe
+                } else {
+                    LoopPhase::Idle
+                };
+                status
+            })
+            .collect()
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}

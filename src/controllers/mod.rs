@@ -1,0 +1,132 @@
+//! kube-controller-manager's controllers, and the contract each one keeps.
+//!
+//! A controller is level-triggered: its event handlers only decide which keys to enqueue; all
+//! decisions happen in `reconcile`, which reads the shared informer caches, never mutates them,
+//! and returns the writes to make as data (`Sync`). The controller manager (`manager`) runs the
+//! work queues and workers and sends the writes; the simulation delivers them.
+
+pub mod garbage_collector;
+pub mod manager;
+pub mod replica_set;
+
+use crate::api::{ApiError, ApiRequest};
+use crate::model::{Duration, Object, ObjectKey, Time};
+use crate::runtime::events::EventSpec;
+use crate::runtime::informer::{Delta, Informer};
+use std::rc::Rc;
+
+/// The shared informers' caches, as every controller sees them (read-only).
+pub struct Caches<'a> {
+    pub pods: &'a Informer,
+    pub replica_sets: &'a Informer,
+    pub deployments: &'a Informer,
+    pub nodes: &'a Informer,
+}
+
+/// One write of a sync, with the events it records when it succeeds or fails.
+#[derive(Clone, Debug)]
+pub struct Call {
+    pub request: ApiRequest,
+    /// Recorded when the call succeeds; `{name}` in its message becomes the name of the object
+    /// the server returned (a pod's generated name).
+    pub on_success: Option<EventSpec>,
+    /// Recorded with the error message appended when the call fails.
+    pub on_failure: Option<EventSpec>,
+    pub expect: Expect,
+}
+
+/// What a call must find for the sync to go on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Expect {
+    #[default]
+    Success,
+    /// A live lookup that must come back NotFound (the garbage collector confirming an owner is
+    /// really gone before deleting its dependents). Finding the object ends the sync quietly.
+    NotFound,
+}
+
+impl Call {
+    pub fn new(request: ApiRequest) -> Self {
+        Call { request, on_success: None, on_failure: None, expect: Expect::Success }
+    }
+    pub fn expect_not_found(request: ApiRequest) -> Self {
+        Call { expect: Expect::NotFound, ..Call::new(request) }
+    }
+    pub fn on_success(mut self, event: EventSpec) -> Self {
+        self.on_success = Some(event);
+        self
+    }
+    pub fn on_failure(mut self, event: EventSpec) -> Self {
+        self.on_failure = Some(event);
+        self
+    }
+}
+
+/// How one call ended.
+#[derive(Clone, Debug)]
+pub enum Outcome {
+    Done(Rc<Object>),
+    Failed(ApiError),
+    /// Never sent, because an earlier step (or an earlier call of a slow-start batch) failed.
+    Skipped,
+}
+
+/// What to do with the key after its sync (`reconcile`'s return, kube-runtime's `Action`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Nothing more until something changes.
+    AwaitChange,
+    /// Look again after this long (`AddAfter`), e.g. for minReadySeconds or a progress deadline.
+    RequeueAfter(Duration),
+}
+
+/// The result of one reconcile: writes in steps, each step's calls sent together, the next step
+/// only once every call of the previous one succeeded (as a sync function's sequential API calls
+/// and the ReplicaSet controller's slow-start batches behave). If any call fails, the remaining
+/// steps are skipped and the key is requeued with the rate limiter's back-off.
+#[derive(Clone, Debug)]
+pub struct Sync {
+    pub steps: Vec<Vec<Call>>,
+    pub then: Action,
+    /// The decision in words, for the page ("ReplicaSet web-7d9f6c: 2 of 3, creating 1").
+    /// `None` when the sync found nothing worth reporting.
+    pub summary: Option<String>,
+}
+
+impl Sync {
+    /// A sync that found nothing to do.
+    pub fn nothing() -> Self {
+        Sync { steps: Vec::new(), then: Action::AwaitChange, summary: None }
+    }
+    pub fn with_steps(steps: Vec<Vec<Call>>, summary: impl Into<String>) -> Self {
+        let steps = steps.into_iter().filter(|s| !s.is_empty()).collect();
+        Sync { steps, then: Action::AwaitChange, summary: Some(summary.into()) }
+    }
+    pub fn then(mut self, action: Action) -> Self {
+        self.then = action;
+        self
+    }
+}
+
+/// A controller inside kube-controller-manager.
+pub trait Controller: std::any::Any {
+    /// Its name as kube-controller-manager logs it (`replicaset-controller`).
+    fn name(&self) -> &'static str;
+    /// The component name its events carry in `source.component` (`replicaset-controller`).
+    fn event_source(&self) -> &'static str {
+        self.name()
+    }
+    /// An event handler: which keys this change should enqueue. It may note what it saw
+    /// (expectations) but decides nothing else.
+    fn on_delta(&mut self, caches: &Caches, delta: &Delta, now: Time) -> Vec<ObjectKey>;
+    /// The sync function for one key.
+    fn reconcile(&mut self, key: &ObjectKey, caches: &Caches, now: Time) -> Sync;
+    /// How one of its calls ended (for expectations); called for every call, skipped ones too.
+    fn on_outcome(&mut self, _key: &ObjectKey, _call: &Call, _outcome: &Outcome) {}
+    /// The process restarted: forget every in-memory thing (expectations, caches of its own).
+    fn reset(&mut self);
+    /// Concurrent syncs (`--concurrent-*-syncs`).
+    fn workers(&self) -> usize {
+        5
+    }
+}

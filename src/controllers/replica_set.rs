@@ -1,0 +1,561 @@
+//! The ReplicaSet controller (pkg/controller/replicaset): keeps N pods matching a template alive.
+//!
+//! It counts the active pods a ReplicaSet owns (adopting matching orphans), and creates or deletes
+//! the difference — at most 500 per sync (BurstReplicas), creates in slow-start batches of
+//! 1, 2, 4, 8 …, deletes ranked so the least useful pods go first. After acting it waits for its
+//! informer to show the result (expectations) before it counts again.
+
+use super::{Action, Caches, Call, Controller, Outcome, Sync};
+use crate::api::{ApiRequest, DeleteRequest};
+use crate::model::*;
+use crate::runtime::events::{reference_to, EventSpec};
+use crate::runtime::expectations::Expectations;
+use crate::runtime::informer::Delta;
+use std::collections::BTreeMap;
+
+/// `BurstReplicas`: the most creates or deletes one sync may issue.
+pub const BURST_REPLICAS: usize = 500;
+/// The first slow-start batch; each next batch doubles.
+pub const SLOW_START_INITIAL_BATCH: usize = 1;
+/// The annotation that lets users pick which pods go first on scale-down.
+pub const POD_DELETION_COST: &str = "controller.kubernetes.io/pod-deletion-cost";
+
+#[derive(Debug, Default)]
+pub struct ReplicaSetController {
+    expectations: Expectations,
+}
+
+impl ReplicaSetController {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    pub fn expectations(&self) -> &Expectations {
+        &self.expectations
+    }
+
+    /// The ReplicaSet that controls `pod`, if it exists in the cache with the referenced UID.
+    fn controlling_rs(caches: &Caches, pod: &Object) -> Option<ObjectKey> {
+        let owner = pod.meta().controller_ref().filter(|r| r.kind == "ReplicaSet")?;
+        let key = ObjectKey::new(Kind::ReplicaSet, &pod.meta().namespace, &owner.name);
+        caches.replica_sets.get(&key).filter(|rs| rs.meta().uid == owner.uid).map(|_| key)
+    }
+
+    /// ReplicaSets whose selector matches an orphan pod (candidates to adopt it).
+    fn matching_replica_sets(caches: &Caches, pod: &Object) -> Vec<ObjectKey> {
+        caches
+            .replica_sets
+            .in_namespace(&pod.meta().namespace)
+            .filter_map(|o| o.as_replica_set())
+            .filter(|rs| !rs.spec.selector.is_empty() && rs.spec.selector.matches(&pod.meta().labels))
+            .map(|rs| ObjectKey::new(Kind::ReplicaSet, &rs.metadata.namespace, &rs.metadata.name))
+            .collect()
+    }
+
+    fn pod_keys_to_enqueue(&mut self, caches: &Caches, pod: &Object, deleted: bool) -> Vec<ObjectKey> {
+        match Self::controlling_rs(caches, pod) {
+            Some(rs) => {
+                if deleted || pod.meta().is_deleting() {
+                    self.expectations.deletion_observed(&rs, &pod.key());
+                }
+                vec![rs]
+            }
+            None if pod.meta().controller_ref().is_none() && !deleted => Self::matching_replica_sets(caches, pod),
+            None => Vec::new(),
+        }
+    }
+}
+
+impl Controller for ReplicaSetController {
+    fn name(&self) -> &'static str {
+        "replicaset-controller"
+    }
+
+    fn on_delta(&mut self, caches: &Caches, delta: &Delta, _now: Time) -> Vec<ObjectKey> {
+        let object = delta.object();
+        match (object.kind(), delta) {
+            (Kind::ReplicaSet, Delta::Deleted(o)) => {
+                self.expectations.forget(&o.key());
+                vec![o.key()]
+            }
+            (Kind::ReplicaSet, _) => vec![object.key()],
+            (Kind::Pod, Delta::Added(pod)) => {
+                let keys = self.pod_keys_to_enqueue(caches, pod, false);
+                if !pod.meta().is_deleting() {
+                    if let Some(rs) = Self::controlling_rs(caches, pod) {
+                        self.expectations.creation_observed(&rs);
+                    }
+                }
+                keys
+            }
+            (Kind::Pod, Delta::Updated { old, new }) => {
+                let mut keys = self.pod_keys_to_enqueue(caches, new, false);
+                // A pod whose owner or labels changed may have left another ReplicaSet.
+                if old.meta().controller_ref() != new.meta().controller_ref() || old.meta().labels != new.meta().labels {
+                    keys.extend(Self::controlling_rs(caches, old));
+                }
+                keys.sort();
+                keys.dedup();
+                keys
+            }
+            (Kind::Pod, Delta::Deleted(pod)) => self.pod_keys_to_enqueue(caches, pod, true),
+            _ => Vec::new(),
+        }
+    }
+
+    fn reconcile(&mut self, key: &ObjectKey, caches: &Caches, now: Time) -> Sync {
+        let Some(rs) = caches.replica_sets.get(key).and_then(|o| o.as_replica_set()) else {
+            self.expectations.forget(key);
+            return Sync::nothing();
+        };
+        let needs_sync = self.expectations.satisfied(key, now) && !rs.metadata.is_deleting();
+        let (owned, adoptions) = claim_pods(caches, rs);
+        let active: Vec<&Pod> = owned.iter().copied().filter(|p| is_pod_active(p)).collect();
+        let mut steps: Vec<Vec<Call>> = vec![adoptions];
+        let desired = rs.spec.replicas.unwrap_or(1).max(0) as usize;
+        let mut summary = format!("ReplicaSet {}: {} of {desired}", rs.metadata.name, active.len());
+        if needs_sync {
+            let (manage, words) = self.manage_replicas(key, rs, &active, caches, now);
+            steps.extend(manage);
+            if let Some(w) = words {
+                summary = format!("{summary}, {w}");
+            }
+        } else {
+            let (adds, dels) = self.expectations.pending(key);
+            summary = format!("{summary}, waiting to observe {adds} creations and {dels} deletions");
+        }
+        let status = calculate_status(rs, &owned, now);
+        let mut then = Action::AwaitChange;
+        if status != rs.status {
+            let mut next = rs.clone();
+            next.status = status.clone();
+            steps.push(vec![Call::new(ApiRequest::UpdateStatus(Object::ReplicaSet(next)))]);
+        }
+        let min_ready = rs.spec.min_ready_seconds;
+        if min_ready > 0 && status.ready_replicas == desired as i32 && status.available_replicas != status.ready_replicas {
+            then = Action::RequeueAfter(Duration::secs(min_ready as u64));
+        }
+        let acted = steps.iter().any(|s| !s.is_empty());
+        let mut sync = if acted { Sync::with_steps(steps, summary) } else { Sync { summary: Some(summary), ..Sync::nothing() } };
+        sync.then = then;
+        sync
+    }
+
+    fn on_outcome(&mut self, key: &ObjectKey, call: &Call, outcome: &Outcome) {
+        let failed = !matches!(outcome, Outcome::Done(_));
+        match (&call.request, failed) {
+            // A create that never happened will never be observed: stop expecting it.
+            (ApiRequest::Create(_), true) => self.expectations.creation_observed(key),
+            (ApiRequest::Delete(d), true) => self.expectations.deletion_observed(key, &d.key),
+            _ => {}
+        }
+    }
+
+    fn reset(&mut self) {
+        self.expectations.clear();
+    }
+}
+
+impl ReplicaSetController {
+    /// `manageReplicas`: the creates or deletes that close the gap, and the decision in words.
+    fn manage_replicas(
+        &mut self,
+        key: &ObjectKey,
+        rs: &ReplicaSet,
+        active: &[&Pod],
+        caches: &Caches,
+        now: Time,
+    ) -> (Vec<Vec<Call>>, Option<String>) {
+        let desired = rs.spec.replicas.unwrap_or(1).max(0) as usize;
+        if active.len() < desired {
+            let n = (desired - active.len()).min(BURST_REPLICAS);
+            self.expectations.expect_creations(key, n, now);
+            let reference = reference_to(&Object::ReplicaSet(rs.clone()));
+            let calls: Vec<Call> = (0..n)
+                .map(|_| {
+                    Call::new(ApiRequest::Create(Object::Pod(pod_from_template(rs))))
+                        .on_success(EventSpec::normal(reference.clone(), "SuccessfulCreate", "Created pod: {name}"))
+                        .on_failure(EventSpec::warning(reference.clone(), "FailedCreate", "Error creating: "))
+                })
+                .collect();
+            return (slow_start_batches(calls), Some(format!("creating {n}")));
+        }
+        if active.len() > desired {
+            let n = (active.len() - desired).min(BURST_REPLICAS);
+            let related = related_pods(caches, rs);
+            let victims = pods_to_delete(active, &related, n, now);
+            let keys: Vec<ObjectKey> = victims.iter().map(|p| ObjectKey::new(Kind::Pod, &p.metadata.namespace, &p.metadata.name)).collect();
+            self.expectations.expect_deletions(key, keys, now);
+            let reference = reference_to(&Object::ReplicaSet(rs.clone()));
+            let calls = victims
+                .iter()
+                .map(|p| {
+                    let pod_key = ObjectKey::new(Kind::Pod, &p.metadata.namespace, &p.metadata.name);
+                    Call::new(ApiRequest::Delete(DeleteRequest { uid: Some(p.metadata.uid.clone()), ..DeleteRequest::new(pod_key) }))
+                        .on_success(EventSpec::normal(reference.clone(), "SuccessfulDelete", format!("Deleted pod: {}", p.metadata.name)))
+                        .on_failure(EventSpec::warning(
+                            reference.clone(),
+                            "FailedDelete",
+                            format!("Error deleting pod {}: ", p.metadata.name),
+                        ))
+                })
+                .collect();
+            return (vec![calls], Some(format!("deleting {n}")));
+        }
+        (Vec::new(), None)
+    }
+}
+
+/// `controller.IsPodActive`: not finished and not being deleted.
+pub fn is_pod_active(pod: &Pod) -> bool {
+    !pod.is_terminal() && !pod.metadata.is_deleting()
+}
+
+/// Splits creates into slow-start batches 1, 2, 4, 8 …: a quota or admission problem then costs
+/// one failed call instead of hundreds.
+pub fn slow_start_batches(calls: Vec<Call>) -> Vec<Vec<Call>> {
+    let mut batches = Vec::new();
+    let mut size = SLOW_START_INITIAL_BATCH;
+    let mut rest = calls.into_iter().peekable();
+    while rest.peek().is_some() {
+        batches.push(rest.by_ref().take(size).collect());
+        size *= 2;
+    }
+    batches
+}
+
+/// The pods this ReplicaSet owns, plus orphans it adopts (`claimPods`): the adoptions are
+/// writes that add the owner reference.
+fn claim_pods<'a>(caches: &'a Caches, rs: &ReplicaSet) -> (Vec<&'a Pod>, Vec<Call>) {
+    let matches = |p: &Pod| rs.spec.selector.matches(&p.metadata.labels);
+    let mut owned: Vec<&Pod> = caches.pods.owned_by(&rs.metadata.uid).filter_map(|o| o.as_pod()).filter(|p| matches(p)).collect();
+    let mut adoptions = Vec::new();
+    if rs.metadata.is_deleting() {
+        return (owned, adoptions);
+    }
+    for pod in caches.pods.owned_by("").filter_map(|o| o.as_pod()) {
+        if pod.metadata.namespace != rs.metadata.namespace || !matches(pod) || pod.metadata.is_deleting() {
+            continue;
+        }
+        let mut adopted = pod.clone();
+        adopted.metadata.owner_references.push(owner_reference(rs));
+        adoptions.push(Call::new(ApiRequest::Update(Object::Pod(adopted))));
+        owned.push(pod);
+    }
+    owned.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+    (owned, adoptions)
+}
+
+pub fn owner_reference(rs: &ReplicaSet) -> OwnerReference {
+    OwnerReference {
+        api_version: "apps/v1".into(),
+        kind: "ReplicaSet".into(),
+        name: rs.metadata.name.clone(),
+        uid: rs.metadata.uid.clone(),
+        controller: Some(true),
+        block_owner_deletion: Some(true),
+    }
+}
+
+/// `controller.GetPodFromTemplate`: a new pod named `<rs>-<5 random chars>` by the API server.
+pub fn pod_from_template(rs: &ReplicaSet) -> Pod {
+    let template = &rs.spec.template;
+    Pod {
+        metadata: ObjectMeta {
+            generate_name: format!("{}-", rs.metadata.name),
+            namespace: rs.metadata.namespace.clone(),
+            labels: template.metadata.labels.clone(),
+            annotations: template.metadata.annotations.clone(),
+            owner_references: vec![owner_reference(rs)],
+            ..Default::default()
+        },
+        spec: template.spec.clone(),
+        status: PodStatus::default(),
+    }
+}
+
+/// Pods of every ReplicaSet owned by the same Deployment (`getIndirectlyRelatedPods`), used to
+/// prefer deleting pods doubled up on a node.
+fn related_pods<'a>(caches: &'a Caches, rs: &ReplicaSet) -> Vec<&'a Pod> {
+    let sibling_uids: Vec<String> = match rs.metadata.controller_ref() {
+        Some(owner) => caches.replica_sets.owned_by(&owner.uid).map(|o| o.meta().uid.clone()).collect(),
+        None => vec![rs.metadata.uid.clone()],
+    };
+    sibling_uids.iter().flat_map(|uid| caches.pods.owned_by(uid)).filter_map(|o| o.as_pod()).collect()
+}
+
+/// `getPodsToDelete`: the `n` pods to remove, ranked by `ActivePodsWithRanks.Less`.
+pub fn pods_to_delete<'a>(active: &[&'a Pod], related: &[&Pod], n: usize, now: Time) -> Vec<&'a Pod> {
+    if n >= active.len() {
+        return active.to_vec();
+    }
+    let mut on_node: BTreeMap<&str, usize> = BTreeMap::new();
+    for p in related.iter().filter(|p| is_pod_active(p)) {
+        *on_node.entry(p.node_name().unwrap_or("")).or_default() += 1;
+    }
+    let mut ranked: Vec<(&Pod, usize)> =
+        active.iter().map(|p| (*p, on_node.get(p.node_name().unwrap_or("")).copied().unwrap_or(0))).collect();
+    ranked.sort_by(|a, b| deletion_order(a, b, now));
+    ranked.into_iter().take(n).map(|(p, _)| p).collect()
+}
+
+/// `ActivePodsWithRanks.Less` as an ordering: the pod to delete first sorts first.
+pub fn deletion_order(a: &(&Pod, usize), b: &(&Pod, usize), now: Time) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    let ((pa, rank_a), (pb, rank_b)) = (a, b);
+    let first = |cond_a: bool, cond_b: bool| -> Option<Ordering> {
+        (cond_a != cond_b).then_some(if cond_a { Ordering::Less } else { Ordering::Greater })
+    };
+    // 1. Unassigned < assigned.
+    if let Some(o) = first(pa.node_name().is_none(), pb.node_name().is_none()) {
+        return o;
+    }
+    // 2. Pending < Unknown < Running.
+    let phase_rank = |p: &Pod| match p.phase() {
+        PodPhase::Pending => 0,
+        PodPhase::Unknown => 1,
+        PodPhase::Running => 2,
+        _ => 3,
+    };
+    if phase_rank(pa) != phase_rank(pb) {
+        return phase_rank(pa).cmp(&phase_rank(pb));
+    }
+    // 3. Not ready < ready.
+    if let Some(o) = first(!pa.is_ready(), !pb.is_ready()) {
+        return o;
+    }
+    // 4. Lower pod-deletion-cost first.
+    let cost = |p: &Pod| p.metadata.annotations.get(POD_DELETION_COST).and_then(|v| v.parse::<i32>().ok()).unwrap_or(0);
+    if cost(pa) != cost(pb) {
+        return cost(pa).cmp(&cost(pb));
+    }
+    // 5. More colocated related pods first.
+    if rank_a != rank_b {
+        return rank_b.cmp(rank_a);
+    }
+    // 6. Ready more recently first, compared in log2 buckets (LogarithmicScaleDown).
+    if pa.is_ready() && pb.is_ready() {
+        if let (Some(ra), Some(rb)) = (pa.ready_since(), pb.ready_since()) {
+            if ra != rb {
+                return by_log_age(ra, rb, now, pa, pb);
+            }
+        }
+    }
+    // 7. More restarts first.
+    let restarts = |p: &Pod| p.status.container_statuses.iter().map(|c| c.restart_count).max().unwrap_or(0);
+    if restarts(pa) != restarts(pb) {
+        return restarts(pb).cmp(&restarts(pa));
+    }
+    // 8. Newer first, in log2 buckets.
+    match (pa.metadata.creation_timestamp, pb.metadata.creation_timestamp) {
+        (Some(ca), Some(cb)) if ca != cb => by_log_age(ca, cb, now, pa, pb),
+        _ => Ordering::Equal,
+    }
+}
+
+/// `logarithmicRankDiff`: younger buckets first, then UID order within a bucket.
+fn by_log_age(a: Time, b: Time, now: Time, pa: &Pod, pb: &Pod) -> std::cmp::Ordering {
+    let bucket = |t: Time| {
+        let nanos = now.since(t).0 as f64 * 1e6;
+        if nanos > 0.0 {
+            nanos.log2() as i64
+        } else {
+            -1
+        }
+    };
+    match bucket(a).cmp(&bucket(b)) {
+        std::cmp::Ordering::Equal => pa.metadata.uid.cmp(&pb.metadata.uid),
+        other => other,
+    }
+}
+
+/// `calculateStatus`: counts over the pods it owns.
+pub fn calculate_status(rs: &ReplicaSet, owned: &[&Pod], now: Time) -> ReplicaSetStatus {
+    let active: Vec<&&Pod> = owned.iter().filter(|p| is_pod_active(p)).collect();
+    let template_labels = &rs.spec.template.metadata.labels;
+    let count = |f: &dyn Fn(&Pod) -> bool| active.iter().filter(|p| f(p)).count() as i32;
+    ReplicaSetStatus {
+        replicas: active.len() as i32,
+        fully_labeled_replicas: count(&|p| template_labels.iter().all(|(k, v)| p.metadata.labels.get(k) == Some(v))),
+        ready_replicas: count(&|p| p.is_ready()),
+        available_replicas: count(&|p| p.is_available(rs.spec.min_ready_seconds as i64, now)),
+        observed_generation: rs.metadata.generation,
+    }
+}
+
+/// Shared for tests: a ReplicaSet owning pods by this name prefix.
+#[cfg(test)]
+pub(crate) fn test_rs(name: &str, replicas: i32) -> ReplicaSet {
+    let labels: StringMap = [("app".to_string(), "web".to_string())].into();
+    ReplicaSet {
+        metadata: ObjectMeta {
+            name: name.into(),
+            namespace: "default".into(),
+            uid: format!("uid-{name}"),
+            generation: 1,
+            ..Default::default()
+        },
+        spec: ReplicaSetSpec {
+            replicas: Some(replicas),
+            selector: LabelSelector { match_labels: labels.clone(), ..Default::default() },
+            template: PodTemplateSpec {
+                metadata: ObjectMeta { labels, ..Default::default() },
+                spec: PodSpec {
+                    containers: vec![Container { name: "nginx".into(), image: "nginx:1.14.2".into(), ..Default::default() }],
+                    ..Default::default()
+                },
+            },
+            ..Default::default()
+        },
+        status: Default::default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::informer::Informer;
+    use std::rc::Rc;
+
+    fn pod_of(rs: &ReplicaSet, name: &str, node: Option<&str>, phase: PodPhase, ready_at: Option<u64>) -> Pod {
+        let mut p = pod_from_template(rs);
+        p.metadata.name = name.into();
+        p.metadata.uid = format!("uid-{name}");
+        p.metadata.creation_timestamp = Some(Time(0));
+        p.spec.node_name = node.map(str::to_string);
+        p.status.phase = Some(phase);
+        if let Some(t) = ready_at {
+            p.status.conditions.push(PodCondition {
+                type_: "Ready".into(),
+                status: "True".into(),
+                last_transition_time: Some(Time(t)),
+                ..Default::default()
+            });
+        }
+        p
+    }
+
+    struct World {
+        pods: Informer,
+        rss: Informer,
+        deps: Informer,
+        nodes: Informer,
+    }
+
+    impl World {
+        fn new(rs: &ReplicaSet, pods: Vec<Pod>) -> Self {
+            World {
+                pods: Informer::from_objects(Kind::Pod, pods.into_iter().map(Object::Pod)),
+                rss: Informer::from_objects(Kind::ReplicaSet, [Object::ReplicaSet(rs.clone())]),
+                deps: Informer::from_objects(Kind::Deployment, []),
+                nodes: Informer::from_objects(Kind::Node, []),
+            }
+        }
+        fn caches(&self) -> Caches<'_> {
+            Caches { pods: &self.pods, replica_sets: &self.rss, deployments: &self.deps, nodes: &self.nodes }
+        }
+    }
+
+    fn creates(sync: &Sync) -> Vec<usize> {
+        sync.steps.iter().filter(|s| matches!(s[0].request, ApiRequest::Create(_))).map(Vec::len).collect()
+    }
+
+    #[test]
+    fn creates_go_out_in_slow_start_batches_1_2_4_8() {
+        let rs = test_rs("web-abc", 10);
+        let world = World::new(&rs, vec![]);
+        let mut c = ReplicaSetController::new();
+        let sync = c.reconcile(&ObjectKey::new(Kind::ReplicaSet, "default", "web-abc"), &world.caches(), Time(0));
+        assert_eq!(creates(&sync), vec![1, 2, 4, 3]);
+        let ApiRequest::Create(Object::Pod(p)) = &sync.steps[0][0].request else { panic!("a pod create") };
+        assert_eq!(p.metadata.generate_name, "web-abc-");
+        assert_eq!(p.metadata.owner_references[0].uid, "uid-web-abc");
+        assert_eq!(sync.steps[0][0].on_success.as_ref().map(|e| e.reason.as_str()), Some("SuccessfulCreate"));
+    }
+
+    #[test]
+    fn a_sync_issues_at_most_500_creates() {
+        let rs = test_rs("big", 2000);
+        let world = World::new(&rs, vec![]);
+        let mut c = ReplicaSetController::new();
+        let sync = c.reconcile(&ObjectKey::new(Kind::ReplicaSet, "default", "big"), &world.caches(), Time(0));
+        assert_eq!(creates(&sync).iter().sum::<usize>(), BURST_REPLICAS);
+    }
+
+    #[test]
+    fn expectations_hold_the_next_sync_until_creations_are_observed() {
+        let rs = test_rs("web-abc", 2);
+        let mut world = World::new(&rs, vec![]);
+        let key = ObjectKey::new(Kind::ReplicaSet, "default", "web-abc");
+        let mut c = ReplicaSetController::new();
+        assert_eq!(creates(&c.reconcile(&key, &world.caches(), Time(0))).iter().sum::<usize>(), 2);
+        // The informer has not seen the pods yet: a second sync must not create again.
+        assert_eq!(creates(&c.reconcile(&key, &world.caches(), Time(10))).iter().sum::<usize>(), 0);
+        for name in ["web-abc-1", "web-abc-2"] {
+            let delta =
+                world.pods.apply(crate::store::ChangeType::Added, Rc::new(Object::Pod(pod_of(&rs, name, None, PodPhase::Pending, None))));
+            assert_eq!(c.on_delta(&world.caches(), &delta, Time(20)), vec![key.clone()]);
+        }
+        assert!(c.expectations().satisfied(&key, Time(20)));
+        assert!(creates(&c.reconcile(&key, &world.caches(), Time(20))).is_empty());
+    }
+
+    #[test]
+    fn a_terminating_pod_is_not_active_so_it_is_replaced_at_once() {
+        let rs = test_rs("web-abc", 2);
+        let mut dying = pod_of(&rs, "web-abc-1", Some("n1"), PodPhase::Running, Some(0));
+        dying.metadata.deletion_timestamp = Some(Time(30_000));
+        let alive = pod_of(&rs, "web-abc-2", Some("n1"), PodPhase::Running, Some(0));
+        let world = World::new(&rs, vec![dying, alive]);
+        let mut c = ReplicaSetController::new();
+        let sync = c.reconcile(&ObjectKey::new(Kind::ReplicaSet, "default", "web-abc"), &world.caches(), Time(1000));
+        assert_eq!(creates(&sync), vec![1]);
+    }
+
+    #[test]
+    fn scale_down_removes_unscheduled_then_pending_then_not_ready_pods_first() {
+        let rs = test_rs("web-abc", 1);
+        let pods = [
+            pod_of(&rs, "running-ready", Some("n1"), PodPhase::Running, Some(0)),
+            pod_of(&rs, "running-unready", Some("n1"), PodPhase::Running, None),
+            pod_of(&rs, "pending", Some("n2"), PodPhase::Pending, None),
+            pod_of(&rs, "unscheduled", None, PodPhase::Pending, None),
+        ];
+        let refs: Vec<&Pod> = pods.iter().collect();
+        let order: Vec<&str> = pods_to_delete(&refs, &refs, 3, Time(10_000)).iter().map(|p| p.metadata.name.as_str()).collect();
+        assert_eq!(order, ["unscheduled", "pending", "running-unready"]);
+    }
+
+    #[test]
+    fn scale_down_prefers_low_deletion_cost_then_doubled_up_then_recently_ready() {
+        let rs = test_rs("web-abc", 1);
+        let mut cheap = pod_of(&rs, "cheap", Some("n1"), PodPhase::Running, Some(0));
+        cheap.metadata.annotations.insert(POD_DELETION_COST.into(), "-10".into());
+        let crowded = pod_of(&rs, "crowded", Some("n2"), PodPhase::Running, Some(0));
+        let crowded_twin = pod_of(&rs, "crowded-twin", Some("n2"), PodPhase::Running, Some(0));
+        let alone = pod_of(&rs, "alone", Some("n3"), PodPhase::Running, Some(0));
+        let pods = [cheap, crowded, crowded_twin, alone];
+        let refs: Vec<&Pod> = pods.iter().collect();
+        let order: Vec<&str> = pods_to_delete(&refs, &refs, 3, Time(60_000)).iter().map(|p| p.metadata.name.as_str()).collect();
+        assert_eq!(order, ["cheap", "crowded", "crowded-twin"]);
+
+        let young = pod_of(&rs, "young", Some("n1"), PodPhase::Running, Some(3_500_000));
+        let old = pod_of(&rs, "old", Some("n2"), PodPhase::Running, Some(0));
+        let refs = vec![&old, &young];
+        let picked = pods_to_delete(&refs, &[], 1, Time(3_600_000));
+        assert_eq!(picked[0].metadata.name, "young", "ready more recently goes first");
+    }
+
+    #[test]
+    fn status_counts_ready_and_available_pods() {
+        let mut rs = test_rs("web-abc", 3);
+        rs.spec.min_ready_seconds = 10;
+        let pods = [
+            pod_of(&rs, "a", Some("n1"), PodPhase::Running, Some(0)),
+            pod_of(&rs, "b", Some("n1"), PodPhase::Running, Some(5_000)),
+            pod_of(&rs, "c", Some("n1"), PodPhase::Pending, None),
+        ];
+        let refs: Vec<&Pod> = pods.iter().collect();
+        let st = calculate_status(&rs, &refs, Time(12_000));
+        assert_eq!((st.replicas, st.ready_replicas, st.available_replicas, st.observed_generation), (3, 2, 1, 1));
+    }
+}

@@ -1,0 +1,17 @@
+//! kubeloop: the Kubernetes control plane as a deterministic simulation.
+//!
+//! This library is the whole simulation core. It names no browser type, reads no wall clock and
+//! draws no OS randomness: time and chance are values passed in, so the same scenario and seed
+//! give the same trace natively and in wasm32. The page (`src/web`) and the command line
+//! (`src/bin/kubeloop.rs`) are thin shells over its public API.
+
+/// The product's version, shown by `kubeloop --version` and in the page.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+pub mod api;
+pub mod controllers;
+pub mod model;
+pub mod rng;
+pub mod runtime;
+pub mod sim;
+pub mod store;

@@ -1,0 +1,79 @@
+//! Event (core/v1) and Lease (coordination.k8s.io/v1): the record of what each loop did, and
+//! the heartbeat each kubelet renews.
+
+use super::meta::ObjectMeta;
+use super::time::{MicroTime, Time};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Event {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub involved_object: ObjectReference,
+    #[serde(default)]
+    pub reason: String,
+    #[serde(default)]
+    pub message: String,
+    #[serde(default)]
+    pub source: EventSource,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_timestamp: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_timestamp: Option<Time>,
+    #[serde(default)]
+    pub count: i32,
+    #[serde(default, rename = "type")]
+    pub type_: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reporting_component: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reporting_instance: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ObjectReference {
+    #[serde(default)]
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub namespace: String,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub uid: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub api_version: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub field_path: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EventSource {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub component: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub host: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Lease {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: LeaseSpec,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LeaseSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub holder_identity: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lease_duration_seconds: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub renew_time: Option<MicroTime>,
+}

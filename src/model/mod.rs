@@ -1,0 +1,22 @@
+//! Plain Kubernetes-shaped data: the objects the API server stores and the components read.
+//!
+//! Nothing here knows about time passing, the store or any component; it is serde structs and a
+//! few pure helpers that mirror upstream utility functions (selector matching, readiness).
+
+pub mod apps;
+pub mod event;
+pub mod meta;
+pub mod node;
+pub mod object;
+pub mod pod;
+pub mod quantity;
+pub mod time;
+
+pub use apps::*;
+pub use event::*;
+pub use meta::*;
+pub use node::*;
+pub use object::*;
+pub use pod::*;
+pub use quantity::*;
+pub use time::*;

@@ -1,0 +1,130 @@
+//! The Node (core/v1): capacity, conditions and taints that the scheduler and the node
+//! lifecycle controller read, and that each kubelet reports.
+
+use super::meta::{null_as_default, ObjectMeta};
+use super::quantity::Quantity;
+use super::time::Time;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Node {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: NodeSpec,
+    #[serde(default)]
+    pub status: NodeStatus,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeSpec {
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unschedulable: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub taints: Vec<Taint>,
+    #[serde(default, rename = "podCIDR", skip_serializing_if = "Option::is_none")]
+    pub pod_cidr: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Taint {
+    pub key: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub value: String,
+    pub effect: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_added: Option<Time>,
+}
+
+impl std::fmt::Display for Taint {
+    /// `key=value:Effect`, as kubectl describe prints taints.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.value.is_empty() {
+            write!(f, "{}:{}", self.key, self.effect)
+        } else {
+            write!(f, "{}={}:{}", self.key, self.value, self.effect)
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeStatus {
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty", deserialize_with = "null_as_default")]
+    pub capacity: BTreeMap<String, Quantity>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty", deserialize_with = "null_as_default")]
+    pub allocatable: BTreeMap<String, Quantity>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub conditions: Vec<NodeCondition>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub addresses: Vec<NodeAddress>,
+    #[serde(default)]
+    pub node_info: NodeSystemInfo,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeCondition {
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub status: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_heartbeat_time: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_transition_time: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeAddress {
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub address: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeSystemInfo {
+    #[serde(default)]
+    pub kubelet_version: String,
+    #[serde(default)]
+    pub container_runtime_version: String,
+    #[serde(default)]
+    pub os_image: String,
+    #[serde(default)]
+    pub architecture: String,
+    #[serde(default)]
+    pub operating_system: String,
+}
+
+/// A node's allocatable resources as integers, for the scheduler and the page's capacity bars.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Allocatable {
+    pub milli_cpu: i64,
+    pub memory: i64,
+    pub pods: i64,
+}
+
+impl Node {
+    pub fn condition(&self, type_: &str) -> Option<&NodeCondition> {
+        self.status.conditions.iter().find(|c| c.type_ == type_)
+    }
+    /// The Ready condition's status: "True", "False" or "Unknown" (Unknown until first reported).
+    pub fn ready_status(&self) -> &str {
+        self.condition("Ready").map(|c| c.status.as_str()).unwrap_or("Unknown")
+    }
+    pub fn allocatable(&self) -> Allocatable {
+        let get = |name: &str, milli: bool| {
+            self.status.allocatable.get(name).and_then(|q| if milli { q.milli_value() } else { q.value() }).unwrap_or(0)
+        };
+        Allocatable { milli_cpu: get("cpu", true), memory: get("memory", false), pods: get("pods", false) }
+    }
+}

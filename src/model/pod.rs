@@ -1,0 +1,377 @@
+//! The Pod (core/v1) and the pieces of its spec and status the control plane reads or writes.
+
+use super::meta::{null_as_default, ObjectMeta, StringMap};
+use super::quantity::Quantity;
+use super::time::Time;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Pod {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: PodSpec,
+    #[serde(default)]
+    pub status: PodStatus,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodTemplateSpec {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: PodSpec,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodSpec {
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub containers: Vec<Container>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_name: Option<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty", deserialize_with = "null_as_default")]
+    pub node_selector: StringMap,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub affinity: Option<Affinity>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub tolerations: Vec<Toleration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restart_policy: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub termination_grace_period_seconds: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduler_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<i32>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Container {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub image: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_pull_policy: Option<String>,
+    #[serde(default, skip_serializing_if = "ResourceRequirements::is_empty")]
+    pub resources: ResourceRequirements,
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub ports: Vec<ContainerPort>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub command: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub args: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceRequirements {
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty", deserialize_with = "null_as_default")]
+    pub requests: BTreeMap<String, Quantity>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty", deserialize_with = "null_as_default")]
+    pub limits: BTreeMap<String, Quantity>,
+}
+
+impl ResourceRequirements {
+    pub fn is_empty(&self) -> bool {
+        self.requests.is_empty() && self.limits.is_empty()
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerPort {
+    #[serde(default)]
+    pub container_port: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_port: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Toleration {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub key: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operator: Option<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub value: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub effect: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub toleration_seconds: Option<i64>,
+}
+
+impl Toleration {
+    /// `Toleration.ToleratesTaint` from k8s.io/api/core/v1/toleration.go.
+    pub fn tolerates(&self, taint: &super::node::Taint) -> bool {
+        if !self.effect.is_empty() && self.effect != taint.effect {
+            return false;
+        }
+        if !self.key.is_empty() && self.key != taint.key {
+            return false;
+        }
+        match self.operator.as_deref().unwrap_or("Equal") {
+            "Exists" => true,
+            "Equal" | "" => self.value == taint.value,
+            _ => false,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Affinity {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_affinity: Option<NodeAffinity>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeAffinity {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required_during_scheduling_ignored_during_execution: Option<NodeSelector>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub preferred_during_scheduling_ignored_during_execution: Vec<PreferredSchedulingTerm>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeSelector {
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub node_selector_terms: Vec<NodeSelectorTerm>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeSelectorTerm {
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub match_expressions: Vec<NodeSelectorRequirement>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub match_fields: Vec<NodeSelectorRequirement>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeSelectorRequirement {
+    pub key: String,
+    pub operator: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub values: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PreferredSchedulingTerm {
+    pub weight: i32,
+    pub preference: NodeSelectorTerm,
+}
+
+impl NodeSelectorTerm {
+    /// Whether a node's labels (and name, for `matchFields`) satisfy every requirement.
+    pub fn matches(&self, labels: &StringMap, node_name: &str) -> bool {
+        let fields: StringMap = [("metadata.name".to_string(), node_name.to_string())].into();
+        (!self.match_expressions.is_empty() || !self.match_fields.is_empty())
+            && self.match_expressions.iter().all(|r| r.matches(labels))
+            && self.match_fields.iter().all(|r| r.matches(&fields))
+    }
+}
+
+impl NodeSelectorRequirement {
+    pub fn matches(&self, labels: &StringMap) -> bool {
+        let value = labels.get(&self.key);
+        let as_int = |v: &str| v.parse::<i64>().ok();
+        match self.operator.as_str() {
+            "In" => value.is_some_and(|v| self.values.contains(v)),
+            "NotIn" => value.is_none_or(|v| !self.values.contains(v)),
+            "Exists" => value.is_some(),
+            "DoesNotExist" => value.is_none(),
+            "Gt" | "Lt" => match (value.and_then(|v| as_int(v)), self.values.first().and_then(|v| as_int(v))) {
+                (Some(have), Some(bound)) => (self.operator == "Gt" && have > bound) || (self.operator == "Lt" && have < bound),
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodStatus {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<PodPhase>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub conditions: Vec<PodCondition>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "hostIP")]
+    pub host_ip: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "podIP")]
+    pub pod_ip: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_time: Option<Time>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub container_statuses: Vec<ContainerStatus>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nominated_node_name: Option<String>,
+}
+
+/// The five pod phases, and nothing else: `ContainerCreating` or `CrashLoopBackOff` are reasons.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum PodPhase {
+    Pending,
+    Running,
+    Succeeded,
+    Failed,
+    Unknown,
+}
+
+impl PodPhase {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PodPhase::Pending => "Pending",
+            PodPhase::Running => "Running",
+            PodPhase::Succeeded => "Succeeded",
+            PodPhase::Failed => "Failed",
+            PodPhase::Unknown => "Unknown",
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodCondition {
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub status: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_probe_time: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_transition_time: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerStatus {
+    pub name: String,
+    #[serde(default)]
+    pub state: ContainerState,
+    #[serde(default, skip_serializing_if = "ContainerState::is_empty")]
+    pub last_state: ContainerState,
+    #[serde(default)]
+    pub ready: bool,
+    #[serde(default)]
+    pub restart_count: i32,
+    #[serde(default)]
+    pub image: String,
+    #[serde(default, rename = "imageID")]
+    pub image_id: String,
+    #[serde(default, rename = "containerID", skip_serializing_if = "String::is_empty")]
+    pub container_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started: Option<bool>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerState {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting: Option<ContainerStateWaiting>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub running: Option<ContainerStateRunning>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terminated: Option<ContainerStateTerminated>,
+}
+
+impl ContainerState {
+    pub fn is_empty(&self) -> bool {
+        self.waiting.is_none() && self.running.is_none() && self.terminated.is_none()
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerStateWaiting {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerStateRunning {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<Time>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerStateTerminated {
+    pub exit_code: i32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished_at: Option<Time>,
+}
+
+impl Pod {
+    pub fn phase(&self) -> PodPhase {
+        self.status.phase.unwrap_or(PodPhase::Pending)
+    }
+    pub fn node_name(&self) -> Option<&str> {
+        self.spec.node_name.as_deref().filter(|n| !n.is_empty())
+    }
+    pub fn condition(&self, type_: &str) -> Option<&PodCondition> {
+        self.status.conditions.iter().find(|c| c.type_ == type_)
+    }
+    /// `podutil.IsPodReady`: the Ready condition is True.
+    pub fn is_ready(&self) -> bool {
+        self.condition("Ready").is_some_and(|c| c.status == "True")
+    }
+    /// When the Ready condition last became True (for minReadySeconds and scale-down ranking).
+    pub fn ready_since(&self) -> Option<Time> {
+        self.condition("Ready").filter(|c| c.status == "True").and_then(|c| c.last_transition_time)
+    }
+    /// `podutil.IsPodAvailable`: ready for at least `min_ready_seconds` at `now`.
+    pub fn is_available(&self, min_ready_seconds: i64, now: Time) -> bool {
+        match self.ready_since() {
+            Some(since) if min_ready_seconds > 0 => now.since(since).0 >= min_ready_seconds as u64 * 1000,
+            Some(_) => true,
+            None => false,
+        }
+    }
+    pub fn restarts(&self) -> i32 {
+        self.status.container_statuses.iter().map(|c| c.restart_count).sum()
+    }
+    /// Total requests of all containers: (millicores, bytes).
+    pub fn requests(&self) -> (i64, i64) {
+        self.spec.containers.iter().fold((0, 0), |(cpu, mem), c| {
+            let get = |name: &str, milli: bool| {
+                c.resources.requests.get(name).and_then(|q| if milli { q.milli_value() } else { q.value() }).unwrap_or(0)
+            };
+            (cpu + get("cpu", true), mem + get("memory", false))
+        })
+    }
+    /// Whether the pod has reached a terminal phase (`Succeeded` or `Failed`).
+    pub fn is_terminal(&self) -> bool {
+        matches!(self.phase(), PodPhase::Succeeded | PodPhase::Failed)
+    }
+}

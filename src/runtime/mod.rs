@@ -1,0 +1,112 @@
+//! Client machinery shared by every component: the sans-I/O contract between a component and the
+//! simulation, informers, work queues, expectations and the event recorder.
+//!
+//! A component never performs I/O. The simulation hands it inputs (`handle_*`) and a `Ctx` with
+//! the current time; the component answers by pushing effects (API requests) into the context.
+//! Nothing here reads a clock or calls another component.
+
+pub mod events;
+pub mod expectations;
+pub mod informer;
+pub mod workqueue;
+
+use crate::api::{ApiRequest, ApiResult, WatchEvent, WatchId};
+use crate::model::Time;
+use crate::rng::Rng;
+use serde::Serialize;
+
+/// Identifies a request a component sent, so its answer can find its way back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct RequestId(pub u64);
+
+/// What a component asks the simulation to do on its behalf.
+#[derive(Clone, Debug)]
+pub enum Effect {
+    /// Send `request` to kube-apiserver; the answer comes back through `handle_response(id, ..)`.
+    Request { id: RequestId, request: Box<ApiRequest> },
+    /// Stop a watch this component no longer wants.
+    CloseWatch(WatchId),
+}
+
+/// The world as a component may see it during one call: the time, and a place for its effects.
+pub struct Ctx<'a> {
+    pub now: Time,
+    pub rng: &'a mut Rng,
+    next_request: &'a mut u64,
+    effects: Vec<Effect>,
+}
+
+impl<'a> Ctx<'a> {
+    pub fn new(now: Time, rng: &'a mut Rng, next_request: &'a mut u64) -> Self {
+        Ctx { now, rng, next_request, effects: Vec::new() }
+    }
+    /// Queues a request to the API server and returns its id.
+    pub fn send(&mut self, request: ApiRequest) -> RequestId {
+        *self.next_request += 1;
+        let id = RequestId(*self.next_request);
+        self.effects.push(Effect::Request { id, request: Box::new(request) });
+        id
+    }
+    pub fn close_watch(&mut self, id: WatchId) {
+        self.effects.push(Effect::CloseWatch(id));
+    }
+    pub fn into_effects(self) -> Vec<Effect> {
+        self.effects
+    }
+}
+
+/// Where a loop is in its turn, for the page's room of loops.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LoopPhase {
+    /// Reading what changed: informer deltas arriving.
+    Observe,
+    /// Comparing the claim with the cache (a reconcile running).
+    Compare,
+    /// Waiting on the writes it sent.
+    Act,
+    #[default]
+    Idle,
+}
+
+/// One loop's observable state.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct LoopStatus {
+    pub name: String,
+    pub phase: LoopPhase,
+    pub queue_depth: usize,
+    /// The last thing it decided, in words ("ReplicaSet web-7d9f6c: 2 of 3, creating 1").
+    pub last_action: String,
+    pub last_action_at: Option<Time>,
+    /// Reconciles (or scheduling attempts, pod syncs) since start.
+    pub turns: u64,
+}
+
+/// A component as the simulation drives it. Implementations are sans-I/O state machines.
+pub trait Component {
+    /// The component's name as the page shows it (`kube-scheduler`, `kubelet-node-1`).
+    fn name(&self) -> String;
+    /// Boots (or reboots) the component: forget all in-memory state, start informers.
+    fn start(&mut self, ctx: &mut Ctx);
+    fn handle_response(&mut self, ctx: &mut Ctx, id: RequestId, result: ApiResult);
+    fn handle_watch_event(&mut self, ctx: &mut Ctx, watch: WatchId, event: WatchEvent);
+    /// The server ended a watch (severed, compacted, or the API server restarted).
+    fn handle_watch_closed(&mut self, ctx: &mut Ctx, watch: WatchId);
+    /// Does whatever is due at `ctx.now`: queued reconciles, timers.
+    fn poll(&mut self, ctx: &mut Ctx);
+    /// The next time `poll` has something to do, if any.
+    fn next_wakeup(&self) -> Option<Time>;
+    /// Whether it has work beyond its periodic heartbeats (for `sim settle`).
+    fn is_busy(&self) -> bool;
+    /// Its loops, for `sim status` and the page (one for most components, one per controller
+    /// inside kube-controller-manager).
+    fn loops(&self) -> Vec<LoopStatus>;
+    /// Lets the simulation reach the concrete component (for views and scenario hooks).
+    fn as_any(&self) -> &dyn std::any::Any;
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
+}
+
+/// A result type for `handle_response` handlers that only care whether a write succeeded.
+pub fn succeeded(result: &ApiResult) -> bool {
+    result.is_ok()
+}

@@ -1,0 +1,520 @@
+//! The simulation: it owns the clock, the seeded RNG, the wake-up queue, the latencies and the
+//! message trace, and moves every request and notification between components.
+//!
+//! Components never call each other. Each returns effects (API requests) from its handlers; the
+//! simulation delivers them to kube-apiserver after a jittered latency, applies them, and
+//! delivers the answers and watch notifications back, each at its own simulated time. Time only
+//! moves here, in `step`, `advance`, `run_until` and `settle`.
+
+pub mod invariants;
+pub mod trace;
+
+use crate::api::{ApiRequest, ApiResult, ApiServer, Handled, WatchEvent, WatchId};
+use crate::model::{Duration, Object, Time};
+use crate::rng::Rng;
+use crate::runtime::{Component, Ctx, Effect, LoopStatus, RequestId};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
+use std::fmt;
+pub use trace::{Message, MessageKind, Trace};
+
+/// Every process in the cluster, by the name the page and `sim` verbs use.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ComponentId {
+    ApiServer,
+    Etcd,
+    ControllerManager,
+    Scheduler,
+    Kubelet(String),
+    /// The person at the keyboard (kubectl).
+    User,
+}
+
+impl ComponentId {
+    pub fn parse(name: &str) -> Option<ComponentId> {
+        Some(match name {
+            "kube-apiserver" => ComponentId::ApiServer,
+            "etcd" => ComponentId::Etcd,
+            "kube-controller-manager" => ComponentId::ControllerManager,
+            "kube-scheduler" => ComponentId::Scheduler,
+            "kubectl" => ComponentId::User,
+            other => ComponentId::Kubelet(other.strip_prefix("kubelet-").filter(|n| !n.is_empty())?.to_string()),
+        })
+    }
+}
+
+impl fmt::Display for ComponentId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ComponentId::ApiServer => f.write_str("kube-apiserver"),
+            ComponentId::Etcd => f.write_str("etcd"),
+            ComponentId::ControllerManager => f.write_str("kube-controller-manager"),
+            ComponentId::Scheduler => f.write_str("kube-scheduler"),
+            ComponentId::Kubelet(node) => write!(f, "kubelet-{node}"),
+            ComponentId::User => f.write_str("kubectl"),
+        }
+    }
+}
+
+/// A node to add: its name, capacity and zone (`sim node add NAME --cpu 4 --memory 8Gi --pods 110`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeConfig {
+    pub name: String,
+    /// Cores, as a quantity string (`4`, `3500m`).
+    pub cpu: String,
+    /// Memory, as a quantity string (`8Gi`).
+    pub memory: String,
+    pub pods: i64,
+    /// The `topology.kubernetes.io/zone` label.
+    pub zone: String,
+}
+
+impl NodeConfig {
+    pub fn new(name: &str) -> Self {
+        NodeConfig { name: name.into(), cpu: "4".into(), memory: "8Gi".into(), pods: 110, zone: "zone-a".into() }
+    }
+}
+
+/// Network and storage latencies. Each draw is jittered by `jitter` (a fraction) from the seed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Latencies {
+    /// Client to kube-apiserver, one way.
+    pub request: Duration,
+    /// kube-apiserver to etcd and back, for a write (raft commit and fsync).
+    pub etcd_write: Duration,
+    /// kube-apiserver back to the client.
+    pub response: Duration,
+    /// From an etcd commit to a watcher receiving the notification.
+    pub watch: Duration,
+    pub jitter: f64,
+}
+
+impl Default for Latencies {
+    fn default() -> Self {
+        Latencies {
+            request: Duration::millis(2),
+            etcd_write: Duration::millis(4),
+            response: Duration::millis(2),
+            watch: Duration::millis(6),
+            jitter: 0.5,
+        }
+    }
+}
+
+#[derive(Debug)]
+enum Delivery {
+    /// A request reaches kube-apiserver.
+    Arrive {
+        from: ComponentId,
+        id: RequestId,
+        request: Box<ApiRequest>,
+    },
+    Response {
+        to: ComponentId,
+        id: RequestId,
+        result: ApiResult,
+    },
+    Watch {
+        watch: WatchId,
+        event: WatchEvent,
+    },
+    Wake(ComponentId),
+}
+
+struct Slot {
+    component: Box<dyn Component>,
+    running: bool,
+    /// The wake-up currently queued for it, if any.
+    wake_at: Option<Time>,
+}
+
+pub struct Sim {
+    now: Time,
+    seed: u64,
+    rng: Rng,
+    pub latencies: Latencies,
+    api: ApiServer,
+    components: BTreeMap<ComponentId, Slot>,
+    queue: BinaryHeap<Reverse<(Time, u64)>>,
+    deliveries: HashMap<u64, Delivery>,
+    seq: u64,
+    next_request: u64,
+    watch_owner: BTreeMap<WatchId, ComponentId>,
+    /// The last delivery time per watch, so one watch's notifications never overtake each other.
+    watch_clock: HashMap<WatchId, Time>,
+    trace: Trace,
+    pub invariants: invariants::Checker,
+    /// Check the invariants after every step (tests switch this on).
+    pub check_every_step: bool,
+    violations: Vec<String>,
+}
+
+impl Sim {
+    /// An empty cluster (kube-apiserver and etcd, no other component) at time zero.
+    pub fn empty(seed: u64) -> Self {
+        Sim {
+            now: Time(0),
+            seed,
+            rng: Rng::new(seed),
+            latencies: Latencies::default(),
+            api: ApiServer::new(),
+            components: BTreeMap::new(),
+            queue: BinaryHeap::new(),
+            deliveries: HashMap::new(),
+            seq: 0,
+            next_request: 0,
+            watch_owner: BTreeMap::new(),
+            watch_clock: HashMap::new(),
+            trace: Trace::new(4096),
+            invariants: invariants::Checker::default(),
+            check_every_step: false,
+            violations: Vec::new(),
+        }
+    }
+
+    /// A cluster with its control plane running (kube-apiserver, etcd, kube-controller-manager,
+    /// kube-scheduler) and no nodes.
+    pub fn new(seed: u64) -> Self {
+        let mut sim = Self::empty(seed);
+        sim.add_component(ComponentId::ControllerManager, Box::new(crate::controllers::manager::ControllerManager::standard()));
+        sim
+    }
+
+    /// Adds a node: starts its kubelet, which registers the Node object and renews its lease.
+    /// Errors if a node of that name exists.
+    pub fn add_node(&mut self, config: NodeConfig) -> Result<(), String> {
+        let id = ComponentId::Kubelet(config.name.clone());
+        if self.has_component(&id) || self.api.get(&crate::model::ObjectKey::new(crate::model::Kind::Node, "", &config.name)).is_some() {
+            return Err(format!("node {:?} already exists", config.name));
+        }
+        // Placeholder until the kubelet lands: store the Node directly.
+        let node = crate::model::Node {
+            metadata: crate::model::ObjectMeta { name: config.name.clone(), ..Default::default() },
+            ..Default::default()
+        };
+        let _ = self.submit(ApiRequest::Create(Object::Node(node)));
+        Ok(())
+    }
+
+    pub fn now(&self) -> Time {
+        self.now
+    }
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+    pub fn api(&self) -> &ApiServer {
+        &self.api
+    }
+    pub fn trace(&self) -> &Trace {
+        &self.trace
+    }
+    /// Keeps at most `n` recent messages (0: keep none, only the hash — for large runs).
+    pub fn set_trace_capacity(&mut self, n: usize) {
+        let trace = std::mem::replace(&mut self.trace, Trace::new(0));
+        self.trace = trace.with_capacity(n);
+    }
+    pub fn violations(&self) -> &[String] {
+        &self.violations
+    }
+
+    /// Adds a component and starts it now.
+    pub fn add_component(&mut self, id: ComponentId, component: Box<dyn Component>) {
+        self.components.insert(id.clone(), Slot { component, running: true, wake_at: None });
+        self.call(&id, |c, ctx| c.start(ctx));
+    }
+
+    pub fn has_component(&self, id: &ComponentId) -> bool {
+        self.components.contains_key(id)
+    }
+    pub fn component_ids(&self) -> impl Iterator<Item = &ComponentId> {
+        self.components.keys()
+    }
+    pub fn is_running(&self, id: &ComponentId) -> bool {
+        self.components.get(id).is_some_and(|s| s.running)
+    }
+    pub fn component(&self, id: &ComponentId) -> Option<&dyn Component> {
+        self.components.get(id).map(|s| s.component.as_ref())
+    }
+    /// The concrete component, for views and tests.
+    pub fn component_as<T: 'static>(&self, id: &ComponentId) -> Option<&T> {
+        self.components.get(id)?.component.as_any().downcast_ref()
+    }
+    pub fn component_as_mut<T: 'static>(&mut self, id: &ComponentId) -> Option<&mut T> {
+        self.components.get_mut(id)?.component.as_any_mut().downcast_mut()
+    }
+    pub fn loops(&self, id: &ComponentId) -> Vec<LoopStatus> {
+        self.components.get(id).map(|s| s.component.loops()).unwrap_or_default()
+    }
+
+    /// Stops a process: it is called no more, and the API server ends its watches.
+    pub fn stop_component(&mut self, id: &ComponentId) -> bool {
+        let Some(slot) = self.components.get_mut(id) else { return false };
+        slot.running = false;
+        slot.wake_at = None;
+        let owned: Vec<WatchId> = self.watch_owner.iter().filter(|(_, o)| *o == id).map(|(w, _)| *w).collect();
+        for w in owned {
+            self.api.watches.close(w);
+            self.watch_owner.remove(&w);
+        }
+        true
+    }
+
+    /// Starts a stopped process from nothing: it re-lists and rebuilds its caches.
+    pub fn start_component(&mut self, id: &ComponentId) -> bool {
+        let Some(slot) = self.components.get_mut(id) else { return false };
+        if slot.running {
+            return false;
+        }
+        slot.running = true;
+        self.call(id, |c, ctx| c.start(ctx));
+        true
+    }
+
+    /// A request from the person at the keyboard, served at once: kubectl waits for its answer,
+    /// and the time it spends waiting is not what a learner watches. The hops are still traced
+    /// and the watch notifications still travel with their latencies.
+    pub fn submit(&mut self, request: ApiRequest) -> ApiResult {
+        let user = ComponentId::User;
+        let what = format!("{} {}", request.verb(), request.target());
+        let object = request.target();
+        self.trace.record(self.now, self.now, &user.to_string(), "kube-apiserver", MessageKind::Request, what, object);
+        let handled = self.api.handle(self.now, &mut self.rng, request);
+        self.after_handled(&user, self.now, &handled);
+        let result = handled.result;
+        self.check_if_asked();
+        result
+    }
+
+    /// Records a write's etcd hop and schedules its notifications.
+    fn after_handled(&mut self, from: &ComponentId, at: Time, handled: &Handled) {
+        if let Some(rev) = handled.revision {
+            let commit = at + Duration(self.jitter(self.latencies.etcd_write.0));
+            let object = handled.result.as_ref().ok().and_then(|r| r.object()).map(|o| o.key().to_string()).unwrap_or_default();
+            self.trace.record(at, commit, "kube-apiserver", "etcd", MessageKind::EtcdWrite, format!("rev {rev}"), object);
+            self.invariants.observe_revision(rev, &mut self.violations);
+            if let Ok(r) = &handled.result {
+                if let Some(o) = r.object() {
+                    self.invariants.observe_write(o, self.now);
+                }
+            }
+            self.schedule_notifications(commit, handled.notifications.clone());
+        } else if !handled.notifications.is_empty() {
+            // A watch's replay of past changes.
+            self.schedule_notifications(at, handled.notifications.clone());
+        }
+        let _ = from;
+    }
+
+    fn schedule_notifications(&mut self, from_time: Time, notifications: Vec<(WatchId, WatchEvent)>) {
+        for (watch, event) in notifications {
+            let base = from_time + Duration(self.jitter(self.latencies.watch.0));
+            let last = self.watch_clock.get(&watch).copied().unwrap_or(Time(0));
+            let at = base.max(last);
+            self.watch_clock.insert(watch, at);
+            self.push(at, Delivery::Watch { watch, event });
+        }
+    }
+
+    fn jitter(&mut self, base: u64) -> u64 {
+        self.rng.jitter(base, self.latencies.jitter)
+    }
+
+    fn push(&mut self, at: Time, delivery: Delivery) {
+        self.seq += 1;
+        self.queue.push(Reverse((at, self.seq)));
+        self.deliveries.insert(self.seq, delivery);
+    }
+
+    /// The time of the next thing that will happen, if anything is queued.
+    pub fn next_time(&self) -> Option<Time> {
+        self.queue.peek().map(|Reverse((t, _))| *t)
+    }
+
+    /// Processes the next queued delivery, moving the clock to it. False if nothing is queued.
+    pub fn step(&mut self) -> bool {
+        let Some(Reverse((at, seq))) = self.queue.pop() else { return false };
+        let delivery = self.deliveries.remove(&seq).expect("every queued entry has a delivery");
+        self.now = self.now.max(at);
+        self.deliver(delivery);
+        self.check_if_asked();
+        true
+    }
+
+    fn check_if_asked(&mut self) {
+        if self.check_every_step {
+            let found = self.invariants.check(&self.api, self.now);
+            self.violations.extend(found);
+        }
+    }
+
+    /// Runs everything due up to and including `until`, then sets the clock there.
+    pub fn run_until(&mut self, until: Time) {
+        while self.next_time().is_some_and(|t| t <= until) {
+            self.step();
+        }
+        self.now = self.now.max(until);
+    }
+
+    pub fn advance(&mut self, d: Duration) {
+        self.run_until(self.now + d);
+    }
+
+    /// Whether no message is in flight and no component has work beyond its heartbeats.
+    pub fn is_settled(&self) -> bool {
+        let in_flight = self.deliveries.values().any(|d| !matches!(d, Delivery::Wake(_)));
+        !in_flight && self.components.values().all(|s| !s.running || !s.component.is_busy())
+    }
+
+    /// Runs until settled, for at most `limit` of simulated time. Returns how long it took, or
+    /// `Err(limit)` if it never settled.
+    pub fn settle(&mut self, limit: Duration) -> Result<Duration, Duration> {
+        let start = self.now;
+        let deadline = start + limit;
+        // Let same-time work start before judging.
+        loop {
+            if self.is_settled() {
+                return Ok(self.now.since(start));
+            }
+            match self.next_time() {
+                Some(t) if t <= deadline => {
+                    self.step();
+                }
+                _ => {
+                    self.now = deadline;
+                    return Err(limit);
+                }
+            }
+        }
+    }
+
+    fn deliver(&mut self, delivery: Delivery) {
+        match delivery {
+            Delivery::Arrive { from, id, request } => self.arrive(from, id, request),
+            Delivery::Response { to, id, result } => {
+                if self.is_running(&to) {
+                    if let Ok(crate::api::ApiResponse::Watching(w)) = &result {
+                        self.watch_owner.insert(*w, to.clone());
+                    }
+                    self.call(&to, |c, ctx| c.handle_response(ctx, id, result));
+                } else if let Ok(crate::api::ApiResponse::Watching(w)) = result {
+                    // Its client is gone; the server notices the closed connection.
+                    self.api.watches.close(w);
+                }
+            }
+            Delivery::Watch { watch, event } => {
+                if !self.api.watches.is_open(watch) {
+                    return;
+                }
+                let Some(owner) = self.watch_owner.get(&watch).cloned() else { return };
+                if !self.is_running(&owner) {
+                    return;
+                }
+                let to = owner.to_string();
+                let what = format!("{} {}", event.type_.as_str(), event.object.key());
+                let object = event.object.key().to_string();
+                let sent = self.now;
+                self.trace.record(sent, self.now, "kube-apiserver", &to, MessageKind::Watch, what, object);
+                self.call(&owner, |c, ctx| c.handle_watch_event(ctx, watch, event));
+            }
+            Delivery::Wake(id) => {
+                let due = self.components.get(&id).and_then(|s| s.wake_at);
+                if due.is_some_and(|t| t <= self.now) {
+                    if let Some(slot) = self.components.get_mut(&id) {
+                        slot.wake_at = None;
+                    }
+                    if self.is_running(&id) {
+                        self.call(&id, |c, ctx| c.poll(ctx));
+                    }
+                }
+            }
+        }
+    }
+
+    fn arrive(&mut self, from: ComponentId, id: RequestId, request: Box<ApiRequest>) {
+        let arrived = self.now;
+        let handled = if self.is_running(&ComponentId::ApiServer) || !self.has_component(&ComponentId::ApiServer) {
+            let h = self.api.handle(arrived, &mut self.rng, *request);
+            if let Ok(crate::api::ApiResponse::Watching(w)) = &h.result {
+                self.watch_owner.insert(*w, from.clone());
+            }
+            self.after_handled(&from, arrived, &h);
+            h
+        } else {
+            Handled {
+                result: Err(crate::api::ApiError::unavailable("the server is currently unable to handle the request")),
+                notifications: Vec::new(),
+                revision: None,
+            }
+        };
+        let etcd_time = if handled.revision.is_some() { self.latencies.etcd_write.0 } else { 0 };
+        let back = arrived + Duration(etcd_time + self.jitter(self.latencies.response.0));
+        let status = match &handled.result {
+            Ok(_) => "200".to_string(),
+            Err(e) => format!("{} {}", e.code(), e.reason.as_str()),
+        };
+        self.trace.record(arrived, back, "kube-apiserver", &from.to_string(), MessageKind::Response, status, String::new());
+        self.push(back, Delivery::Response { to: from, id, result: handled.result });
+    }
+
+    /// Calls into one component with a fresh context, then sends what it asked for and
+    /// queues its next wake-up.
+    fn call(&mut self, id: &ComponentId, f: impl FnOnce(&mut dyn Component, &mut Ctx)) {
+        let Some(slot) = self.components.get_mut(id) else { return };
+        let mut ctx = Ctx::new(self.now, &mut self.rng, &mut self.next_request);
+        f(slot.component.as_mut(), &mut ctx);
+        let effects = ctx.into_effects();
+        let next = slot.component.next_wakeup();
+        for effect in effects {
+            match effect {
+                Effect::Request { id: rid, request } => {
+                    let at = self.now + Duration(self.rng.jitter(self.latencies.request.0, self.latencies.jitter));
+                    let what = format!("{} {}", request.verb(), request.target());
+                    let object = request.target();
+                    self.trace.record(self.now, at, &id.to_string(), "kube-apiserver", MessageKind::Request, what, object);
+                    self.push(at, Delivery::Arrive { from: id.clone(), id: rid, request });
+                }
+                Effect::CloseWatch(w) => {
+                    self.api.watches.close(w);
+                    self.watch_owner.remove(&w);
+                }
+            }
+        }
+        if let Some(t) = next {
+            let t = t.max(self.now);
+            let slot = self.components.get_mut(id).expect("slot exists");
+            if slot.wake_at.is_none_or(|w| t < w) {
+                slot.wake_at = Some(t);
+                self.push(t, Delivery::Wake(id.clone()));
+            }
+        }
+    }
+
+    /// Ends every open watch (a watch severed, the API server restarted): clients must re-list.
+    pub fn sever_watches(&mut self, of: Option<&ComponentId>) {
+        let ids: Vec<(WatchId, ComponentId)> =
+            self.watch_owner.iter().filter(|(_, o)| of.is_none_or(|x| x == *o)).map(|(w, o)| (*w, o.clone())).collect();
+        for (w, owner) in ids {
+            self.api.watches.close(w);
+            self.watch_owner.remove(&w);
+            if self.is_running(&owner) {
+                self.call(&owner, |c, ctx| c.handle_watch_closed(ctx, w));
+            }
+        }
+    }
+
+    /// Compacts etcd's history up to the current revision (kube-apiserver does so every 5 min).
+    pub fn compact(&mut self) {
+        let rev = self.api.etcd.revision();
+        self.api.etcd.compact(rev);
+    }
+
+    /// All stored objects of a kind, in key order (for views and kubectl).
+    pub fn objects(&self, kind: crate::model::Kind) -> impl Iterator<Item = &std::rc::Rc<Object>> {
+        self.api.etcd.list(kind, None)
+    }
+
+    /// Mutable access to the API server, for scenario set-up that bypasses the network.
+    pub fn api_mut(&mut self) -> &mut ApiServer {
+        &mut self.api
+    }
+}

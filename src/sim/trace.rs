@@ -1,0 +1,106 @@
+//! The message trace: every request, response, etcd write and watch notification, in order.
+//!
+//! The page animates the recent messages; tests compare the hash of the whole stream to prove two
+//! runs were the same. The hash is FNV-1a over a fixed text form, so it is identical natively and
+//! in wasm32 (no std `Hash`, whose output may differ between builds).
+
+use crate::model::Time;
+use serde::Serialize;
+use std::collections::VecDeque;
+
+/// What kind of hop a message is, for the legend's colours and shapes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MessageKind {
+    Request,
+    Response,
+    EtcdWrite,
+    Watch,
+}
+
+/// One hop between two components, sent at `sent` and arriving at `arrives`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Message {
+    pub seq: u64,
+    pub sent: Time,
+    pub arrives: Time,
+    pub from: String,
+    pub to: String,
+    pub kind: MessageKind,
+    /// `create pod/default/web-x`, `ADDED pod/default/web-x`, `201`, `rev 42`.
+    pub what: String,
+    /// The object the message is about (`pod/default/web-x`), for highlighting a pod's chain.
+    pub object: String,
+}
+
+#[derive(Debug)]
+pub struct Trace {
+    recent: VecDeque<Message>,
+    capacity: usize,
+    count: u64,
+    hash: u64,
+}
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
+
+impl Trace {
+    pub fn new(capacity: usize) -> Self {
+        Trace { recent: VecDeque::new(), capacity, count: 0, hash: FNV_OFFSET }
+    }
+
+    // One flat call per hop keeps the hot path free of temporary structs.
+    #[allow(clippy::too_many_arguments)]
+    pub fn record(&mut self, sent: Time, arrives: Time, from: &str, to: &str, kind: MessageKind, what: String, object: String) {
+        self.count += 1;
+        for part in [&sent.0.to_string(), &arrives.0.to_string(), from, to, &what] {
+            self.absorb(part.as_bytes());
+            self.absorb(b"|");
+        }
+        if self.capacity == 0 {
+            return;
+        }
+        if self.recent.len() == self.capacity {
+            self.recent.pop_front();
+        }
+        let msg = Message { seq: self.count, sent, arrives, from: from.into(), to: to.into(), kind, what, object };
+        self.recent.push_back(msg);
+    }
+
+    fn absorb(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.hash ^= u64::from(*b);
+            self.hash = self.hash.wrapping_mul(FNV_PRIME);
+        }
+    }
+
+    /// Folds something that is not a message (a user command, an event) into the hash.
+    pub fn absorb_text(&mut self, text: &str) {
+        self.absorb(text.as_bytes());
+        self.absorb(b"\n");
+    }
+
+    /// The same running hash and count, keeping at most `capacity` recent messages from now on.
+    pub fn with_capacity(mut self, capacity: usize) -> Self {
+        self.capacity = capacity;
+        while self.recent.len() > capacity {
+            self.recent.pop_front();
+        }
+        self
+    }
+
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+    pub fn recent(&self) -> impl Iterator<Item = &Message> {
+        self.recent.iter()
+    }
+    /// Messages with a sequence number above `seq` (for the page to pick up what is new).
+    pub fn since(&self, seq: u64) -> impl Iterator<Item = &Message> {
+        let skip = self.recent.partition_point(|m| m.seq <= seq);
+        self.recent.range(skip..)
+    }
+}

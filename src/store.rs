@@ -1,0 +1,269 @@
+//! etcd: the cluster's memory. A versioned key-value store with one global revision.
+//!
+//! Every write bumps the revision and stamps it into the object's `resourceVersion`; a write may
+//! demand the revision it last saw (compare-and-swap), which is how optimistic concurrency and the
+//! 409 Conflict arise. A change log backs watches from a past revision until it is compacted,
+//! after which such a watch is told the revision is gone (410) and the client must re-list.
+
+use crate::model::{Kind, Object, ObjectKey};
+use std::collections::{BTreeMap, VecDeque};
+use std::rc::Rc;
+
+/// What happened to a key at one revision, as a watch reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ChangeType {
+    Added,
+    Modified,
+    Deleted,
+}
+
+impl ChangeType {
+    /// The watch event type on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChangeType::Added => "ADDED",
+            ChangeType::Modified => "MODIFIED",
+            ChangeType::Deleted => "DELETED",
+        }
+    }
+}
+
+/// One committed write. `object` is the new state (for a delete: the last state, carrying the
+/// deletion's revision); `prev` the state before, so watch filters can see both sides.
+#[derive(Clone, Debug)]
+pub struct Change {
+    pub revision: u64,
+    pub type_: ChangeType,
+    pub object: Rc<Object>,
+    pub prev: Option<Rc<Object>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StoreError {
+    /// The key exists (create).
+    Exists,
+    /// The key does not exist (update, delete).
+    NotFound,
+    /// The stored revision differs from the one the writer expected.
+    Conflict,
+    /// The watch asked for a revision older than the oldest kept.
+    Compacted { oldest: u64 },
+}
+
+/// A point-in-time copy, as `etcdctl snapshot save` makes.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    pub revision: u64,
+    objects: BTreeMap<ObjectKey, Rc<Object>>,
+}
+
+impl Snapshot {
+    pub fn len(&self) -> usize {
+        self.objects.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.objects.is_empty()
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct Etcd {
+    revision: u64,
+    objects: BTreeMap<ObjectKey, Rc<Object>>,
+    log: VecDeque<Change>,
+    /// Revisions at or below this one are compacted away.
+    compacted: u64,
+}
+
+impl Etcd {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// The current global revision (the `resourceVersion` of the latest write).
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+    pub fn compacted_revision(&self) -> u64 {
+        self.compacted
+    }
+    pub fn len(&self) -> usize {
+        self.objects.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.objects.is_empty()
+    }
+    pub fn get(&self, key: &ObjectKey) -> Option<&Rc<Object>> {
+        self.objects.get(key)
+    }
+
+    /// Every object of a kind, in key order; `namespace` narrows it when given.
+    pub fn list<'a>(&'a self, kind: Kind, namespace: Option<&'a str>) -> impl Iterator<Item = &'a Rc<Object>> + 'a {
+        let start = ObjectKey { kind, namespace: namespace.unwrap_or("").to_string(), name: String::new() };
+        self.objects.range(start..).take_while(move |(k, _)| k.kind == kind && namespace.is_none_or(|ns| k.namespace == ns)).map(|(_, v)| v)
+    }
+
+    pub fn count(&self, kind: Kind) -> usize {
+        self.list(kind, None).count()
+    }
+
+    /// Stores a new key. The object's `resourceVersion` becomes the new revision.
+    pub fn create(&mut self, mut object: Object) -> Result<Change, StoreError> {
+        let key = object.key();
+        if self.objects.contains_key(&key) {
+            return Err(StoreError::Exists);
+        }
+        self.revision += 1;
+        object.meta_mut().resource_version = self.revision;
+        let object = Rc::new(object);
+        self.objects.insert(key, object.clone());
+        Ok(self.record(ChangeType::Added, object, None))
+    }
+
+    /// Replaces a key. With `expected` set, the write succeeds only if the stored revision matches.
+    pub fn update(&mut self, mut object: Object, expected: Option<u64>) -> Result<Change, StoreError> {
+        let key = object.key();
+        let prev = self.objects.get(&key).cloned().ok_or(StoreError::NotFound)?;
+        if expected.is_some_and(|rv| rv != prev.meta().resource_version) {
+            return Err(StoreError::Conflict);
+        }
+        self.revision += 1;
+        object.meta_mut().resource_version = self.revision;
+        let object = Rc::new(object);
+        self.objects.insert(key, object.clone());
+        Ok(self.record(ChangeType::Modified, object, Some(prev)))
+    }
+
+    /// Removes a key, optionally only if its revision matches.
+    pub fn delete(&mut self, key: &ObjectKey, expected: Option<u64>) -> Result<Change, StoreError> {
+        let prev = self.objects.get(key).cloned().ok_or(StoreError::NotFound)?;
+        if expected.is_some_and(|rv| rv != prev.meta().resource_version) {
+            return Err(StoreError::Conflict);
+        }
+        self.objects.remove(key);
+        self.revision += 1;
+        let mut last = (*prev).clone();
+        last.meta_mut().resource_version = self.revision;
+        Ok(self.record(ChangeType::Deleted, Rc::new(last), Some(prev)))
+    }
+
+    fn record(&mut self, type_: ChangeType, object: Rc<Object>, prev: Option<Rc<Object>>) -> Change {
+        let change = Change { revision: self.revision, type_, object, prev };
+        self.log.push_back(change.clone());
+        change
+    }
+
+    /// The changes after `revision`, for a watch starting there. Fails with `Compacted` when
+    /// changes it would need were compacted away (the API server's 410 Gone).
+    pub fn changes_since(&self, revision: u64) -> Result<impl Iterator<Item = &Change>, StoreError> {
+        if revision < self.compacted {
+            return Err(StoreError::Compacted { oldest: self.compacted });
+        }
+        let skip = self.log.partition_point(|c| c.revision <= revision);
+        Ok(self.log.range(skip..))
+    }
+
+    /// Forgets the history up to and including `revision` (etcd compaction).
+    pub fn compact(&mut self, revision: u64) {
+        let revision = revision.min(self.revision);
+        while self.log.front().is_some_and(|c| c.revision <= revision) {
+            self.log.pop_front();
+        }
+        self.compacted = self.compacted.max(revision);
+    }
+
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot { revision: self.revision, objects: self.objects.clone() }
+    }
+
+    /// Restores a snapshot. Like `etcdutl snapshot restore`, the revision never goes backwards:
+    /// it continues from the higher of the two, and history before the restore is compacted,
+    /// so every watcher must re-list.
+    pub fn restore(&mut self, snapshot: &Snapshot) {
+        self.objects = snapshot.objects.clone();
+        self.revision = self.revision.max(snapshot.revision) + 1;
+        self.log.clear();
+        self.compacted = self.revision;
+    }
+
+    /// Loses everything: the data directory is gone. Revisions still only increase, so watchers
+    /// that reconnect are forced to re-list rather than trusting a revision that was reused.
+    pub fn wipe(&mut self) {
+        self.objects.clear();
+        self.log.clear();
+        self.revision += 1;
+        self.compacted = self.revision;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ObjectMeta, Pod};
+
+    fn pod(name: &str) -> Object {
+        Object::Pod(Pod {
+            metadata: ObjectMeta { name: name.into(), namespace: "default".into(), ..Default::default() },
+            ..Default::default()
+        })
+    }
+
+    #[test]
+    fn every_write_bumps_one_global_revision() {
+        let mut etcd = Etcd::new();
+        let a = etcd.create(pod("a")).unwrap();
+        let b = etcd.create(pod("b")).unwrap();
+        assert_eq!((a.revision, b.revision), (1, 2));
+        assert_eq!(b.object.meta().resource_version, 2);
+        assert_eq!(etcd.create(pod("a")).unwrap_err(), StoreError::Exists);
+        let del = etcd.delete(&pod("a").key(), None).unwrap();
+        assert_eq!(del.revision, 3);
+        assert_eq!(del.object.meta().resource_version, 3);
+    }
+
+    #[test]
+    fn compare_and_swap_rejects_a_stale_resource_version() {
+        let mut etcd = Etcd::new();
+        etcd.create(pod("a")).unwrap();
+        etcd.update(pod("a"), Some(1)).unwrap();
+        assert_eq!(etcd.update(pod("a"), Some(1)).unwrap_err(), StoreError::Conflict);
+        assert_eq!(etcd.update(pod("zz"), None).unwrap_err(), StoreError::NotFound);
+    }
+
+    #[test]
+    fn a_watch_from_a_compacted_revision_is_gone() {
+        let mut etcd = Etcd::new();
+        for n in ["a", "b", "c"] {
+            etcd.create(pod(n)).unwrap();
+        }
+        assert_eq!(etcd.changes_since(1).unwrap().count(), 2);
+        etcd.compact(2);
+        assert!(matches!(etcd.changes_since(1), Err(StoreError::Compacted { oldest: 2 })));
+        assert_eq!(etcd.changes_since(2).unwrap().map(|c| c.revision).collect::<Vec<_>>(), vec![3]);
+    }
+
+    #[test]
+    fn restore_brings_back_the_claims_with_a_higher_revision() {
+        let mut etcd = Etcd::new();
+        etcd.create(pod("a")).unwrap();
+        let snap = etcd.snapshot();
+        etcd.create(pod("b")).unwrap();
+        etcd.wipe();
+        assert!(etcd.is_empty());
+        let before = etcd.revision();
+        etcd.restore(&snap);
+        assert_eq!(etcd.len(), 1);
+        assert!(etcd.revision() > before);
+        assert!(etcd.changes_since(0).is_err());
+    }
+
+    #[test]
+    fn list_is_in_key_order_and_scoped_to_a_kind() {
+        let mut etcd = Etcd::new();
+        for n in ["c", "a", "b"] {
+            etcd.create(pod(n)).unwrap();
+        }
+        let names: Vec<_> = etcd.list(Kind::Pod, Some("default")).map(|o| o.meta().name.clone()).collect();
+        assert_eq!(names, ["a", "b", "c"]);
+        assert_eq!(etcd.list(Kind::Node, None).count(), 0);
+    }
+}

@@ -1,0 +1,37 @@
+//! A first end-to-end check of the loop: a ReplicaSet claim turns into pods through the
+//! API server, watches and the ReplicaSet controller, and a deleted pod is replaced.
+
+use kubeloop::api::{ApiRequest, DeleteRequest};
+use kubeloop::model::*;
+use kubeloop::sim::Sim;
+
+fn replica_set(replicas: i32) -> Object {
+    let yaml = format!(
+        "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {{name: web}}\nspec:\n  replicas: {replicas}\n  selector: {{matchLabels: {{app: web}}}}\n  template:\n    metadata: {{labels: {{app: web}}}}\n    spec: {{containers: [{{name: nginx, image: nginx:1.14.2}}]}}\n"
+    );
+    Object::from_json(yaml_serde::from_str(&yaml).unwrap()).unwrap()
+}
+
+fn pods(sim: &Sim) -> Vec<Pod> {
+    sim.objects(Kind::Pod).filter_map(|o| o.as_pod().cloned()).collect()
+}
+
+#[test]
+fn a_replica_set_claim_becomes_pods_and_a_deleted_pod_is_replaced() {
+    let mut sim = Sim::new(1);
+    sim.check_every_step = true;
+    sim.submit(ApiRequest::Create(replica_set(3))).unwrap();
+    sim.settle(Duration::secs(10)).unwrap();
+    let before = pods(&sim);
+    assert_eq!(before.len(), 3);
+    assert!(before.iter().all(|p| p.metadata.name.starts_with("web-") && p.metadata.name.len() == 9));
+    let victim = before[0].metadata.name.clone();
+    sim.submit(ApiRequest::Delete(DeleteRequest::new(ObjectKey::new(Kind::Pod, "default", &victim)))).unwrap();
+    sim.settle(Duration::secs(10)).unwrap();
+    let after = pods(&sim);
+    assert_eq!(after.len(), 3);
+    assert!(after.iter().all(|p| p.metadata.name != victim));
+    let reasons: Vec<String> = sim.objects(Kind::Event).filter_map(|o| o.as_event().map(|e| e.reason.clone())).collect();
+    assert_eq!(reasons.iter().filter(|r| *r == "SuccessfulCreate").count(), 4);
+    assert!(sim.violations().is_empty(), "{:?}", sim.violations());
+}

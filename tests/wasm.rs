@@ -1,0 +1,57 @@
+//! Tests that run in headless Chromium through `wasm-bindgen-test`.
+//!
+//! They exist to prove, on every run, that the library works compiled to wasm32 inside a real
+//! browser, not only natively. Run with `cargo test --target wasm32-unknown-unknown --test wasm`;
+//! `.cargo/config.toml` makes `wasm-bindgen-test-runner` the runner and `webdriver.json` passes
+//! Chromium the flags these machines need. Natively this file compiles to nothing.
+#![cfg(target_arch = "wasm32")]
+
+use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+// The page's panic overlay uses only web-sys and js-sys, so it is tested here, in a real DOM.
+#[path = "../src/web/panic_overlay.rs"]
+#[allow(dead_code)]
+mod panic_overlay;
+
+fn document() -> web_sys::Document {
+    web_sys::window().and_then(|window| window.document()).expect("the test runs in a browser page")
+}
+
+#[wasm_bindgen_test]
+fn version_is_a_semver_in_the_browser() {
+    let parts: Vec<&str> = kubeloop::VERSION.split('.').collect();
+    assert_eq!(parts.len(), 3, "VERSION {:?} is not MAJOR.MINOR.PATCH", kubeloop::VERSION);
+    assert!(parts.iter().all(|part| part.parse::<u32>().is_ok()));
+}
+
+#[wasm_bindgen_test]
+fn runs_in_a_real_dom() {
+    let document = document();
+    let body = document.body().expect("the test page has a body");
+    let probe = document.create_element("p").unwrap();
+    probe.set_text_content(Some(kubeloop::VERSION));
+    body.append_child(&probe).unwrap();
+    assert_eq!(body.last_child().unwrap().text_content().as_deref(), Some(kubeloop::VERSION));
+    body.remove_child(&probe).unwrap();
+}
+
+#[wasm_bindgen_test]
+fn panic_overlay_shows_the_message_and_a_reset_link_once() {
+    let document = document();
+    panic_overlay::show("first failure");
+    panic_overlay::show("second failure");
+
+    let overlays = document.query_selector_all(".panic-overlay").unwrap();
+    assert_eq!(overlays.length(), 1, "a second panic reuses the overlay");
+    let overlay = document.get_element_by_id(panic_overlay::OVERLAY_ID).unwrap();
+    assert_eq!(overlay.get_attribute("role").as_deref(), Some("alertdialog"));
+    let message = document.get_element_by_id("panic-message").unwrap();
+    assert_eq!(message.text_content().as_deref(), Some("second failure"));
+    let reset = overlay.query_selector("a.panic-reset").unwrap().expect("a Reset link");
+    assert!(reset.get_attribute("href").is_some_and(|href| !href.contains('#')));
+    assert_eq!(reset.text_content().as_deref(), Some("Reset"));
+
+    overlay.remove();
+}
