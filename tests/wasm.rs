@@ -55,3 +55,11 @@ fn panic_overlay_shows_the_message_and_a_reset_link_once() {
 
     overlay.remove();
 }
+
+/// The browser replays the reference run and must produce the very trace the native build did.
+#[wasm_bindgen_test]
+fn the_trace_hash_in_the_browser_equals_the_native_one() {
+    let (hash, count) = kubeloop::sim::reference::worked_example(7).expect("the reference run completes");
+    let native = include_str!("golden/worked-example-seed-7.txt").trim();
+    assert_eq!(format!("{hash:016x} {count}"), native);
+}

@@ -290,7 +290,8 @@ impl Component for ControllerManager {
     }
 
     fn is_busy(&self) -> bool {
-        !self.synced() || self.slots.iter().any(|s| !s.queue.is_empty() || !s.running.is_empty())
+        [&self.pods, &self.replica_sets, &self.deployments, &self.nodes].iter().any(|i| !i.is_watching())
+            || self.slots.iter().any(|s| !s.queue.is_empty() || !s.running.is_empty())
     }
 
     fn loops(&self) -> Vec<LoopStatus> {

@@ -354,10 +354,11 @@ pub fn deletion_order(a: &(&Pod, usize), b: &(&Pod, usize), now: Time) -> std::c
 
 /// `logarithmicRankDiff`: younger buckets first, then UID order within a bucket.
 fn by_log_age(a: Time, b: Time, now: Time, pa: &Pod, pb: &Pod) -> std::cmp::Ordering {
+    // floor(log2(age in nanoseconds)), in integers so wasm32 and native agree bit for bit.
     let bucket = |t: Time| {
-        let nanos = now.since(t).0 as f64 * 1e6;
-        if nanos > 0.0 {
-            nanos.log2() as i64
+        let nanos = now.since(t).0.saturating_mul(1_000_000);
+        if nanos > 0 {
+            63 - i64::from(nanos.leading_zeros())
         } else {
             -1
         }

@@ -46,8 +46,11 @@ pub enum ReflectorState {
         watch: WatchId,
         resource_version: u64,
     },
+    /// Waiting before trying again: re-watching from `resume` if set (the watch merely ended),
+    /// else re-listing (the list failed, or the revision was gone).
     BackingOff {
         until: Time,
+        resume: Option<u64>,
     },
 }
 
@@ -124,6 +127,10 @@ impl Informer {
     pub fn state(&self) -> &ReflectorState {
         &self.state
     }
+    /// Whether it is connected and streaming; anything else is work still to do.
+    pub fn is_watching(&self) -> bool {
+        matches!(self.state, ReflectorState::Watching { .. })
+    }
     pub fn has_synced(&self) -> bool {
         self.synced
     }
@@ -155,16 +162,25 @@ impl Informer {
                 self.backoff = INITIAL_BACKOFF;
                 Vec::new()
             }
+            // 410 Gone: the revision was compacted away; only a fresh list can resume.
+            (ReflectorState::OpeningWatch { request, .. }, Err(e)) if *request == id && e.reason == crate::api::Reason::Gone => {
+                self.list(ctx);
+                Vec::new()
+            }
             (ReflectorState::Listing(r) | ReflectorState::OpeningWatch { request: r, .. }, _) if *r == id => {
-                self.back_off(ctx.now);
+                let resume = match &self.state {
+                    ReflectorState::OpeningWatch { resource_version, .. } => Some(*resource_version),
+                    _ => None,
+                };
+                self.back_off(ctx.now, resume);
                 Vec::new()
             }
             _ => Vec::new(),
         }
     }
 
-    fn back_off(&mut self, now: Time) {
-        self.state = ReflectorState::BackingOff { until: now + self.backoff };
+    fn back_off(&mut self, now: Time, resume: Option<u64>) {
+        self.state = ReflectorState::BackingOff { until: now + self.backoff, resume };
         self.backoff = Duration((self.backoff.0 * 2).min(MAX_BACKOFF.0));
     }
 
@@ -185,25 +201,33 @@ impl Informer {
         }
     }
 
-    /// The watch ended: re-list after the back-off.
+    /// The watch ended: after the back-off, watch again from the last revision seen.
     pub fn handle_watch_closed(&mut self, now: Time, watch: WatchId) {
-        if self.owns_watch(watch) {
-            self.back_off(now);
+        if let ReflectorState::Watching { watch: w, resource_version } = self.state {
+            if w == watch {
+                self.back_off(now, Some(resource_version));
+            }
         }
     }
 
-    /// Re-lists once a back-off has passed.
+    /// Retries once a back-off has passed.
     pub fn poll(&mut self, ctx: &mut Ctx) {
-        if let ReflectorState::BackingOff { until } = self.state {
-            if until <= ctx.now {
-                self.list(ctx);
+        let ReflectorState::BackingOff { until, resume } = self.state else { return };
+        if until > ctx.now {
+            return;
+        }
+        match resume {
+            Some(resource_version) => {
+                let request = WatchRequest { kind: self.kind, field: self.field.clone(), resource_version };
+                self.state = ReflectorState::OpeningWatch { request: ctx.send(ApiRequest::Watch(request)), resource_version };
             }
+            None => self.list(ctx),
         }
     }
 
     pub fn next_wakeup(&self) -> Option<Time> {
         match self.state {
-            ReflectorState::BackingOff { until } => Some(until),
+            ReflectorState::BackingOff { until, .. } => Some(until),
             _ => None,
         }
     }

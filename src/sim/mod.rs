@@ -7,6 +7,7 @@
 //! moves here, in `step`, `advance`, `run_until` and `settle`.
 
 pub mod invariants;
+pub mod reference;
 pub mod trace;
 
 use crate::api::{ApiRequest, ApiResult, ApiServer, Handled, WatchEvent, WatchId};
@@ -55,6 +56,9 @@ impl fmt::Display for ComponentId {
         }
     }
 }
+
+/// kube-apiserver's `--etcd-compaction-interval`.
+pub const ETCD_COMPACTION_INTERVAL: Duration = Duration::mins(5);
 
 /// A node to add: its name, capacity and zone (`sim node add NAME --cpu 4 --memory 8Gi --pods 110`).
 #[derive(Clone, Debug, PartialEq)]
@@ -143,6 +147,10 @@ pub struct Sim {
     /// The last delivery time per watch, so one watch's notifications never overtake each other.
     watch_clock: HashMap<WatchId, Time>,
     trace: Trace,
+    /// When kube-apiserver next compacts etcd, and the revision it will compact to (the one it
+    /// noted at the previous tick, as `--etcd-compaction-interval` does).
+    next_compaction: Time,
+    compact_to: u64,
     pub invariants: invariants::Checker,
     /// Check the invariants after every step (tests switch this on).
     pub check_every_step: bool,
@@ -166,6 +174,8 @@ impl Sim {
             watch_owner: BTreeMap::new(),
             watch_clock: HashMap::new(),
             trace: Trace::new(4096),
+            next_compaction: Time(0) + ETCD_COMPACTION_INTERVAL,
+            compact_to: 0,
             invariants: invariants::Checker::default(),
             check_every_step: false,
             violations: Vec::new(),
@@ -335,6 +345,7 @@ impl Sim {
         let Some(Reverse((at, seq))) = self.queue.pop() else { return false };
         let delivery = self.deliveries.remove(&seq).expect("every queued entry has a delivery");
         self.now = self.now.max(at);
+        self.compact_if_due();
         self.deliver(delivery);
         self.check_if_asked();
         true
@@ -353,6 +364,7 @@ impl Sim {
             self.step();
         }
         self.now = self.now.max(until);
+        self.compact_if_due();
     }
 
     pub fn advance(&mut self, d: Duration) {
@@ -502,7 +514,15 @@ impl Sim {
         }
     }
 
-    /// Compacts etcd's history up to the current revision (kube-apiserver does so every 5 min).
+    fn compact_if_due(&mut self) {
+        while self.now >= self.next_compaction {
+            self.api.etcd.compact(self.compact_to);
+            self.compact_to = self.api.etcd.revision();
+            self.next_compaction = self.next_compaction + ETCD_COMPACTION_INTERVAL;
+        }
+    }
+
+    /// Compacts etcd's history up to the current revision at once.
     pub fn compact(&mut self) {
         let rev = self.api.etcd.revision();
         self.api.etcd.compact(rev);
