@@ -57,3 +57,24 @@ fn a_severed_watch_resumes_and_a_compacted_one_relists_then_the_controller_still
     assert!(gone >= 1, "the re-watch from a compacted revision answers 410 Gone");
     assert!(sim.violations().is_empty(), "{:?}", sim.violations());
 }
+
+#[test]
+fn a_deployment_claim_becomes_a_replica_set_and_its_pods() {
+    let yaml = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 3\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: nginx, image: nginx:1.14.2}]}\n";
+    let mut sim = Sim::new(3);
+    sim.check_every_step = true;
+    sim.submit(ApiRequest::Create(Object::from_json(yaml_serde::from_str(yaml).unwrap()).unwrap())).unwrap();
+    sim.settle(Duration::secs(30)).unwrap();
+    let rs: Vec<ReplicaSet> = sim.objects(Kind::ReplicaSet).filter_map(|o| o.as_replica_set().cloned()).collect();
+    assert_eq!(rs.len(), 1);
+    let hash = rs[0].metadata.labels.get("pod-template-hash").cloned().unwrap();
+    assert_eq!(rs[0].metadata.name, format!("web-{hash}"));
+    assert_eq!(pods(&sim).len(), 3);
+    assert!(pods(&sim).iter().all(|p| p.metadata.name.starts_with(&format!("web-{hash}-"))));
+    let scaled: Vec<String> = sim
+        .objects(Kind::Event)
+        .filter_map(|o| o.as_event().filter(|e| e.reason == "ScalingReplicaSet").map(|e| e.message.clone()))
+        .collect();
+    assert_eq!(scaled, vec![format!("Scaled up replica set web-{hash} from 0 to 3")]);
+    assert!(sim.violations().is_empty(), "{:?}", sim.violations());
+}

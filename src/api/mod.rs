@@ -421,7 +421,12 @@ fn with_status_of(current: &Object, incoming: Object) -> Object {
         (Object::Pod(n), Object::Pod(i)) => n.status = i.status,
         (Object::Node(n), Object::Node(i)) => n.status = i.status,
         (Object::ReplicaSet(n), Object::ReplicaSet(i)) => n.status = i.status,
-        (Object::Deployment(n), Object::Deployment(i)) => n.status = i.status,
+        (Object::Deployment(n), Object::Deployment(i)) => {
+            n.status = i.status;
+            // deploymentStatusStrategy resets only spec and labels: the deployment controller
+            // records the revision annotation through the status subresource.
+            n.metadata.annotations = i.metadata.annotations;
+        }
         (n, i) => *n = i,
     }
     next.meta_mut().resource_version = rv;

@@ -78,6 +78,7 @@ impl ControllerManager {
     /// The controllers kube-controller-manager runs by default (of those kubeloop models).
     pub fn standard() -> Self {
         Self::new(vec![
+            Box::new(super::deployment::DeploymentController::new()),
             Box::new(super::replica_set::ReplicaSetController::new()),
             Box::new(super::garbage_collector::GarbageCollector::new()),
         ])

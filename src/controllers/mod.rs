@@ -5,6 +5,7 @@
 //! and returns the writes to make as data (`Sync`). The controller manager (`manager`) runs the
 //! work queues and workers and sends the writes; the simulation delivers them.
 
+pub mod deployment;
 pub mod garbage_collector;
 pub mod manager;
 pub mod replica_set;

@@ -136,8 +136,8 @@ impl IntOrString {
                     .strip_suffix('%')
                     .and_then(|n| n.parse().ok())
                     .ok_or_else(|| format!("invalid value for IntOrString: invalid type: string is not a percentage: {s:?}"))?;
-                let scaled = pct * total;
-                Ok(if round_up { (scaled + 99).div_euclid(100) } else { scaled.div_euclid(100) })
+                let scaled = pct.saturating_mul(total);
+                Ok(if round_up { scaled.saturating_add(99).div_euclid(100) } else { scaled.div_euclid(100) })
             }
         }
     }

@@ -1,0 +1,91 @@
+//! Scale benchmarks for the simulation core (a bench target, not a timed test).
+//!
+//! `cargo bench --bench scale` prints a Markdown table; `scripts/bench.sh` runs it and writes the
+//! table into README.md. Measured:
+//! - simulated seconds per wall second at teaching scale (2 nodes / 3 pods) and at
+//!   100 nodes / 3,000 pods, once the cluster is steady (heartbeats, leases, status reports);
+//! - wall time from nothing to every pod Running for 1,000 nodes / 30,000 pods and for
+//!   5,000 nodes / 150,000 pods (the official scalability envelope).
+//!
+//! `cargo bench --bench scale -- quick` skips the 5,000-node run.
+
+use kubeloop::api::ApiRequest;
+use kubeloop::model::{Duration, Kind, Object, PodPhase};
+use kubeloop::sim::{NodeConfig, Sim};
+use std::time::Instant;
+
+fn deployment(name: &str, replicas: usize) -> Object {
+    let yaml = format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}}}\nspec:\n  replicas: {replicas}\n  selector: {{matchLabels: {{app: {name}}}}}\n  template:\n    metadata: {{labels: {{app: {name}}}}}\n    spec:\n      containers:\n      - name: nginx\n        image: nginx:1.14.2\n        resources: {{requests: {{cpu: 10m, memory: 16Mi}}}}\n"
+    );
+    Object::from_json(yaml_serde::from_str(&yaml).expect("bench manifest is YAML")).expect("bench manifest is a Deployment")
+}
+
+/// A cluster of `nodes` nodes with `pods` replicas spread over Deployments of up to 1,000.
+fn cluster(nodes: usize, pods: usize) -> Sim {
+    let mut sim = Sim::new(42);
+    sim.set_trace_capacity(0);
+    for i in 0..nodes {
+        let mut node = NodeConfig::new(&format!("node-{i}"));
+        node.zone = format!("zone-{}", i % 3);
+        sim.add_node(node).expect("unique node names");
+    }
+    let mut left = pods;
+    let mut n = 0;
+    while left > 0 {
+        let replicas = left.min(1000);
+        sim.submit(ApiRequest::Create(deployment(&format!("app-{n}"), replicas))).expect("valid deployment");
+        left -= replicas;
+        n += 1;
+    }
+    sim
+}
+
+fn running(sim: &Sim) -> usize {
+    sim.objects(Kind::Pod).filter(|p| p.as_pod().is_some_and(|p| p.phase() == PodPhase::Running)).count()
+}
+
+/// Wall seconds and simulated seconds until all `pods` are Running (checked every simulated second).
+fn time_to_running(nodes: usize, pods: usize) -> (f64, f64, bool) {
+    let started = Instant::now();
+    let mut sim = cluster(nodes, pods);
+    let limit = Duration::mins(30);
+    let begin = sim.now();
+    let mut done = false;
+    while sim.now().since(begin) < limit {
+        sim.advance(Duration::secs(1));
+        if running(&sim) >= pods {
+            done = true;
+            break;
+        }
+    }
+    (started.elapsed().as_secs_f64(), sim.now().since(begin).as_secs_f64(), done)
+}
+
+/// Simulated seconds per wall second over `span` of steady state.
+fn speed(nodes: usize, pods: usize, span: Duration) -> f64 {
+    let mut sim = cluster(nodes, pods);
+    let _ = sim.settle(Duration::mins(10));
+    let started = Instant::now();
+    sim.advance(span);
+    span.as_secs_f64() / started.elapsed().as_secs_f64().max(1e-9)
+}
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "quick");
+    println!("| measurement | result |");
+    println!("|---|---|");
+    let s = speed(2, 3, Duration::mins(60));
+    println!("| simulated seconds per wall second, 2 nodes / 3 pods (steady) | {s:.0}× real time |");
+    let s = speed(100, 3000, Duration::mins(10));
+    println!("| simulated seconds per wall second, 100 nodes / 3,000 pods (steady) | {s:.0}× real time |");
+    let mut sizes = vec![(1000, 30_000)];
+    if !quick {
+        sizes.push((5000, 150_000));
+    }
+    for (nodes, pods) in sizes {
+        let (wall, simulated, done) = time_to_running(nodes, pods);
+        let verdict = if done { "all Running" } else { "NOT all Running within 30 simulated minutes" };
+        println!("| {nodes} nodes / {pods} pods: wall time from nothing to {verdict} | {wall:.1} s ({simulated:.0} s simulated) |");
+    }
+}
