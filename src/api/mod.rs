@@ -71,6 +71,8 @@ pub struct WatchRequest {
     pub field: FieldFilter,
     /// Deliver every change after this revision (the list's `resourceVersion`).
     pub resource_version: u64,
+    /// Only objects whose labels match (`kubectl get -w -l app=web`).
+    pub labels: Option<LabelSelector>,
 }
 
 impl ApiRequest {
@@ -243,7 +245,7 @@ impl ApiServer {
             }
             Err(_) => unreachable!("changes_since fails only with Compacted"),
         };
-        let id = self.watches.open(w.kind, w.field.clone());
+        let id = self.watches.open_with_labels(w.kind, w.field.clone(), w.labels.clone());
         let notifications = past.iter().flat_map(|c| self.watches.fan_out(c)).filter(|(wid, _)| *wid == id).collect();
         Handled { result: Ok(ApiResponse::Watching(id)), notifications, revision: None }
     }

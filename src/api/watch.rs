@@ -4,7 +4,7 @@
 //! up by node name, instead of testing every open watch, keeps one pod write O(1) in the number
 //! of nodes, as the real API server's watch cache indexes do.
 
-use crate::model::{Kind, Object};
+use crate::model::{Kind, LabelSelector, Object};
 use crate::store::{Change, ChangeType};
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
@@ -44,6 +44,8 @@ pub struct WatchEvent {
 pub struct WatchRegistry {
     next: u64,
     specs: BTreeMap<WatchId, (Kind, FieldFilter)>,
+    /// Label selectors of the watches that have one (checked after the field index).
+    labels: BTreeMap<WatchId, LabelSelector>,
     /// Unfiltered watches per kind.
     all: BTreeMap<Kind, Vec<WatchId>>,
     /// Filtered watches, looked up by the field value a change carries.
@@ -51,6 +53,15 @@ pub struct WatchRegistry {
 }
 
 impl WatchRegistry {
+    /// Opens a watch narrowed by a label selector as well as a field selector.
+    pub fn open_with_labels(&mut self, kind: Kind, filter: FieldFilter, labels: Option<LabelSelector>) -> WatchId {
+        let id = self.open(kind, filter);
+        if let Some(selector) = labels {
+            self.labels.insert(id, selector);
+        }
+        id
+    }
+
     pub fn open(&mut self, kind: Kind, filter: FieldFilter) -> WatchId {
         self.next += 1;
         let id = WatchId(self.next);
@@ -64,6 +75,7 @@ impl WatchRegistry {
 
     pub fn close(&mut self, id: WatchId) {
         let Some((kind, filter)) = self.specs.remove(&id) else { return };
+        self.labels.remove(&id);
         let list = match filter {
             FieldFilter::All => self.all.get_mut(&kind),
             f => self.by_field.get_mut(&(kind, f)),
@@ -90,15 +102,20 @@ impl WatchRegistry {
     pub fn fan_out(&self, change: &Change) -> Vec<(WatchId, WatchEvent)> {
         let kind = change.object.kind();
         let mut out: Vec<(WatchId, WatchEvent)> = Vec::new();
-        for id in self.all.get(&kind).into_iter().flatten() {
-            out.push((*id, WatchEvent { type_: change.type_, object: change.object.clone() }));
-        }
+        let mut candidates: Vec<(WatchId, FieldFilter)> =
+            self.all.get(&kind).into_iter().flatten().map(|id| (*id, FieldFilter::All)).collect();
         for filter in candidate_filters(change) {
-            let Some(ids) = self.by_field.get(&(kind, filter.clone())) else { continue };
-            let now_in = change.type_ != ChangeType::Deleted && filter.matches(&change.object);
+            if let Some(ids) = self.by_field.get(&(kind, filter.clone())) {
+                candidates.extend(ids.iter().map(|id| (*id, filter.clone())));
+            }
+        }
+        for (id, filter) in candidates {
+            let labels = self.labels.get(&id);
+            let member = |o: &Object| filter.matches(o) && labels.is_none_or(|s| s.matches(&o.meta().labels));
+            let now_in = change.type_ != ChangeType::Deleted && member(&change.object);
             let was_in = match (&change.prev, change.type_) {
-                (Some(prev), ChangeType::Modified) => filter.matches(prev),
-                (_, ChangeType::Deleted) => filter.matches(&change.object),
+                (Some(prev), ChangeType::Modified) => member(prev),
+                (_, ChangeType::Deleted) => member(&change.object),
                 _ => false,
             };
             let type_ = match (was_in, now_in) {
@@ -107,9 +124,7 @@ impl WatchRegistry {
                 (true, false) => ChangeType::Deleted,
                 (false, false) => continue,
             };
-            for id in ids {
-                out.push((*id, WatchEvent { type_, object: change.object.clone() }));
-            }
+            out.push((id, WatchEvent { type_, object: change.object.clone() }));
         }
         out.sort_by_key(|(id, _)| *id);
         out
@@ -156,5 +171,23 @@ mod tests {
         assert!(events.iter().all(|(id, _)| *id != node_b));
         reg.close(node_a);
         assert_eq!(reg.fan_out(&bound).len(), 1);
+    }
+
+    #[test]
+    fn a_label_selected_watch_sees_an_object_leave_its_selection_as_deleted() {
+        let mut reg = WatchRegistry::default();
+        let selector = LabelSelector { match_labels: [("app".to_string(), "web".to_string())].into(), ..Default::default() };
+        let web = reg.open_with_labels(Kind::Pod, FieldFilter::All, Some(selector));
+        let labelled = |app: &str| {
+            let mut p = (*pod(None)).clone();
+            p.meta_mut().labels.insert("app".into(), app.into());
+            Rc::new(p)
+        };
+        let relabel = Change { revision: 3, type_: ChangeType::Modified, object: labelled("db"), prev: Some(labelled("web")) };
+        let events = reg.fan_out(&relabel);
+        assert_eq!(events.len(), 1);
+        assert_eq!((events[0].0, events[0].1.type_), (web, ChangeType::Deleted));
+        let other = Change { revision: 4, type_: ChangeType::Added, object: labelled("db"), prev: None };
+        assert!(reg.fan_out(&other).is_empty());
     }
 }

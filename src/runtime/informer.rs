@@ -153,7 +153,7 @@ impl Informer {
             (ReflectorState::Listing(r), Ok(ApiResponse::List { items, resource_version })) if *r == id => {
                 let deltas = self.replace(items);
                 self.synced = true;
-                let request = WatchRequest { kind: self.kind, field: self.field.clone(), resource_version };
+                let request = WatchRequest { kind: self.kind, field: self.field.clone(), resource_version, labels: None };
                 self.state = ReflectorState::OpeningWatch { request: ctx.send(ApiRequest::Watch(request)), resource_version };
                 deltas
             }
@@ -218,7 +218,7 @@ impl Informer {
         }
         match resume {
             Some(resource_version) => {
-                let request = WatchRequest { kind: self.kind, field: self.field.clone(), resource_version };
+                let request = WatchRequest { kind: self.kind, field: self.field.clone(), resource_version, labels: None };
                 self.state = ReflectorState::OpeningWatch { request: ctx.send(ApiRequest::Watch(request)), resource_version };
             }
             None => self.list(ctx),
