@@ -10,6 +10,7 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 pub mod api;
 pub mod controllers;
+pub mod kubelet;
 pub mod model;
 pub mod rng;
 pub mod runtime;

@@ -197,12 +197,7 @@ impl Sim {
         if self.has_component(&id) || self.api.get(&crate::model::ObjectKey::new(crate::model::Kind::Node, "", &config.name)).is_some() {
             return Err(format!("node {:?} already exists", config.name));
         }
-        // Placeholder until the kubelet lands: store the Node directly.
-        let node = crate::model::Node {
-            metadata: crate::model::ObjectMeta { name: config.name.clone(), ..Default::default() },
-            ..Default::default()
-        };
-        let _ = self.submit(ApiRequest::Create(Object::Node(node)));
+        self.add_component(id, Box::new(crate::kubelet::Kubelet::new(config)));
         Ok(())
     }
 

@@ -1,0 +1,886 @@
+//! One pod's life on the node, as the kubelet's pod worker drives it (pkg/kubelet/pod_workers.go
+//! and kuberuntime's `SyncPod`), as a state machine on simulated timers.
+//!
+//! A sync first reports the status as things stand, then acts: a sandbox if there is none, then
+//! each container that is not running — back-off check, image (present, pulled, or failing),
+//! create, start — one after the other, as `SyncPod` does. The status that follows from those
+//! actions is reported by the *next* sync, which the PLEG triggers when its 1 s relist sees the
+//! runtime change: that is why a pod turns Running up to a second after "Started container".
+//! A failed sync (back-off, pull error) is retried 10–15 s later. Deletion stops the containers
+//! (bounded by the grace period), tears the sandbox down, writes the terminal status, then
+//! deletes the pod for good with grace 0 and a UID precondition.
+
+use super::images;
+use super::runtime::{ContainerRuntimeState, PlannedExit};
+use super::status::{equal_by_kubelet, generate, merge_for_write, restarts, StatusInputs, WaitingReason};
+use super::timings::{go_duration, Backoff, KubeletTimings};
+use super::{Kubelet, Pending};
+use crate::api::{defaults, ApiRequest, DeleteRequest};
+use crate::model::*;
+use crate::runtime::events::EventSpec;
+use crate::runtime::Ctx;
+use std::collections::{BTreeMap, VecDeque};
+use std::rc::Rc;
+
+/// Makes a pod's containers exit after running this long (`30s`, `2m`).
+pub const ANNOTATION_CRASH_AFTER: &str = "kubeloop.dev/crash-after";
+/// The exit code of that exit (default 1).
+pub const ANNOTATION_EXIT_CODE: &str = "kubeloop.dev/exit-code";
+/// The containers ignore SIGTERM and are killed when the grace period ends (exit 137).
+pub const ANNOTATION_IGNORE_SIGTERM: &str = "kubeloop.dev/ignore-sigterm";
+
+/// Where a pod worker is.
+#[derive(Clone, Debug, PartialEq)]
+pub enum WorkerPhase {
+    /// In sync; waits for the next change.
+    Idle,
+    /// The last sync failed (back-off, pull error); the timer is the retry.
+    BackingOff,
+    Syncing(SyncRun),
+    /// Stop signals sent; the timer is when the last container will have exited.
+    Terminating,
+    /// Containers stopped; the timer is when the sandbox and volumes are gone.
+    TearingDown,
+    /// The final status and the delete are with the status manager.
+    Finalizing,
+    /// Terminal by its restart policy: nothing more until it is deleted.
+    Finished,
+}
+
+/// One `SyncPod` in progress.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SyncRun {
+    /// When the sandbox being created is ready, if one is.
+    pub sandbox_ready_at: Option<Time>,
+    /// Containers (spec indexes) still to start, in order.
+    pub to_start: VecDeque<usize>,
+    pub current: Option<ContainerStart>,
+    /// A container could not be started (back-off or pull error): the sync returns an error.
+    pub failed: bool,
+    /// The runtime changed (sandbox, container started): the PLEG will notice.
+    pub changed_runtime: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ContainerStart {
+    pub index: usize,
+    pub step: StartStep,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum StartStep {
+    /// "Pulling" was recorded; waiting for the serialized puller. `since` counts the waiting.
+    AwaitingPull {
+        since: Time,
+    },
+    Pulling {
+        since: Time,
+        began: Time,
+        until: Time,
+        error: Option<String>,
+    },
+    Creating {
+        until: Time,
+    },
+    Starting {
+        until: Time,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub struct PodWorker {
+    pub key: ObjectKey,
+    pub uid: String,
+    pub pod: Rc<Object>,
+    pub phase: WorkerPhase,
+    pub timer: Option<Time>,
+    /// The pod is gone from the API server (force-deleted): kill locally, write nothing.
+    pub removed: bool,
+    /// The PLEG saw a change while a sync was running: sync again after it.
+    pub pleg_pending: bool,
+}
+
+impl PodWorker {
+    /// Work in progress that `sim settle` must wait for (back-off waits do not count).
+    pub fn is_busy(&self) -> bool {
+        self.pleg_pending
+            || matches!(self.phase, WorkerPhase::Syncing(_) | WorkerPhase::Terminating | WorkerPhase::TearingDown | WorkerPhase::Finalizing)
+    }
+    fn is_terminating(&self) -> bool {
+        matches!(self.phase, WorkerPhase::Terminating | WorkerPhase::TearingDown | WorkerPhase::Finalizing)
+    }
+    fn pod(&self) -> Option<&Pod> {
+        self.pod.as_pod()
+    }
+    fn name(&self) -> &str {
+        &self.key.name
+    }
+}
+
+/// `format.Pod`: `NAME_NAMESPACE(UID)`, as kubelet messages name a pod.
+pub fn format_pod(pod: &Pod) -> String {
+    format!("{}_{}({})", pod.metadata.name, pod.metadata.namespace, pod.metadata.uid)
+}
+
+/// The exit a pod's annotations plan for a container started at `started`.
+fn planned_crash(pod: &Pod, started: Time, now: Time) -> Option<PlannedExit> {
+    let after = Duration::parse(pod.metadata.annotations.get(ANNOTATION_CRASH_AFTER)?).ok()?;
+    let exit_code = pod.metadata.annotations.get(ANNOTATION_EXIT_CODE).and_then(|c| c.trim().parse().ok()).unwrap_or(1);
+    Some(PlannedExit { at: (started + after).max(now), exit_code })
+}
+
+/// Whether a container (by its runtime state) must be started by a sync.
+fn needs_start(state: Option<&ContainerRuntimeState>, restart_policy: &str) -> bool {
+    match state {
+        None | Some(ContainerRuntimeState::Created) => true,
+        Some(ContainerRuntimeState::Running { .. }) => false,
+        Some(ContainerRuntimeState::Exited { exit_code, .. }) => restarts(restart_policy, *exit_code),
+    }
+}
+
+/// What ensuring a container's image came to.
+enum ImageOutcome {
+    Present,
+    Pull,
+    Failed,
+}
+
+impl Kubelet {
+    // ----- the worker map: take a worker out, work on it, put it back -----
+
+    pub(super) fn take_worker(&mut self, uid: &str) -> Option<PodWorker> {
+        let w = self.proc.workers.remove(uid)?;
+        if let Some(t) = w.timer {
+            self.proc.timers.remove(&(t, w.uid.clone()));
+        }
+        Some(w)
+    }
+
+    pub(super) fn put_worker(&mut self, w: PodWorker) {
+        if let Some(t) = w.timer {
+            self.proc.timers.insert((t, w.uid.clone()));
+        }
+        if w.is_busy() {
+            self.proc.busy.insert(w.uid.clone());
+        } else {
+            self.proc.busy.remove(&w.uid);
+        }
+        self.proc.workers.insert(w.uid.clone(), w);
+    }
+
+    /// Forgets a pod entirely: its worker, status, back-offs, and its containers on the node.
+    fn forget_pod(&mut self, ctx: &mut Ctx, uid: &str) {
+        self.proc.busy.remove(uid);
+        self.proc.statuses.forget(uid);
+        self.proc.reasons.remove(uid);
+        self.proc.pleg_dirty.remove(uid);
+        self.proc.crash_backoff.retain(|(u, _), _| u != uid);
+        self.proc.image_backoff.retain(|(u, _), _| u != uid);
+        self.proc.pull_errors.retain(|(u, _), _| u != uid);
+        self.cancel_pull(ctx, uid);
+        self.runtime.remove_sandbox(uid);
+    }
+
+    // ----- what the API server says about pods -----
+
+    /// A pod bound to this node appeared or changed.
+    pub(super) fn pod_changed(&mut self, ctx: &mut Ctx, object: Rc<Object>) {
+        let Some(pod) = object.as_pod() else { return };
+        if pod.node_name() != Some(self.config.name.as_str()) {
+            return;
+        }
+        let uid = pod.metadata.uid.clone();
+        match self.take_worker(&uid) {
+            Some(mut w) => {
+                let before = w.pod.clone();
+                w.pod = object.clone();
+                if pod.metadata.is_deleting() && !w.is_terminating() {
+                    self.begin_termination(ctx, &mut w);
+                } else if before.meta().annotations != pod.metadata.annotations {
+                    self.replan_crashes(ctx, &w);
+                }
+                self.reconcile_status(ctx, pod);
+                self.put_worker(w);
+            }
+            None => {
+                let key = object.key();
+                let finished = pod.is_terminal() && self.runtime.sandbox(&uid).is_none();
+                let phase = if finished { WorkerPhase::Finished } else { WorkerPhase::Idle };
+                let mut w = PodWorker { key, uid, pod: object.clone(), phase, timer: None, removed: false, pleg_pending: false };
+                if !finished {
+                    if pod.metadata.is_deleting() {
+                        self.begin_termination(ctx, &mut w);
+                    } else {
+                        self.sync_pod(ctx, &mut w);
+                    }
+                }
+                self.put_worker(w);
+            }
+        }
+    }
+
+    /// A pod left the API server (deleted for good, or force-deleted under the kubelet).
+    pub(super) fn pod_removed(&mut self, ctx: &mut Ctx, object: Rc<Object>) {
+        let uid = object.meta().uid.clone();
+        let mut w = match self.take_worker(&uid) {
+            Some(w) => w,
+            None if self.runtime.sandbox(&uid).is_some() => {
+                let key = object.key();
+                PodWorker { key, uid: uid.clone(), pod: object, phase: WorkerPhase::Idle, timer: None, removed: true, pleg_pending: false }
+            }
+            None => return,
+        };
+        w.removed = true;
+        self.proc.statuses.forget(&uid);
+        match w.phase {
+            WorkerPhase::Terminating | WorkerPhase::TearingDown => self.put_worker(w),
+            _ if self.has_running_containers(&uid) => {
+                self.begin_termination(ctx, &mut w);
+                self.put_worker(w);
+            }
+            _ => {
+                let what = if w.phase == WorkerPhase::Finalizing { "deleted" } else { "removed" };
+                self.note(ctx.now, format!("{}: {what}", w.name()));
+                self.forget_pod(ctx, &uid);
+            }
+        }
+    }
+
+    fn has_running_containers(&self, uid: &str) -> bool {
+        self.runtime.sandbox(uid).is_some_and(|s| s.containers.values().any(|c| c.current.state.is_running()))
+    }
+
+    /// After a (re)start: containers of pods the API server no longer has are killed
+    /// (`HandlePodCleanups`), with their events, as a restarted kubelet does.
+    pub(super) fn kill_orphans(&mut self, ctx: &mut Ctx) {
+        for uid in self.runtime.sandbox_uids() {
+            if self.proc.workers.contains_key(&uid) {
+                continue;
+            }
+            let Some(sandbox) = self.runtime.sandbox(&uid) else {
+                continue;
+            };
+            let containers = sandbox
+                .containers
+                .iter()
+                .map(|(name, slot)| Container { name: name.clone(), image: slot.current.image.clone(), ..Default::default() })
+                .collect();
+            let pod = Pod {
+                metadata: ObjectMeta {
+                    name: sandbox.pod.name.clone(),
+                    namespace: sandbox.pod.namespace.clone(),
+                    uid: uid.clone(),
+                    ..Default::default()
+                },
+                spec: PodSpec { containers, node_name: Some(self.config.name.clone()), ..Default::default() },
+                ..Default::default()
+            };
+            self.pod_removed(ctx, Rc::new(Object::Pod(pod)));
+        }
+    }
+
+    /// The crash annotations changed: running containers get the new planned exit.
+    fn replan_crashes(&mut self, ctx: &mut Ctx, w: &PodWorker) {
+        let Some(pod) = w.pod() else { return };
+        let Some(sandbox) = self.runtime.sandbox(&w.uid) else {
+            return;
+        };
+        let running: Vec<(String, Time)> = sandbox
+            .containers
+            .iter()
+            .filter_map(|(name, slot)| match slot.current.state {
+                ContainerRuntimeState::Running { started_at } => Some((name.clone(), started_at)),
+                _ => None,
+            })
+            .collect();
+        for (name, started) in running {
+            if let Some(exit) = planned_crash(pod, started, ctx.now) {
+                self.runtime.plan_exit(&w.uid, &name, exit);
+            }
+        }
+    }
+
+    // ----- syncing -----
+
+    /// `SyncPod`: report the status as it stands, then start what is not running.
+    pub(super) fn sync_pod(&mut self, ctx: &mut Ctx, w: &mut PodWorker) {
+        if w.removed || w.pod().is_some_and(|p| p.metadata.is_deleting()) {
+            if !w.is_terminating() {
+                self.begin_termination(ctx, w);
+            }
+            return;
+        }
+        if let WorkerPhase::Syncing(_) = w.phase {
+            w.pleg_pending = true;
+            return;
+        }
+        if w.is_terminating() || w.phase == WorkerPhase::Finished {
+            return;
+        }
+        self.proc.turns += 1;
+        w.timer = None;
+        let status = self.generate_status(w, false, ctx.now);
+        let terminal = matches!(status.phase, Some(PodPhase::Succeeded | PodPhase::Failed));
+        self.set_status(ctx, w, status);
+        if terminal {
+            w.phase = WorkerPhase::Finished;
+            return;
+        }
+        let Some(pod) = w.pod.as_pod() else { return };
+        let policy = pod.spec.restart_policy.as_deref().unwrap_or("Always");
+        let sandbox = self.runtime.sandbox(&w.uid).filter(|s| s.ready);
+        let to_start: VecDeque<usize> = pod
+            .spec
+            .containers
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| needs_start(sandbox.and_then(|s| s.containers.get(&c.name)).map(|slot| &slot.current.state), policy))
+            .map(|(i, _)| i)
+            .collect();
+        let sandbox_ready_at = sandbox.is_none().then(|| ctx.now + self.timings.draw(ctx.rng, self.timings.sandbox));
+        if sandbox_ready_at.is_none() && to_start.is_empty() {
+            w.phase = WorkerPhase::Idle;
+            return;
+        }
+        w.phase = WorkerPhase::Syncing(SyncRun { sandbox_ready_at, to_start, current: None, failed: false, changed_runtime: false });
+        self.advance_sync(ctx, w);
+    }
+
+    /// Runs the sync's steps that are due, up to the next one that takes time.
+    pub(super) fn advance_sync(&mut self, ctx: &mut Ctx, w: &mut PodWorker) {
+        let object = w.pod.clone();
+        let Some(pod) = object.as_pod() else { return };
+        // Each turn either finishes a step or returns; the bound only guards against a bug.
+        for _ in 0..(4 * pod.spec.containers.len() + 8) {
+            let WorkerPhase::Syncing(run) = &mut w.phase else {
+                return;
+            };
+            if let Some(at) = run.sandbox_ready_at {
+                if at > ctx.now {
+                    w.timer = Some(at);
+                    return;
+                }
+                self.runtime.create_sandbox(w.key.clone(), &w.uid, ctx.now);
+                run.sandbox_ready_at = None;
+                run.changed_runtime = true;
+            }
+            let Some(current) = run.current.clone() else {
+                match run.to_start.pop_front() {
+                    Some(index) => {
+                        let step = self.begin_container(ctx, pod, &w.uid, index);
+                        let WorkerPhase::Syncing(run) = &mut w.phase else {
+                            return;
+                        };
+                        run.failed |= step.is_none();
+                        run.current = step.map(|step| ContainerStart { index, step });
+                    }
+                    None => return self.finish_sync(ctx, w),
+                }
+                continue;
+            };
+            let Some(container) = pod.spec.containers.get(current.index) else {
+                run.current = None;
+                continue;
+            };
+            let finished_ok = matches!(current.step, StartStep::Starting { .. });
+            let created = matches!(current.step, StartStep::Creating { .. });
+            let next = match current.step {
+                StartStep::AwaitingPull { .. } => {
+                    w.timer = None;
+                    return;
+                }
+                StartStep::Pulling { until, .. } | StartStep::Creating { until } | StartStep::Starting { until } if until > ctx.now => {
+                    w.timer = Some(until);
+                    return;
+                }
+                StartStep::Pulling { since, began, error, .. } => self.complete_pull(ctx, pod, &w.uid, container, since, began, error),
+                StartStep::Creating { .. } => {
+                    let id = container_id(ctx);
+                    self.runtime.create_container(&w.uid, &container.name, &container.image, id);
+                    self.container_event(ctx, pod, &container.name, "Normal", "Created", format!("Created container: {}", container.name));
+                    Some(StartStep::Starting { until: ctx.now + self.timings.draw(ctx.rng, self.timings.container_start) })
+                }
+                StartStep::Starting { .. } => {
+                    let crash = planned_crash(pod, ctx.now, ctx.now);
+                    self.runtime.start_container(&w.uid, &container.name, ctx.now, crash);
+                    self.container_event(ctx, pod, &container.name, "Normal", "Started", format!("Started container {}", container.name));
+                    if let Some(r) = self.proc.reasons.get_mut(&w.uid) {
+                        r.remove(&container.name);
+                    }
+                    self.note(ctx.now, format!("{}: started {}", pod.metadata.name, container.name));
+                    None
+                }
+            };
+            let WorkerPhase::Syncing(run) = &mut w.phase else {
+                return;
+            };
+            run.changed_runtime |= created || finished_ok;
+            run.failed |= next.is_none() && !finished_ok;
+            run.current = next.map(|step| ContainerStart { index: current.index, step });
+        }
+    }
+
+    /// The sync ended: the PLEG will bring the next one if the runtime changed; a failed sync
+    /// is retried after the pod worker's back-off.
+    fn finish_sync(&mut self, ctx: &mut Ctx, w: &mut PodWorker) {
+        let WorkerPhase::Syncing(run) = std::mem::replace(&mut w.phase, WorkerPhase::Idle) else {
+            return;
+        };
+        w.timer = None;
+        if run.changed_runtime || w.pleg_pending {
+            w.pleg_pending = false;
+            self.mark_pleg_dirty(&w.uid, ctx.now);
+        } else if run.failed {
+            w.phase = WorkerPhase::BackingOff;
+            w.timer = Some(ctx.now + KubeletTimings::jitter_up(ctx.rng, self.timings.sync_error_backoff, 0.5));
+        }
+    }
+
+    /// The first instant steps of starting one container: the restart back-off, then the image.
+    /// `None` when it cannot start this time.
+    fn begin_container(&mut self, ctx: &mut Ctx, pod: &Pod, uid: &str, index: usize) -> Option<StartStep> {
+        let container = pod.spec.containers.get(index)?;
+        let exited_at =
+            self.runtime.sandbox(uid).and_then(|s| s.containers.get(&container.name)).and_then(|slot| match slot.current.state {
+                ContainerRuntimeState::Exited { finished_at, .. } => Some(finished_at),
+                _ => None,
+            });
+        if let Some(finished_at) = exited_at {
+            if !self.restart_allowed(ctx, pod, uid, &container.name, finished_at) {
+                return None;
+            }
+        }
+        match self.ensure_image(ctx, pod, uid, container) {
+            ImageOutcome::Present => {
+                Some(StartStep::Creating { until: ctx.now + self.timings.draw(ctx.rng, self.timings.container_create) })
+            }
+            ImageOutcome::Failed => None,
+            ImageOutcome::Pull => {
+                let since = ctx.now;
+                if self.request_pull(uid) {
+                    Some(self.pull_step(ctx, pod, &container.image, since))
+                } else {
+                    Some(StartStep::AwaitingPull { since })
+                }
+            }
+        }
+    }
+
+    /// `doBackOff`: a container that exited may restart only once its back-off has passed.
+    fn restart_allowed(&mut self, ctx: &mut Ctx, pod: &Pod, uid: &str, name: &str, finished_at: Time) -> bool {
+        let backoff = Backoff { initial: self.timings.crash_backoff_initial, max: self.timings.crash_backoff_max };
+        let key = (uid.to_string(), name.to_string());
+        let entry = self.proc.crash_backoff.get(&key).copied();
+        if backoff.in_backoff_since(entry.as_ref(), finished_at, ctx.now) {
+            let delay = entry.map(|e| e.delay).unwrap_or(backoff.initial);
+            let who = format_pod(pod);
+            self.container_event(ctx, pod, name, "Warning", "BackOff", format!("Back-off restarting failed container {name} in pod {who}"));
+            let message = format!("back-off {} restarting failed container={name} pod={who}", go_duration(delay));
+            self.set_reason(uid, name, "CrashLoopBackOff", message);
+            self.note(ctx.now, format!("{}: back-off {} restarting {name}", pod.metadata.name, go_duration(delay)));
+            return false;
+        }
+        self.proc.crash_backoff.insert(key, backoff.next(entry, finished_at, ctx.now));
+        true
+    }
+
+    /// `EnsureImageExists`: present, to be pulled, or failing (never-pull, pull back-off).
+    fn ensure_image(&mut self, ctx: &mut Ctx, pod: &Pod, uid: &str, container: &Container) -> ImageOutcome {
+        let image = container.image.as_str();
+        let policy = container.image_pull_policy.clone().unwrap_or_else(|| defaults::default_pull_policy(image).to_string());
+        let present = self.runtime.has_image(image);
+        let should_pull = match policy.as_str() {
+            "Never" => false,
+            "Always" => true,
+            _ => !present,
+        };
+        let name = container.name.as_str();
+        if !should_pull {
+            if present {
+                self.container_event(ctx, pod, name, "Normal", "Pulled", format!("Container image {image:?} already present on machine"));
+                return ImageOutcome::Present;
+            }
+            let message = format!("Container image {image:?} is not present with pull policy of Never");
+            self.container_event(ctx, pod, name, "Warning", "ErrImageNeverPull", message.clone());
+            self.container_event(ctx, pod, name, "Warning", "Failed", "Error: ErrImageNeverPull".to_string());
+            self.set_reason(uid, name, "ErrImageNeverPull", message);
+            return ImageOutcome::Failed;
+        }
+        let backoff = Backoff { initial: self.timings.image_backoff_initial, max: self.timings.image_backoff_max };
+        let key = (uid.to_string(), image.to_string());
+        if backoff.in_backoff_since_update(self.proc.image_backoff.get(&key), ctx.now) {
+            self.container_event(ctx, pod, name, "Normal", "BackOff", format!("Back-off pulling image {image:?}"));
+            self.container_event(ctx, pod, name, "Warning", "Failed", "Error: ImagePullBackOff".to_string());
+            let mut message = format!("Back-off pulling image {image:?}");
+            if let Some(previous) = self.proc.pull_errors.get(&key) {
+                message = format!("{message}: {previous}");
+            }
+            self.set_reason(uid, name, "ImagePullBackOff", message);
+            self.note(ctx.now, format!("{}: back-off pulling {image}", pod.metadata.name));
+            return ImageOutcome::Failed;
+        }
+        self.container_event(ctx, pod, name, "Normal", "Pulling", format!("Pulling image {image:?}"));
+        self.note(ctx.now, format!("{}: pulling image {image}", pod.metadata.name));
+        ImageOutcome::Pull
+    }
+
+    /// The pull as the runtime will do it: fast if the image arrived meanwhile, slow if not,
+    /// failing if the registry will refuse it.
+    fn pull_step(&mut self, ctx: &mut Ctx, pod: &Pod, image: &str, since: Time) -> StartStep {
+        let error = images::pull_failure(pod, image);
+        let t = &self.timings;
+        let took = if error.is_some() {
+            t.draw(ctx.rng, t.image_pull_failure)
+        } else if self.runtime.has_image(image) {
+            t.draw(ctx.rng, t.image_repull)
+        } else {
+            Duration(ctx.rng.jitter(t.image_pull.0, t.image_pull_jitter))
+        };
+        StartStep::Pulling { since, began: ctx.now, until: ctx.now + took, error }
+    }
+
+    /// A pull ended: the image is stored and reported, or the failure recorded and backed off.
+    #[allow(clippy::too_many_arguments)]
+    fn complete_pull(
+        &mut self,
+        ctx: &mut Ctx,
+        pod: &Pod,
+        uid: &str,
+        container: &Container,
+        since: Time,
+        began: Time,
+        error: Option<String>,
+    ) -> Option<StartStep> {
+        let image = container.image.as_str();
+        let name = container.name.as_str();
+        let key = (uid.to_string(), image.to_string());
+        if error.is_none() {
+            // Stored before the next queued pull starts, which then finds it present.
+            self.runtime.add_image(image, ctx.now);
+        }
+        self.release_puller(ctx, uid);
+        if let Some(err) = error {
+            self.container_event(ctx, pod, name, "Warning", "Failed", format!("Failed to pull image {image:?}: {err}"));
+            let backoff = Backoff { initial: self.timings.image_backoff_initial, max: self.timings.image_backoff_max };
+            let next = backoff.next(self.proc.image_backoff.get(&key).copied(), ctx.now, ctx.now);
+            self.proc.image_backoff.insert(key.clone(), next);
+            self.proc.pull_errors.insert(key, format!("ErrImagePull: {err}"));
+            self.container_event(ctx, pod, name, "Warning", "Failed", "Error: ErrImagePull".to_string());
+            self.set_reason(uid, name, "ErrImagePull", err);
+            self.note(ctx.now, format!("{}: failed to pull {image}", pod.metadata.name));
+            return None;
+        }
+        self.proc.image_backoff.remove(&key);
+        self.proc.pull_errors.remove(&key);
+        let size = images::size_bytes(&images::normalize(image));
+        let pulled = go_duration(ctx.now.since(began));
+        let waited = go_duration(ctx.now.since(since));
+        let message = format!("Successfully pulled image {image:?} in {pulled} ({waited} including waiting). Image size: {size} bytes.");
+        self.container_event(ctx, pod, name, "Normal", "Pulled", message);
+        Some(StartStep::Creating { until: ctx.now + self.timings.draw(ctx.rng, self.timings.container_create) })
+    }
+
+    // ----- the serialized image puller -----
+
+    /// Asks for the puller; true if this pod may pull now, false if it queued.
+    fn request_pull(&mut self, uid: &str) -> bool {
+        if !self.timings.serialize_image_pulls {
+            return true;
+        }
+        if self.proc.pulling.is_none() {
+            self.proc.pulling = Some(uid.to_string());
+            return true;
+        }
+        if !self.proc.pull_queue.iter().any(|u| u == uid) {
+            self.proc.pull_queue.push_back(uid.to_string());
+        }
+        false
+    }
+
+    /// A pull ended (or was abandoned): the next queued pod starts its pull.
+    fn release_puller(&mut self, ctx: &mut Ctx, uid: &str) {
+        if self.proc.pulling.as_deref() != Some(uid) {
+            return;
+        }
+        self.proc.pulling = None;
+        while let Some(next) = self.proc.pull_queue.pop_front() {
+            if self.start_queued_pull(ctx, &next) {
+                self.proc.pulling = Some(next);
+                return;
+            }
+        }
+    }
+
+    /// Moves a queued pod's pull from waiting to pulling; false if it no longer waits.
+    fn start_queued_pull(&mut self, ctx: &mut Ctx, uid: &str) -> bool {
+        let Some(mut w) = self.take_worker(uid) else {
+            return false;
+        };
+        let object = w.pod.clone();
+        let waiting = match (&w.phase, object.as_pod()) {
+            (
+                WorkerPhase::Syncing(SyncRun { current: Some(ContainerStart { index, step: StartStep::AwaitingPull { since } }), .. }),
+                Some(pod),
+            ) => pod.spec.containers.get(*index).map(|c| (pod, *index, *since, c.image.clone())),
+            _ => None,
+        };
+        let Some((pod, index, since, image)) = waiting else {
+            self.put_worker(w);
+            return false;
+        };
+        let step = self.pull_step(ctx, pod, &image, since);
+        if let StartStep::Pulling { until, .. } = step {
+            w.timer = Some(until);
+        }
+        if let WorkerPhase::Syncing(run) = &mut w.phase {
+            run.current = Some(ContainerStart { index, step });
+        }
+        self.put_worker(w);
+        true
+    }
+
+    /// A pod stops waiting for the puller, or gives it up mid-pull.
+    fn cancel_pull(&mut self, ctx: &mut Ctx, uid: &str) {
+        self.proc.pull_queue.retain(|u| u != uid);
+        self.release_puller(ctx, uid);
+    }
+
+    // ----- termination -----
+
+    /// `SyncTerminatingPod`: Killing events, stop signals, bounded by the grace period.
+    pub(super) fn begin_termination(&mut self, ctx: &mut Ctx, w: &mut PodWorker) {
+        self.cancel_pull(ctx, &w.uid);
+        self.runtime.remove_unstarted(&w.uid);
+        let object = w.pod.clone();
+        let pod = object.as_pod();
+        let grace_secs = pod
+            .and_then(|p| p.metadata.deletion_grace_period_seconds.or(p.spec.termination_grace_period_seconds))
+            .unwrap_or(defaults::DEFAULT_TERMINATION_GRACE_SECONDS)
+            .max(0) as u64;
+        let grace = Duration::secs(grace_secs).max(self.timings.minimum_grace);
+        let ignores_sigterm = pod.is_some_and(|p| p.metadata.annotations.get(ANNOTATION_IGNORE_SIGTERM).is_some_and(|v| v == "true"));
+        let running: Vec<String> = self
+            .runtime
+            .sandbox(&w.uid)
+            .map(|s| s.containers.iter().filter(|(_, slot)| slot.current.state.is_running()).map(|(n, _)| n.clone()).collect())
+            .unwrap_or_default();
+        let mut last_exit = ctx.now;
+        for name in &running {
+            if let Some(pod) = pod {
+                self.container_event(ctx, pod, name, "Normal", "Killing", format!("Stopping container {name}"));
+            }
+            let (after, exit_code) =
+                if ignores_sigterm { (grace, 137) } else { (self.timings.draw(ctx.rng, self.timings.container_stop).min(grace), 0) };
+            self.runtime.plan_exit(&w.uid, name, PlannedExit { at: ctx.now + after, exit_code });
+            last_exit = last_exit.max(ctx.now + after);
+        }
+        w.pleg_pending = false;
+        self.proc.pleg_dirty.remove(&w.uid);
+        if running.is_empty() {
+            w.phase = WorkerPhase::Terminating;
+            w.timer = None;
+            self.containers_stopped(ctx, w);
+        } else {
+            self.note(ctx.now, format!("{}: stopping {}", w.name(), running.join(", ")));
+            w.phase = WorkerPhase::Terminating;
+            w.timer = Some(last_exit);
+        }
+    }
+
+    /// Every container has exited: tear the sandbox down.
+    pub(super) fn containers_stopped(&mut self, ctx: &mut Ctx, w: &mut PodWorker) {
+        if self.has_running_containers(&w.uid) {
+            // A planned exit is still ahead (it cannot be later than the grace period).
+            w.timer = self.runtime.next_event().map(|t| t.max(ctx.now));
+            return;
+        }
+        w.phase = WorkerPhase::TearingDown;
+        w.timer = Some(ctx.now + self.timings.draw(ctx.rng, self.timings.sandbox_teardown));
+    }
+
+    /// `SyncTerminatedPod` and the status manager: the terminal status, then the delete.
+    pub(super) fn finalize(&mut self, ctx: &mut Ctx, mut w: PodWorker) {
+        self.runtime.stop_sandbox(&w.uid);
+        w.timer = None;
+        if w.removed {
+            self.note(ctx.now, format!("{}: removed", w.name()));
+            self.forget_pod(ctx, &w.uid);
+            return;
+        }
+        let status = self.generate_status(&w, true, ctx.now);
+        w.phase = WorkerPhase::Finalizing;
+        let Some(pod) = w.pod.as_pod() else { return };
+        self.proc.statuses.set(&w.uid, &w.key, status, &pod.status);
+        if let Some(e) = self.proc.statuses.entries.get_mut(&w.uid) {
+            e.delete_when_written = true;
+        }
+        let uid = w.uid.clone();
+        self.put_worker(w);
+        self.flush_status(ctx, &uid);
+    }
+
+    /// The delete went through (or the pod was already gone): nothing is left of it here.
+    pub(super) fn deleted(&mut self, ctx: &mut Ctx, uid: &str) {
+        if let Some(w) = self.take_worker(uid) {
+            self.note(ctx.now, format!("{}: deleted", w.name()));
+        }
+        self.forget_pod(ctx, uid);
+    }
+
+    // ----- timers -----
+
+    /// A worker's timer fired.
+    pub(super) fn drive(&mut self, ctx: &mut Ctx, uid: &str) {
+        let Some(mut w) = self.take_worker(uid) else {
+            return;
+        };
+        w.timer = None;
+        match w.phase {
+            WorkerPhase::Syncing(_) => self.advance_sync(ctx, &mut w),
+            WorkerPhase::BackingOff => self.sync_pod(ctx, &mut w),
+            WorkerPhase::Terminating => self.containers_stopped(ctx, &mut w),
+            WorkerPhase::TearingDown => return self.finalize(ctx, w),
+            WorkerPhase::Idle | WorkerPhase::Finalizing | WorkerPhase::Finished => {}
+        }
+        self.put_worker(w);
+    }
+
+    /// The PLEG relist found these pods changed: sync each (or note it for after its sync).
+    pub(super) fn relist(&mut self, ctx: &mut Ctx) {
+        self.proc.pleg_next = None;
+        let dirty = std::mem::take(&mut self.proc.pleg_dirty);
+        for uid in dirty {
+            let Some(mut w) = self.take_worker(&uid) else {
+                continue;
+            };
+            match w.phase {
+                WorkerPhase::Syncing(_) => w.pleg_pending = true,
+                WorkerPhase::Terminating | WorkerPhase::TearingDown | WorkerPhase::Finalizing | WorkerPhase::Finished => {}
+                WorkerPhase::Idle | WorkerPhase::BackingOff => self.sync_pod(ctx, &mut w),
+            }
+            self.put_worker(w);
+        }
+    }
+
+    /// A pod's runtime changed at `now`: the next relist will see it.
+    pub(super) fn mark_pleg_dirty(&mut self, uid: &str, now: Time) {
+        self.proc.pleg_dirty.insert(uid.to_string());
+        if self.proc.pleg_next.is_none() {
+            self.proc.pleg_next = Some(self.next_relist_after(now));
+        }
+    }
+
+    /// Relists happen every period from a per-process offset: the first one after `t`.
+    fn next_relist_after(&self, t: Time) -> Time {
+        let period = self.timings.pleg_relist_period.0.max(1);
+        let offset = self.proc.pleg_offset;
+        if t.0 < offset {
+            return Time(offset);
+        }
+        Time(offset + ((t.0 - offset) / period + 1) * period)
+    }
+
+    // ----- status and events -----
+
+    pub(super) fn generate_status(&self, w: &PodWorker, terminal: bool, now: Time) -> PodStatus {
+        let Some(pod) = w.pod() else {
+            return PodStatus::default();
+        };
+        let old = self.proc.statuses.cached(&w.uid).unwrap_or(&pod.status);
+        generate(&StatusInputs {
+            pod,
+            sandbox: self.runtime.sandbox(&w.uid),
+            reasons: self.proc.reasons.get(&w.uid),
+            old,
+            terminal,
+            host_ip: &self.addr.node_ip,
+            now,
+        })
+    }
+
+    fn set_status(&mut self, ctx: &mut Ctx, w: &PodWorker, status: PodStatus) {
+        let Some(pod) = w.pod() else { return };
+        let before = self.proc.statuses.cached(&w.uid).unwrap_or(&pod.status).phase;
+        let phase = status.phase;
+        if self.proc.statuses.set(&w.uid, &w.key, status, &pod.status) {
+            if phase != before {
+                let shown = phase.map(PodPhase::as_str).unwrap_or("Pending");
+                self.note(ctx.now, format!("{}: status {shown}", w.name()));
+            }
+            self.flush_status(ctx, &w.uid);
+        }
+    }
+
+    /// Sends the pod's pending status write, or its delete once the final status is written.
+    pub(super) fn flush_status(&mut self, ctx: &mut Ctx, uid: &str) {
+        let Some(e) = self.proc.statuses.entries.get_mut(uid) else {
+            return;
+        };
+        if e.writing.is_some() || e.deleting.is_some() {
+            return;
+        }
+        if e.dirty {
+            let current = self.proc.pods.get(&e.key).filter(|o| o.meta().uid == uid).and_then(|o| o.as_pod());
+            let Some(current) = current else {
+                // The pod is gone from the API server: there is nothing to write to.
+                self.proc.statuses.forget(uid);
+                return;
+            };
+            let mut pod = current.clone();
+            pod.status = merge_for_write(&current.status, &e.status);
+            pod.metadata.resource_version = 0;
+            let id = ctx.send(ApiRequest::UpdateStatus(Object::Pod(pod)));
+            e.writing = Some(id);
+            e.dirty = false;
+            self.proc.requests.insert(id, Pending::PodStatus(uid.to_string()));
+        } else if e.delete_when_written {
+            let request = DeleteRequest { key: e.key.clone(), uid: Some(uid.to_string()), grace_period_seconds: Some(0) };
+            let id = ctx.send(ApiRequest::Delete(request));
+            e.deleting = Some(id);
+            self.proc.requests.insert(id, Pending::PodDelete(uid.to_string()));
+        }
+        self.proc.statuses.refresh(uid);
+    }
+
+    /// `needsReconcile`: the API server's copy differs from what the kubelet last wrote in a
+    /// part the kubelet owns (someone marked the pod not ready): write it again at the status
+    /// manager's next batch, within 10 s.
+    fn reconcile_status(&mut self, ctx: &mut Ctx, pod: &Pod) {
+        let uid = pod.metadata.uid.as_str();
+        let Some(e) = self.proc.statuses.entries.get_mut(uid) else { return };
+        let settled = !e.dirty && e.writing.is_none() && e.deleting.is_none() && !e.delete_when_written;
+        if !settled || pod.metadata.resource_version <= e.acked_version || equal_by_kubelet(&pod.status, &e.status) {
+            return;
+        }
+        e.dirty = true;
+        let period = self.timings.status_retry.0.max(1);
+        let batch = Time((ctx.now.0 / period + 1) * period);
+        self.proc.statuses.schedule_retry(uid, batch);
+        self.proc.statuses.refresh(uid);
+    }
+
+    fn set_reason(&mut self, uid: &str, container: &str, reason: &str, message: String) {
+        let reasons: &mut BTreeMap<String, WaitingReason> = self.proc.reasons.entry(uid.to_string()).or_default();
+        reasons.insert(container.to_string(), WaitingReason { reason: reason.to_string(), message });
+    }
+
+    /// Records an event about one of the pod's containers (`spec.containers{NAME}`).
+    fn container_event(&mut self, ctx: &mut Ctx, pod: &Pod, container: &str, type_: &'static str, reason: &str, message: String) {
+        let involved = ObjectReference {
+            kind: "Pod".into(),
+            namespace: pod.metadata.namespace.clone(),
+            name: pod.metadata.name.clone(),
+            uid: pod.metadata.uid.clone(),
+            api_version: "v1".into(),
+            field_path: format!("spec.containers{{{container}}}"),
+        };
+        let spec = EventSpec { involved, type_, reason: reason.to_string(), message };
+        let request = self.proc.recorder.record(spec, ctx.now);
+        ctx.send(request);
+    }
+}
+
+/// A containerd container id: 64 hex digits from the seeded RNG.
+fn container_id(ctx: &mut Ctx) -> String {
+    (0..4).map(|_| format!("{:016x}", ctx.rng.next_u64())).collect()
+}

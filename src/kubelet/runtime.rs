@@ -1,0 +1,356 @@
+//! The node's container runtime (containerd): sandboxes, containers, the image store and the
+//! pod IPs its CNI plugin handed out.
+//!
+//! This state lives on the machine, not in the kubelet process: containers keep running and
+//! images stay cached when the kubelet stops, and a restarted kubelet finds them again by
+//! listing the runtime. So it is kept apart from the kubelet's in-memory state, which `start`
+//! throws away. A container's own fate (a crash after N seconds, its exit after a stop signal) is
+//! scheduled here and happens whether or not a kubelet is watching.
+
+use super::images;
+use crate::model::{ObjectKey, Time};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What the runtime says about one container.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ContainerRuntimeState {
+    /// Created, not started yet.
+    Created,
+    Running {
+        started_at: Time,
+    },
+    Exited {
+        exit_code: i32,
+        reason: String,
+        started_at: Option<Time>,
+        finished_at: Time,
+    },
+}
+
+impl ContainerRuntimeState {
+    pub fn is_running(&self) -> bool {
+        matches!(self, ContainerRuntimeState::Running { .. })
+    }
+    pub fn is_exited(&self) -> bool {
+        matches!(self, ContainerRuntimeState::Exited { .. })
+    }
+}
+
+/// containerd's reason for an exit code (`Completed` for 0, `Error` otherwise).
+pub fn exit_reason(exit_code: i32) -> &'static str {
+    if exit_code == 0 {
+        "Completed"
+    } else {
+        "Error"
+    }
+}
+
+/// An exit the container will make on its own (a crash) or after a stop signal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlannedExit {
+    pub at: Time,
+    pub exit_code: i32,
+}
+
+/// One container instance.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RuntimeContainer {
+    /// 64 hex digits; `containerd://<id>` in the pod status.
+    pub id: String,
+    /// The fully qualified image (`docker.io/library/nginx:1.14.2`).
+    pub image: String,
+    pub image_id: String,
+    pub state: ContainerRuntimeState,
+    /// How many instances of this container ran before this one.
+    pub restart_count: i32,
+    pub planned_exit: Option<PlannedExit>,
+}
+
+/// A container name's current instance and the one before it (the pod status's `lastState`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ContainerSlot {
+    pub current: RuntimeContainer,
+    pub previous: Option<RuntimeContainer>,
+}
+
+/// A pod sandbox: the pause container holding the pod's network namespace and IP.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sandbox {
+    pub pod: ObjectKey,
+    pub uid: String,
+    pub ip: String,
+    host_octet: u32,
+    /// False once `StopPodSandbox` tore the network down.
+    pub ready: bool,
+    pub created_at: Time,
+    pub containers: BTreeMap<String, ContainerSlot>,
+}
+
+/// An image in the node's image store.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CachedImage {
+    pub name: String,
+    pub image_id: String,
+    pub size_bytes: u64,
+    pub pulled_at: Time,
+}
+
+#[derive(Clone, Debug)]
+pub struct Runtime {
+    sandboxes: BTreeMap<String, Sandbox>,
+    images: BTreeMap<String, CachedImage>,
+    /// Planned exits by time; an entry is stale when its container no longer plans that exit.
+    exits: BTreeSet<(Time, String, String)>,
+    /// The node's pod CIDR network address (a /24), for host-local IPAM.
+    pod_network: u32,
+    /// host-local hands out addresses round-robin after the last one it reserved.
+    last_host: u32,
+    used_hosts: BTreeSet<u32>,
+}
+
+/// The first and last host addresses host-local gives out in a /24 (.1 is the bridge gateway).
+const FIRST_HOST: u32 = 2;
+const LAST_HOST: u32 = 254;
+
+impl Runtime {
+    pub fn new(pod_network: u32) -> Self {
+        Runtime {
+            sandboxes: BTreeMap::new(),
+            images: BTreeMap::new(),
+            exits: BTreeSet::new(),
+            pod_network,
+            last_host: FIRST_HOST - 1,
+            used_hosts: BTreeSet::new(),
+        }
+    }
+
+    pub fn sandbox(&self, uid: &str) -> Option<&Sandbox> {
+        self.sandboxes.get(uid)
+    }
+    pub fn sandboxes(&self) -> impl Iterator<Item = &Sandbox> {
+        self.sandboxes.values()
+    }
+    pub fn sandbox_uids(&self) -> Vec<String> {
+        self.sandboxes.keys().cloned().collect()
+    }
+
+    /// `RunPodSandbox` with CNI ADD: a new sandbox with the next free pod IP.
+    pub fn create_sandbox(&mut self, pod: ObjectKey, uid: &str, now: Time) -> String {
+        if let Some(existing) = self.sandboxes.get_mut(uid) {
+            existing.ready = true;
+            return existing.ip.clone();
+        }
+        let host = self.allocate_host();
+        let ip = ipv4(self.pod_network + host);
+        let sandbox = Sandbox {
+            pod,
+            uid: uid.to_string(),
+            ip: ip.clone(),
+            host_octet: host,
+            ready: true,
+            created_at: now,
+            containers: BTreeMap::new(),
+        };
+        self.sandboxes.insert(uid.to_string(), sandbox);
+        ip
+    }
+
+    /// host-local's round robin: the next address after the last one handed out that is free.
+    /// When all 253 are taken (more pods than a /24 holds) it reuses the next one rather than fail.
+    fn allocate_host(&mut self) -> u32 {
+        let span = LAST_HOST - FIRST_HOST + 1;
+        let mut candidate = self.last_host;
+        for _ in 0..span {
+            candidate = if candidate >= LAST_HOST { FIRST_HOST } else { candidate + 1 };
+            if !self.used_hosts.contains(&candidate) {
+                break;
+            }
+        }
+        self.last_host = candidate;
+        self.used_hosts.insert(candidate);
+        candidate
+    }
+
+    /// `StopPodSandbox`: the network is torn down and the IP released; the record stays until
+    /// the pod is gone, so its exited containers can still be reported.
+    pub fn stop_sandbox(&mut self, uid: &str) {
+        if let Some(s) = self.sandboxes.get_mut(uid) {
+            if s.ready {
+                s.ready = false;
+                self.used_hosts.remove(&s.host_octet);
+            }
+        }
+    }
+
+    /// Removes the sandbox and its containers (container garbage collection of a deleted pod).
+    pub fn remove_sandbox(&mut self, uid: &str) -> bool {
+        self.stop_sandbox(uid);
+        self.sandboxes.remove(uid).is_some()
+    }
+
+    /// `CreateContainer`: a new instance replaces the previous one, which becomes `previous`.
+    pub fn create_container(&mut self, uid: &str, name: &str, image: &str, id: String) -> bool {
+        let Some(sandbox) = self.sandboxes.get_mut(uid) else {
+            return false;
+        };
+        let normalized = images::normalize(image);
+        let image_id = images::image_id(&normalized);
+        let fresh = |restart_count| RuntimeContainer {
+            id,
+            image: normalized,
+            image_id,
+            state: ContainerRuntimeState::Created,
+            restart_count,
+            planned_exit: None,
+        };
+        match sandbox.containers.remove(name) {
+            Some(slot) if slot.current.state.is_exited() => {
+                let count = slot.current.restart_count + 1;
+                sandbox.containers.insert(name.to_string(), ContainerSlot { current: fresh(count), previous: Some(slot.current) });
+            }
+            Some(slot) => {
+                // A created container that never started is replaced without counting a restart.
+                let count = slot.current.restart_count;
+                sandbox.containers.insert(name.to_string(), ContainerSlot { current: fresh(count), previous: slot.previous });
+            }
+            None => {
+                sandbox.containers.insert(name.to_string(), ContainerSlot { current: fresh(0), previous: None });
+            }
+        }
+        true
+    }
+
+    /// `StartContainer`, with the exit it will make on its own, if any.
+    pub fn start_container(&mut self, uid: &str, name: &str, now: Time, exit: Option<PlannedExit>) -> bool {
+        let Some(slot) = self.sandboxes.get_mut(uid).and_then(|s| s.containers.get_mut(name)) else {
+            return false;
+        };
+        slot.current.state = ContainerRuntimeState::Running { started_at: now };
+        slot.current.planned_exit = None;
+        if let Some(exit) = exit {
+            self.plan_exit(uid, name, exit);
+        }
+        true
+    }
+
+    /// Schedules a running container's exit, unless it already plans an earlier one.
+    pub fn plan_exit(&mut self, uid: &str, name: &str, exit: PlannedExit) {
+        let Some(slot) = self.sandboxes.get_mut(uid).and_then(|s| s.containers.get_mut(name)) else {
+            return;
+        };
+        if !slot.current.state.is_running() || slot.current.planned_exit.is_some_and(|p| p.at <= exit.at) {
+            return;
+        }
+        slot.current.planned_exit = Some(exit);
+        self.exits.insert((exit.at, uid.to_string(), name.to_string()));
+    }
+
+    /// Removes a container that was created but never started (its pod is being killed).
+    pub fn remove_unstarted(&mut self, uid: &str) {
+        if let Some(s) = self.sandboxes.get_mut(uid) {
+            s.containers.retain(|_, slot| slot.current.state != ContainerRuntimeState::Created || slot.previous.is_some());
+        }
+    }
+
+    /// Applies every planned exit due by `now`, in time order; returns the pods that changed.
+    pub fn advance(&mut self, now: Time) -> Vec<String> {
+        let mut changed = Vec::new();
+        while let Some((at, uid, name)) = self.exits.first().cloned() {
+            if at > now {
+                break;
+            }
+            self.exits.pop_first();
+            let Some(slot) = self.sandboxes.get_mut(&uid).and_then(|s| s.containers.get_mut(&name)) else {
+                continue;
+            };
+            let c = &mut slot.current;
+            match (c.planned_exit, &c.state) {
+                (Some(plan), ContainerRuntimeState::Running { started_at }) if plan.at == at => {
+                    c.state = ContainerRuntimeState::Exited {
+                        exit_code: plan.exit_code,
+                        reason: exit_reason(plan.exit_code).to_string(),
+                        started_at: Some(*started_at),
+                        finished_at: at,
+                    };
+                    c.planned_exit = None;
+                    if changed.last() != Some(&uid) {
+                        changed.push(uid);
+                    }
+                }
+                _ => {}
+            }
+        }
+        changed
+    }
+
+    /// When the next planned exit happens.
+    pub fn next_event(&self) -> Option<Time> {
+        self.exits.first().map(|(t, _, _)| *t)
+    }
+
+    pub fn has_image(&self, image: &str) -> bool {
+        self.images.contains_key(&images::normalize(image))
+    }
+    pub fn add_image(&mut self, image: &str, now: Time) {
+        let name = images::normalize(image);
+        let cached =
+            CachedImage { image_id: images::image_id(&name), size_bytes: images::size_bytes(&name), pulled_at: now, name: name.clone() };
+        self.images.entry(name).or_insert(cached);
+    }
+    pub fn images(&self) -> impl Iterator<Item = &CachedImage> {
+        self.images.values()
+    }
+
+    /// Every container the runtime knows, with its pod: what is really on this machine.
+    pub fn containers(&self) -> impl Iterator<Item = (&Sandbox, &str, &RuntimeContainer)> {
+        self.sandboxes.values().flat_map(|s| s.containers.iter().map(move |(name, slot)| (s, name.as_str(), &slot.current)))
+    }
+}
+
+/// Dotted-quad text of an IPv4 address.
+pub fn ipv4(addr: u32) -> String {
+    let [a, b, c, d] = addr.to_be_bytes();
+    format!("{a}.{b}.{c}.{d}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Kind;
+
+    fn key(name: &str) -> ObjectKey {
+        ObjectKey::new(Kind::Pod, "default", name)
+    }
+
+    #[test]
+    fn pod_ips_come_round_robin_from_the_nodes_slash_24() {
+        let net = u32::from_be_bytes([10, 244, 1, 0]);
+        let mut rt = Runtime::new(net);
+        assert_eq!(rt.create_sandbox(key("a"), "u1", Time(0)), "10.244.1.2");
+        assert_eq!(rt.create_sandbox(key("b"), "u2", Time(0)), "10.244.1.3");
+        rt.remove_sandbox("u1");
+        // Round robin: the freed .2 is not reused before the range wraps.
+        assert_eq!(rt.create_sandbox(key("c"), "u3", Time(0)), "10.244.1.4");
+    }
+
+    #[test]
+    fn a_planned_crash_happens_on_time_and_a_restart_counts() {
+        let mut rt = Runtime::new(u32::from_be_bytes([10, 244, 1, 0]));
+        rt.create_sandbox(key("a"), "u", Time(0));
+        assert!(rt.create_container("u", "nginx", "nginx:1.14.2", "c1".into()));
+        rt.start_container("u", "nginx", Time(100), Some(PlannedExit { at: Time(30_100), exit_code: 1 }));
+        assert_eq!(rt.next_event(), Some(Time(30_100)));
+        assert!(rt.advance(Time(30_099)).is_empty());
+        assert_eq!(rt.advance(Time(40_000)), vec!["u".to_string()]);
+        let slot = &rt.sandbox("u").unwrap().containers["nginx"];
+        assert_eq!(
+            slot.current.state,
+            ContainerRuntimeState::Exited { exit_code: 1, reason: "Error".into(), started_at: Some(Time(100)), finished_at: Time(30_100) }
+        );
+        rt.create_container("u", "nginx", "nginx:1.14.2", "c2".into());
+        let slot = &rt.sandbox("u").unwrap().containers["nginx"];
+        assert_eq!(slot.current.restart_count, 1);
+        assert_eq!(slot.previous.as_ref().map(|p| p.id.as_str()), Some("c1"));
+        assert_eq!(slot.current.image, "docker.io/library/nginx:1.14.2");
+    }
+}
