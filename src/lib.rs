@@ -14,5 +14,6 @@ pub mod kubelet;
 pub mod model;
 pub mod rng;
 pub mod runtime;
+pub mod scheduler;
 pub mod sim;
 pub mod store;

@@ -187,6 +187,7 @@ impl Sim {
     pub fn new(seed: u64) -> Self {
         let mut sim = Self::empty(seed);
         sim.add_component(ComponentId::ControllerManager, Box::new(crate::controllers::manager::ControllerManager::standard()));
+        sim.add_component(ComponentId::Scheduler, Box::new(crate::scheduler::Scheduler::new()));
         sim
     }
 

@@ -1,0 +1,639 @@
+//! kube-scheduler: the loop that gives every pending pod a node.
+//!
+//! It watches all pods and all nodes. Bound pods fill the cache (what each node already
+//! carries); pending pods of `default-scheduler` wait in the scheduling queue. Each poll takes
+//! every pod that is due from activeQ and runs one scheduling cycle per pod, as
+//! pkg/scheduler/schedule_one.go does: filter the nodes in a rotating order until
+//! `numFeasibleNodesToFind` pass, score those with the default profile's plugins and weights,
+//! pick the best (ties broken at random, from the simulation's seed), assume the pod onto that
+//! node in the cache and post the binding. The binding's answer records a `Scheduled` event, or
+//! undoes the assumption and retries after a backoff. A pod no node fits gets a
+//! `FailedScheduling` event and a `PodScheduled=False` condition with upstream's message, and
+//! waits among the unschedulable pods until a node or pod event could help it.
+//!
+//! Scheduling takes no simulated time: a cycle runs inside one `poll`. Every decision keeps
+//! its explanation (`last_decision`) for the page.
+
+pub mod cache;
+pub mod decision;
+pub mod plugins;
+pub mod queue;
+
+pub use cache::{NodeInfo, Resources};
+pub use decision::{Decision, NodeScores, NodeVerdict, Verdict};
+pub use plugins::{FilterFailure, Plugin};
+pub use queue::QueueConfig;
+
+use crate::api::{set_pod_condition, ApiRequest, ApiResult, FieldFilter, WatchEvent, WatchId};
+use crate::model::{Duration, Kind, Node, Object, ObjectKey, Pod, Time};
+use crate::rng::Rng;
+use crate::runtime::events::{reference_to, EventRecorder, EventSpec};
+use crate::runtime::informer::{Delta, Informer};
+use crate::runtime::{Component, Ctx, LoopPhase, LoopStatus, RequestId};
+use cache::Cache;
+use decision::DecisionLog;
+use plugins::{PluginSet, PodFacts};
+use queue::{Popped, SchedulingQueue};
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+/// The profile name pods ask for in `spec.schedulerName`, and the events' source.
+pub const SCHEDULER_NAME: &str = "default-scheduler";
+/// `ErrNoNodesAvailable`.
+pub const ERR_NO_NODES_AVAILABLE: &str = "no nodes available to schedule pods";
+/// How often upstream moves finished backoffs to activeQ, and checks the unschedulable limit.
+const BACKOFF_FLUSH_PERIOD: Duration = Duration::secs(1);
+const UNSCHEDULABLE_FLUSH_PERIOD: Duration = Duration::secs(30);
+/// Events carry at most this much message (`validation.NoteLengthLimit`).
+const EVENT_MESSAGE_LIMIT: usize = 1024;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SchedulerConfig {
+    /// `percentageOfNodesToScore`; 0 is the adaptive default.
+    pub percentage_of_nodes_to_score: u32,
+    pub queue: QueueConfig,
+    /// How many pods' last decisions to keep for the page.
+    pub decisions_kept: usize,
+}
+
+impl Default for SchedulerConfig {
+    fn default() -> Self {
+        SchedulerConfig { percentage_of_nodes_to_score: 0, queue: QueueConfig::default(), decisions_kept: 1000 }
+    }
+}
+
+/// A binding posted and not yet answered.
+#[derive(Debug)]
+struct BindInFlight {
+    popped: Popped,
+    node: Rc<str>,
+}
+
+/// Where a pod stands for the scheduler's two event handlers (the assigned-pod cache handler
+/// and the unscheduled-pod queue handler), after the informer's view of it changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PodClass {
+    /// Not there, or finished (the scheduler's informer excludes Succeeded and Failed pods).
+    Absent,
+    Assigned,
+    /// Unassigned, not being deleted, and ours to schedule.
+    Pending,
+    /// Unassigned but another scheduler's, or being deleted.
+    Ignored,
+}
+
+fn classify(object: Option<&Rc<Object>>) -> PodClass {
+    let Some(pod) = object.and_then(|o| o.as_pod()) else { return PodClass::Absent };
+    if pod.is_terminal() {
+        PodClass::Absent
+    } else if pod.node_name().is_some() {
+        PodClass::Assigned
+    } else if pod.metadata.is_deleting() || pod.spec.scheduler_name.as_deref().is_some_and(|s| s != SCHEDULER_NAME) {
+        PodClass::Ignored
+    } else {
+        PodClass::Pending
+    }
+}
+
+/// The outcome of the filter phase of one cycle.
+struct Search {
+    nodes: Vec<NodeVerdict>,
+    /// (index into `nodes`, cache slot) of each node that passed.
+    feasible: Vec<(usize, u32)>,
+    wanted: usize,
+    processed: usize,
+}
+
+pub struct Scheduler {
+    config: SchedulerConfig,
+    pods: Informer,
+    nodes: Informer,
+    cache: Cache,
+    queue: SchedulingQueue,
+    recorder: EventRecorder,
+    binds: BTreeMap<RequestId, BindInFlight>,
+    decisions: DecisionLog,
+    /// `nextStartNodeIndex`: where the next search starts in the node order.
+    next_start_node_index: usize,
+    /// When the process started: the queue's flush ticks count from here.
+    started_at: Time,
+    /// The latest time it was called at.
+    now: Time,
+    /// Informer events arrived and the loop has not run since.
+    observing: bool,
+    last_action: String,
+    last_action_at: Option<Time>,
+    turns: u64,
+}
+
+impl Default for Scheduler {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Scheduler {
+    pub fn new() -> Scheduler {
+        Self::with_config(SchedulerConfig::default())
+    }
+
+    pub fn with_config(config: SchedulerConfig) -> Scheduler {
+        Scheduler {
+            pods: Informer::new(Kind::Pod, FieldFilter::All),
+            nodes: Informer::new(Kind::Node, FieldFilter::All),
+            cache: Cache::new(),
+            queue: SchedulingQueue::new(config.queue),
+            recorder: EventRecorder::new(SCHEDULER_NAME, ""),
+            binds: BTreeMap::new(),
+            decisions: DecisionLog::new(config.decisions_kept),
+            next_start_node_index: 0,
+            started_at: Time(0),
+            now: Time(0),
+            observing: false,
+            last_action: String::new(),
+            last_action_at: None,
+            turns: 0,
+            config,
+        }
+    }
+
+    pub fn config(&self) -> &SchedulerConfig {
+        &self.config
+    }
+    /// The last decision made for a pod, with every node's verdict.
+    pub fn last_decision(&self, pod: &ObjectKey) -> Option<&Decision> {
+        self.decisions.get(pod)
+    }
+    /// The kept decisions, oldest first.
+    pub fn decisions(&self) -> impl Iterator<Item = &Decision> + '_ {
+        self.decisions.iter()
+    }
+    /// What the cache holds for a node (requests, pod count), assumed pods included.
+    pub fn node_info(&self, name: &str) -> Option<&NodeInfo> {
+        self.cache.node_by_name(name)
+    }
+    /// (activeQ, backoffQ, unschedulable) lengths.
+    pub fn queue_lengths(&self) -> (usize, usize, usize) {
+        self.queue.lengths()
+    }
+    pub fn binds_in_flight(&self) -> usize {
+        self.binds.len()
+    }
+
+    fn synced(&self) -> bool {
+        self.pods.has_synced() && self.nodes.has_synced()
+    }
+
+    /// The first flush tick at or after `t`.
+    fn tick_at_or_after(&self, t: Time, period: Duration) -> Time {
+        let since = t.since(self.started_at).0;
+        self.started_at + Duration(since.div_ceil(period.0) * period.0)
+    }
+    /// The last flush tick at or before `t`.
+    fn tick_at_or_before(&self, t: Time, period: Duration) -> Time {
+        let since = t.since(self.started_at).0;
+        self.started_at + Duration(since / period.0 * period.0)
+    }
+
+    fn act(&mut self, now: Time, what: String) {
+        self.last_action = what;
+        self.last_action_at = Some(now);
+    }
+
+    fn record_event(&mut self, ctx: &mut Ctx, spec: EventSpec) {
+        let request = self.recorder.record(spec, ctx.now);
+        ctx.send(request);
+    }
+
+    // ---- event handlers: they only update the cache and the queue ----
+
+    fn on_pod_delta(&mut self, now: Time, delta: &Delta) {
+        let (old, new) = match delta {
+            Delta::Added(o) => (None, Some(o)),
+            Delta::Updated { old, new } => (Some(old), Some(new)),
+            Delta::Deleted(o) => (Some(o), None),
+        };
+        let Some(object) = new.or(old) else { return };
+        let key = object.key();
+        match (classify(old), classify(new)) {
+            (PodClass::Assigned, PodClass::Assigned) => self.cache_pod(&key, new),
+            (PodClass::Assigned, _) => {
+                self.cache.remove_pod(&key);
+                self.queue.move_unschedulable_if(now, |q| plugins::assigned_pod_deleted_may_help(q.rejected_by));
+            }
+            (was, PodClass::Assigned) => {
+                if was == PodClass::Pending {
+                    self.queue.delete(&key);
+                }
+                self.cache_pod(&key, new);
+            }
+            (_, PodClass::Pending) => {
+                // An assumed pod is being bound; its own updates change nothing meanwhile.
+                if let Some(pod) = new.filter(|_| !self.cache.is_assumed(&key)) {
+                    self.queue.add(&key, pod.clone(), now);
+                }
+            }
+            (PodClass::Pending, _) => self.queue.delete(&key),
+            _ => {}
+        }
+    }
+
+    fn cache_pod(&mut self, key: &ObjectKey, object: Option<&Rc<Object>>) {
+        if let Some(pod) = object.and_then(|o| o.as_pod()) {
+            if let Some(node) = pod.node_name() {
+                self.cache.add_pod(key, pod, node, false);
+            }
+        }
+    }
+
+    fn on_node_delta(&mut self, now: Time, delta: &Delta) {
+        match delta {
+            Delta::Added(object) => {
+                self.cache.set_node(object);
+                if let Some(node) = object.as_node() {
+                    self.requeue_for_node(now, None, node);
+                }
+            }
+            Delta::Updated { old, new } => {
+                self.cache.set_node(new);
+                if let (Some(a), Some(b)) = (old.as_node(), new.as_node()) {
+                    if plugins::node_scheduling_properties_changed(a, b) {
+                        self.requeue_for_node(now, Some(a), b);
+                    }
+                }
+            }
+            Delta::Deleted(object) => self.cache.remove_node(&object.meta().name),
+        }
+    }
+
+    fn requeue_for_node(&mut self, now: Time, old: Option<&Node>, new: &Node) {
+        self.queue.move_unschedulable_if(now, |q| q.pod.as_pod().is_some_and(|p| plugins::node_event_may_help(p, q.rejected_by, old, new)));
+    }
+
+    // ---- the scheduling cycle ----
+
+    fn schedule_one(&mut self, ctx: &mut Ctx, popped: Popped) {
+        self.turns += 1;
+        let Some(pod) = popped.pod.as_pod() else { return };
+        if pod.metadata.is_deleting() {
+            return;
+        }
+        self.cache.refresh_order();
+        let num_all = self.cache.num_nodes();
+        if num_all == 0 {
+            let decision = self.new_decision(ctx.now, &popped, Vec::new(), 0);
+            self.fail(ctx, popped, decision, ERR_NO_NODES_AVAILABLE.to_string(), None);
+            return;
+        }
+        let owner = plugins::spread_owner_uid(pod).map(|uid| self.cache.owner_id(uid));
+        let facts = PodFacts::new(pod, owner);
+        let Search { mut nodes, feasible, wanted, processed } =
+            find_feasible(&self.cache, &facts, self.next_start_node_index, self.config.percentage_of_nodes_to_score);
+        self.next_start_node_index = (self.next_start_node_index + processed) % num_all;
+        let chosen = match feasible.as_slice() {
+            [] => None,
+            [only] => Some(*only),
+            _ => {
+                score_nodes(&self.cache, &facts, &mut nodes, &feasible);
+                select_host(ctx.rng, &nodes, &feasible)
+            }
+        };
+        let decision = self.new_decision(ctx.now, &popped, nodes, wanted);
+        match chosen {
+            Some((_, slot)) => self.assume_and_bind(ctx, popped, slot, decision),
+            None => {
+                let message = plugins::fit_error_message(num_all, decision.rejections());
+                let mut rejected_by = PluginSet::default();
+                decision.rejections().for_each(|f| rejected_by.insert(f.plugin()));
+                self.fail(ctx, popped, decision, message, Some(rejected_by));
+            }
+        }
+    }
+
+    fn new_decision(&self, now: Time, popped: &Popped, nodes: Vec<NodeVerdict>, wanted: usize) -> Decision {
+        Decision {
+            pod: popped.key.clone(),
+            at: now,
+            attempt: popped.attempts,
+            nodes_in_cluster: self.cache.num_nodes(),
+            feasible_wanted: wanted,
+            nodes,
+            chosen: None,
+            message: String::new(),
+        }
+    }
+
+    /// Assumes the pod on the node, so the next cycle sees it there, and posts the binding.
+    fn assume_and_bind(&mut self, ctx: &mut Ctx, popped: Popped, slot: u32, mut decision: Decision) {
+        let node = self.cache.node(slot).name.clone();
+        if let Some(pod) = popped.pod.as_pod() {
+            self.cache.add_pod(&popped.key, pod, &node, true);
+        }
+        let id = ctx.send(ApiRequest::Bind { pod: popped.key.clone(), node: node.to_string() });
+        decision.chosen = Some(node.clone());
+        let what = match decision.chosen_score() {
+            Some(score) => format!("{} → {node} (score {score})", popped.key.name),
+            None => format!("{} → {node} (the only feasible node)", popped.key.name),
+        };
+        self.act(ctx.now, what);
+        self.decisions.record(decision);
+        self.binds.insert(id, BindInFlight { popped, node });
+    }
+
+    /// `handleSchedulingFailure`: the event, the pod's condition, and back to the queue — among
+    /// the unschedulable pods after a FitError (`rejected_by`), else into backoffQ.
+    fn fail(&mut self, ctx: &mut Ctx, popped: Popped, mut decision: Decision, message: String, rejected_by: Option<PluginSet>) {
+        self.report_failure(ctx, &popped, "Unschedulable", &message);
+        let short = message.split(" preemption:").next().unwrap_or(&message).trim_end_matches('.');
+        self.act(ctx.now, format!("{}: {short}", popped.key.name));
+        decision.message = message;
+        self.decisions.record(decision);
+        match rejected_by {
+            Some(plugins) => self.queue.add_unschedulable(popped, plugins, ctx.now),
+            None => self.queue.add_backoff(popped, ctx.now),
+        }
+    }
+
+    /// The FailedScheduling event, and `PodScheduled=False` when the condition changes.
+    fn report_failure(&mut self, ctx: &mut Ctx, popped: &Popped, reason: &str, message: &str) {
+        self.record_event(ctx, EventSpec::warning(reference_to(&popped.pod), "FailedScheduling", truncate(message, EVENT_MESSAGE_LIMIT)));
+        let Some(current) = self.pods.get(&popped.key).and_then(|o| o.as_pod()) else { return };
+        if current.node_name().is_some() {
+            return;
+        }
+        let mut pod: Pod = current.clone();
+        if set_pod_condition(&mut pod.status, "PodScheduled", "False", Some(reason), Some(message), ctx.now) {
+            pod.metadata.resource_version = 0;
+            ctx.send(ApiRequest::UpdateStatus(Object::Pod(pod)));
+        }
+    }
+
+    /// The binding's answer: a `Scheduled` event, or the assumption undone and a retry.
+    fn on_bind_result(&mut self, ctx: &mut Ctx, bind: BindInFlight, result: ApiResult) {
+        let BindInFlight { mut popped, node } = bind;
+        match result {
+            Ok(_) => {
+                let message = format!("Successfully assigned {}/{} to {node}", popped.key.namespace, popped.key.name);
+                self.record_event(ctx, EventSpec::normal(reference_to(&popped.pod), "Scheduled", message));
+            }
+            Err(error) => {
+                self.cache.forget_pod(&popped.key);
+                let message = format!("running Bind plugin \"DefaultBinder\": {}", error.message);
+                self.report_failure(ctx, &popped, "SchedulerError", &message);
+                self.act(ctx.now, format!("{}: binding to {node} failed: {}", popped.key.name, error.message));
+                // Retry only if the pod still waits for a node (not deleted, not bound by now).
+                if let Some(current) = self.pods.get(&popped.key).filter(|o| classify(Some(o)) == PodClass::Pending) {
+                    popped.pod = current.clone();
+                    self.queue.add_backoff(popped, ctx.now);
+                }
+                self.queue.move_unschedulable_if(ctx.now, |q| plugins::assigned_pod_deleted_may_help(q.rejected_by));
+            }
+        }
+    }
+
+    fn phase(&self) -> LoopPhase {
+        if self.observing {
+            LoopPhase::Observe
+        } else if self.synced() && self.queue.has_active() {
+            LoopPhase::Compare
+        } else if !self.binds.is_empty() {
+            LoopPhase::Act
+        } else {
+            LoopPhase::Idle
+        }
+    }
+}
+
+/// Filters nodes in the rotating order from `start` until enough are feasible.
+fn find_feasible(cache: &Cache, pod: &PodFacts, start: usize, percentage: u32) -> Search {
+    let order = cache.order();
+    let n = order.len();
+    let wanted = plugins::num_feasible_nodes_to_find(percentage, n);
+    let mut nodes = Vec::with_capacity(wanted.min(n));
+    let mut feasible = Vec::with_capacity(wanted.min(n));
+    let mut processed = 0;
+    for i in 0..n {
+        let slot = order[(start + i) % n];
+        let info = cache.node(slot);
+        processed += 1;
+        match plugins::run_filters(info, pod) {
+            Ok(()) => {
+                feasible.push((nodes.len(), slot));
+                nodes.push(NodeVerdict { node: info.name.clone(), verdict: Verdict::Feasible(None) });
+                if feasible.len() >= wanted {
+                    break;
+                }
+            }
+            Err(failure) => nodes.push(NodeVerdict { node: info.name.clone(), verdict: Verdict::Rejected(failure) }),
+        }
+    }
+    Search { nodes, feasible, wanted, processed }
+}
+
+/// Runs the score plugins over the feasible nodes, normalises each to 0–100 and writes each
+/// node's scores and weighted total into its verdict.
+fn score_nodes(cache: &Cache, pod: &PodFacts, nodes: &mut [NodeVerdict], feasible: &[(usize, u32)]) {
+    let infos: Vec<&NodeInfo> = feasible.iter().map(|(_, slot)| cache.node(*slot)).collect();
+    let mut taint: Vec<i64> = infos.iter().map(|n| plugins::intolerable_prefer_no_schedule(n, pod)).collect();
+    plugins::default_normalize(&mut taint, true);
+    let affinity = pod.has_preferred_affinity().then(|| {
+        let mut raw: Vec<i64> = infos.iter().map(|n| plugins::preferred_affinity(n, pod)).collect();
+        plugins::default_normalize(&mut raw, false);
+        raw
+    });
+    let fit: Vec<i64> = infos.iter().map(|n| plugins::least_allocated(n, pod)).collect();
+    let spread = pod.spread_owner.map(|owner| {
+        let mut raw = spread_raw_scores(cache, owner, &infos);
+        plugins::spread_normalize(&mut raw);
+        raw
+    });
+    let balanced = (!pod.is_best_effort()).then(|| infos.iter().map(|n| plugins::balanced_allocation(n, pod)).collect::<Vec<i64>>());
+    let at = |scores: &Option<Vec<i64>>, i: usize| scores.as_ref().and_then(|s| s.get(i).copied());
+    for (i, (index, _)) in feasible.iter().enumerate() {
+        let scores = NodeScores::new([taint.get(i).copied(), at(&affinity, i), fit.get(i).copied(), at(&spread, i), at(&balanced, i)]);
+        if let Some(v) = nodes.get_mut(*index) {
+            v.verdict = Verdict::Feasible(Some(scores));
+        }
+    }
+}
+
+/// PodTopologySpread's raw scores with the system default constraints. A node scores a
+/// constraint only if it has its label (kubelets label every node `kubernetes.io/hostname`;
+/// the zone label is optional). The hostname weight counts the feasible nodes; the zone weight the distinct zone values among them (a node
+/// without a zone label is one more value, as upstream reads the missing label as ""). Zone
+/// counts cover every node of the zone, as upstream's PreScore counts over all nodes.
+fn spread_raw_scores(cache: &Cache, owner: u32, infos: &[&NodeInfo]) -> Vec<i64> {
+    let bound = cache.zone_id_bound();
+    let mut seen = vec![false; bound + 1];
+    let mut zone_values = 0;
+    for n in infos {
+        let i = n.zone.map_or(bound, |z| z as usize);
+        if let Some(s) = seen.get_mut(i).filter(|s| !**s) {
+            *s = true;
+            zone_values += 1;
+        }
+    }
+    let host_weight = plugins::topology_normalizing_weight(infos.len());
+    let zone_weight = plugins::topology_normalizing_weight(zone_values);
+    let mut zone_counts: Vec<Option<i64>> = vec![None; bound];
+    let mut out = Vec::with_capacity(infos.len());
+    for n in infos {
+        let zone_count = n.zone.and_then(|z| {
+            let slot = zone_counts.get_mut(z as usize)?;
+            Some(*slot.get_or_insert_with(|| cache.zone_count(owner, z) as i64))
+        });
+        let host_count = n.has_hostname_label.then(|| n.owner_count(owner) as i64);
+        out.push(plugins::spread_score(host_count, zone_count, host_weight, zone_weight));
+    }
+    out
+}
+
+/// `selectHost`: the highest total wins; among equals each is equally likely (reservoir
+/// sampling with the simulation's RNG).
+fn select_host(rng: &mut Rng, nodes: &[NodeVerdict], feasible: &[(usize, u32)]) -> Option<(usize, u32)> {
+    let total = |index: usize| match nodes.get(index).map(|v| &v.verdict) {
+        Some(Verdict::Feasible(Some(s))) => s.total,
+        _ => 0,
+    };
+    let (&first, rest) = feasible.split_first()?;
+    let mut best = first;
+    let mut best_score = total(best.0);
+    let mut ties = 1;
+    for &candidate in rest {
+        let score = total(candidate.0);
+        if score > best_score {
+            (best, best_score, ties) = (candidate, score, 1);
+        } else if score == best_score {
+            ties += 1;
+            if rng.below(ties) == 0 {
+                best = candidate;
+            }
+        }
+    }
+    Some(best)
+}
+
+/// `truncateMessage`: long messages end in " ...".
+fn truncate(message: &str, limit: usize) -> String {
+    if message.len() <= limit {
+        return message.to_string();
+    }
+    let mut cut = limit - 4;
+    while !message.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{} ...", &message[..cut])
+}
+
+impl Component for Scheduler {
+    fn name(&self) -> String {
+        "kube-scheduler".into()
+    }
+
+    fn start(&mut self, ctx: &mut Ctx) {
+        *self = Scheduler::with_config(self.config.clone());
+        self.started_at = ctx.now;
+        self.now = ctx.now;
+        self.pods.start(ctx);
+        self.nodes.start(ctx);
+    }
+
+    fn handle_response(&mut self, ctx: &mut Ctx, id: RequestId, result: ApiResult) {
+        self.now = ctx.now;
+        if self.pods.owns_request(id) {
+            for delta in self.pods.handle_response(ctx, id, result) {
+                self.observing = true;
+                self.on_pod_delta(ctx.now, &delta);
+            }
+        } else if self.nodes.owns_request(id) {
+            for delta in self.nodes.handle_response(ctx, id, result) {
+                self.observing = true;
+                self.on_node_delta(ctx.now, &delta);
+            }
+        } else if let Some(bind) = self.binds.remove(&id) {
+            self.on_bind_result(ctx, bind, result);
+        }
+        // Anything else answers an event or a status write; nothing waits on those.
+    }
+
+    fn handle_watch_event(&mut self, ctx: &mut Ctx, watch: WatchId, event: WatchEvent) {
+        self.now = ctx.now;
+        if self.pods.owns_watch(watch) {
+            if let Some(delta) = self.pods.handle_watch_event(event) {
+                self.observing = true;
+                self.on_pod_delta(ctx.now, &delta);
+            }
+        } else if self.nodes.owns_watch(watch) {
+            if let Some(delta) = self.nodes.handle_watch_event(event) {
+                self.observing = true;
+                self.on_node_delta(ctx.now, &delta);
+            }
+        }
+    }
+
+    fn handle_watch_closed(&mut self, ctx: &mut Ctx, watch: WatchId) {
+        self.now = ctx.now;
+        self.pods.handle_watch_closed(ctx.now, watch);
+        self.nodes.handle_watch_closed(ctx.now, watch);
+    }
+
+    fn poll(&mut self, ctx: &mut Ctx) {
+        self.now = ctx.now;
+        self.pods.poll(ctx);
+        self.nodes.poll(ctx);
+        self.observing = false;
+        if !self.synced() {
+            return;
+        }
+        self.queue.flush_backoff_completed(self.tick_at_or_before(ctx.now, BACKOFF_FLUSH_PERIOD));
+        self.queue.flush_unschedulable_leftover(self.tick_at_or_before(ctx.now, UNSCHEDULABLE_FLUSH_PERIOD));
+        while let Some(popped) = self.queue.pop() {
+            self.schedule_one(ctx, popped);
+        }
+    }
+
+    fn next_wakeup(&self) -> Option<Time> {
+        let mut next: Option<Time> = None;
+        let mut consider = |t: Time| next = Some(next.map_or(t, |n: Time| n.min(t)));
+        [self.pods.next_wakeup(), self.nodes.next_wakeup()].into_iter().flatten().for_each(&mut consider);
+        if self.observing || (self.synced() && self.queue.has_active()) {
+            consider(self.now);
+        }
+        if self.synced() {
+            if let Some(expiry) = self.queue.earliest_backoff_expiry() {
+                consider(self.tick_at_or_after(expiry, BACKOFF_FLUSH_PERIOD));
+            }
+            if let Some(deadline) = self.queue.earliest_unschedulable_deadline() {
+                consider(self.tick_at_or_after(deadline, UNSCHEDULABLE_FLUSH_PERIOD));
+            }
+        }
+        next
+    }
+
+    fn is_busy(&self) -> bool {
+        let (active, backoff, _) = self.queue.lengths();
+        active + backoff > 0 || !self.binds.is_empty()
+    }
+
+    fn loops(&self) -> Vec<LoopStatus> {
+        let (active, backoff, unschedulable) = self.queue.lengths();
+        vec![LoopStatus {
+            name: "kube-scheduler".into(),
+            phase: self.phase(),
+            queue_depth: active + backoff + unschedulable,
+            last_action: self.last_action.clone(),
+            last_action_at: self.last_action_at,
+            turns: self.turns,
+        }]
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests;
