@@ -36,7 +36,7 @@ setup_apt_install() {
     SETUP_APT_UPDATED=1
   fi
   setup_say "apt-get install $*"
-  setup_as_root apt-get install -y -qq --no-install-recommends "$@" >/dev/null ||
+  setup_as_root apt-get install -y -qq "$@" >/dev/null ||
     setup_die "apt-get install $* failed"
 }
 
@@ -84,12 +84,12 @@ kubeloop_setup() {
       setup_die "installing wasm-bindgen-cli failed"
   fi
 
-  # Chromium and chromedriver from Debian (never a browser download).
+  # Chromium and chromedriver from Debian (never a browser download); Node only if absent
+  # (Debian's is older than the Node 20 this is tested with, but runs the tests).
   local packages=()
   command -v chromium >/dev/null || packages+=(chromium)
   command -v chromedriver >/dev/null || packages+=(chromium-driver)
   command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)
-  command -v python3 >/dev/null || packages+=(python3)
   if ((${#packages[@]})); then setup_apt_install "${packages[@]}"; fi
 
   # npm packages from package-lock.json: skipped when node_modules matches the lock file.

@@ -1,0 +1,267 @@
+//! One test per behaviour of the reference sheet that crosses components, each named for it and
+//! checked against the real numbers and messages. Behaviours local to one part (work queue
+//! back-off, expectations, scoring formulas, validation messages …) are unit-tested next to it.
+//! Every run here checks the invariants after every step.
+
+use kubeloop::api::{ApiRequest, DeleteRequest, Reason};
+use kubeloop::model::*;
+use kubeloop::sim::{NodeConfig, Sim};
+use std::rc::Rc;
+
+fn deployment_yaml(name: &str, replicas: i32, image: &str, cpu: &str) -> String {
+    format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}}}\nspec:\n  replicas: {replicas}\n  selector: {{matchLabels: {{app: {name}}}}}\n  template:\n    metadata: {{labels: {{app: {name}}}}}\n    spec:\n      containers:\n      - name: nginx\n        image: {image}\n        resources: {{requests: {{cpu: {cpu}, memory: 64Mi}}}}\n"
+    )
+}
+
+fn object(yaml: &str) -> Object {
+    Object::from_json(yaml_serde::from_str(yaml).unwrap()).unwrap()
+}
+
+fn cluster(nodes: usize) -> Sim {
+    let mut sim = Sim::new(5);
+    sim.check_every_step = true;
+    for i in 1..=nodes {
+        sim.add_node(NodeConfig::new(&format!("node-{i}"))).unwrap();
+    }
+    sim.settle(Duration::secs(30)).unwrap();
+    sim
+}
+
+fn with_web(replicas: i32) -> Sim {
+    let mut sim = cluster(2);
+    sim.submit(ApiRequest::Create(object(&deployment_yaml("web", replicas, "nginx:1.14.2", "100m")))).unwrap();
+    sim.settle(Duration::mins(2)).unwrap();
+    sim
+}
+
+fn get(sim: &Sim, kind: Kind, name: &str) -> Rc<Object> {
+    sim.api().get(&ObjectKey::new(kind, "default", name)).cloned().unwrap_or_else(|| panic!("{kind} {name} exists"))
+}
+
+fn pods(sim: &Sim) -> Vec<Pod> {
+    sim.objects(Kind::Pod).filter_map(|o| o.as_pod().cloned()).collect()
+}
+
+fn events(sim: &Sim, reason: &str) -> Vec<Event> {
+    let mut out: Vec<Event> = sim.objects(Kind::Event).filter_map(|o| o.as_event().cloned()).filter(|e| e.reason == reason).collect();
+    out.sort_by_key(|e| (e.first_timestamp, e.metadata.name.clone()));
+    out
+}
+
+fn assert_invariants(sim: &Sim) {
+    assert!(sim.violations().is_empty(), "{:?}", sim.violations());
+}
+
+#[test]
+fn a_write_with_a_stale_resource_version_is_a_409_conflict() {
+    let mut sim = with_web(1);
+    let stale = (*get(&sim, Kind::Deployment, "web")).clone();
+    let mut first = stale.clone();
+    if let Object::Deployment(d) = &mut first {
+        d.spec.replicas = Some(2);
+    }
+    sim.submit(ApiRequest::Update(first)).unwrap();
+    let err = sim.submit(ApiRequest::Update(stale)).unwrap_err();
+    assert_eq!(err.reason, Reason::Conflict);
+    assert_eq!(
+        err.message,
+        "Operation cannot be fulfilled on deployments.apps \"web\": the object has been modified; please apply your changes to the latest version and try again"
+    );
+}
+
+#[test]
+fn generation_counts_spec_changes_and_the_controller_reports_observed_generation() {
+    let mut sim = with_web(1);
+    let mut d = (*get(&sim, Kind::Deployment, "web")).clone();
+    assert_eq!(d.meta().generation, 1);
+    if let Object::Deployment(dep) = &mut d {
+        dep.spec.replicas = Some(2);
+    }
+    sim.submit(ApiRequest::Update(d)).unwrap();
+    sim.settle(Duration::mins(1)).unwrap();
+    let d = get(&sim, Kind::Deployment, "web");
+    assert_eq!(d.meta().generation, 2);
+    assert_eq!(d.as_deployment().unwrap().status.observed_generation, 2);
+    assert_invariants(&sim);
+}
+
+#[test]
+fn deleting_a_pod_is_graceful_with_30s_and_the_kubelet_finishes_it() {
+    let mut sim = with_web(1);
+    let pod = pods(&sim)[0].clone();
+    let key = ObjectKey::new(Kind::Pod, "default", &pod.metadata.name);
+    let at = sim.now();
+    let answer = sim.submit(ApiRequest::Delete(DeleteRequest::new(key.clone()))).unwrap();
+    let marked = answer.object().unwrap().as_pod().unwrap().clone();
+    assert_eq!(marked.metadata.deletion_grace_period_seconds, Some(30));
+    assert_eq!(marked.metadata.deletion_timestamp, Some(at + Duration::secs(30)));
+    assert!(sim.api().get(&key).is_some(), "the pod stays until the kubelet has stopped it");
+    sim.settle(Duration::mins(1)).unwrap();
+    assert!(sim.api().get(&key).is_none(), "the kubelet's final delete removes it");
+    assert_eq!(events(&sim, "Killing").last().unwrap().message, "Stopping container nginx");
+    assert_invariants(&sim);
+}
+
+#[test]
+fn deleting_a_deployment_cascades_to_its_replica_sets_and_pods_in_the_background() {
+    let mut sim = with_web(3);
+    assert_eq!(sim.objects(Kind::ReplicaSet).count(), 1);
+    sim.submit(ApiRequest::Delete(DeleteRequest::new(ObjectKey::new(Kind::Deployment, "default", "web")))).unwrap();
+    sim.settle(Duration::mins(2)).unwrap();
+    assert_eq!(sim.objects(Kind::ReplicaSet).count(), 0, "the garbage collector removed the ReplicaSet");
+    assert_eq!(sim.objects(Kind::Pod).count(), 0, "and then its pods");
+    assert_invariants(&sim);
+}
+
+#[test]
+fn admission_adds_300s_not_ready_and_unreachable_tolerations_to_every_pod() {
+    let sim = with_web(1);
+    let pod = &pods(&sim)[0];
+    let keys: Vec<(&str, &str, Option<i64>)> =
+        pod.spec.tolerations.iter().map(|t| (t.key.as_str(), t.effect.as_str(), t.toleration_seconds)).collect();
+    assert_eq!(
+        keys,
+        [("node.kubernetes.io/not-ready", "NoExecute", Some(300)), ("node.kubernetes.io/unreachable", "NoExecute", Some(300))]
+    );
+}
+
+#[test]
+fn pod_names_are_the_replica_set_name_and_five_characters_of_the_kubernetes_alphabet() {
+    let sim = with_web(3);
+    let rs = sim.objects(Kind::ReplicaSet).next().unwrap().meta().name.clone();
+    for pod in pods(&sim) {
+        let suffix = pod.metadata.name.strip_prefix(&format!("{rs}-")).expect("named after its ReplicaSet");
+        assert_eq!(suffix.len(), 5);
+        assert!(suffix.bytes().all(|c| b"bcdfghjklmnpqrstvwxz2456789".contains(&c)), "{suffix}");
+    }
+}
+
+#[test]
+fn the_replica_set_records_successful_create_and_delete_events() {
+    let mut sim = with_web(3);
+    let created = events(&sim, "SuccessfulCreate");
+    assert_eq!(created.len(), 3);
+    assert!(created[0].message.starts_with("Created pod: web-"));
+    assert_eq!(created[0].source.component, "replicaset-controller");
+    let mut d = (*get(&sim, Kind::Deployment, "web")).clone();
+    if let Object::Deployment(dep) = &mut d {
+        dep.spec.replicas = Some(1);
+    }
+    sim.submit(ApiRequest::Update(d)).unwrap();
+    sim.settle(Duration::mins(2)).unwrap();
+    let deleted = events(&sim, "SuccessfulDelete");
+    assert_eq!(deleted.len(), 2);
+    assert!(deleted[0].message.starts_with("Deleted pod: web-"));
+    assert_eq!(pods(&sim).len(), 1);
+    assert_invariants(&sim);
+}
+
+#[test]
+fn a_rolling_update_of_three_replicas_surges_one_and_never_drops_below_three_available() {
+    let mut sim = with_web(3);
+    let mut d = (*get(&sim, Kind::Deployment, "web")).clone();
+    if let Object::Deployment(dep) = &mut d {
+        dep.spec.template.spec.containers[0].image = "nginx:1.16.1".into();
+    }
+    sim.submit(ApiRequest::Update(d)).unwrap();
+    let (mut most_pods, mut fewest_available) = (0, usize::MAX);
+    for _ in 0..1200 {
+        sim.advance(Duration::millis(100));
+        let live: Vec<Pod> = pods(&sim).into_iter().filter(|p| !p.metadata.is_deleting()).collect();
+        most_pods = most_pods.max(live.len());
+        fewest_available = fewest_available.min(live.iter().filter(|p| p.is_ready()).count());
+    }
+    assert!(most_pods <= 4, "maxSurge 25% of 3 rounds up to 1: at most 4 pods, saw {most_pods}");
+    assert!(fewest_available >= 3, "maxUnavailable 25% of 3 rounds down to 0: saw {fewest_available} available");
+    let scaling: Vec<String> = events(&sim, "ScalingReplicaSet").into_iter().map(|e| e.message).collect();
+    let steps: Vec<String> = scaling
+        .iter()
+        .skip(1)
+        .map(|m| m.split_whitespace().take(2).collect::<Vec<_>>().join(" ") + " " + m.rsplit(' ').next().unwrap())
+        .collect();
+    assert_eq!(steps, ["Scaled up 1", "Scaled down 2", "Scaled up 2", "Scaled down 1", "Scaled up 3", "Scaled down 0"], "{scaling:?}");
+    let d = get(&sim, Kind::Deployment, "web");
+    assert_eq!(d.meta().annotations.get("deployment.kubernetes.io/revision").map(String::as_str), Some("2"));
+    assert!(pods(&sim).iter().all(|p| p.spec.containers[0].image == "nginx:1.16.1"));
+    assert_invariants(&sim);
+}
+
+#[test]
+fn a_pod_that_fits_no_node_gets_failed_scheduling_with_the_real_message() {
+    let mut sim = cluster(2);
+    sim.submit(ApiRequest::Create(object(&deployment_yaml("huge", 1, "nginx:1.14.2", "64")))).unwrap();
+    let _ = sim.settle(Duration::secs(30));
+    let failed = events(&sim, "FailedScheduling");
+    assert_eq!(failed[0].type_, "Warning");
+    assert_eq!(
+        failed[0].message,
+        "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."
+    );
+    let pod = &pods(&sim)[0];
+    let cond = pod.condition("PodScheduled").unwrap();
+    assert_eq!((cond.status.as_str(), cond.reason.as_deref()), ("False", Some("Unschedulable")));
+    assert_eq!(pod.phase(), PodPhase::Pending);
+}
+
+#[test]
+fn scheduled_events_name_the_pod_and_the_node() {
+    let sim = with_web(2);
+    for e in events(&sim, "Scheduled") {
+        assert_eq!(e.source.component, "default-scheduler");
+        let pod = &e.involved_object.name;
+        let node = pods(&sim).into_iter().find(|p| &p.metadata.name == pod).and_then(|p| p.spec.node_name).unwrap();
+        assert_eq!(e.message, format!("Successfully assigned default/{pod} to {node}"));
+    }
+}
+
+#[test]
+fn each_kubelet_renews_its_lease_every_10s_with_a_40s_duration() {
+    let mut sim = cluster(1);
+    let lease_key = ObjectKey::new(Kind::Lease, "kube-node-lease", "node-1");
+    let renew = |sim: &Sim| sim.api().get(&lease_key).and_then(|l| l.as_lease()?.spec.renew_time).unwrap().0;
+    sim.advance(Duration::millis(10_500));
+    let first = renew(&sim);
+    sim.advance(Duration::secs(10));
+    let second = renew(&sim);
+    // wait.Until is sliding: the next 10 s start after the previous renewal's round trip.
+    let gap = second.since(first);
+    assert!(gap >= Duration::secs(10) && gap < Duration::millis(10_500), "renewed after {gap}");
+    let lease = sim.api().get(&lease_key).unwrap().as_lease().unwrap().clone();
+    assert_eq!(lease.spec.lease_duration_seconds, Some(40));
+    assert_eq!(lease.spec.holder_identity.as_deref(), Some("node-1"));
+}
+
+#[test]
+fn a_crashing_container_is_restarted_in_place_by_the_kubelet_not_replaced() {
+    let mut sim = cluster(1);
+    let yaml = deployment_yaml("crash", 1, "busybox:1.36", "10m").replace(
+        "    metadata: {labels: {app: crash}}",
+        "    metadata:\n      labels: {app: crash}\n      annotations: {kubeloop.dev/crash-after: 5s}",
+    );
+    sim.submit(ApiRequest::Create(object(&yaml))).unwrap();
+    sim.advance(Duration::mins(2));
+    let all = pods(&sim);
+    assert_eq!(all.len(), 1, "the same pod, restarted in place");
+    assert!(all[0].restarts() >= 2, "restartCount {}", all[0].restarts());
+    let backoff = events(&sim, "BackOff");
+    assert!(!backoff.is_empty());
+    assert!(backoff[0].message.starts_with("Back-off restarting failed container nginx in pod crash-"), "{}", backoff[0].message);
+    assert_eq!(events(&sim, "SuccessfulCreate").len(), 1, "the ReplicaSet never had to act again");
+    assert_invariants(&sim);
+}
+
+#[test]
+fn pods_only_ever_report_the_five_phases() {
+    let mut sim = with_web(3);
+    let victim = pods(&sim)[0].metadata.name.clone();
+    sim.submit(ApiRequest::Delete(DeleteRequest::new(ObjectKey::new(Kind::Pod, "default", &victim)))).unwrap();
+    for _ in 0..50 {
+        sim.advance(Duration::millis(100));
+        for pod in pods(&sim) {
+            let json = Object::Pod(pod).to_json();
+            let phase = json["status"]["phase"].as_str().unwrap_or("Pending").to_string();
+            assert!(["Pending", "Running", "Succeeded", "Failed", "Unknown"].contains(&phase.as_str()), "{phase}");
+        }
+    }
+}
