@@ -3,7 +3,7 @@
 
 use kubeloop::api::{ApiRequest, DeleteRequest};
 use kubeloop::model::*;
-use kubeloop::sim::Sim;
+use kubeloop::sim::{NodeConfig, Sim};
 
 fn replica_set(replicas: i32) -> Object {
     let yaml = format!(
@@ -12,14 +12,23 @@ fn replica_set(replicas: i32) -> Object {
     Object::from_json(yaml_serde::from_str(&yaml).unwrap()).unwrap()
 }
 
+/// A cluster with its control plane and two nodes.
+fn cluster(seed: u64) -> Sim {
+    let mut sim = Sim::new(seed);
+    sim.check_every_step = true;
+    for name in ["node-1", "node-2"] {
+        sim.add_node(NodeConfig::new(name)).unwrap();
+    }
+    sim
+}
+
 fn pods(sim: &Sim) -> Vec<Pod> {
     sim.objects(Kind::Pod).filter_map(|o| o.as_pod().cloned()).collect()
 }
 
 #[test]
 fn a_replica_set_claim_becomes_pods_and_a_deleted_pod_is_replaced() {
-    let mut sim = Sim::new(1);
-    sim.check_every_step = true;
+    let mut sim = cluster(1);
     sim.submit(ApiRequest::Create(replica_set(3))).unwrap();
     sim.settle(Duration::secs(10)).unwrap();
     let before = pods(&sim);
@@ -39,8 +48,7 @@ fn a_replica_set_claim_becomes_pods_and_a_deleted_pod_is_replaced() {
 #[test]
 fn a_severed_watch_resumes_and_a_compacted_one_relists_then_the_controller_still_converges() {
     use kubeloop::sim::ComponentId;
-    let mut sim = Sim::new(2);
-    sim.check_every_step = true;
+    let mut sim = cluster(2);
     sim.submit(ApiRequest::Create(replica_set(2))).unwrap();
     sim.settle(Duration::secs(10)).unwrap();
     // Cut the controller manager off, change the world behind its back, compact the history it
@@ -61,8 +69,7 @@ fn a_severed_watch_resumes_and_a_compacted_one_relists_then_the_controller_still
 #[test]
 fn a_deployment_claim_becomes_a_replica_set_and_its_pods() {
     let yaml = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 3\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: nginx, image: nginx:1.14.2}]}\n";
-    let mut sim = Sim::new(3);
-    sim.check_every_step = true;
+    let mut sim = cluster(3);
     sim.submit(ApiRequest::Create(Object::from_json(yaml_serde::from_str(yaml).unwrap()).unwrap())).unwrap();
     sim.settle(Duration::secs(30)).unwrap();
     let rs: Vec<ReplicaSet> = sim.objects(Kind::ReplicaSet).filter_map(|o| o.as_replica_set().cloned()).collect();
