@@ -9,6 +9,7 @@
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 pub mod api;
+pub mod command;
 pub mod controllers;
 pub mod kubelet;
 pub mod model;

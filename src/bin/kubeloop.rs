@@ -1,4 +1,263 @@
-//! The native `kubeloop` command line: a shell over the library, for scripts and tests.
-fn main() {
-    println!("kubeloop {}", kubeloop::VERSION);
+//! The native `kubeloop` command line: a thin shell over the library's command language.
+//!
+//! `kubeloop run SCENARIO` plays a scenario and prints the cluster's events the way
+//! `kubectl get events --watch` shows them (or the message trace with `--trace`), then the final
+//! state; `kubeloop shell [SCENARIO]` reads command lines from standard input and prints what
+//! each prints, for scripts and tests. Standard library only: no argument-parsing crate.
+
+use kubeloop::command::{self, CommandOutput, Scenario, Session};
+use kubeloop::model::{Duration, Time};
+use std::io::{BufRead, IsTerminal, Write};
+use std::process::ExitCode;
+
+const USAGE: &str = "Usage:
+  kubeloop run SCENARIO [--seed N] [--until DURATION] [--trace text|json]
+  kubeloop shell [SCENARIO] [--seed N]
+  kubeloop scenarios
+  kubeloop --help | --version
+
+SCENARIO is a built-in name (see `kubeloop scenarios`) or the path of a scenario YAML file.
+
+run    plays the scenario's timeline and prints the cluster's events as `kubectl get events
+       --watch` does, then `kubectl get nodes`, `deployments` and `pods`. Without --until it runs
+       until the timeline is done and the cluster has settled (at most 5m more). --trace prints
+       every message between components instead: one line each (text) or one JSON object each.
+shell  reads command lines (kubectl commands or sim verbs) from standard input and prints each
+       one's output; errors go to standard error. The exit status is the last command's.
+";
+
+/// The most simulated time `run` spends settling after the timeline when no --until is given.
+const SETTLE_AFTER_TIMELINE: Duration = Duration::mins(5);
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        None | Some("--help" | "-h" | "help") => {
+            out(USAGE);
+            ExitCode::SUCCESS
+        }
+        Some("--version" | "-V" | "version") => {
+            out(&format!("kubeloop {}\n", kubeloop::VERSION));
+            ExitCode::SUCCESS
+        }
+        Some("scenarios") => {
+            for name in Scenario::builtin_names() {
+                let description = Scenario::builtin(name).map(|s| s.description).unwrap_or_default();
+                out(&format!("{name:<16} {description}\n"));
+            }
+            ExitCode::SUCCESS
+        }
+        Some("run") => with_usage(run(&args[1..])),
+        Some("shell") => with_usage(shell(&args[1..])),
+        Some(other) => usage_error(&format!("unknown command {other:?}")),
+    }
+}
+
+fn with_usage(result: Result<ExitCode, String>) -> ExitCode {
+    result.unwrap_or_else(|e| usage_error(&e))
+}
+
+fn usage_error(message: &str) -> ExitCode {
+    err(&format!("error: {message}\n\n{USAGE}"));
+    ExitCode::from(2)
+}
+
+/// Options after the subcommand: one optional positional and `--name value` / `--name=value`.
+struct Options {
+    scenario: Option<String>,
+    seed: Option<u64>,
+    until: Option<Duration>,
+    trace: Option<String>,
+}
+
+fn options(args: &[String], allowed: &[&str]) -> Result<Options, String> {
+    let mut o = Options { scenario: None, seed: None, until: None, trace: None };
+    let mut i = 0;
+    while i < args.len() {
+        let arg = &args[i];
+        i += 1;
+        let Some(flag) = arg.strip_prefix("--") else {
+            if o.scenario.is_some() {
+                return Err(format!("unexpected argument {arg:?}"));
+            }
+            o.scenario = Some(arg.clone());
+            continue;
+        };
+        let (name, value) = match flag.split_once('=') {
+            Some((n, v)) => (n.to_string(), v.to_string()),
+            None => {
+                let v = args.get(i).cloned().ok_or(format!("flag --{flag} needs a value"))?;
+                i += 1;
+                (flag.to_string(), v)
+            }
+        };
+        if !allowed.contains(&name.as_str()) {
+            return Err(format!("unknown flag --{name}"));
+        }
+        match name.as_str() {
+            "seed" => o.seed = Some(value.parse().map_err(|_| format!("invalid --seed {value:?}: must be a whole number"))?),
+            "until" => o.until = Some(Duration::parse(&value)?),
+            "trace" if value == "text" || value == "json" => o.trace = Some(value),
+            "trace" => return Err(format!("invalid --trace {value:?}: must be text or json")),
+            _ => unreachable!("only allowed flags reach here"),
+        }
+    }
+    Ok(o)
+}
+
+/// A built-in scenario by name, or a scenario file.
+fn load_scenario(name: &str) -> Result<Scenario, String> {
+    if let Some(s) = Scenario::builtin(name) {
+        return Ok(s);
+    }
+    match std::fs::read_to_string(name) {
+        Ok(text) => Scenario::parse(&text).map_err(|e| format!("{name}: {e}")),
+        Err(_) => {
+            Err(format!("unknown scenario {name:?}: not a built-in ({}) and not a readable file", Scenario::builtin_names().join(", ")))
+        }
+    }
+}
+
+fn new_session(scenario: Scenario, seed: Option<u64>) -> Result<Session, String> {
+    let mut session = Session::new(scenario, seed)?;
+    session.set_file_reader(|path| std::fs::read_to_string(path).map_err(|_| format!("error: the path {path:?} does not exist")));
+    Ok(session)
+}
+
+/// Writes to stdout; a closed pipe (`kubeloop run x | head`) ends the program quietly instead
+/// of panicking as `print!` would.
+fn out(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    if stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()).is_err() {
+        std::process::exit(0);
+    }
+}
+
+fn err(text: &str) {
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
+}
+
+fn print_output(output: &CommandOutput) {
+    out(&output.stdout);
+    err(&output.stderr);
+}
+
+fn run(args: &[String]) -> Result<ExitCode, String> {
+    let o = options(args, &["seed", "until", "trace"])?;
+    let name = o.scenario.ok_or("run needs a SCENARIO")?;
+    let scenario = load_scenario(&name)?;
+    let mut session = new_session(scenario, o.seed)?;
+    let json = o.trace.as_deref() == Some("json");
+    let tracing = o.trace.is_some();
+    if tracing {
+        session.sim_mut().set_trace_capacity(1 << 20);
+    } else {
+        let initial = session.execute("kubectl get events --watch");
+        print_output(&initial);
+    }
+    let mut last_seq = 0;
+    let mut flush = |session: &mut Session| {
+        let stream = session.take_stream();
+        if json {
+            // Timeline commands and their output stay off stdout, which carries only JSON.
+            err(&stream.stdout);
+            err(&stream.stderr);
+        } else {
+            print_output(&stream);
+        }
+        if tracing {
+            let trace = session.sim().trace();
+            let mut text = String::new();
+            for m in trace.since(last_seq) {
+                if json {
+                    let line = serde_json::json!({
+                        "seq": m.seq, "sentMs": m.sent.0, "arrivesMs": m.arrives.0, "from": m.from, "to": m.to,
+                        "kind": m.kind, "what": m.what, "object": m.object,
+                    });
+                    text.push_str(&line.to_string());
+                    text.push('\n');
+                } else {
+                    let sent = command::sim_verbs::format_sim_time(Duration(m.sent.0));
+                    text.push_str(&format!("{sent:>10}  {} -> {}  {}\n", m.from, m.to, m.what));
+                }
+                last_seq = m.seq;
+            }
+            out(&text);
+        }
+    };
+    match o.until {
+        Some(until) => drive(&mut session, Time(until.0), &mut flush),
+        None => {
+            while let Some(at) = session.next_timeline_at() {
+                let until = at.max(session.sim().now());
+                drive(&mut session, until, &mut flush);
+            }
+            let deadline = session.sim().now() + SETTLE_AFTER_TIMELINE;
+            while !session.sim().is_settled() && session.sim().now() < deadline {
+                let step_to = session.sim().next_time().unwrap_or(deadline).min(deadline);
+                drive(&mut session, step_to, &mut flush);
+            }
+        }
+    }
+    flush(&mut session);
+    session.stop_watches();
+    if !json {
+        for line in ["kubectl get nodes", "kubectl get deployments", "kubectl get pods"] {
+            out(&format!("\n$ {line}\n"));
+            print_output(&session.execute(line));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Advances to `until` one simulated instant at a time, printing as it goes.
+fn drive(session: &mut Session, until: Time, flush: &mut impl FnMut(&mut Session)) {
+    loop {
+        let next = session.sim().next_time().filter(|t| *t <= until);
+        let target = next.unwrap_or(until);
+        session.advance_to(target);
+        flush(session);
+        if next.is_none() || session.sim().now() >= until {
+            break;
+        }
+    }
+}
+
+fn shell(args: &[String]) -> Result<ExitCode, String> {
+    let o = options(args, &["seed"])?;
+    let scenario = match o.scenario {
+        Some(name) => load_scenario(&name)?,
+        None => Scenario::builtin("default").ok_or("the default scenario is missing")?,
+    };
+    let mut session = new_session(scenario, o.seed)?;
+    let interactive = std::io::stdin().is_terminal();
+    let mut status = ExitCode::SUCCESS;
+    let mut buffer = String::new();
+    let stdin = std::io::stdin();
+    let mut lines = stdin.lock().lines();
+    loop {
+        if interactive {
+            err(if buffer.is_empty() { "$ " } else { "> " });
+        }
+        let Some(Ok(line)) = lines.next() else { break };
+        if !buffer.is_empty() {
+            buffer.push('\n');
+        }
+        buffer.push_str(&line);
+        if command::parse::needs_more_lines(&buffer) {
+            continue;
+        }
+        let out = session.execute(&buffer);
+        buffer.clear();
+        print_output(&out);
+        print_output(&session.take_stream());
+        status = if out.ok { ExitCode::SUCCESS } else { ExitCode::FAILURE };
+    }
+    if !buffer.is_empty() {
+        let out = session.execute(&buffer);
+        print_output(&out);
+        print_output(&session.take_stream());
+        status = if out.ok { ExitCode::SUCCESS } else { ExitCode::FAILURE };
+    }
+    Ok(status)
 }

@@ -62,9 +62,10 @@ pub struct Informer {
     backoff: Duration,
     cache: BTreeMap<ObjectKey, Rc<Object>>,
     /// Objects by their controller owner's UID (ReplicaSets' pods, Deployments' ReplicaSets).
-    by_owner: HashMap<String, BTreeSet<ObjectKey>>,
+    /// The indexes hold the objects themselves, so reading one costs no lookup in the cache.
+    by_owner: HashMap<String, BTreeMap<ObjectKey, Rc<Object>>>,
     /// Pods by node name.
-    by_node: HashMap<String, BTreeSet<ObjectKey>>,
+    by_node: HashMap<String, BTreeMap<ObjectKey, Rc<Object>>>,
     /// Whether the first list has been applied (`HasSynced`).
     synced: bool,
 }
@@ -260,9 +261,9 @@ impl Informer {
             self.unindex(&key, old);
         }
         let owner = object.meta().controller_ref().map(|r| r.uid.clone()).unwrap_or_default();
-        self.by_owner.entry(owner).or_default().insert(key.clone());
+        self.by_owner.entry(owner).or_default().insert(key.clone(), object.clone());
         if let Some(node) = object.as_pod().and_then(|p| p.node_name()) {
-            self.by_node.entry(node.to_string()).or_default().insert(key);
+            self.by_node.entry(node.to_string()).or_default().insert(key, object);
         }
         old
     }
@@ -305,10 +306,10 @@ impl Informer {
     }
     /// Objects whose controller owner has this UID, in key order; `""` gives the orphans.
     pub fn owned_by<'a>(&'a self, owner_uid: &str) -> impl Iterator<Item = &'a Rc<Object>> + 'a {
-        self.by_owner.get(owner_uid).into_iter().flatten().filter_map(|k| self.cache.get(k))
+        self.by_owner.get(owner_uid).into_iter().flat_map(|m| m.values())
     }
     /// Pods bound to this node, in key order.
     pub fn on_node<'a>(&'a self, node: &str) -> impl Iterator<Item = &'a Rc<Object>> + 'a {
-        self.by_node.get(node).into_iter().flatten().filter_map(|k| self.cache.get(k))
+        self.by_node.get(node).into_iter().flat_map(|m| m.values())
     }
 }

@@ -1,0 +1,910 @@
+//! `kubectl describe`: the long form of an object, laid out by kubectl's describers
+//! (k8s.io/kubectl/pkg/describe) line for line, with the object's Events at the end.
+//!
+//! The layout comes from writing the same tab-separated lines through the same tabwriter
+//! (minwidth 0, padding 2) that kubectl uses, including where it flushes: a line without a tab
+//! ends an alignment block, and the Events table is always aligned on its own. Only fields that
+//! kubeloop models appear; everything else a real describe prints for them is computed the same
+//! way (QoS class, "Non-terminated Pods", "Allocated resources", replica set lists).
+
+use super::{flags, namespace};
+use crate::command::parse::{FlagKind, FlagSpec};
+use crate::command::printers::{age, node_roles, selector_string};
+use crate::command::resources::{self, Selection};
+use crate::command::table::PrefixWriter;
+use crate::command::{CommandOutput, Session};
+use crate::model::*;
+use crate::sim::Sim;
+use std::rc::Rc;
+
+const FLAGS: &[FlagSpec] = &[
+    FlagSpec::new("selector", Some('l'), FlagKind::String),
+    FlagSpec::new("all-namespaces", Some('A'), FlagKind::Bool),
+    FlagSpec::new("show-events", None, FlagKind::Bool),
+];
+
+/// The annotation kubectl apply keeps, which describe never shows.
+pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
+pub fn run(session: &mut Session, args: &[String]) -> CommandOutput {
+    let (positional, f) = match flags("describe", args, FLAGS) {
+        Ok(v) => v,
+        Err(e) => return e,
+    };
+    if positional.is_empty() {
+        return CommandOutput::err(
+            "You must specify the type of resource to describe. Use \"kubectl api-resources\" for a complete list of supported resources.\n\nerror: Required resource not specified.\nSee 'kubectl describe -h' for help and examples",
+        );
+    }
+    let selection = match resources::select(&positional) {
+        Ok(s) => s,
+        Err(e) => return CommandOutput::err(e),
+    };
+    let ns = namespace(&f);
+    let query = super::get::Query {
+        namespace: if f.bool("all-namespaces") { None } else { Some(ns.clone()) },
+        labels: match f.str("selector").map(crate::command::selector::parse_label_selector).transpose() {
+            Ok(v) => v,
+            Err(e) => return CommandOutput::err(e),
+        },
+        fields: Default::default(),
+    };
+    let show_events = f.bool_or("show-events", true);
+    let sim = session.sim();
+    let mut out = CommandOutput::empty();
+    let mut texts = Vec::new();
+    let mut describe_all = |objects: Vec<Rc<Object>>, out: &mut CommandOutput| {
+        for o in objects {
+            match describe(sim, &o, show_events) {
+                Ok(t) => texts.push(t),
+                Err(e) => out.fail(&e),
+            }
+        }
+    };
+    match selection {
+        Selection::Kinds(kinds) => {
+            for kind in kinds {
+                let objects = super::get::list(sim, kind, &query);
+                describe_all(objects, &mut out);
+            }
+            if texts.is_empty() && out.ok {
+                out.note(&format!("No resources found in {ns} namespace."));
+            }
+        }
+        Selection::Named(named) => {
+            for (kind, name) in named {
+                // kubectl describe falls back to every object whose name starts with NAME.
+                let exact = sim.api().get(&ObjectKey::new(kind, &ns, &name)).cloned();
+                let objects = match exact {
+                    Some(o) => vec![o],
+                    None => super::get::list(sim, kind, &query).into_iter().filter(|o| o.meta().name.starts_with(&name)).collect(),
+                };
+                if objects.is_empty() {
+                    out.fail(&crate::api::ApiError::not_found(kind, &name).kubectl_message());
+                }
+                describe_all(objects, &mut out);
+            }
+        }
+    }
+    out.stdout = texts.join("\n\n") + &out.stdout;
+    out
+}
+
+/// The description of one object.
+pub fn describe(sim: &Sim, o: &Object, show_events: bool) -> Result<String, String> {
+    let events = if show_events { Some(events_for(sim, o)) } else { None };
+    let now = sim.now();
+    match o {
+        Object::Pod(p) => Ok(describe_pod(p, events.as_deref(), now)),
+        Object::Node(n) => Ok(describe_node(sim, n, events.as_deref(), now)),
+        Object::Deployment(d) => Ok(describe_deployment(sim, d, events.as_deref(), now)),
+        Object::ReplicaSet(rs) => Ok(describe_replica_set(sim, rs, events.as_deref(), now)),
+        Object::Event(_) | Object::Lease(_) => {
+            Err(format!("error: kubeloop cannot describe {}; try kubectl get -o yaml", o.kind().plural()))
+        }
+    }
+}
+
+/// The events about an object, as `searchEvents` finds them: same name, namespace and UID (for
+/// nodes, the kubelet's events carry the node's name as UID, so both are accepted).
+fn events_for(sim: &Sim, o: &Object) -> Vec<Rc<Object>> {
+    let m = o.meta();
+    let kind = o.kind().as_str();
+    let ns_filter = if o.kind().namespaced() { Some(m.namespace.as_str()) } else { None };
+    let mut found: Vec<Rc<Object>> = sim
+        .api()
+        .etcd
+        .list(Kind::Event, ns_filter)
+        .filter(|e| {
+            e.as_event().is_some_and(|e| {
+                let r = &e.involved_object;
+                r.name == m.name
+                    && (o.kind() == Kind::Pod || r.kind == kind)
+                    && (r.uid.is_empty() || r.uid == m.uid || (o.kind() == Kind::Node && r.uid == m.name))
+            })
+        })
+        .cloned()
+        .collect();
+    // SortableEvents: by lastTimestamp (a stable sort keeps the store's order among equals).
+    found.sort_by_key(|e| e.as_event().and_then(|e| e.last_timestamp.or(e.first_timestamp)));
+    found
+}
+
+const WEEKDAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+/// Go's `time.RFC1123Z` (`Thu, 01 Jan 2026 00:00:00 +0000`); the zero time for an unset one.
+pub fn rfc1123z(t: Option<Time>) -> String {
+    let Some(t) = t else {
+        return "Mon, 01 Jan 0001 00:00:00 +0000".into();
+    };
+    let text = t.rfc3339();
+    let num = |r: std::ops::Range<usize>| text.get(r).and_then(|s| s.parse::<usize>().ok()).unwrap_or(0);
+    let (year, month, day) = (num(0..4), num(5..7), num(8..10));
+    let days = (EPOCH_UNIX_SECS + t.0 / 1000) / 86_400;
+    let weekday = WEEKDAYS[((days + 4) % 7) as usize];
+    let month = MONTHS.get(month.wrapping_sub(1)).copied().unwrap_or("Jan");
+    format!("{weekday}, {day:02} {month} {year:04} {} +0000", text.get(11..19).unwrap_or("00:00:00"))
+}
+
+fn labels_multiline(w: &mut PrefixWriter, title: &str, labels: &StringMap) {
+    w.write(0, &format!("{title}:\t"));
+    if labels.is_empty() {
+        w.line("<none>");
+        return;
+    }
+    for (i, (k, v)) in labels.iter().enumerate() {
+        if i != 0 {
+            w.write(0, "\t");
+        }
+        w.write(0, &format!("{k}={v}\n"));
+    }
+}
+
+fn annotations_multiline(w: &mut PrefixWriter, title: &str, annotations: &StringMap) {
+    w.write(0, &format!("{title}:\t"));
+    let keys: Vec<&String> = annotations.keys().filter(|k| *k != LAST_APPLIED).collect();
+    if keys.is_empty() {
+        w.line("<none>");
+        return;
+    }
+    for (i, k) in keys.iter().enumerate() {
+        if i != 0 {
+            w.write(0, "\t");
+        }
+        let value = annotations[*k].trim_end_matches('\n');
+        if value.len() + k.len() + 2 > 140 || value.contains('\n') {
+            w.write(0, &format!("{k}:\n"));
+            for line in value.split('\n') {
+                let short = if line.len() > 138 { format!("{}...", &line[..floor_char_boundary(line, 138)]) } else { line.to_string() };
+                w.write(0, &format!("\t  {short}\n"));
+            }
+        } else {
+            w.write(0, &format!("{k}: {value}\n"));
+        }
+    }
+}
+
+fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn tolerations_multiline(w: &mut PrefixWriter, title: &str, tolerations: &[Toleration]) {
+    w.write(0, &format!("{title}:\t"));
+    if tolerations.is_empty() {
+        w.line("<none>");
+        return;
+    }
+    let mut sorted = tolerations.to_vec();
+    sorted.sort_by(|a, b| a.key.cmp(&b.key));
+    for (i, t) in sorted.iter().enumerate() {
+        if i != 0 {
+            w.write(0, "\t");
+        }
+        let mut text = t.key.clone();
+        if !t.value.is_empty() {
+            text.push_str(&format!("={}", t.value));
+        }
+        if !t.effect.is_empty() {
+            text.push_str(&format!(":{}", t.effect));
+        }
+        if t.operator.as_deref() == Some("Exists") && t.value.is_empty() {
+            text.push_str(if t.key.is_empty() && t.effect.is_empty() { "op=Exists" } else { " op=Exists" });
+        }
+        if let Some(s) = t.toleration_seconds {
+            text.push_str(&format!(" for {s}s"));
+        }
+        w.write(0, &format!("{text}\n"));
+    }
+}
+
+fn taints_multiline(w: &mut PrefixWriter, taints: &[Taint]) {
+    w.write(0, "Taints:\t");
+    if taints.is_empty() {
+        w.line("<none>");
+        return;
+    }
+    let mut sorted = taints.to_vec();
+    sorted.sort_by(|a, b| format!("{},{}", a.effect, a.key).cmp(&format!("{},{}", b.effect, b.key)));
+    for (i, t) in sorted.iter().enumerate() {
+        if i != 0 {
+            w.write(0, "\t");
+        }
+        w.write(0, &format!("{t}\n"));
+    }
+}
+
+/// `describeContainers`: for pods (with statuses) and pod templates (`space` = two spaces).
+fn containers(w: &mut PrefixWriter, label: &str, spec: &PodSpec, statuses: Option<&[ContainerStatus]>, space: &str) {
+    let none = if spec.containers.is_empty() { " <none>" } else { "" };
+    w.write(0, &format!("{space}{label}:{none}\n"));
+    let name_indent = if space.is_empty() { "" } else { " " };
+    for c in &spec.containers {
+        let status = statuses.and_then(|s| s.iter().find(|s| s.name == c.name));
+        w.write(1, &format!("{name_indent}{}:\n", c.name));
+        if let Some(s) = status {
+            w.write(2, &format!("Container ID:\t{}\n", s.container_id));
+        }
+        w.write(2, &format!("Image:\t{}\n", c.image));
+        if let Some(s) = status {
+            w.write(2, &format!("Image ID:\t{}\n", s.image_id));
+        }
+        let port_text = |host: bool| -> String {
+            let parts: Vec<String> = c
+                .ports
+                .iter()
+                .map(|p| {
+                    let n = if host { p.host_port.unwrap_or(0) } else { p.container_port };
+                    let mut s = format!("{n}/{}", p.protocol.as_deref().unwrap_or("TCP"));
+                    if let Some(name) = p.name.as_deref().filter(|n| !n.is_empty()) {
+                        s.push_str(&format!(" ({name})"));
+                    }
+                    s
+                })
+                .collect();
+            parts.join(", ")
+        };
+        let ports = port_text(false);
+        if ports.contains(',') {
+            w.write(2, &format!("Ports:\t{ports}\n"));
+        } else {
+            w.write(2, &format!("Port:\t{}\n", if ports.is_empty() { "<none>" } else { &ports }));
+        }
+        let host_ports = port_text(true);
+        if host_ports.contains(',') {
+            w.write(2, &format!("Host Ports:\t{host_ports}\n"));
+        } else {
+            w.write(2, &format!("Host Port:\t{}\n", if host_ports.is_empty() { "<none>" } else { &host_ports }));
+        }
+        if !c.command.is_empty() {
+            w.write(2, "Command:\n");
+            for part in c.command.iter().flat_map(|s| s.split('\n')) {
+                w.write(3, &format!("{part}\n"));
+            }
+        }
+        if !c.args.is_empty() {
+            w.write(2, "Args:\n");
+            for part in c.args.iter().flat_map(|s| s.split('\n')) {
+                w.write(3, &format!("{part}\n"));
+            }
+        }
+        if let Some(s) = status {
+            container_state(w, "State", &s.state);
+            if s.last_state.terminated.is_some() {
+                container_state(w, "Last State", &s.last_state);
+            }
+            w.write(2, &format!("Ready:\t{}\n", if s.ready { "True" } else { "False" }));
+            w.write(2, &format!("Restart Count:\t{}\n", s.restart_count));
+        }
+        for (title, list) in [("Limits", &c.resources.limits), ("Requests", &c.resources.requests)] {
+            if !list.is_empty() {
+                w.write(2, &format!("{title}:\n"));
+            }
+            for (name, q) in list {
+                w.write(3, &format!("{name}:\t{}\n", q.0));
+            }
+        }
+        w.write(2, "Environment:\t<none>\n");
+        w.write(2, "Mounts:\t<none>\n");
+    }
+}
+
+fn container_state(w: &mut PrefixWriter, title: &str, state: &ContainerState) {
+    if let Some(r) = &state.running {
+        w.write(2, &format!("{title}:\tRunning\n"));
+        w.write(3, &format!("Started:\t{}\n", rfc1123z(r.started_at)));
+    } else if let Some(wt) = &state.waiting {
+        w.write(2, &format!("{title}:\tWaiting\n"));
+        if let Some(reason) = wt.reason.as_deref().filter(|r| !r.is_empty()) {
+            w.write(3, &format!("Reason:\t{reason}\n"));
+        }
+    } else if let Some(t) = &state.terminated {
+        w.write(2, &format!("{title}:\tTerminated\n"));
+        if let Some(reason) = t.reason.as_deref().filter(|r| !r.is_empty()) {
+            w.write(3, &format!("Reason:\t{reason}\n"));
+        }
+        w.write(3, &format!("Exit Code:\t{}\n", t.exit_code));
+        w.write(3, &format!("Started:\t{}\n", rfc1123z(t.started_at)));
+        w.write(3, &format!("Finished:\t{}\n", rfc1123z(t.finished_at)));
+    } else {
+        w.write(2, &format!("{title}:\tWaiting\n"));
+    }
+}
+
+/// `DescribeEvents`: flushes what came before, then the Events table.
+fn events_table(w: &mut PrefixWriter, events: Option<&[Rc<Object>]>, now: Time) {
+    let Some(events) = events else { return };
+    if events.is_empty() {
+        w.write(0, "Events:\t<none>\n");
+        return;
+    }
+    w.flush();
+    w.write(0, "Events:\n  Type\tReason\tAge\tFrom\tMessage\n");
+    w.write(1, "----\t------\t----\t----\t-------\n");
+    for e in events.iter().filter_map(|o| o.as_event()) {
+        let first = age(e.first_timestamp, now);
+        let interval = if e.count > 1 { format!("{} (x{} over {first})", age(e.last_timestamp, now), e.count) } else { first };
+        let source = if e.source.component.is_empty() { &e.reporting_component } else { &e.source.component };
+        let mut message = e.message.trim().to_string();
+        if !e.involved_object.field_path.is_empty() {
+            message = format!("{}: {message}", e.involved_object.field_path);
+        }
+        w.write(1, &format!("{}\t{}\t{interval}\t{source}\t{message}\n", e.type_, e.reason));
+    }
+}
+
+fn controlled_by(meta: &ObjectMeta) -> Option<String> {
+    meta.controller_ref().map(|r| format!("{}/{}", r.kind, r.name))
+}
+
+/// `qos.GetPodQOS`: BestEffort without requests or limits, Guaranteed when every container's
+/// cpu and memory limits are set and requests (if any) equal them, else Burstable.
+pub fn qos_class(spec: &PodSpec) -> &'static str {
+    let any = spec
+        .containers
+        .iter()
+        .any(|c| ["cpu", "memory"].iter().any(|r| c.resources.requests.contains_key(*r) || c.resources.limits.contains_key(*r)));
+    if !any {
+        return "BestEffort";
+    }
+    let guaranteed = spec.containers.iter().all(|c| {
+        ["cpu", "memory"].iter().all(|r| {
+            let value = |q: Option<&Quantity>| q.and_then(|q| q.milli_value());
+            match (c.resources.limits.get(*r), c.resources.requests.get(*r)) {
+                (Some(l), Some(q)) => value(Some(l)) == value(Some(q)),
+                (Some(_), None) => true,
+                (None, _) => false,
+            }
+        })
+    });
+    if guaranteed {
+        "Guaranteed"
+    } else {
+        "Burstable"
+    }
+}
+
+pub fn describe_pod(pod: &Pod, events: Option<&[Rc<Object>]>, now: Time) -> String {
+    let mut w = PrefixWriter::new();
+    let m = &pod.metadata;
+    w.write(0, &format!("Name:\t{}\n", m.name));
+    w.write(0, &format!("Namespace:\t{}\n", m.namespace));
+    if let Some(p) = pod.spec.priority {
+        w.write(0, &format!("Priority:\t{p}\n"));
+    }
+    w.write(0, "Service Account:\tdefault\n");
+    match pod.node_name() {
+        Some(node) => w.write(0, &format!("Node:\t{node}/{}\n", pod.status.host_ip.as_deref().unwrap_or(""))),
+        None => w.write(0, "Node:\t<none>\n"),
+    }
+    if let Some(t) = pod.status.start_time {
+        w.write(0, &format!("Start Time:\t{}\n", rfc1123z(Some(t))));
+    }
+    labels_multiline(&mut w, "Labels", &m.labels);
+    annotations_multiline(&mut w, "Annotations", &m.annotations);
+    if m.deletion_timestamp.is_some() && !pod.is_terminal() {
+        w.write(0, &format!("Status:\tTerminating (lasts {})\n", age(m.deletion_timestamp, now)));
+        w.write(0, &format!("Termination Grace Period:\t{}s\n", m.deletion_grace_period_seconds.unwrap_or(0)));
+    } else {
+        w.write(0, &format!("Status:\t{}\n", pod.status.phase.map(|p| p.as_str()).unwrap_or("")));
+    }
+    if let Some(r) = pod.status.reason.as_deref().filter(|r| !r.is_empty()) {
+        w.write(0, &format!("Reason:\t{r}\n"));
+    }
+    if let Some(msg) = pod.status.message.as_deref().filter(|r| !r.is_empty()) {
+        w.write(0, &format!("Message:\t{msg}\n"));
+    }
+    let ip = pod.status.pod_ip.clone().unwrap_or_default();
+    w.write(0, &format!("IP:\t{ip}\n"));
+    if ip.is_empty() {
+        w.write(0, "IPs:\t<none>\n");
+    } else {
+        w.write(0, "IPs:\n");
+        w.write(1, &format!("IP:\t{ip}\n"));
+    }
+    if let Some(c) = controlled_by(m) {
+        w.write(0, &format!("Controlled By:\t{c}\n"));
+    }
+    if let Some(n) = pod.status.nominated_node_name.as_deref().filter(|n| !n.is_empty()) {
+        w.write(0, &format!("NominatedNodeName:\t{n}\n"));
+    }
+    containers(&mut w, "Containers", &pod.spec, Some(&pod.status.container_statuses), "");
+    if !pod.status.conditions.is_empty() {
+        w.write(0, "Conditions:\n  Type\tStatus\n");
+        for c in &pod.status.conditions {
+            w.write(1, &format!("{} \t{} \n", c.type_, c.status));
+        }
+    }
+    w.write(0, "Volumes:\t<none>\n");
+    w.write(0, &format!("QoS Class:\t{}\n", qos_class(&pod.spec)));
+    labels_multiline(&mut w, "Node-Selectors", &pod.spec.node_selector);
+    tolerations_multiline(&mut w, "Tolerations", &pod.spec.tolerations);
+    events_table(&mut w, events, now);
+    w.finish()
+}
+
+/// `DescribePodTemplate` written without alignment, as `rollout history --revision` prints it.
+pub fn pod_template_raw(t: &PodTemplateSpec) -> String {
+    let mut w = PrefixWriter::raw();
+    pod_template(&mut w, t);
+    w.finish()
+}
+
+/// `DescribePodTemplate`, shared by deployments and replica sets.
+fn pod_template(w: &mut PrefixWriter, t: &PodTemplateSpec) {
+    w.write(0, "Pod Template:\n");
+    labels_multiline(w, "  Labels", &t.metadata.labels);
+    if !t.metadata.annotations.is_empty() {
+        annotations_multiline(w, "  Annotations", &t.metadata.annotations);
+    }
+    containers(w, "Containers", &t.spec, None, "  ");
+    w.write(0, "  Volumes:\t<none>\n");
+    labels_multiline(w, "  Node-Selectors", &t.spec.node_selector);
+    tolerations_multiline(w, "  Tolerations", &t.spec.tolerations);
+}
+
+/// The replica sets a deployment controls, split as kubectl's deployment util splits them:
+/// the new one (oldest with the deployment's template, ignoring pod-template-hash) and the rest.
+pub fn deployment_replica_sets(sim: &Sim, d: &Deployment) -> (Vec<Rc<Object>>, Option<Rc<Object>>) {
+    let mut owned: Vec<Rc<Object>> = sim
+        .api()
+        .etcd
+        .list(Kind::ReplicaSet, Some(&d.metadata.namespace))
+        .filter(|o| o.meta().controller_ref().is_some_and(|r| r.uid == d.metadata.uid))
+        .cloned()
+        .collect();
+    owned.sort_by(|a, b| (a.meta().creation_timestamp, &a.meta().name).cmp(&(b.meta().creation_timestamp, &b.meta().name)));
+    let new_index = owned.iter().position(|o| o.as_replica_set().is_some_and(|rs| equal_ignore_hash(&rs.spec.template, &d.spec.template)));
+    let new = new_index.map(|i| owned.remove(i));
+    (owned, new)
+}
+
+/// Two pod templates are the same revision if they differ only in `pod-template-hash`.
+pub fn equal_ignore_hash(a: &PodTemplateSpec, b: &PodTemplateSpec) -> bool {
+    let strip = |t: &PodTemplateSpec| {
+        let mut t = t.clone();
+        t.metadata.labels.remove("pod-template-hash");
+        t
+    };
+    strip(a) == strip(b)
+}
+
+fn replica_sets_line(list: &[Rc<Object>]) -> String {
+    let parts: Vec<String> = list
+        .iter()
+        .filter_map(|o| o.as_replica_set())
+        .map(|rs| format!("{} ({}/{} replicas created)", rs.metadata.name, rs.status.replicas, rs.spec.replicas.unwrap_or(1)))
+        .collect();
+    if parts.is_empty() {
+        "<none>".into()
+    } else {
+        parts.join(", ")
+    }
+}
+
+pub fn describe_deployment(sim: &Sim, d: &Deployment, events: Option<&[Rc<Object>]>, now: Time) -> String {
+    let mut w = PrefixWriter::new();
+    let m = &d.metadata;
+    w.write(0, &format!("Name:\t{}\n", m.name));
+    w.write(0, &format!("Namespace:\t{}\n", m.namespace));
+    w.write(0, &format!("CreationTimestamp:\t{}\n", rfc1123z(m.creation_timestamp)));
+    labels_multiline(&mut w, "Labels", &m.labels);
+    annotations_multiline(&mut w, "Annotations", &m.annotations);
+    w.write(0, &format!("Selector:\t{}\n", selector_string(&d.spec.selector)));
+    let s = &d.status;
+    w.write(
+        0,
+        &format!(
+            "Replicas:\t{} desired | {} updated | {} total | {} available | {} unavailable\n",
+            d.spec.replicas.unwrap_or(1),
+            s.updated_replicas,
+            s.replicas,
+            s.available_replicas,
+            s.unavailable_replicas
+        ),
+    );
+    w.write(0, &format!("StrategyType:\t{}\n", d.spec.strategy.type_.as_deref().unwrap_or("")));
+    w.write(0, &format!("MinReadySeconds:\t{}\n", d.spec.min_ready_seconds));
+    if let Some(ru) = &d.spec.strategy.rolling_update {
+        let show = |v: &Option<IntOrString>| v.as_ref().map(ToString::to_string).unwrap_or_else(|| "0".into());
+        w.write(0, &format!("RollingUpdateStrategy:\t{} max unavailable, {} max surge\n", show(&ru.max_unavailable), show(&ru.max_surge)));
+    }
+    pod_template(&mut w, &d.spec.template);
+    if !s.conditions.is_empty() {
+        w.write(0, "Conditions:\n  Type\tStatus\tReason\n");
+        w.write(1, "----\t------\t------\n");
+        for c in &s.conditions {
+            w.write(1, &format!("{} \t{}\t{}\n", c.type_, c.status, c.reason.as_deref().unwrap_or("")));
+        }
+    }
+    let (old, new) = deployment_replica_sets(sim, d);
+    if !old.is_empty() || new.is_some() {
+        w.write(0, &format!("OldReplicaSets:\t{}\n", replica_sets_line(&old)));
+        w.write(0, &format!("NewReplicaSet:\t{}\n", replica_sets_line(&new.into_iter().collect::<Vec<_>>())));
+    }
+    events_table(&mut w, events, now);
+    w.finish()
+}
+
+pub fn describe_replica_set(sim: &Sim, rs: &ReplicaSet, events: Option<&[Rc<Object>]>, now: Time) -> String {
+    let mut w = PrefixWriter::new();
+    let m = &rs.metadata;
+    w.write(0, &format!("Name:\t{}\n", m.name));
+    w.write(0, &format!("Namespace:\t{}\n", m.namespace));
+    w.write(0, &format!("Selector:\t{}\n", selector_string(&rs.spec.selector)));
+    labels_multiline(&mut w, "Labels", &m.labels);
+    annotations_multiline(&mut w, "Annotations", &m.annotations);
+    if let Some(c) = controlled_by(m) {
+        w.write(0, &format!("Controlled By:\t{c}\n"));
+    }
+    w.write(0, &format!("Replicas:\t{} current / {} desired\n", rs.status.replicas, rs.spec.replicas.unwrap_or(1)));
+    let (mut running, mut waiting, mut succeeded, mut failed) = (0, 0, 0, 0);
+    for o in sim.api().etcd.list(Kind::Pod, Some(&m.namespace)) {
+        let Some(p) = o.as_pod() else { continue };
+        if !rs.spec.selector.matches(&p.metadata.labels) || p.metadata.controller_ref().is_none_or(|r| r.uid != m.uid) {
+            continue;
+        }
+        match p.phase() {
+            PodPhase::Running => running += 1,
+            PodPhase::Pending => waiting += 1,
+            PodPhase::Succeeded => succeeded += 1,
+            PodPhase::Failed => failed += 1,
+            PodPhase::Unknown => {}
+        }
+    }
+    w.write(0, &format!("Pods Status:\t{running} Running / {waiting} Waiting / {succeeded} Succeeded / {failed} Failed\n"));
+    pod_template(&mut w, &rs.spec.template);
+    events_table(&mut w, events, now);
+    w.finish()
+}
+
+/// A quantity sum as `Quantity.String()` prints it: millicores for cpu, binary or decimal
+/// suffixes for bytes.
+fn format_cpu(milli: i64) -> String {
+    format_millicores(milli)
+}
+
+fn format_memory(bytes: i64) -> String {
+    if bytes == 0 {
+        return "0".into();
+    }
+    // A sum keeps its operands' format in Kubernetes; without them, the shortest exact form
+    // (`384Mi`, `15P`) reads the same way.
+    let binary = format_bytes(bytes);
+    let decimal = [
+        ("E", 1_000_000_000_000_000_000i64),
+        ("P", 1_000_000_000_000_000),
+        ("T", 1_000_000_000_000),
+        ("G", 1_000_000_000),
+        ("M", 1_000_000),
+        ("k", 1000),
+    ]
+    .iter()
+    .find(|(_, size)| bytes % size == 0)
+    .map(|(suffix, size)| format!("{}{suffix}", bytes / size))
+    .unwrap_or_else(|| bytes.to_string());
+    if decimal.len() < binary.len() {
+        decimal
+    } else {
+        binary
+    }
+}
+
+/// Requests or limits of all containers: (millicores, bytes), saturating so that absurd
+/// quantities cannot overflow.
+fn pod_totals(p: &Pod, limits: bool) -> (i64, i64) {
+    p.spec.containers.iter().fold((0i64, 0i64), |(cpu, mem), c| {
+        let list = if limits { &c.resources.limits } else { &c.resources.requests };
+        let get = |name: &str, milli: bool| list.get(name).and_then(|q| if milli { q.milli_value() } else { q.value() }).unwrap_or(0);
+        (cpu.saturating_add(get("cpu", true)), mem.saturating_add(get("memory", false)))
+    })
+}
+
+fn percent(part: i64, whole: i64) -> i64 {
+    if whole == 0 {
+        0
+    } else {
+        (part as f64 / whole as f64 * 100.0) as i64
+    }
+}
+
+pub fn describe_node(sim: &Sim, n: &Node, events: Option<&[Rc<Object>]>, now: Time) -> String {
+    let mut w = PrefixWriter::new();
+    let m = &n.metadata;
+    w.write(0, &format!("Name:\t{}\n", m.name));
+    let roles = node_roles(n);
+    w.write(0, &format!("Roles:\t{}\n", if roles.is_empty() { "<none>".to_string() } else { roles.join(",") }));
+    labels_multiline(&mut w, "Labels", &m.labels);
+    annotations_multiline(&mut w, "Annotations", &m.annotations);
+    w.write(0, &format!("CreationTimestamp:\t{}\n", rfc1123z(m.creation_timestamp)));
+    taints_multiline(&mut w, &n.spec.taints);
+    w.write(0, &format!("Unschedulable:\t{}\n", n.spec.unschedulable));
+    match sim.api().get(&ObjectKey::new(Kind::Lease, "kube-node-lease", &m.name)).and_then(|o| o.as_lease()) {
+        Some(lease) => {
+            w.write(0, "Lease:\n");
+            w.write(1, &format!("HolderIdentity:\t{}\n", lease.spec.holder_identity.as_deref().unwrap_or("<unset>")));
+            w.write(1, "AcquireTime:\t<unset>\n");
+            let renew = lease.spec.renew_time.map(|t| rfc1123z(Some(t.0))).unwrap_or_else(|| "<unset>".into());
+            w.write(1, &format!("RenewTime:\t{renew}\n"));
+        }
+        None => w.write(0, &format!("Lease:\tFailed to get lease: leases.coordination.k8s.io {:?} not found\n", m.name)),
+    }
+    if !n.status.conditions.is_empty() {
+        w.write(0, "Conditions:\n  Type\tStatus\tLastHeartbeatTime\tLastTransitionTime\tReason\tMessage\n");
+        w.write(1, "----\t------\t-----------------\t------------------\t------\t-------\n");
+        for c in &n.status.conditions {
+            w.write(
+                1,
+                &format!(
+                    "{} \t{} \t{} \t{} \t{} \t{}\n",
+                    c.type_,
+                    c.status,
+                    rfc1123z(c.last_heartbeat_time),
+                    rfc1123z(c.last_transition_time),
+                    c.reason.as_deref().unwrap_or(""),
+                    c.message.as_deref().unwrap_or("")
+                ),
+            );
+        }
+    }
+    w.write(0, "Addresses:\n");
+    for a in &n.status.addresses {
+        w.write(1, &format!("{}:\t{}\n", a.type_, a.address));
+    }
+    for (title, list) in [("Capacity", &n.status.capacity), ("Allocatable", &n.status.allocatable)] {
+        if !list.is_empty() {
+            w.write(0, &format!("{title}:\n"));
+            for (name, q) in list {
+                w.write(0, &format!("  {name}:\t{}\n", q.0));
+            }
+        }
+    }
+    let info = &n.status.node_info;
+    w.write(0, "System Info:\n");
+    for (k, v) in [
+        ("Machine ID", ""),
+        ("System UUID", ""),
+        ("Boot ID", ""),
+        ("Kernel Version", ""),
+        ("OS Image", info.os_image.as_str()),
+        ("Operating System", info.operating_system.as_str()),
+        ("Architecture", info.architecture.as_str()),
+        ("Container Runtime Version", info.container_runtime_version.as_str()),
+        ("Kubelet Version", info.kubelet_version.as_str()),
+    ] {
+        w.write(0, &format!("  {k}:\t{v}\n"));
+    }
+    if let Some(cidr) = n.spec.pod_cidr.as_deref().filter(|c| !c.is_empty()) {
+        w.write(0, &format!("PodCIDR:\t{cidr}\n"));
+        w.write(0, &format!("PodCIDRs:\t{cidr}\n"));
+    }
+    let pods: Vec<Rc<Object>> = match sim.api().list(&crate::api::ListRequest {
+        kind: Some(Kind::Pod),
+        field: crate::api::FieldFilter::NodeName(m.name.clone()),
+        ..Default::default()
+    }) {
+        crate::api::ApiResponse::List { items, .. } => items.into_iter().filter(|o| o.as_pod().is_some_and(|p| !p.is_terminal())).collect(),
+        _ => Vec::new(),
+    };
+    let alloc = if n.status.allocatable.is_empty() {
+        let get = |name: &str, milli: bool| {
+            n.status.capacity.get(name).and_then(|q| if milli { q.milli_value() } else { q.value() }).unwrap_or(0)
+        };
+        Allocatable { milli_cpu: get("cpu", true), memory: get("memory", false), pods: get("pods", false) }
+    } else {
+        n.allocatable()
+    };
+    w.write(0, &format!("Non-terminated Pods:\t({} in total)\n", pods.len()));
+    w.write(1, "Namespace\tName\t\tCPU Requests\tCPU Limits\tMemory Requests\tMemory Limits\tAge\n");
+    w.write(1, "---------\t----\t\t------------\t----------\t---------------\t-------------\t---\n");
+    let (mut req_cpu, mut req_mem, mut lim_cpu, mut lim_mem) = (0i64, 0i64, 0i64, 0i64);
+    for p in pods.iter().filter_map(|o| o.as_pod()) {
+        let (rc, rm) = pod_totals(p, false);
+        let (lc, lm) = pod_totals(p, true);
+        req_cpu = rc.saturating_add(req_cpu);
+        req_mem = rm.saturating_add(req_mem);
+        lim_cpu = lc.saturating_add(lim_cpu);
+        lim_mem = lm.saturating_add(lim_mem);
+        w.write(
+            1,
+            &format!(
+                "{}\t{}\t\t{} ({}%)\t{} ({}%)\t{} ({}%)\t{} ({}%)\t{}\n",
+                p.metadata.namespace,
+                p.metadata.name,
+                format_cpu(rc),
+                percent(rc, alloc.milli_cpu),
+                format_cpu(lc),
+                percent(lc, alloc.milli_cpu),
+                format_memory(rm),
+                percent(rm, alloc.memory),
+                format_memory(lm),
+                percent(lm, alloc.memory),
+                age(p.metadata.creation_timestamp, now)
+            ),
+        );
+    }
+    w.write(0, "Allocated resources:\n  (Total limits may be over 100 percent, i.e., overcommitted.)\n");
+    w.write(1, "Resource\tRequests\tLimits\n");
+    w.write(1, "--------\t--------\t------\n");
+    w.write(
+        1,
+        &format!(
+            "cpu\t{} ({}%)\t{} ({}%)\n",
+            format_cpu(req_cpu),
+            percent(req_cpu, alloc.milli_cpu),
+            format_cpu(lim_cpu),
+            percent(lim_cpu, alloc.milli_cpu)
+        ),
+    );
+    w.write(
+        1,
+        &format!(
+            "memory\t{} ({}%)\t{} ({}%)\n",
+            format_memory(req_mem),
+            percent(req_mem, alloc.memory),
+            format_memory(lim_mem),
+            percent(lim_mem, alloc.memory)
+        ),
+    );
+    w.write(1, "ephemeral-storage\t0 (0%)\t0 (0%)\n");
+    events_table(&mut w, events, now);
+    w.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_print_in_rfc1123z() {
+        assert_eq!(rfc1123z(Some(Time(0))), "Thu, 01 Jan 2026 00:00:00 +0000");
+        assert_eq!(rfc1123z(Some(Time(86_400_000 * 59 + 3_723_000))), "Sun, 01 Mar 2026 01:02:03 +0000");
+        assert_eq!(rfc1123z(None), "Mon, 01 Jan 0001 00:00:00 +0000");
+    }
+
+    #[test]
+    fn memory_sums_print_in_their_shortest_exact_form() {
+        assert_eq!(format_memory(384 << 20), "384Mi");
+        assert_eq!(format_memory(15_000_000_000_000_000), "15P");
+        assert_eq!(format_memory(1_000_000_000), "1G");
+        assert_eq!(format_memory(1500), "1500");
+        assert_eq!(format_memory(0), "0");
+    }
+
+    #[test]
+    fn qos_classes_follow_requests_and_limits() {
+        let mut spec =
+            PodSpec { containers: vec![Container { name: "a".into(), image: "x".into(), ..Default::default() }], ..Default::default() };
+        assert_eq!(qos_class(&spec), "BestEffort");
+        spec.containers[0].resources.requests.insert("cpu".into(), Quantity::new("100m"));
+        assert_eq!(qos_class(&spec), "Burstable");
+        spec.containers[0].resources.limits.insert("cpu".into(), Quantity::new("0.1"));
+        spec.containers[0].resources.limits.insert("memory".into(), Quantity::new("128Mi"));
+        assert_eq!(qos_class(&spec), "Guaranteed");
+    }
+
+    #[test]
+    fn the_events_table_counts_repeats_and_names_sub_objects() {
+        let event = |reason: &str, type_: &str, count: i32, first: u64, last: u64, field_path: &str, component: &str, message: &str| {
+            Rc::new(Object::Event(Event {
+                involved_object: ObjectReference {
+                    kind: "Pod".into(),
+                    name: "web-1".into(),
+                    field_path: field_path.into(),
+                    ..Default::default()
+                },
+                reason: reason.into(),
+                message: message.into(),
+                source: EventSource { component: component.into(), host: String::new() },
+                first_timestamp: Some(Time(first)),
+                last_timestamp: Some(Time(last)),
+                count,
+                type_: type_.into(),
+                ..Default::default()
+            }))
+        };
+        let events = vec![
+            event("Scheduled", "Normal", 1, 0, 0, "", "default-scheduler", "Successfully assigned default/web-1 to node-1"),
+            event(
+                "BackOff",
+                "Warning",
+                3,
+                10_000,
+                50_000,
+                "spec.containers{nginx}",
+                "kubelet",
+                "Back-off restarting failed container nginx",
+            ),
+        ];
+        let mut w = PrefixWriter::new();
+        w.write(0, "Tolerations:\t<none>\n");
+        events_table(&mut w, Some(&events), Time(70_000));
+        assert_eq!(
+            w.finish(),
+            "Tolerations:  <none>\n\
+             Events:\n\
+             \x20 Type     Reason     Age                From               Message\n\
+             \x20 ----     ------     ----               ----               -------\n\
+             \x20 Normal   Scheduled  70s                default-scheduler  Successfully assigned default/web-1 to node-1\n\
+             \x20 Warning  BackOff    20s (x3 over 60s)  kubelet            spec.containers{nginx}: Back-off restarting failed container nginx\n"
+        );
+    }
+
+    #[test]
+    fn a_pod_describes_with_kubectls_layout() {
+        let pod = Pod {
+            metadata: ObjectMeta {
+                name: "web-1".into(),
+                namespace: "default".into(),
+                labels: [("app".to_string(), "web".to_string()), ("pod-template-hash".to_string(), "abc".to_string())].into(),
+                creation_timestamp: Some(Time(0)),
+                ..Default::default()
+            },
+            spec: PodSpec {
+                containers: vec![Container {
+                    name: "nginx".into(),
+                    image: "nginx:1.14.2".into(),
+                    ports: vec![ContainerPort { container_port: 80, protocol: Some("TCP".into()), ..Default::default() }],
+                    resources: ResourceRequirements {
+                        requests: [("cpu".to_string(), Quantity::new("100m"))].into(),
+                        limits: Default::default(),
+                    },
+                    ..Default::default()
+                }],
+                ..Default::default()
+            },
+            status: PodStatus { phase: Some(PodPhase::Pending), ..Default::default() },
+        };
+        let text = describe_pod(&pod, Some(&[]), Time(5000));
+        assert_eq!(
+            text,
+            "Name:             web-1\n\
+             Namespace:        default\n\
+             Service Account:  default\n\
+             Node:             <none>\n\
+             Labels:           app=web\n\
+             \x20                 pod-template-hash=abc\n\
+             Annotations:      <none>\n\
+             Status:           Pending\n\
+             IP:               \n\
+             IPs:              <none>\n\
+             Containers:\n\
+             \x20 nginx:\n\
+             \x20   Image:      nginx:1.14.2\n\
+             \x20   Port:       80/TCP\n\
+             \x20   Host Port:  0/TCP\n\
+             \x20   Requests:\n\
+             \x20     cpu:        100m\n\
+             \x20   Environment:  <none>\n\
+             \x20   Mounts:       <none>\n\
+             Volumes:          <none>\n\
+             QoS Class:        Burstable\n\
+             Node-Selectors:   <none>\n\
+             Tolerations:      <none>\n\
+             Events:           <none>\n"
+        );
+    }
+}

@@ -1,0 +1,464 @@
+//! `kubectl rollout status|history|undo|restart|pause|resume` for Deployments.
+//!
+//! History is read where kubectl reads it: the `deployment.kubernetes.io/revision` annotation
+//! of each ReplicaSet the Deployment controls. Undo copies that ReplicaSet's pod template back
+//! into the Deployment (without its pod-template-hash label) and lets the Deployment controller
+//! roll, as `kubectl rollout undo` does since rollbackTo was removed.
+//!
+//! `rollout status` prints kubectl's status lines. In a blocking session (scripts, tests, the
+//! CLI) it waits as kubectl does: it steps the simulation, printing each new status line, until
+//! the rollout completes, the progress deadline passes, or `--timeout` (default 10 minutes of
+//! simulated time, since waiting forever is never useful in a simulation) runs out. In the page
+//! (non-blocking) it prints the current line and returns, as with `--watch=false`.
+
+use super::describe::{deployment_replica_sets, equal_ignore_hash};
+use super::mutate::update_deployment;
+use super::{flags, namespace};
+use crate::command::parse::{FlagKind, FlagSpec};
+use crate::command::resources::{kind_string, select, Selection};
+use crate::command::table::tabbed;
+use crate::command::{CommandOutput, Session};
+use crate::model::*;
+use std::rc::Rc;
+
+const SUBCOMMANDS: &[&str] = &["history", "pause", "restart", "resume", "status", "undo"];
+
+pub fn run(session: &mut Session, args: &[String]) -> CommandOutput {
+    let Some(sub) = args.first() else {
+        return CommandOutput::out(
+            "Manage the rollout of one or many resources.\n\nAvailable Commands:\n  history       View rollout history\n  pause         Mark the provided resource as paused\n  restart       Restart a resource\n  resume        Resume a paused resource\n  status        Show the status of the rollout\n  undo          Undo a previous rollout\n",
+        );
+    };
+    let rest = &args[1..];
+    match sub.as_str() {
+        "status" => status(session, rest),
+        "history" => history(session, rest),
+        "undo" => undo(session, rest),
+        "restart" | "pause" | "resume" => toggle(session, sub, rest),
+        other => CommandOutput::err(super::unknown_command(other, "kubectl rollout", SUBCOMMANDS)),
+    }
+}
+
+/// The deployments named by `deployment/NAME` or `deployment NAME`.
+fn deployments(session: &Session, command: &str, positional: &[String], ns: &str) -> Result<Vec<Rc<Object>>, CommandOutput> {
+    if positional.is_empty() {
+        return Err(CommandOutput::err(format!(
+            "error: required resource not specified\nSee 'kubectl rollout {command} -h' for help and examples"
+        )));
+    }
+    let named = match select(positional).map_err(CommandOutput::err)? {
+        Selection::Named(n) => n,
+        Selection::Kinds(_) => return Err(CommandOutput::err("error: resource(s) were provided, but no name was specified")),
+    };
+    let mut out = Vec::new();
+    for (kind, name) in named {
+        if kind != Kind::Deployment {
+            let (group, k) = match kind.api_version().split_once('/') {
+                Some((g, _)) => (g, kind.as_str()),
+                None => ("", kind.as_str()),
+            };
+            let what = if command == "status" {
+                "no status viewer"
+            } else if command == "history" {
+                "no history viewer"
+            } else {
+                "no rollbacker"
+            };
+            return Err(CommandOutput::err(format!("error: {what} has been implemented for {{\"{group}\" \"{k}\"}}")));
+        }
+        match session.sim().api().get(&ObjectKey::new(kind, ns, &name)) {
+            Some(o) => out.push(o.clone()),
+            None => return Err(CommandOutput::err(crate::api::ApiError::not_found(kind, &name).kubectl_message())),
+        }
+    }
+    Ok(out)
+}
+
+/// kubectl's DeploymentStatusViewer: the status line and whether the rollout is done, or an
+/// error (progress deadline exceeded).
+pub fn status_line(sim: &crate::sim::Sim, d: &Deployment) -> Result<(String, bool), String> {
+    let s = &d.status;
+    let name = &d.metadata.name;
+    if d.metadata.generation <= s.observed_generation {
+        if s.conditions.iter().any(|c| c.type_ == "Progressing" && c.reason.as_deref() == Some("ProgressDeadlineExceeded")) {
+            return Err(format!("error: deployment {name:?} exceeded its progress deadline"));
+        }
+        let desired = d.spec.replicas.unwrap_or(1);
+        let msg = if s.updated_replicas < desired {
+            format!(
+                "Waiting for deployment {name:?} rollout to finish: {} out of {desired} new replicas have been updated...",
+                s.updated_replicas
+            )
+        } else if s.replicas > s.updated_replicas {
+            format!(
+                "Waiting for deployment {name:?} rollout to finish: {} old replicas are pending termination...",
+                s.replicas - s.updated_replicas
+            )
+        } else if s.available_replicas < s.updated_replicas {
+            format!(
+                "Waiting for deployment {name:?} rollout to finish: {} of {} updated replicas are available...",
+                s.available_replicas, s.updated_replicas
+            )
+        } else {
+            return Ok((format!("deployment {name:?} successfully rolled out"), true));
+        };
+        return Ok((with_warning(sim, d, msg), false));
+    }
+    Ok((with_warning(sim, d, "Waiting for deployment spec update to be observed...".into()), false))
+}
+
+/// `appendWarning`: names the first pod that cannot be scheduled or whose container is stuck.
+fn with_warning(sim: &crate::sim::Sim, d: &Deployment, msg: String) -> String {
+    for o in sim.api().etcd.list(Kind::Pod, Some(&d.metadata.namespace)) {
+        let Some(p) = o.as_pod() else { continue };
+        if !d.spec.selector.matches(&p.metadata.labels) {
+            continue;
+        }
+        if let Some(c) = p.condition("PodScheduled").filter(|c| c.status == "False" && c.reason.as_deref() == Some("Unschedulable")) {
+            return format!("{msg} (Warning: {})", c.message.as_deref().unwrap_or(""));
+        }
+        for cs in &p.status.container_statuses {
+            if let Some(w) = &cs.state.waiting {
+                let reason = w.reason.as_deref().unwrap_or("");
+                if ["ImagePullBackOff", "ErrImagePull", "CrashLoopBackOff", "CreateContainerConfigError", "CreateContainerError"]
+                    .contains(&reason)
+                {
+                    return format!("{msg} (Warning: {reason} - {})", w.message.as_deref().unwrap_or(""));
+                }
+            }
+        }
+    }
+    msg
+}
+
+/// The longest `rollout status` waits when no `--timeout` is given.
+pub const DEFAULT_STATUS_TIMEOUT: Duration = Duration::mins(10);
+
+fn status(session: &mut Session, args: &[String]) -> CommandOutput {
+    let specs = [
+        FlagSpec::new("watch", Some('w'), FlagKind::Bool),
+        FlagSpec::new("timeout", None, FlagKind::String),
+        FlagSpec::new("revision", None, FlagKind::Int(64)),
+    ];
+    let (positional, f) = match flags("rollout status", args, &specs) {
+        Ok(v) => v,
+        Err(e) => return e,
+    };
+    let timeout = match f.str("timeout").map(Duration::parse).transpose() {
+        Ok(t) => t.filter(|t| t.0 > 0).unwrap_or(DEFAULT_STATUS_TIMEOUT),
+        Err(e) => {
+            return CommandOutput::err(format!("error: invalid argument {:?} for \"--timeout\" flag: {e}", f.str("timeout").unwrap_or("")))
+        }
+    };
+    let ns = namespace(&f);
+    let targets = match deployments(session, "status", &positional, &ns) {
+        Ok(t) => t,
+        Err(e) => return e,
+    };
+    let wait = f.bool_or("watch", true) && session.blocking();
+    let mut out = CommandOutput::empty();
+    for target in targets {
+        let key = target.key();
+        let deadline = session.sim().now() + timeout;
+        let mut last_line = String::new();
+        let mut last_rv = 0;
+        loop {
+            let Some(d) = session.sim().api().get(&key).and_then(|o| o.as_deployment()).cloned() else {
+                out.fail(&crate::api::ApiError::not_found(Kind::Deployment, &key.name).kubectl_message());
+                break;
+            };
+            if let Some(rev) = f.int("revision").filter(|r| *r > 0) {
+                let current =
+                    d.metadata.annotations.get("deployment.kubernetes.io/revision").and_then(|r| r.parse::<i64>().ok()).unwrap_or(0);
+                if current != rev {
+                    out.fail(&format!("error: desired revision ({rev}) is different from the running revision ({current})"));
+                    break;
+                }
+            }
+            if d.metadata.resource_version != last_rv {
+                last_rv = d.metadata.resource_version;
+                match status_line(session.sim(), &d) {
+                    Ok((line, done)) => {
+                        if line != last_line {
+                            out.say(&line);
+                            last_line = line;
+                        }
+                        if done || !wait {
+                            break;
+                        }
+                    }
+                    Err(e) => {
+                        out.fail(&e);
+                        break;
+                    }
+                }
+            }
+            if !step_until(session, deadline) {
+                out.fail("error: timed out waiting for the condition");
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// Moves the session forward by one delivery, not past `deadline`. False once the deadline is
+/// reached.
+fn step_until(session: &mut Session, deadline: Time) -> bool {
+    match session.sim().next_time() {
+        Some(t) if t <= deadline => {
+            session.advance_to(t);
+            true
+        }
+        _ => {
+            session.advance_to(deadline);
+            false
+        }
+    }
+}
+
+/// The revision of each ReplicaSet of a deployment, highest last.
+fn revisions(session: &Session, d: &Deployment) -> Vec<(i64, ReplicaSet)> {
+    let (old, new) = deployment_replica_sets(session.sim(), d);
+    let mut revs: Vec<(i64, ReplicaSet)> = old
+        .into_iter()
+        .chain(new)
+        .filter_map(|o| {
+            let rs = o.as_replica_set()?.clone();
+            let rev = rs.metadata.annotations.get("deployment.kubernetes.io/revision")?.parse::<i64>().ok()?;
+            Some((rev, rs))
+        })
+        .collect();
+    revs.sort_by_key(|(r, _)| *r);
+    revs
+}
+
+fn history(session: &mut Session, args: &[String]) -> CommandOutput {
+    let (positional, f) = match flags("rollout history", args, &[FlagSpec::new("revision", None, FlagKind::Int(64))]) {
+        Ok(v) => v,
+        Err(e) => return e,
+    };
+    let revision = f.int("revision").unwrap_or(0);
+    if revision < 0 {
+        return CommandOutput::err(format!("error: revision must be a positive integer: {revision}"));
+    }
+    let ns = namespace(&f);
+    let targets = match deployments(session, "history", &positional, &ns) {
+        Ok(t) => t,
+        Err(e) => return e,
+    };
+    let mut out = CommandOutput::empty();
+    for target in targets {
+        let Some(d) = target.as_deployment() else { continue };
+        let revs = revisions(session, d);
+        let head = format!("{}/{}", kind_string(Kind::Deployment), d.metadata.name);
+        if revision > 0 {
+            match revs.iter().find(|(r, _)| *r == revision) {
+                Some((_, rs)) => {
+                    let mut template = rs.spec.template.clone();
+                    if let Some(cause) = rs.metadata.annotations.get("kubernetes.io/change-cause") {
+                        template.metadata.annotations.insert("kubernetes.io/change-cause".into(), cause.clone());
+                    }
+                    out.stdout.push_str(&format!("{head} with revision #{revision}\n{}\n", super::describe::pod_template_raw(&template)));
+                }
+                None => out.fail("error: unable to find the specified revision"),
+            }
+            continue;
+        }
+        if revs.is_empty() {
+            out.stdout.push_str(&format!("{head} \nNo rollout history found.\n"));
+            continue;
+        }
+        let mut table = String::from("REVISION\tCHANGE-CAUSE\n");
+        for (r, rs) in &revs {
+            let cause =
+                rs.metadata.annotations.get("kubernetes.io/change-cause").filter(|c| !c.is_empty()).map(String::as_str).unwrap_or("<none>");
+            table.push_str(&format!("{r}\t{cause}\n"));
+        }
+        out.stdout.push_str(&format!("{head} \n{}\n", tabbed(0, 2, &table)));
+    }
+    out
+}
+
+/// Annotations a rollback keeps from the Deployment instead of copying from the ReplicaSet.
+const ANNOTATIONS_TO_SKIP: &[&str] = &[
+    "kubectl.kubernetes.io/last-applied-configuration",
+    "deployment.kubernetes.io/revision",
+    "deployment.kubernetes.io/revision-history",
+    "deployment.kubernetes.io/desired-replicas",
+    "deployment.kubernetes.io/max-replicas",
+    "deprecated.deployment.rollback.to",
+];
+
+fn undo(session: &mut Session, args: &[String]) -> CommandOutput {
+    let (positional, f) = match flags(
+        "rollout undo",
+        args,
+        &[FlagSpec::new("to-revision", None, FlagKind::Int(64)), FlagSpec::new("dry-run", None, FlagKind::String)],
+    ) {
+        Ok(v) => v,
+        Err(e) => return e,
+    };
+    let to_revision = f.int("to-revision").unwrap_or(0);
+    let ns = namespace(&f);
+    let targets = match deployments(session, "undo", &positional, &ns) {
+        Ok(t) => t,
+        Err(e) => return e,
+    };
+    let mut out = CommandOutput::empty();
+    for target in targets {
+        let Some(d) = target.as_deployment().cloned() else { continue };
+        let head = format!("{}/{}", kind_string(Kind::Deployment), d.metadata.name);
+        if to_revision < 0 {
+            out.fail(&format!("error: unable to find specified revision {to_revision} in history"));
+            continue;
+        }
+        let revs = revisions(session, &d);
+        let chosen = if to_revision == 0 {
+            if revs.len() < 2 {
+                out.fail(&format!("error: no rollout history found for deployment {:?}", d.metadata.name));
+                continue;
+            }
+            revs[revs.len() - 2].clone()
+        } else {
+            match revs.iter().find(|(r, _)| *r == to_revision) {
+                Some(r) => r.clone(),
+                None => {
+                    out.fail(&format!("error: unable to find specified revision {to_revision} in history"));
+                    continue;
+                }
+            }
+        };
+        let (rev, rs) = chosen;
+        if d.spec.paused {
+            out.fail(&format!(
+                "error: you cannot rollback a paused deployment; resume it first with 'kubectl rollout resume deployment/{}' and try again",
+                d.metadata.name
+            ));
+            continue;
+        }
+        if equal_ignore_hash(&rs.spec.template, &d.spec.template) {
+            out.say(&format!("{head} skipped rollback (current template already matches revision {rev})"));
+            continue;
+        }
+        let mut next = d.clone();
+        next.spec.template = rs.spec.template.clone();
+        next.spec.template.metadata.labels.remove("pod-template-hash");
+        let mut annotations = StringMap::new();
+        for k in ANNOTATIONS_TO_SKIP {
+            if let Some(v) = d.metadata.annotations.get(*k) {
+                annotations.insert(k.to_string(), v.clone());
+            }
+        }
+        for (k, v) in &rs.metadata.annotations {
+            if !ANNOTATIONS_TO_SKIP.contains(&k.as_str()) {
+                annotations.insert(k.clone(), v.clone());
+            }
+        }
+        next.metadata.annotations = annotations;
+        match update_deployment(session, next) {
+            Ok(_) => out.say(&format!("{head} rolled back")),
+            Err(e) => out.fail(&format!("error: failed restoring revision {rev}: {e}")),
+        }
+    }
+    out
+}
+
+/// `rollout restart` (a new `restartedAt` template annotation), `pause` and `resume`.
+fn toggle(session: &mut Session, sub: &str, args: &[String]) -> CommandOutput {
+    let (positional, f) = match flags(&format!("rollout {sub}"), args, &[]) {
+        Ok(v) => v,
+        Err(e) => return e,
+    };
+    let ns = namespace(&f);
+    let targets = match deployments(session, sub, &positional, &ns) {
+        Ok(t) => t,
+        Err(e) => return e,
+    };
+    let mut out = CommandOutput::empty();
+    for target in targets {
+        let Some(d) = target.as_deployment().cloned() else { continue };
+        let head = format!("{}/{}", kind_string(Kind::Deployment), d.metadata.name);
+        let mut next = d.clone();
+        let verb = match sub {
+            "pause" if d.spec.paused => {
+                out.fail(&format!("error: {head} is already paused"));
+                continue;
+            }
+            "resume" if !d.spec.paused => {
+                out.fail(&format!("error: {head} is not paused"));
+                continue;
+            }
+            "restart" if d.spec.paused => {
+                out.fail("error: can't restart paused deployment (run rollout resume first)");
+                continue;
+            }
+            "pause" => {
+                next.spec.paused = true;
+                "paused"
+            }
+            "resume" => {
+                next.spec.paused = false;
+                "resumed"
+            }
+            _ => {
+                let now = session.sim().now().rfc3339();
+                next.spec.template.metadata.annotations.insert("kubectl.kubernetes.io/restartedAt".into(), now);
+                "restarted"
+            }
+        };
+        match update_deployment(session, next) {
+            Ok(_) => out.say(&format!("{head} {verb}")),
+            Err(e) => out.fail(&e),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn deployment(generation: i64, observed: i64, replicas: i32, status: DeploymentStatus) -> Deployment {
+        let mut d = Deployment::default();
+        d.metadata.name = "web".into();
+        d.metadata.generation = generation;
+        d.spec.replicas = Some(replicas);
+        d.status = DeploymentStatus { observed_generation: observed, ..status };
+        d
+    }
+
+    #[test]
+    fn status_lines_are_kubectls() {
+        let sim = crate::sim::Sim::empty(0);
+        let line = |d: &Deployment| status_line(&sim, d).map(|(l, _)| l);
+        assert_eq!(line(&deployment(2, 1, 3, Default::default())).unwrap(), "Waiting for deployment spec update to be observed...");
+        let s = DeploymentStatus { updated_replicas: 1, replicas: 3, ..Default::default() };
+        assert_eq!(
+            line(&deployment(2, 2, 3, s)).unwrap(),
+            "Waiting for deployment \"web\" rollout to finish: 1 out of 3 new replicas have been updated..."
+        );
+        let s = DeploymentStatus { updated_replicas: 3, replicas: 4, ..Default::default() };
+        assert_eq!(
+            line(&deployment(2, 2, 3, s)).unwrap(),
+            "Waiting for deployment \"web\" rollout to finish: 1 old replicas are pending termination..."
+        );
+        let s = DeploymentStatus { updated_replicas: 3, replicas: 3, available_replicas: 1, ..Default::default() };
+        assert_eq!(
+            line(&deployment(2, 2, 3, s)).unwrap(),
+            "Waiting for deployment \"web\" rollout to finish: 1 of 3 updated replicas are available..."
+        );
+        let s = DeploymentStatus { updated_replicas: 3, replicas: 3, available_replicas: 3, ..Default::default() };
+        assert_eq!(status_line(&sim, &deployment(2, 2, 3, s)).unwrap(), ("deployment \"web\" successfully rolled out".to_string(), true));
+        let s = DeploymentStatus {
+            conditions: vec![DeploymentCondition {
+                type_: "Progressing".into(),
+                status: "False".into(),
+                reason: Some("ProgressDeadlineExceeded".into()),
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        assert_eq!(status_line(&sim, &deployment(1, 1, 3, s)).unwrap_err(), "error: deployment \"web\" exceeded its progress deadline");
+    }
+}

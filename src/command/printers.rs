@@ -1,0 +1,519 @@
+//! What `kubectl get` prints for each kind: its columns, and each cell computed exactly as the
+//! API server's table convertor computes it (pkg/printers/internalversion/printers.go).
+//!
+//! Every function here is pure: objects and the current simulated time in, strings out. STATUS
+//! of a pod is the best-known example of why this matters: it is not the phase, but a reason
+//! picked from container states and the deletion timestamp, in a fixed order.
+
+use crate::model::*;
+use serde_json::Value;
+
+/// The age of a timestamp as kubectl shows it (`translateTimestampSince`).
+pub fn age(ts: Option<Time>, now: Time) -> String {
+    match ts {
+        Some(t) => human_duration(now.since(t)),
+        None => "<unknown>".into(),
+    }
+}
+
+/// Column headers of `kubectl get` for a kind.
+pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
+    let (base, extra): (&[&str], &[&str]) = match kind {
+        Kind::Pod => (&["NAME", "READY", "STATUS", "RESTARTS", "AGE"], &["IP", "NODE", "NOMINATED NODE", "READINESS GATES"]),
+        Kind::Node => (
+            &["NAME", "STATUS", "ROLES", "AGE", "VERSION"],
+            &["INTERNAL-IP", "EXTERNAL-IP", "OS-IMAGE", "KERNEL-VERSION", "CONTAINER-RUNTIME"],
+        ),
+        Kind::Deployment => (&["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"], &["CONTAINERS", "IMAGES", "SELECTOR"]),
+        Kind::ReplicaSet => (&["NAME", "DESIRED", "CURRENT", "READY", "AGE"], &["CONTAINERS", "IMAGES", "SELECTOR"]),
+        Kind::Event => {
+            if wide {
+                return vec!["LAST SEEN", "TYPE", "REASON", "OBJECT", "SUBOBJECT", "SOURCE", "MESSAGE", "FIRST SEEN", "COUNT", "NAME"];
+            }
+            (&["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"], &[])
+        }
+        Kind::Lease => (&["NAME", "HOLDER", "AGE"], &[]),
+    };
+    let mut h = base.to_vec();
+    if wide {
+        h.extend_from_slice(extra);
+    }
+    h
+}
+
+/// The cells of one row of `kubectl get` for any object.
+pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
+    match object {
+        Object::Pod(p) => pod_row(p, now, wide),
+        Object::Node(n) => node_row(n, now, wide),
+        Object::Deployment(d) => deployment_row(d, now, wide),
+        Object::ReplicaSet(rs) => replica_set_row(rs, now, wide),
+        Object::Event(e) => event_row(e, now, wide),
+        Object::Lease(l) => {
+            vec![l.metadata.name.clone(), l.spec.holder_identity.clone().unwrap_or_default(), age(l.metadata.creation_timestamp, now)]
+        }
+    }
+}
+
+/// `printPod`'s STATUS: the phase, overridden by the pod's reason, then by container states
+/// (the first container in spec order wins, as the loop runs backwards), then by deletion.
+pub fn pod_status(pod: &Pod) -> String {
+    let mut reason = pod.phase().as_str().to_string();
+    if let Some(r) = pod.status.reason.as_deref().filter(|r| !r.is_empty()) {
+        reason = r.to_string();
+    }
+    if pod.condition("PodScheduled").is_some_and(|c| c.reason.as_deref() == Some("SchedulingGated")) {
+        reason = "SchedulingGated".into();
+    }
+    let mut has_running = false;
+    for cs in pod.status.container_statuses.iter().rev() {
+        let st = &cs.state;
+        if let Some(w) = st.waiting.as_ref().and_then(|w| w.reason.as_deref()).filter(|r| !r.is_empty()) {
+            reason = w.to_string();
+        } else if let Some(t) = &st.terminated {
+            reason = match t.reason.as_deref().filter(|r| !r.is_empty()) {
+                Some(r) => r.to_string(),
+                None => format!("ExitCode:{}", t.exit_code),
+            };
+        } else if cs.ready && st.running.is_some() {
+            has_running = true;
+        }
+    }
+    if reason == "Completed" && has_running {
+        reason = if pod.condition("Ready").is_some_and(|c| c.status == "True") { "Running".into() } else { "NotReady".into() };
+    }
+    if pod.metadata.deletion_timestamp.is_some() {
+        if pod.status.reason.as_deref() == Some("NodeLost") {
+            reason = "Unknown".into();
+        } else if !pod.is_terminal() {
+            reason = "Terminating".into();
+        }
+    }
+    reason
+}
+
+/// READY `n/m`: containers that are ready and running, out of the spec's containers.
+pub fn pod_ready(pod: &Pod) -> String {
+    let ready = pod.status.container_statuses.iter().filter(|c| c.ready && c.state.running.is_some()).count();
+    format!("{ready}/{}", pod.spec.containers.len())
+}
+
+/// RESTARTS: the sum of restart counts, with `(5m ago)` from the latest last-termination.
+pub fn pod_restarts(pod: &Pod, now: Time) -> String {
+    let restarts: i64 = pod.status.container_statuses.iter().map(|c| i64::from(c.restart_count)).sum();
+    let last = pod.status.container_statuses.iter().filter_map(|c| c.last_state.terminated.as_ref()?.finished_at).max();
+    match last {
+        Some(t) if restarts != 0 => format!("{restarts} ({} ago)", age(Some(t), now)),
+        _ => restarts.to_string(),
+    }
+}
+
+fn pod_row(pod: &Pod, now: Time, wide: bool) -> Vec<String> {
+    let mut cells =
+        vec![pod.metadata.name.clone(), pod_ready(pod), pod_status(pod), pod_restarts(pod, now), age(pod.metadata.creation_timestamp, now)];
+    if wide {
+        let none = |v: Option<&str>| v.filter(|s| !s.is_empty()).unwrap_or("<none>").to_string();
+        cells.push(none(pod.status.pod_ip.as_deref()));
+        cells.push(none(pod.node_name()));
+        cells.push(none(pod.status.nominated_node_name.as_deref()));
+        cells.push("<none>".into());
+    }
+    cells
+}
+
+/// Node roles from `node-role.kubernetes.io/ROLE` and `kubernetes.io/role` labels.
+pub fn node_roles(node: &Node) -> Vec<String> {
+    let mut roles = std::collections::BTreeSet::new();
+    for (k, v) in &node.metadata.labels {
+        if let Some(role) = k.strip_prefix("node-role.kubernetes.io/").filter(|r| !r.is_empty()) {
+            roles.insert(role.to_string());
+        } else if k == "kubernetes.io/role" && !v.is_empty() {
+            roles.insert(v.clone());
+        }
+    }
+    roles.into_iter().collect()
+}
+
+/// `Ready`, `NotReady` (for False and Unknown alike), `Unknown` when never reported, plus
+/// `SchedulingDisabled` when cordoned.
+pub fn node_status(node: &Node) -> String {
+    let mut status = match node.condition("Ready") {
+        Some(c) if c.status == "True" => vec!["Ready"],
+        Some(_) => vec!["NotReady"],
+        None => vec!["Unknown"],
+    };
+    if node.spec.unschedulable {
+        status.push("SchedulingDisabled");
+    }
+    status.join(",")
+}
+
+fn node_row(node: &Node, now: Time, wide: bool) -> Vec<String> {
+    let roles = node_roles(node);
+    let mut cells = vec![
+        node.metadata.name.clone(),
+        node_status(node),
+        if roles.is_empty() { "<none>".into() } else { roles.join(",") },
+        age(node.metadata.creation_timestamp, now),
+        node.status.node_info.kubelet_version.clone(),
+    ];
+    if wide {
+        let address = |t: &str| node.status.addresses.iter().find(|a| a.type_ == t).map(|a| a.address.clone()).unwrap_or("<none>".into());
+        let known = |v: &str| if v.is_empty() { "<unknown>".to_string() } else { v.to_string() };
+        cells.push(address("InternalIP"));
+        cells.push(address("ExternalIP"));
+        cells.push(known(&node.status.node_info.os_image));
+        cells.push("<unknown>".into());
+        cells.push(known(&node.status.node_info.container_runtime_version));
+    }
+    cells
+}
+
+/// `layoutContainerCells`: container names and images, comma-joined.
+fn containers_and_images(spec: &PodSpec) -> (String, String) {
+    let names: Vec<&str> = spec.containers.iter().map(|c| c.name.as_str()).collect();
+    let images: Vec<&str> = spec.containers.iter().map(|c| c.image.as_str()).collect();
+    (names.join(","), images.join(","))
+}
+
+/// `metav1.LabelSelectorAsSelector(...).String()`: requirements sorted by key.
+pub fn selector_string(s: &LabelSelector) -> String {
+    let mut parts: Vec<(String, String)> = s.match_labels.iter().map(|(k, v)| (k.clone(), format!("{k}={v}"))).collect();
+    for r in &s.match_expressions {
+        let mut values = r.values.clone();
+        values.sort();
+        let text = match r.operator.as_str() {
+            "In" => format!("{} in ({})", r.key, values.join(",")),
+            "NotIn" => format!("{} notin ({})", r.key, values.join(",")),
+            "Exists" => r.key.clone(),
+            _ => format!("!{}", r.key),
+        };
+        parts.push((r.key.clone(), text));
+    }
+    parts.sort();
+    if parts.is_empty() {
+        return "<none>".into();
+    }
+    parts.into_iter().map(|(_, t)| t).collect::<Vec<_>>().join(",")
+}
+
+fn deployment_row(d: &Deployment, now: Time, wide: bool) -> Vec<String> {
+    let desired = d.spec.replicas.unwrap_or(1);
+    let mut cells = vec![
+        d.metadata.name.clone(),
+        format!("{}/{desired}", d.status.ready_replicas),
+        d.status.updated_replicas.to_string(),
+        d.status.available_replicas.to_string(),
+        age(d.metadata.creation_timestamp, now),
+    ];
+    if wide {
+        let (c, i) = containers_and_images(&d.spec.template.spec);
+        cells.extend([c, i, selector_string(&d.spec.selector)]);
+    }
+    cells
+}
+
+fn replica_set_row(rs: &ReplicaSet, now: Time, wide: bool) -> Vec<String> {
+    let mut cells = vec![
+        rs.metadata.name.clone(),
+        rs.spec.replicas.unwrap_or(1).to_string(),
+        rs.status.replicas.to_string(),
+        rs.status.ready_replicas.to_string(),
+        age(rs.metadata.creation_timestamp, now),
+    ];
+    if wide {
+        let (c, i) = containers_and_images(&rs.spec.template.spec);
+        cells.extend([c, i, selector_string(&rs.spec.selector)]);
+    }
+    cells
+}
+
+/// `kind/name` of an event's object, lower-cased as kubectl prints it.
+pub fn event_object(e: &Event) -> String {
+    let kind = e.involved_object.kind.to_ascii_lowercase();
+    if e.involved_object.name.is_empty() {
+        kind
+    } else {
+        format!("{kind}/{}", e.involved_object.name)
+    }
+}
+
+/// `formatEventSource`: `component, host`, or the component alone.
+pub fn event_source(e: &Event) -> String {
+    let component = if e.source.component.is_empty() { &e.reporting_component } else { &e.source.component };
+    let host = if e.source.host.is_empty() { &e.reporting_instance } else { &e.source.host };
+    if host.is_empty() {
+        component.clone()
+    } else {
+        format!("{component}, {host}")
+    }
+}
+
+fn event_row(e: &Event, now: Time, wide: bool) -> Vec<String> {
+    let first = age(e.first_timestamp, now);
+    let last = if e.last_timestamp.is_some() { age(e.last_timestamp, now) } else { first.clone() };
+    let message = e.message.trim().to_string();
+    if !wide {
+        return vec![last, e.type_.clone(), e.reason.clone(), event_object(e), message];
+    }
+    vec![
+        last,
+        e.type_.clone(),
+        e.reason.clone(),
+        event_object(e),
+        e.involved_object.field_path.clone(),
+        event_source(e),
+        message,
+        first,
+        e.count.max(1).to_string(),
+        e.metadata.name.clone(),
+    ]
+}
+
+/// `labels.FormatLabels`: `k=v,k2=v2` sorted, or `<none>`.
+pub fn format_labels(labels: &StringMap) -> String {
+    if labels.is_empty() {
+        return "<none>".into();
+    }
+    labels.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(",")
+}
+
+/// `-o json`: Go's `json.MarshalIndent(obj, "", "    ")` over an unstructured object, so keys
+/// are sorted and `<`, `>`, `&` are escaped as Go escapes them.
+pub fn json_text(value: &Value) -> String {
+    let mut buf = Vec::new();
+    let formatter = serde_json::ser::PrettyFormatter::with_indent(b"    ");
+    let mut ser = serde_json::Serializer::with_formatter(&mut buf, formatter);
+    let text = match serde::Serialize::serialize(value, &mut ser) {
+        Ok(()) => String::from_utf8(buf).unwrap_or_default(),
+        Err(e) => format!("{{\"error\": {:?}}}", e.to_string()),
+    };
+    let mut out = text.replace('<', "\\u003c").replace('>', "\\u003e").replace('&', "\\u0026");
+    out.push('\n');
+    out
+}
+
+/// `-o yaml`: sigs.k8s.io/yaml over the same unstructured object (sorted keys, block style).
+pub fn yaml_text(value: &Value) -> String {
+    yaml_serde::to_string(value).unwrap_or_else(|e| format!("error: {e}\n"))
+}
+
+/// An object as `-o json|yaml` show it: `Object::to_json`, minus the empty `name` the model
+/// writes into pod templates' metadata (a real API server omits empty strings there).
+pub fn object_json(o: &Object) -> Value {
+    let mut v = o.to_json();
+    if let Some(Value::Object(meta)) = v.pointer_mut("/spec/template/metadata") {
+        if meta.get("name").is_some_and(|n| n == "") {
+            meta.remove("name");
+        }
+    }
+    v
+}
+
+/// The `List` kubectl wraps several objects in for `-o json` and `-o yaml`.
+pub fn list_value(items: Vec<Value>) -> Value {
+    serde_json::json!({"apiVersion": "v1", "items": items, "kind": "List", "metadata": {"resourceVersion": ""}})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::command::table::render_table;
+
+    fn pod(name: &str) -> Pod {
+        Pod {
+            metadata: ObjectMeta {
+                name: name.into(),
+                namespace: "default".into(),
+                creation_timestamp: Some(Time(0)),
+                ..Default::default()
+            },
+            spec: PodSpec {
+                containers: vec![Container { name: "nginx".into(), image: "nginx:1.14.2".into(), ..Default::default() }],
+                ..Default::default()
+            },
+            status: PodStatus { phase: Some(PodPhase::Pending), ..Default::default() },
+        }
+    }
+
+    fn waiting(reason: &str) -> ContainerStatus {
+        ContainerStatus {
+            name: "nginx".into(),
+            state: ContainerState {
+                waiting: Some(ContainerStateWaiting { reason: Some(reason.into()), message: None }),
+                ..Default::default()
+            },
+            ..Default::default()
+        }
+    }
+
+    fn running(ready: bool, restarts: i32) -> ContainerStatus {
+        ContainerStatus {
+            name: "nginx".into(),
+            state: ContainerState { running: Some(ContainerStateRunning { started_at: Some(Time(1000)) }), ..Default::default() },
+            ready,
+            restart_count: restarts,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn pod_status_is_the_phase_until_a_container_has_a_reason() {
+        let mut p = pod("web-1");
+        assert_eq!(pod_status(&p), "Pending");
+        p.status.container_statuses = vec![waiting("ContainerCreating")];
+        assert_eq!(pod_status(&p), "ContainerCreating");
+        p.status.phase = Some(PodPhase::Running);
+        p.status.container_statuses = vec![waiting("CrashLoopBackOff")];
+        assert_eq!(pod_status(&p), "CrashLoopBackOff");
+        p.status.container_statuses = vec![running(true, 0)];
+        assert_eq!(pod_status(&p), "Running");
+        p.metadata.deletion_timestamp = Some(Time(5000));
+        assert_eq!(pod_status(&p), "Terminating");
+        p.status.reason = Some("NodeLost".into());
+        assert_eq!(pod_status(&p), "Unknown");
+    }
+
+    #[test]
+    fn terminated_containers_show_their_reason_or_exit_code() {
+        let mut p = pod("job-1");
+        p.status.phase = Some(PodPhase::Failed);
+        let mut cs = running(false, 0);
+        cs.state = ContainerState {
+            terminated: Some(ContainerStateTerminated { exit_code: 137, reason: None, started_at: None, finished_at: None }),
+            ..Default::default()
+        };
+        p.status.container_statuses = vec![cs.clone()];
+        assert_eq!(pod_status(&p), "ExitCode:137");
+        cs.state.terminated.as_mut().unwrap().reason = Some("Error".into());
+        p.status.container_statuses = vec![cs];
+        p.metadata.deletion_timestamp = Some(Time(1));
+        assert_eq!(pod_status(&p), "Error", "terminal pods never show Terminating");
+    }
+
+    #[test]
+    fn restarts_show_how_long_ago_the_last_one_was() {
+        let mut p = pod("web-1");
+        let mut cs = running(true, 3);
+        cs.last_state = ContainerState {
+            terminated: Some(ContainerStateTerminated {
+                exit_code: 1,
+                reason: Some("Error".into()),
+                started_at: None,
+                finished_at: Some(Time(60_000)),
+            }),
+            ..Default::default()
+        };
+        p.status.container_statuses = vec![cs];
+        assert_eq!(pod_restarts(&p, Time(150_000)), "3 (90s ago)");
+        assert_eq!(pod_restarts(&pod("x"), Time(0)), "0");
+        assert_eq!(pod_ready(&p), "1/1");
+    }
+
+    #[test]
+    fn a_pod_table_prints_as_kubectl_prints_it() {
+        let mut a = pod("web-7d9f6c5b4-abcde");
+        a.status.phase = Some(PodPhase::Running);
+        a.status.container_statuses = vec![running(true, 0)];
+        a.spec.node_name = Some("node-1".into());
+        a.status.pod_ip = Some("10.244.1.2".into());
+        let mut b = pod("web-7d9f6c5b4-fghjk");
+        b.metadata.creation_timestamp = Some(Time(140_000));
+        b.status.container_statuses = vec![waiting("ContainerCreating")];
+        let now = Time(150_000);
+        let rows: Vec<Vec<String>> = [&a, &b].iter().map(|p| pod_row(p, now, false)).collect();
+        assert_eq!(
+            render_table(&headers(Kind::Pod, false), &rows, true),
+            "NAME                  READY   STATUS              RESTARTS   AGE\n\
+             web-7d9f6c5b4-abcde   1/1     Running             0          2m30s\n\
+             web-7d9f6c5b4-fghjk   0/1     ContainerCreating   0          10s\n"
+        );
+        let wide: Vec<Vec<String>> = [&a, &b].iter().map(|p| pod_row(p, now, true)).collect();
+        assert_eq!(
+            render_table(&headers(Kind::Pod, true), &wide, true),
+            "NAME                  READY   STATUS              RESTARTS   AGE     IP           NODE     NOMINATED NODE   READINESS GATES\n\
+             web-7d9f6c5b4-abcde   1/1     Running             0          2m30s   10.244.1.2   node-1   <none>           <none>\n\
+             web-7d9f6c5b4-fghjk   0/1     ContainerCreating   0          10s     <none>       <none>   <none>           <none>\n"
+        );
+    }
+
+    #[test]
+    fn node_status_and_roles_follow_kubectl() {
+        let mut n = Node {
+            metadata: ObjectMeta { name: "node-1".into(), creation_timestamp: Some(Time(0)), ..Default::default() },
+            ..Default::default()
+        };
+        assert_eq!(node_status(&n), "Unknown");
+        n.status.conditions = vec![NodeCondition { type_: "Ready".into(), status: "Unknown".into(), ..Default::default() }];
+        assert_eq!(node_status(&n), "NotReady");
+        n.status.conditions[0].status = "True".into();
+        n.spec.unschedulable = true;
+        assert_eq!(node_status(&n), "Ready,SchedulingDisabled");
+        n.status.node_info.kubelet_version = "v1.32.0".into();
+        n.metadata.labels.insert("node-role.kubernetes.io/control-plane".into(), String::new());
+        assert_eq!(node_row(&n, Time(3_600_000), false), ["node-1", "Ready,SchedulingDisabled", "control-plane", "60m", "v1.32.0"]);
+    }
+
+    #[test]
+    fn deployment_and_replica_set_rows_count_replicas() {
+        let mut d = Deployment::default();
+        d.metadata.name = "web".into();
+        d.metadata.creation_timestamp = Some(Time(0));
+        d.spec.replicas = Some(3);
+        d.spec.selector.match_labels.insert("app".into(), "web".into());
+        d.spec.template.spec.containers = vec![Container { name: "nginx".into(), image: "nginx:1.14.2".into(), ..Default::default() }];
+        d.status = DeploymentStatus { ready_replicas: 2, updated_replicas: 3, available_replicas: 2, ..Default::default() };
+        assert_eq!(deployment_row(&d, Time(45_000), true), ["web", "2/3", "3", "2", "45s", "nginx", "nginx:1.14.2", "app=web"]);
+        let rs = ReplicaSet {
+            metadata: ObjectMeta { name: "web-7d9f6c5b4".into(), creation_timestamp: Some(Time(0)), ..Default::default() },
+            spec: ReplicaSetSpec { replicas: Some(3), ..Default::default() },
+            status: ReplicaSetStatus { replicas: 3, ready_replicas: 1, ..Default::default() },
+        };
+        assert_eq!(replica_set_row(&rs, Time(400_000), false), ["web-7d9f6c5b4", "3", "3", "1", "6m40s"]);
+    }
+
+    #[test]
+    fn event_rows_name_the_object_by_lower_case_kind() {
+        let e = Event {
+            metadata: ObjectMeta { name: "web-abc.18a".into(), ..Default::default() },
+            involved_object: ObjectReference { kind: "Pod".into(), name: "web-abc".into(), ..Default::default() },
+            reason: "Scheduled".into(),
+            message: "Successfully assigned default/web-abc to node-1 ".into(),
+            source: EventSource { component: "default-scheduler".into(), host: String::new() },
+            first_timestamp: Some(Time(0)),
+            last_timestamp: Some(Time(2000)),
+            count: 1,
+            type_: "Normal".into(),
+            ..Default::default()
+        };
+        assert_eq!(
+            event_row(&e, Time(10_000), false),
+            ["8s", "Normal", "Scheduled", "pod/web-abc", "Successfully assigned default/web-abc to node-1"]
+        );
+        let wide = event_row(&e, Time(10_000), true);
+        assert_eq!(wide[5], "default-scheduler");
+        assert_eq!(wide[7..], ["10s", "1", "web-abc.18a"]);
+    }
+
+    #[test]
+    fn selectors_print_sorted_by_key() {
+        let s = LabelSelector {
+            match_labels: [("tier".to_string(), "web".to_string())].into(),
+            match_expressions: vec![LabelSelectorRequirement {
+                key: "app".into(),
+                operator: "In".into(),
+                values: vec!["b".into(), "a".into()],
+            }],
+        };
+        assert_eq!(selector_string(&s), "app in (a,b),tier=web");
+    }
+
+    #[test]
+    fn json_output_is_go_shaped() {
+        let v = serde_json::json!({"kind": "Pod", "apiVersion": "v1", "metadata": {"annotations": {"x": "<none> & more"}}, "spec": {}});
+        assert_eq!(
+            json_text(&v),
+            "{\n    \"apiVersion\": \"v1\",\n    \"kind\": \"Pod\",\n    \"metadata\": {\n        \"annotations\": {\n            \"x\": \"\\u003cnone\\u003e \\u0026 more\"\n        }\n    },\n    \"spec\": {}\n}\n"
+        );
+    }
+}
