@@ -94,17 +94,34 @@ impl ApiRequest {
     }
     /// What the request is about, as `kind/namespace/name` or a kind's plural for lists.
     pub fn target(&self) -> String {
-        match self {
+        Target(self).to_string()
+    }
+    /// The target for printing, without allocating.
+    pub fn target_ref(&self) -> Target<'_> {
+        Target(self)
+    }
+}
+
+/// What a request is about, printed on demand (the trace formats millions of these).
+pub struct Target<'a>(&'a ApiRequest);
+
+impl std::fmt::Display for Target<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
             ApiRequest::Create(o) | ApiRequest::Update(o) | ApiRequest::UpdateStatus(o) => {
                 let m = o.meta();
-                let name = if m.name.is_empty() { format!("{}*", m.generate_name) } else { m.name.clone() };
-                ObjectKey::new(o.kind(), &m.namespace, &name).to_string()
+                if m.name.is_empty() {
+                    let generated = format!("{}*", m.generate_name);
+                    write!(f, "{}", ObjectKey::new(o.kind(), &m.namespace, &generated))
+                } else {
+                    write!(f, "{}", o.key_ref())
+                }
             }
-            ApiRequest::Delete(d) => d.key.to_string(),
-            ApiRequest::Bind { pod, .. } => pod.to_string(),
-            ApiRequest::Get(k) => k.to_string(),
-            ApiRequest::List(l) => l.kind.map(|k| k.plural().to_string()).unwrap_or_default(),
-            ApiRequest::Watch(w) => w.kind.plural().to_string(),
+            ApiRequest::Delete(d) => write!(f, "{}", d.key),
+            ApiRequest::Bind { pod, .. } => write!(f, "{pod}"),
+            ApiRequest::Get(k) => write!(f, "{k}"),
+            ApiRequest::List(l) => f.write_str(l.kind.map(|k| k.plural()).unwrap_or_default()),
+            ApiRequest::Watch(w) => f.write_str(w.kind.plural()),
         }
     }
 }

@@ -61,6 +61,17 @@ impl Kind {
             None => self.plural().to_string(),
         }
     }
+    /// The kind in lower case, as keys print it (`replicaset`).
+    pub fn lower(self) -> &'static str {
+        match self {
+            Kind::Node => "node",
+            Kind::Pod => "pod",
+            Kind::ReplicaSet => "replicaset",
+            Kind::Deployment => "deployment",
+            Kind::Event => "event",
+            Kind::Lease => "lease",
+        }
+    }
     pub fn namespaced(self) -> bool {
         self != Kind::Node
     }
@@ -100,7 +111,27 @@ impl ObjectKey {
 
 impl fmt::Display for ObjectKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}", self.kind.as_str().to_lowercase(), self.ns_name())
+        write_key(f, self.kind, &self.namespace, &self.name)
+    }
+}
+
+/// `kind/namespace/name` (or `kind/name` when cluster-scoped), without allocating.
+fn write_key(f: &mut fmt::Formatter<'_>, kind: Kind, namespace: &str, name: &str) -> fmt::Result {
+    if namespace.is_empty() {
+        write!(f, "{}/{name}", kind.lower())
+    } else {
+        write!(f, "{}/{namespace}/{name}", kind.lower())
+    }
+}
+
+/// An object's key for printing, borrowed rather than built.
+pub struct KeyRef<'a>(&'a Object);
+
+impl fmt::Display for KeyRef<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let m = self.0.meta();
+        let ns = if self.0.kind().namespaced() { m.namespace.as_str() } else { "" };
+        write_key(f, self.0.kind(), ns, &m.name)
     }
 }
 
@@ -147,6 +178,10 @@ impl Object {
     pub fn key(&self) -> ObjectKey {
         let m = self.meta();
         ObjectKey::new(self.kind(), &m.namespace, &m.name)
+    }
+    /// The key for printing, without building an `ObjectKey`.
+    pub fn key_ref(&self) -> KeyRef<'_> {
+        KeyRef(self)
     }
     pub fn as_pod(&self) -> Option<&Pod> {
         match self {

@@ -6,7 +6,13 @@
 
 use crate::api::ApiRequest;
 use crate::model::*;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
+
+/// How many distinct events the recorder remembers for aggregation (client-go's
+/// `maxLruCacheEntries`); older ones are forgotten, and a repeat of one of them starts a new Event.
+pub const MAX_REMEMBERED_EVENTS: usize = 4096;
+
+type EventIdentity = (String, String, String, String);
 
 /// One thing worth telling people, before it becomes an Event object.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -46,7 +52,9 @@ pub struct EventRecorder {
     host: String,
     seq: u64,
     /// Events already written, by what makes them the same event.
-    seen: BTreeMap<(String, String, String, String), Event>,
+    seen: BTreeMap<EventIdentity, Event>,
+    /// Remembered identities, oldest first, to forget beyond `MAX_REMEMBERED_EVENTS`.
+    order: VecDeque<EventIdentity>,
 }
 
 impl EventRecorder {
@@ -84,6 +92,12 @@ impl EventRecorder {
             reporting_component: self.component.clone(),
             reporting_instance: self.host.clone(),
         };
+        if self.order.len() == MAX_REMEMBERED_EVENTS {
+            if let Some(oldest) = self.order.pop_front() {
+                self.seen.remove(&oldest);
+            }
+        }
+        self.order.push_back(key.clone());
         self.seen.insert(key, event.clone());
         ApiRequest::Create(Object::Event(event))
     }
@@ -91,6 +105,7 @@ impl EventRecorder {
     /// Forgets what it has written (the process restarted).
     pub fn clear(&mut self) {
         self.seen.clear();
+        self.order.clear();
     }
 }
 

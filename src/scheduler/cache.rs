@@ -125,8 +125,8 @@ impl NodeInfo {
     }
     /// Pods of this spreading owner on the node (not terminating).
     pub fn owner_count(&self, owner: u32) -> u32 {
-        // A node holds few owners; a plain scan beats a search here.
-        self.owner_counts.iter().find(|(o, _)| *o == owner).map_or(0, |(_, n)| *n)
+        // Sorted by owner: a node in a large cluster holds pods of dozens of owners.
+        self.owner_counts.binary_search_by_key(&owner, |(o, _)| *o).map_or(0, |i| self.owner_counts[i].1)
     }
     fn add_owner(&mut self, owner: u32, sign: i64) {
         match self.owner_counts.binary_search_by_key(&owner, |(o, _)| *o) {

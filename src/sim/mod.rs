@@ -281,9 +281,16 @@ impl Sim {
     /// and the watch notifications still travel with their latencies.
     pub fn submit(&mut self, request: ApiRequest) -> ApiResult {
         let user = ComponentId::User;
-        let what = format!("{} {}", request.verb(), request.target());
-        let object = request.target();
-        self.trace.record(self.now, self.now, &user.to_string(), "kube-apiserver", MessageKind::Request, what, object);
+        let target = request.target_ref();
+        self.trace.record(
+            self.now,
+            self.now,
+            &user,
+            &"kube-apiserver",
+            MessageKind::Request,
+            format_args!("{} {target}", request.verb()),
+            &target,
+        );
         let handled = self.api.handle(self.now, &mut self.rng, request);
         self.after_handled(&user, self.now, &handled);
         let result = handled.result;
@@ -295,8 +302,12 @@ impl Sim {
     fn after_handled(&mut self, from: &ComponentId, at: Time, handled: &Handled) {
         if let Some(rev) = handled.revision {
             let commit = at + Duration(self.jitter(self.latencies.etcd_write.0));
-            let object = handled.result.as_ref().ok().and_then(|r| r.object()).map(|o| o.key().to_string()).unwrap_or_default();
-            self.trace.record(at, commit, "kube-apiserver", "etcd", MessageKind::EtcdWrite, format!("rev {rev}"), object);
+            let written = handled.result.as_ref().ok().and_then(|r| r.object());
+            let object: &dyn std::fmt::Display = match written {
+                Some(o) => &o.key_ref(),
+                None => &"",
+            };
+            self.trace.record(at, commit, &"kube-apiserver", &"etcd", MessageKind::EtcdWrite, format_args!("rev {rev}"), object);
             self.invariants.observe_revision(rev, &mut self.violations);
             if let Ok(r) = &handled.result {
                 if let Some(o) = r.object() {
@@ -417,11 +428,16 @@ impl Sim {
                 if !self.is_running(&owner) {
                     return;
                 }
-                let to = owner.to_string();
-                let what = format!("{} {}", event.type_.as_str(), event.object.key());
-                let object = event.object.key().to_string();
-                let sent = self.now;
-                self.trace.record(sent, self.now, "kube-apiserver", &to, MessageKind::Watch, what, object);
+                let key = event.object.key_ref();
+                self.trace.record(
+                    self.now,
+                    self.now,
+                    &"kube-apiserver",
+                    &owner,
+                    MessageKind::Watch,
+                    format_args!("{} {key}", event.type_.as_str()),
+                    &key,
+                );
                 self.call(&owner, |c, ctx| c.handle_watch_event(ctx, watch, event));
             }
             Delivery::Wake(id) => {
@@ -457,10 +473,10 @@ impl Sim {
         let etcd_time = if handled.revision.is_some() { self.latencies.etcd_write.0 } else { 0 };
         let back = arrived + Duration(etcd_time + self.jitter(self.latencies.response.0));
         let status = match &handled.result {
-            Ok(_) => "200".to_string(),
-            Err(e) => format!("{} {}", e.code(), e.reason.as_str()),
+            Ok(_) => format_args!("200"),
+            Err(e) => format_args!("{} {}", e.code(), e.reason.as_str()),
         };
-        self.trace.record(arrived, back, "kube-apiserver", &from.to_string(), MessageKind::Response, status, String::new());
+        self.trace.record(arrived, back, &"kube-apiserver", &from, MessageKind::Response, status, &"");
         self.push(back, Delivery::Response { to: from, id, result: handled.result });
     }
 
@@ -476,9 +492,16 @@ impl Sim {
             match effect {
                 Effect::Request { id: rid, request } => {
                     let at = self.now + Duration(self.rng.jitter(self.latencies.request.0, self.latencies.jitter));
-                    let what = format!("{} {}", request.verb(), request.target());
-                    let object = request.target();
-                    self.trace.record(self.now, at, &id.to_string(), "kube-apiserver", MessageKind::Request, what, object);
+                    let target = request.target_ref();
+                    self.trace.record(
+                        self.now,
+                        at,
+                        id,
+                        &"kube-apiserver",
+                        MessageKind::Request,
+                        format_args!("{} {target}", request.verb()),
+                        &target,
+                    );
                     self.push(at, Delivery::Arrive { from: id.clone(), id: rid, request });
                 }
                 Effect::CloseWatch(w) => {

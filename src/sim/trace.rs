@@ -7,6 +7,24 @@
 use crate::model::Time;
 use serde::Serialize;
 use std::collections::VecDeque;
+use std::fmt::{Arguments, Display, Write};
+
+fn fnv(hash: &mut u64, bytes: &[u8]) {
+    for b in bytes {
+        *hash ^= u64::from(*b);
+        *hash = hash.wrapping_mul(FNV_PRIME);
+    }
+}
+
+/// Feeds formatted text into the FNV-1a state.
+struct Fnv<'a>(&'a mut u64);
+
+impl Write for Fnv<'_> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        fnv(self.0, s.as_bytes());
+        Ok(())
+    }
+}
 
 /// What kind of hop a message is, for the legend's colours and shapes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -51,27 +69,40 @@ impl Trace {
 
     // One flat call per hop keeps the hot path free of temporary structs.
     #[allow(clippy::too_many_arguments)]
-    pub fn record(&mut self, sent: Time, arrives: Time, from: &str, to: &str, kind: MessageKind, what: String, object: String) {
+    pub fn record(
+        &mut self,
+        sent: Time,
+        arrives: Time,
+        from: &dyn Display,
+        to: &dyn Display,
+        kind: MessageKind,
+        what: Arguments,
+        object: &dyn Display,
+    ) {
         self.count += 1;
-        for part in [&sent.0.to_string(), &arrives.0.to_string(), from, to, &what] {
-            self.absorb(part.as_bytes());
-            self.absorb(b"|");
-        }
+        // Hashed straight from the formatter: no string is built unless the message is kept.
+        let _ = write!(Fnv(&mut self.hash), "{}|{}|{from}|{to}|{what}|", sent.0, arrives.0);
         if self.capacity == 0 {
             return;
         }
         if self.recent.len() == self.capacity {
             self.recent.pop_front();
         }
-        let msg = Message { seq: self.count, sent, arrives, from: from.into(), to: to.into(), kind, what, object };
+        let msg = Message {
+            seq: self.count,
+            sent,
+            arrives,
+            from: from.to_string(),
+            to: to.to_string(),
+            kind,
+            what: what.to_string(),
+            object: object.to_string(),
+        };
         self.recent.push_back(msg);
     }
 
     fn absorb(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.hash ^= u64::from(*b);
-            self.hash = self.hash.wrapping_mul(FNV_PRIME);
-        }
+        fnv(&mut self.hash, bytes);
     }
 
     /// Folds something that is not a message (a user command, an event) into the hash.
