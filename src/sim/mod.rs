@@ -14,7 +14,6 @@ use crate::api::{ApiRequest, ApiResult, ApiServer, Handled, WatchEvent, WatchId}
 use crate::model::{Duration, Object, Time};
 use crate::rng::Rng;
 use crate::runtime::{Component, Ctx, Effect, LoopStatus, RequestId};
-use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
 use std::fmt;
 pub use trace::{Message, MessageKind, Trace};
@@ -125,6 +124,33 @@ enum Delivery {
     Wake(ComponentId),
 }
 
+/// A delivery waiting in the queue. Entries leave in (time, sequence) order: the sequence number
+/// breaks ties between equal times by when they were queued, so the order is deterministic. The
+/// delivery rides in the heap entry itself, saving a hash-map insert and remove per message.
+struct Queued {
+    at: Time,
+    seq: u64,
+    delivery: Delivery,
+}
+
+impl PartialEq for Queued {
+    fn eq(&self, other: &Self) -> bool {
+        (self.at, self.seq) == (other.at, other.seq)
+    }
+}
+impl Eq for Queued {}
+impl PartialOrd for Queued {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Queued {
+    /// Reversed, so that `BinaryHeap` (a max-heap) pops the earliest entry first.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (other.at, other.seq).cmp(&(self.at, self.seq))
+    }
+}
+
 struct Slot {
     component: Box<dyn Component>,
     running: bool,
@@ -139,8 +165,7 @@ pub struct Sim {
     pub latencies: Latencies,
     api: ApiServer,
     components: BTreeMap<ComponentId, Slot>,
-    queue: BinaryHeap<Reverse<(Time, u64)>>,
-    deliveries: HashMap<u64, Delivery>,
+    queue: BinaryHeap<Queued>,
     seq: u64,
     next_request: u64,
     watch_owner: BTreeMap<WatchId, ComponentId>,
@@ -168,7 +193,6 @@ impl Sim {
             api: ApiServer::new(),
             components: BTreeMap::new(),
             queue: BinaryHeap::new(),
-            deliveries: HashMap::new(),
             seq: 0,
             next_request: 0,
             watch_owner: BTreeMap::new(),
@@ -338,19 +362,17 @@ impl Sim {
 
     fn push(&mut self, at: Time, delivery: Delivery) {
         self.seq += 1;
-        self.queue.push(Reverse((at, self.seq)));
-        self.deliveries.insert(self.seq, delivery);
+        self.queue.push(Queued { at, seq: self.seq, delivery });
     }
 
     /// The time of the next thing that will happen, if anything is queued.
     pub fn next_time(&self) -> Option<Time> {
-        self.queue.peek().map(|Reverse((t, _))| *t)
+        self.queue.peek().map(|q| q.at)
     }
 
     /// Processes the next queued delivery, moving the clock to it. False if nothing is queued.
     pub fn step(&mut self) -> bool {
-        let Some(Reverse((at, seq))) = self.queue.pop() else { return false };
-        let delivery = self.deliveries.remove(&seq).expect("every queued entry has a delivery");
+        let Some(Queued { at, delivery, .. }) = self.queue.pop() else { return false };
         self.now = self.now.max(at);
         self.compact_if_due();
         self.deliver(delivery);
@@ -380,7 +402,7 @@ impl Sim {
 
     /// Whether no message is in flight and no component has work beyond its heartbeats.
     pub fn is_settled(&self) -> bool {
-        let in_flight = self.deliveries.values().any(|d| !matches!(d, Delivery::Wake(_)));
+        let in_flight = self.queue.iter().any(|q| !matches!(q.delivery, Delivery::Wake(_)));
         !in_flight && self.components.values().all(|s| !s.running || !s.component.is_busy())
     }
 
