@@ -243,12 +243,42 @@ pub fn equal_ignore_hash(a: &PodTemplateSpec, b: &PodTemplateSpec) -> bool {
     if a.spec != b.spec {
         return false;
     }
-    let strip = |t: &PodTemplateSpec| {
-        let mut m = t.metadata.clone();
-        m.labels.remove(POD_TEMPLATE_HASH);
-        m
-    };
-    strip(a) == strip(b)
+    // Compared in place rather than on copies with the hash label removed: a Deployment sync
+    // runs this for every ReplicaSet it owns, and cloning two templates' metadata each time
+    // showed up in profiles. The destructuring is exhaustive, so a new metadata field cannot be
+    // forgotten here.
+    let ObjectMeta {
+        name,
+        generate_name,
+        namespace,
+        uid,
+        resource_version,
+        generation,
+        creation_timestamp,
+        deletion_timestamp,
+        deletion_grace_period_seconds,
+        labels,
+        annotations,
+        owner_references,
+        finalizers,
+    } = &a.metadata;
+    let m = &b.metadata;
+    fn unhashed(l: &StringMap) -> impl Iterator<Item = (&String, &String)> {
+        l.iter().filter(|(k, _)| k.as_str() != POD_TEMPLATE_HASH)
+    }
+    *name == m.name
+        && *generate_name == m.generate_name
+        && *namespace == m.namespace
+        && *uid == m.uid
+        && *resource_version == m.resource_version
+        && *generation == m.generation
+        && *creation_timestamp == m.creation_timestamp
+        && *deletion_timestamp == m.deletion_timestamp
+        && *deletion_grace_period_seconds == m.deletion_grace_period_seconds
+        && *annotations == m.annotations
+        && *owner_references == m.owner_references
+        && *finalizers == m.finalizers
+        && unhashed(labels).eq(unhashed(&m.labels))
 }
 
 /// `ReplicaSetsByCreationTimestamp`: oldest first, names breaking ties.
@@ -454,6 +484,25 @@ pub fn progress_deadline(d: &Deployment) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn templates_equal_ignoring_only_the_pod_template_hash_label() {
+        let mut d = PodTemplateSpec::default();
+        d.metadata.labels.insert("app".into(), "web".into());
+        let mut rs = d.clone();
+        rs.metadata.labels.insert(POD_TEMPLATE_HASH.into(), "5d59d67564".into());
+        assert!(equal_ignore_hash(&rs, &d));
+        assert!(equal_ignore_hash(&d, &rs));
+        let mut relabelled = rs.clone();
+        relabelled.metadata.labels.insert("tier".into(), "front".into());
+        assert!(!equal_ignore_hash(&relabelled, &d));
+        let mut annotated = rs.clone();
+        annotated.metadata.annotations.insert("note".into(), "x".into());
+        assert!(!equal_ignore_hash(&annotated, &d));
+        let mut other_image = rs;
+        other_image.spec.containers.push(Container { name: "nginx".into(), image: "nginx:1.16.1".into(), ..Default::default() });
+        assert!(!equal_ignore_hash(&other_image, &d));
+    }
 
     fn deployment(replicas: i32, surge: &str, unavailable: &str) -> Deployment {
         let parse = |s: &str| match s.parse::<i64>() {
