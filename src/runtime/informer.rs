@@ -257,15 +257,40 @@ impl Informer {
 
     fn insert(&mut self, key: ObjectKey, object: Rc<Object>) -> Option<Rc<Object>> {
         let old = self.cache.insert(key.clone(), object.clone());
+        let owner = object.meta().controller_ref().map(|r| r.uid.as_str()).unwrap_or_default();
+        let node = object.as_pod().and_then(|p| p.node_name());
         if let Some(old) = &old {
+            // Most updates (status writes) keep the owner and the node: then the index entries
+            // only change their value, which costs no key copies and no tree rebalancing.
+            let old_owner = old.meta().controller_ref().map(|r| r.uid.as_str()).unwrap_or_default();
+            let old_node = old.as_pod().and_then(|p| p.node_name());
+            if old_owner == owner && old_node == node && self.replace_indexed(&key, owner, node, &object) {
+                return Some(old.clone());
+            }
             self.unindex(&key, old);
         }
-        let owner = object.meta().controller_ref().map(|r| r.uid.clone()).unwrap_or_default();
-        self.by_owner.entry(owner).or_default().insert(key.clone(), object.clone());
-        if let Some(node) = object.as_pod().and_then(|p| p.node_name()) {
-            self.by_node.entry(node.to_string()).or_default().insert(key, object);
+        match self.by_owner.get_mut(owner) {
+            Some(set) => set.insert(key.clone(), object.clone()),
+            None => self.by_owner.entry(owner.to_string()).or_default().insert(key.clone(), object.clone()),
+        };
+        if let Some(node) = node {
+            match self.by_node.get_mut(node) {
+                Some(set) => set.insert(key, object.clone()),
+                None => self.by_node.entry(node.to_string()).or_default().insert(key, object.clone()),
+            };
         }
         old
+    }
+
+    /// Points the existing index entries of `key` at `object`; false if an entry is missing.
+    fn replace_indexed(&mut self, key: &ObjectKey, owner: &str, node: Option<&str>, object: &Rc<Object>) -> bool {
+        let Some(by_owner) = self.by_owner.get_mut(owner).and_then(|set| set.get_mut(key)) else { return false };
+        if let Some(node) = node {
+            let Some(by_node) = self.by_node.get_mut(node).and_then(|set| set.get_mut(key)) else { return false };
+            *by_node = object.clone();
+        }
+        *by_owner = object.clone();
+        true
     }
 
     fn remove(&mut self, key: &ObjectKey) -> Option<Rc<Object>> {
