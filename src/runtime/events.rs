@@ -6,7 +6,7 @@
 
 use crate::api::ApiRequest;
 use crate::model::*;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{HashMap, VecDeque};
 
 /// How many distinct events the recorder remembers for aggregation (client-go's
 /// `maxLruCacheEntries`); older ones are forgotten, and a repeat of one of them starts a new Event.
@@ -51,8 +51,10 @@ pub struct EventRecorder {
     component: String,
     host: String,
     seq: u64,
-    /// Events already written, by what makes them the same event.
-    seen: BTreeMap<EventIdentity, Event>,
+    /// Events already written, by what makes them the same event. Only looked up, never
+    /// iterated (`order` keeps the age), so a hash map: cheaper than comparing four strings per
+    /// tree level on every event.
+    seen: HashMap<EventIdentity, Event>,
     /// Remembered identities, oldest first, to forget beyond `MAX_REMEMBERED_EVENTS`.
     order: VecDeque<EventIdentity>,
 }
