@@ -190,11 +190,18 @@ impl Runtime {
 
     /// `CreateContainer`: a new instance replaces the previous one, which becomes `previous`.
     pub fn create_container(&mut self, uid: &str, name: &str, image: &str, id: String) -> bool {
+        if !self.sandboxes.contains_key(uid) {
+            return false;
+        }
+        let normalized = images::normalize(image);
+        // The id is a pure function of the name: reuse the one computed when it was pulled.
+        let image_id = match self.images.get(&normalized) {
+            Some(cached) => cached.image_id.clone(),
+            None => images::image_id(&normalized),
+        };
         let Some(sandbox) = self.sandboxes.get_mut(uid) else {
             return false;
         };
-        let normalized = images::normalize(image);
-        let image_id = images::image_id(&normalized);
         let fresh = |restart_count| RuntimeContainer {
             id,
             image: normalized,
@@ -293,9 +300,11 @@ impl Runtime {
     }
     pub fn add_image(&mut self, image: &str, now: Time) {
         let name = images::normalize(image);
-        let cached =
-            CachedImage { image_id: images::image_id(&name), size_bytes: images::size_bytes(&name), pulled_at: now, name: name.clone() };
-        self.images.entry(name).or_insert(cached);
+        // Already present: keep it as it is (first pull time), without hashing its id again.
+        if let std::collections::btree_map::Entry::Vacant(slot) = self.images.entry(name) {
+            let name = slot.key().clone();
+            slot.insert(CachedImage { image_id: images::image_id(&name), size_bytes: images::size_bytes(&name), pulled_at: now, name });
+        }
     }
     pub fn images(&self) -> impl Iterator<Item = &CachedImage> {
         self.images.values()
