@@ -826,8 +826,9 @@ impl Kubelet {
                 self.proc.statuses.forget(uid);
                 return;
             };
-            let mut pod = current.clone();
-            pod.status = merge_for_write(&current.status, &e.status);
+            // The stored pod with the merged status; its old status is not copied only to be dropped.
+            let mut pod =
+                Pod { metadata: current.metadata.clone(), spec: current.spec.clone(), status: merge_for_write(&current.status, &e.status) };
             pod.metadata.resource_version = 0;
             let id = ctx.send(ApiRequest::UpdateStatus(Object::Pod(pod)));
             e.writing = Some(id);

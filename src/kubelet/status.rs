@@ -311,10 +311,25 @@ fn kubelet_owned(c: &PodCondition) -> bool {
 /// `mergePodStatus`: the kubelet's status, with the conditions others own taken from the API
 /// server's copy, so a write never drops a condition someone else set meanwhile.
 pub fn merge_for_write(api: &PodStatus, ours: &PodStatus) -> PodStatus {
-    let mut merged = ours.clone();
-    merged.conditions =
-        api.conditions.iter().filter(|c| !kubelet_owned(c)).chain(ours.conditions.iter().filter(|c| kubelet_owned(c))).cloned().collect();
-    merged
+    // Built field by field (no `..`), so the conditions are copied once and a new status field
+    // cannot be left out unnoticed.
+    PodStatus {
+        phase: ours.phase,
+        conditions: api
+            .conditions
+            .iter()
+            .filter(|c| !kubelet_owned(c))
+            .chain(ours.conditions.iter().filter(|c| kubelet_owned(c)))
+            .cloned()
+            .collect(),
+        message: ours.message.clone(),
+        reason: ours.reason.clone(),
+        host_ip: ours.host_ip.clone(),
+        pod_ip: ours.pod_ip.clone(),
+        start_time: ours.start_time,
+        container_statuses: ours.container_statuses.clone(),
+        nominated_node_name: ours.nominated_node_name.clone(),
+    }
 }
 
 /// `isPodStatusByKubeletEqual`: equal in everything the kubelet owns.
