@@ -75,13 +75,27 @@ fn speed(nodes: usize, pods: usize, span: Duration) -> f64 {
     span.as_secs_f64() / started.elapsed().as_secs_f64().max(1e-9)
 }
 
+/// The peak resident memory of this process so far (`VmHWM`), where the OS reports it.
+#[cfg(target_os = "linux")]
+fn peak_memory() -> Option<String> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kb: u64 = status.lines().find_map(|l| l.strip_prefix("VmHWM:"))?.trim().trim_end_matches("kB").trim().parse().ok()?;
+    Some(format!("{:.1} GB", kb as f64 / 1_048_576.0))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn peak_memory() -> Option<String> {
+    None
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     // `-- run NODES PODS`: one time-to-Running measurement, for profiling.
     if let Some(i) = args.iter().position(|a| a == "run") {
         let num = |j: usize| args.get(i + j).and_then(|v| v.parse().ok()).unwrap_or(100);
         let (wall, simulated, done) = time_to_running(num(1), num(2));
-        println!("{} nodes / {} pods: {wall:.1} s wall, {simulated:.0} s simulated, all Running: {done}", num(1), num(2));
+        let peak = peak_memory().map(|m| format!(", peak memory {m}")).unwrap_or_default();
+        println!("{} nodes / {} pods: {wall:.1} s wall, {simulated:.0} s simulated, all Running: {done}{peak}", num(1), num(2));
         return;
     }
     let quick = args.iter().any(|a| a == "quick");
@@ -98,6 +112,8 @@ fn main() {
     for (nodes, pods) in sizes {
         let (wall, simulated, done) = time_to_running(nodes, pods);
         let verdict = if done { "all Running" } else { "NOT all Running within 30 simulated minutes" };
-        println!("| {nodes} nodes / {pods} pods: wall time from nothing to {verdict} | {wall:.1} s ({simulated:.0} s simulated) |");
+        // VmHWM never goes down, so it is the peak of every run so far, which is the largest.
+        let peak = peak_memory().map(|m| format!(", peak memory {m}")).unwrap_or_default();
+        println!("| {nodes} nodes / {pods} pods: wall time from nothing to {verdict} | {wall:.1} s ({simulated:.0} s simulated{peak}) |");
     }
 }
