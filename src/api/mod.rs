@@ -426,22 +426,26 @@ fn with_spec_of(current: &Object, mut incoming: Object) -> Object {
     incoming
 }
 
-/// For a status update: the stored object with the request's status.
+/// For a status update: the stored object with the request's status. Built from the stored
+/// metadata and spec and the incoming status, so the stored status is never copied only to be
+/// replaced (struct literals without `..`: a new top-level field cannot be missed).
 fn with_status_of(current: &Object, incoming: Object) -> Object {
-    let mut next = current.clone();
     let rv = incoming.meta().resource_version;
-    match (&mut next, incoming) {
-        (Object::Pod(n), Object::Pod(i)) => n.status = i.status,
-        (Object::Node(n), Object::Node(i)) => n.status = i.status,
-        (Object::ReplicaSet(n), Object::ReplicaSet(i)) => n.status = i.status,
-        (Object::Deployment(n), Object::Deployment(i)) => {
-            n.status = i.status;
+    let mut next = match (current, incoming) {
+        (Object::Pod(c), Object::Pod(i)) => Object::Pod(Pod { metadata: c.metadata.clone(), spec: c.spec.clone(), status: i.status }),
+        (Object::Node(c), Object::Node(i)) => Object::Node(Node { metadata: c.metadata.clone(), spec: c.spec.clone(), status: i.status }),
+        (Object::ReplicaSet(c), Object::ReplicaSet(i)) => {
+            Object::ReplicaSet(ReplicaSet { metadata: c.metadata.clone(), spec: c.spec.clone(), status: i.status })
+        }
+        (Object::Deployment(c), Object::Deployment(i)) => {
+            let mut metadata = c.metadata.clone();
             // deploymentStatusStrategy resets only spec and labels: the deployment controller
             // records the revision annotation through the status subresource.
-            n.metadata.annotations = i.metadata.annotations;
+            metadata.annotations = i.metadata.annotations;
+            Object::Deployment(Deployment { metadata, spec: c.spec.clone(), status: i.status })
         }
-        (n, i) => *n = i,
-    }
+        (_, i) => i,
+    };
     next.meta_mut().resource_version = rv;
     next
 }
