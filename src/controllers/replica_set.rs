@@ -371,14 +371,29 @@ fn by_log_age(a: Time, b: Time, now: Time, pa: &Pod, pb: &Pod) -> std::cmp::Orde
 
 /// `calculateStatus`: counts over the pods it owns.
 pub fn calculate_status(rs: &ReplicaSet, owned: &[&Pod], now: Time) -> ReplicaSetStatus {
-    let active: Vec<&&Pod> = owned.iter().filter(|p| is_pod_active(p)).collect();
     let template_labels = &rs.spec.template.metadata.labels;
-    let count = |f: &dyn Fn(&Pod) -> bool| active.iter().filter(|p| f(p)).count() as i32;
+    let min_ready = rs.spec.min_ready_seconds as i64;
+    // One pass, and the Ready condition looked up once per pod: this runs on every sync of a
+    // ReplicaSet, over all its pods. A pod is available only if ready (`is_available` reads the
+    // same condition), so availability is asked only of ready pods.
+    let (mut replicas, mut fully_labeled, mut ready, mut available) = (0, 0, 0, 0);
+    for pod in owned.iter().filter(|p| is_pod_active(p)) {
+        replicas += 1;
+        if template_labels.iter().all(|(k, v)| pod.metadata.labels.get(k) == Some(v)) {
+            fully_labeled += 1;
+        }
+        if pod.is_ready() {
+            ready += 1;
+            if pod.is_available(min_ready, now) {
+                available += 1;
+            }
+        }
+    }
     ReplicaSetStatus {
-        replicas: active.len() as i32,
-        fully_labeled_replicas: count(&|p| template_labels.iter().all(|(k, v)| p.metadata.labels.get(k) == Some(v))),
-        ready_replicas: count(&|p| p.is_ready()),
-        available_replicas: count(&|p| p.is_available(rs.spec.min_ready_seconds as i64, now)),
+        replicas,
+        fully_labeled_replicas: fully_labeled,
+        ready_replicas: ready,
+        available_replicas: available,
         observed_generation: rs.metadata.generation,
     }
 }
