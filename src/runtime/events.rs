@@ -7,6 +7,7 @@
 use crate::api::ApiRequest;
 use crate::model::*;
 use std::collections::{HashMap, VecDeque};
+use std::rc::Rc;
 
 /// How many distinct events the recorder remembers for aggregation (client-go's
 /// `maxLruCacheEntries`); older ones are forgotten, and a repeat of one of them starts a new Event.
@@ -54,9 +55,10 @@ pub struct EventRecorder {
     /// Events already written, by what makes them the same event. Only looked up, never
     /// iterated (`order` keeps the age), so a hash map: cheaper than comparing four strings per
     /// tree level on every event.
-    seen: HashMap<EventIdentity, Event>,
-    /// Remembered identities, oldest first, to forget beyond `MAX_REMEMBERED_EVENTS`.
-    order: VecDeque<EventIdentity>,
+    seen: HashMap<Rc<EventIdentity>, Event>,
+    /// Remembered identities, oldest first, to forget beyond `MAX_REMEMBERED_EVENTS` (shared
+    /// with `seen`, so remembering one costs no copies of its four strings).
+    order: VecDeque<Rc<EventIdentity>>,
 }
 
 impl EventRecorder {
@@ -99,6 +101,7 @@ impl EventRecorder {
                 self.seen.remove(&oldest);
             }
         }
+        let key = Rc::new(key);
         self.order.push_back(key.clone());
         self.seen.insert(key, event.clone());
         ApiRequest::Create(Object::Event(event))
