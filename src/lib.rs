@@ -18,3 +18,4 @@ pub mod runtime;
 pub mod scheduler;
 pub mod sim;
 pub mod store;
+pub mod view;

@@ -63,3 +63,32 @@ fn the_trace_hash_in_the_browser_equals_the_native_one() {
     let native = include_str!("golden/worked-example-seed-7.txt").trim();
     assert_eq!(format!("{hash:016x} {count}"), native);
 }
+
+/// The page's view module works in the browser as it does natively: the worked example seen
+/// through the cluster tracker and the event log.
+#[wasm_bindgen_test]
+fn the_page_view_follows_the_worked_example_in_the_browser() {
+    use kubeloop::command::{Scenario, Session};
+    use kubeloop::model::Duration;
+    use kubeloop::view::{ClusterTracker, EventLog};
+
+    let mut session = Session::new(Scenario::builtin("default").expect("built in"), Some(1)).expect("starts");
+    session.settle(Duration::mins(2)).expect("settles");
+    let mut cluster = ClusterTracker::new();
+    let mut log = EventLog::new();
+    cluster.update(session.sim());
+    log.update(session.sim());
+    let running: Vec<String> =
+        cluster.view().nodes.iter().flat_map(|n| n.pods.iter()).filter(|p| p.status == "Running").map(|p| p.name.clone()).collect();
+    assert_eq!(running.len(), 3);
+    assert_eq!(cluster.view().nodes.len(), 2);
+
+    let out = session.execute(&kubeloop::view::page::kill_command("default", &running[0]));
+    assert!(out.ok, "{out:?}");
+    session.settle(Duration::mins(2)).expect("settles again");
+    cluster.update(session.sim());
+    log.update(session.sim());
+    let replacement =
+        cluster.view().nodes.iter().flat_map(|n| n.pods.iter()).find(|p| !running.contains(&p.name)).expect("a replacement").name.clone();
+    assert_eq!(log.chain_reasons("default", &replacement), ["SuccessfulCreate", "Scheduled", "Pulled", "Created", "Started"]);
+}

@@ -7,9 +7,14 @@
 //! of the `kubeloop` library; everything browser-specific stays under `src/web/`.
 
 mod app;
-mod cluster_frame;
+mod cluster_view;
+mod controls;
+mod engine;
+mod events_view;
 mod header;
+mod loops_view;
 mod panic_overlay;
+mod side;
 
 fn main() {
     // Through Yew, not `std::panic::set_hook`: the Renderer replaces any hook not set this way.

@@ -134,3 +134,31 @@ export async function openReady(page, url) {
   await page.goto(url, { waitUntil: 'load' });
   await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
 }
+
+// ---- Driving the live page (issue 4). Simulated time moves only through the page's own
+// controls; tests wait for DOM conditions, never for wall-clock time.
+
+/** Clicks Fast-forward and waits until the page has paused again (every loop idle). */
+export async function fastForward(page, timeout = 60_000) {
+  await page.getByTestId('fast-forward').click();
+  await page.waitForSelector('.app[data-mode="paused"]', { timeout });
+}
+
+/** The pods on the page: name, node, phase, status. */
+export function pods(page) {
+  return page.$$eval('[data-testid="pod"]', (els) =>
+    els.map((e) => ({ name: e.dataset.name, node: e.dataset.node, phase: e.dataset.phase, status: e.dataset.status })),
+  );
+}
+
+/** The gap panel's numbers. */
+export async function gap(page) {
+  const n = async (id) => Number(await page.getByTestId(id).innerText());
+  return { desired: await n('desired'), current: await n('current'), ready: await n('ready') };
+}
+
+/** Waits until `predicate(pods)` holds in the page (evaluated in the browser). */
+export async function waitForPods(page, predicate, timeout = 30_000) {
+  const expression = `(${predicate})([...document.querySelectorAll('[data-testid="pod"]')].map((e) => ({ ...e.dataset })))`;
+  await page.waitForFunction(expression, undefined, { timeout, polling: 'raf' });
+}

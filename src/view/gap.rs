@@ -1,0 +1,243 @@
+//! The gap: for one Deployment, what was claimed (desired replicas) against what exists (current)
+//! and what serves (ready), now and over the last minutes of simulated time.
+//!
+//! The numbers are the Deployment's own: `spec.replicas` and the `status` its controller writes,
+//! the same that `kubectl get deployment` prints as READY. [`GapHistory`] samples them whenever
+//! the page looks and keeps a point only when one changed, so a long quiet stretch costs one
+//! point; the chart draws each series as steps between points.
+
+use crate::model::{Kind, ObjectKey};
+use crate::sim::Sim;
+use serde::Serialize;
+use std::collections::VecDeque;
+
+/// How far back the chart looks, in simulated milliseconds.
+pub const WINDOW_MS: u64 = 120_000;
+/// The narrowest span the chart draws, so a young run is not squeezed into a sliver.
+pub const MIN_SPAN_MS: u64 = 10_000;
+/// Most points kept (a point is kept only on a change).
+pub const MAX_POINTS: usize = 600;
+
+/// The three numbers at one moment.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct GapSample {
+    pub t: u64,
+    pub desired: i32,
+    pub current: i32,
+    pub ready: i32,
+}
+
+impl GapSample {
+    fn same_numbers(&self, other: &GapSample) -> bool {
+        (self.desired, self.current, self.ready) == (other.desired, other.current, other.ready)
+    }
+}
+
+/// What the gap panel shows.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GapView {
+    /// `namespace/name`, empty when the Deployment does not exist.
+    pub deployment: String,
+    pub desired: i32,
+    pub current: i32,
+    pub updated: i32,
+    pub ready: i32,
+    pub available: i32,
+    /// kubectl's READY cell (`2/3`).
+    pub ready_cell: String,
+    /// Whether desired = current = ready.
+    pub converged: bool,
+}
+
+/// SVG path data for the chart: one `d` per series, in a `width` × `height` box.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct GapChart {
+    pub width: i32,
+    pub height: i32,
+    pub desired: String,
+    pub current: String,
+    pub ready: String,
+    /// The value at the top of the chart.
+    pub max: i32,
+    /// Simulated milliseconds from the left edge to the right (now): the window, or less while
+    /// the run is younger than the window.
+    pub span: u64,
+}
+
+/// The history of one Deployment's numbers. See the module documentation.
+#[derive(Clone, Debug, Default)]
+pub struct GapHistory {
+    namespace: String,
+    name: String,
+    points: VecDeque<GapSample>,
+    view: GapView,
+}
+
+impl GapHistory {
+    pub fn new(namespace: &str, name: &str) -> GapHistory {
+        GapHistory { namespace: namespace.into(), name: name.into(), ..Default::default() }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    pub fn namespace(&self) -> &str {
+        &self.namespace
+    }
+    pub fn view(&self) -> &GapView {
+        &self.view
+    }
+    pub fn points(&self) -> impl Iterator<Item = &GapSample> + '_ {
+        self.points.iter()
+    }
+
+    /// Forgets the history (a new run).
+    pub fn clear(&mut self) {
+        self.points.clear();
+        self.view = GapView::default();
+    }
+
+    /// Samples the Deployment at `sim`'s time. Returns whether the numbers changed.
+    pub fn observe(&mut self, sim: &Sim) -> bool {
+        let now = sim.now().0;
+        if self.points.back().is_some_and(|p| p.t > now) {
+            self.points.clear();
+        }
+        let key = ObjectKey::new(Kind::Deployment, &self.namespace, &self.name);
+        let view = match sim.api().get(&key).and_then(|o| o.as_deployment().cloned()) {
+            Some(d) => {
+                let desired = d.spec.replicas.unwrap_or(1);
+                let st = &d.status;
+                GapView {
+                    deployment: format!("{}/{}", self.namespace, self.name),
+                    desired,
+                    current: st.replicas,
+                    updated: st.updated_replicas,
+                    ready: st.ready_replicas,
+                    available: st.available_replicas,
+                    ready_cell: format!("{}/{desired}", st.ready_replicas),
+                    converged: desired == st.replicas && desired == st.ready_replicas,
+                }
+            }
+            None => GapView::default(),
+        };
+        let sample = GapSample { t: now, desired: view.desired, current: view.current, ready: view.ready };
+        if !self.points.back().is_some_and(|p| p.same_numbers(&sample)) {
+            self.points.push_back(sample);
+        }
+        // Keep one point from before the window: it gives the value at the window's left edge.
+        while self.points.len() > MAX_POINTS || (self.points.len() > 1 && self.points[1].t + WINDOW_MS < now) {
+            self.points.pop_front();
+        }
+        let changed = self.view != view;
+        self.view = view;
+        changed
+    }
+
+    /// The chart at `now`: the last [`WINDOW_MS`] (or the whole run, if shorter, but at least
+    /// [`MIN_SPAN_MS`]) as steps; the right edge is now.
+    pub fn chart(&self, now: u64, width: i32, height: i32) -> GapChart {
+        let max = self.points.iter().map(|p| p.desired.max(p.current).max(p.ready)).max().unwrap_or(0).max(1);
+        let span = now.clamp(MIN_SPAN_MS, WINDOW_MS);
+        // The right edge is now; while the run is younger than the span, the left edge is
+        // before time zero and the lines start part-way in.
+        let start = now as i64 - span as i64;
+        let x = |t: u64| -> i32 {
+            let t = (t as i64).clamp(start.max(0), now as i64);
+            ((t - start) * width as i64 / span as i64) as i32
+        };
+        // A little headroom so the top line is not clipped.
+        let y = |v: i32| -> i32 { height - 2 - (v.max(0) as i64 * (height - 4) as i64 / max as i64) as i32 };
+        let series = |pick: fn(&GapSample) -> i32| -> String {
+            let mut d = String::new();
+            let mut last: Option<i32> = None;
+            for p in self.points.iter() {
+                let (px, py) = (x(p.t), y(pick(p)));
+                match last {
+                    None => d.push_str(&format!("M{px} {py}")),
+                    Some(ly) if ly != py => d.push_str(&format!("H{px}V{py}")),
+                    Some(_) => {}
+                }
+                last = Some(py);
+            }
+            if last.is_some() {
+                d.push_str(&format!("H{}", x(now)));
+            }
+            d
+        };
+        GapChart { width, height, desired: series(|p| p.desired), current: series(|p| p.current), ready: series(|p| p.ready), max, span }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::command::{Scenario, Session};
+    use crate::model::Duration;
+
+    #[test]
+    fn the_gap_opens_on_scale_up_and_closes_when_the_pods_are_ready() {
+        let mut s = Session::new(Scenario::builtin("default").unwrap(), Some(1)).unwrap();
+        let mut g = GapHistory::new("default", "web");
+        g.observe(s.sim());
+        assert_eq!((g.view().desired, g.view().ready, g.view().converged), (3, 0, false));
+        s.settle(Duration::mins(2)).unwrap();
+        assert!(g.observe(s.sim()));
+        assert_eq!((g.view().desired, g.view().current, g.view().ready, g.view().converged), (3, 3, 3, true));
+        assert_eq!(g.view().ready_cell, "3/3");
+        s.execute("kubectl scale deployment web --replicas=5");
+        g.observe(s.sim());
+        assert_eq!((g.view().desired, g.view().ready, g.view().converged), (5, 3, false));
+        s.settle(Duration::mins(2)).unwrap();
+        g.observe(s.sim());
+        assert_eq!((g.view().desired, g.view().current, g.view().ready), (5, 5, 5));
+        assert!(!g.observe(s.sim()), "no change, no update");
+    }
+
+    #[test]
+    fn only_changes_are_kept_and_old_points_fall_out_of_the_window() {
+        let mut s = Session::new(Scenario::builtin("default").unwrap(), Some(1)).unwrap();
+        let mut g = GapHistory::new("default", "web");
+        s.settle(Duration::mins(2)).unwrap();
+        for _ in 0..10 {
+            s.advance(Duration::secs(1));
+            g.observe(s.sim());
+        }
+        assert_eq!(g.points().count(), 1, "ten quiet samples, one point");
+        s.execute("kubectl scale deployment web --replicas=4");
+        g.observe(s.sim());
+        assert_eq!(g.points().count(), 2);
+        s.advance(Duration::mins(5));
+        g.observe(s.sim());
+        let ts: Vec<u64> = g.points().map(|p| p.t).collect();
+        assert!((1..=2).contains(&ts.len()), "{ts:?}");
+        assert!(ts[ts.len() - 1] + WINDOW_MS >= s.sim().now().0 || ts.len() == 1);
+    }
+
+    #[test]
+    fn the_chart_draws_steps_ending_at_now() {
+        let mut g = GapHistory::new("default", "web");
+        g.points = [
+            GapSample { t: 0, desired: 3, current: 3, ready: 3 },
+            GapSample { t: 60_000, desired: 3, current: 3, ready: 2 },
+            GapSample { t: 90_000, desired: 3, current: 3, ready: 3 },
+        ]
+        .into();
+        let c = g.chart(120_000, 240, 64);
+        assert_eq!(c.max, 3);
+        assert_eq!(c.desired, "M0 2H240");
+        // 60 s into a 120 s window on 240 px is x = 120; ready 2 of 3 sits at 62 - 2*60/3 = 22.
+        assert_eq!(c.ready, "M0 2H120V22H180V2H240");
+        assert_eq!(c.span, 120_000);
+        let empty = GapHistory::new("default", "web").chart(0, 240, 64);
+        assert_eq!((empty.desired.as_str(), empty.max, empty.span), ("", 1, MIN_SPAN_MS));
+        // Twenty seconds into a run, the chart spans those twenty seconds.
+        g.points = [GapSample { t: 0, desired: 3, current: 3, ready: 3 }, GapSample { t: 10_000, desired: 3, current: 3, ready: 2 }].into();
+        let young = g.chart(20_000, 240, 64);
+        assert_eq!((young.span, young.ready.as_str()), (20_000, "M0 2H120V22H240"));
+        // Four seconds in, the shortest span (ten seconds) ends at now: the lines start at 60%.
+        let new = g.chart(4_000, 240, 64);
+        assert_eq!((new.span, new.desired.as_str()), (MIN_SPAN_MS, "M144 2H240"));
+    }
+}

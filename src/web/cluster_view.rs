@@ -1,0 +1,193 @@
+//! The cluster view: a box per node with its capacity bars and pods, and the pods no node has yet
+//! waiting outside them.
+//!
+//! Each node box is its own component with an `Rc<NodeView>` prop: a frame that changes one node
+//! re-renders one box. Pods are buttons (select one, then Kill it in the side panel), keyed by
+//! name so a pod keeps its element while it lives; new pods, status colours and bars animate
+//! with CSS, not with per-frame renders.
+
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use crate::engine::Action;
+use kubeloop::view::cluster::{ClusterView, NodeView, PodView, Usage};
+
+#[derive(Properties, PartialEq)]
+pub struct ClusterPanelProps {
+    pub cluster: ClusterView,
+    /// `namespace/name` of the selected pod.
+    pub selected: Option<AttrValue>,
+    pub on_action: Callback<Action>,
+}
+
+/// Past this many pods the cluster is drawn compactly: pods as small squares without text,
+/// no entry animation, node boxes skipped by the browser while off screen.
+const COMPACT_PODS: usize = crate::engine::LARGE_CLUSTER_PODS;
+/// At most this many unscheduled pods are drawn; the rest are counted.
+const UNSCHEDULED_SHOWN: usize = 60;
+
+/// The labelled region holding every node and the unscheduled pods.
+#[component]
+pub fn ClusterPanel(props: &ClusterPanelProps) -> Html {
+    let selected = props.selected.as_deref();
+    let pending = &props.cluster.unscheduled;
+    let compact = props.cluster.pod_count > COMPACT_PODS;
+    let shown: Rc<Vec<PodView>> =
+        if pending.len() > UNSCHEDULED_SHOWN { Rc::new(pending[..UNSCHEDULED_SHOWN].to_vec()) } else { pending.clone() };
+    html! {
+        <section class={classes!("panel", "cluster-frame", compact.then_some("compact"))} aria-labelledby="cluster-title" data-testid="cluster-frame">
+            <h2 id="cluster-title" class="panel-title">
+                { "Cluster" }
+                <span class="muted">{ format!(" · {} nodes · {} pods", props.cluster.nodes.len(), props.cluster.pod_count) }</span>
+            </h2>
+            <div class="unscheduled" role="group" aria-label="Pods waiting for a node" data-testid="unscheduled">
+                <span class="unscheduled-label">{ format!("Unscheduled ({})", pending.len()) }</span>
+                <PodList pods={shown} compact={compact} selected={selected.map(AttrValue::from)} on_action={props.on_action.clone()} />
+                if pending.len() > UNSCHEDULED_SHOWN {
+                    <span class="muted">{ format!("…and {} more", pending.len() - UNSCHEDULED_SHOWN) }</span>
+                }
+            </div>
+            if props.cluster.nodes.is_empty() {
+                <p class="cluster-empty">{ "No nodes yet." }</p>
+            }
+            <ul class="cluster-nodes" aria-label="Nodes">
+                { for props.cluster.nodes.iter().map(|node| {
+                    // Only the box holding the selected pod hears about the selection.
+                    let here = selected.filter(|key| node.pods.iter().any(|p| is_key(p, key))).map(AttrValue::from);
+                    html! { <NodeBox key={node.name.clone()} node={node.clone()} compact={compact} selected={here} on_action={props.on_action.clone()} /> }
+                }) }
+            </ul>
+        </section>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct NodeBoxProps {
+    pub node: Rc<NodeView>,
+    pub compact: bool,
+    pub selected: Option<AttrValue>,
+    pub on_action: Callback<Action>,
+}
+
+/// One node: name, readiness, bars, pods.
+#[component]
+pub fn NodeBox(props: &NodeBoxProps) -> Html {
+    let n = &props.node;
+    let tone = match n.ready.as_str() {
+        "True" => "ready",
+        "False" => "not-ready",
+        _ => "unknown",
+    };
+    html! {
+        <li class={classes!("node", tone)} data-testid="node" data-name={n.name.clone()} data-ready={n.ready.clone()}>
+            <div class="node-head">
+                <span class="node-name">{ n.name.clone() }</span>
+                <span class="node-status">{ n.status.clone() }</span>
+            </div>
+            <Bar label="cpu" usage={n.cpu} text={n.cpu_label()} />
+            <Bar label="memory" usage={n.memory} text={n.memory_label()} />
+            <Bar label="pods" usage={n.pods_used} text={n.pods_label()} />
+            <PodList pods={Rc::new(n.pods.clone())} compact={props.compact} selected={props.selected.clone()} on_action={props.on_action.clone()} />
+        </li>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct BarProps {
+    pub label: AttrValue,
+    pub usage: Usage,
+    pub text: AttrValue,
+}
+
+/// A capacity bar; its width transitions in CSS.
+#[component]
+pub fn Bar(props: &BarProps) -> Html {
+    let pct = props.usage.percent();
+    html! {
+        <div class="bar" title={format!("{} requested {}", props.label, props.text)}>
+            <span class="bar-label">{ props.label.clone() }</span>
+            <span class="bar-track" role="meter" aria-label={format!("{} requested", props.label)}
+                aria-valuemin="0" aria-valuemax="100" aria-valuenow={pct.to_string()} aria-valuetext={props.text.clone()}>
+                <span class="bar-fill" style={format!("width:{pct}%")}></span>
+            </span>
+            <span class="bar-text">{ props.text.clone() }</span>
+        </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct PodListProps {
+    pub pods: Rc<Vec<PodView>>,
+    pub compact: bool,
+    pub selected: Option<AttrValue>,
+    pub on_action: Callback<Action>,
+}
+
+/// Pods as a keyed list of buttons.
+#[component]
+pub fn PodList(props: &PodListProps) -> Html {
+    html! {
+        <ul class="pods" aria-label="Pods">
+            { for props.pods.iter().map(|p| {
+                let selected = props.selected.as_deref().is_some_and(|key| is_key(p, key));
+                html! { <PodChip key={p.key()} pod={p.clone()} compact={props.compact} selected={selected} on_action={props.on_action.clone()} /> }
+            }) }
+        </ul>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct PodChipProps {
+    pub pod: PodView,
+    pub compact: bool,
+    pub selected: bool,
+    pub on_action: Callback<Action>,
+}
+
+/// One pod: a button showing kubectl's STATUS by colour and in its label.
+#[component]
+pub fn PodChip(props: &PodChipProps) -> Html {
+    let p = &props.pod;
+    let onclick = {
+        let (cb, ns, name, selected) = (props.on_action.clone(), p.namespace.clone(), p.name.clone(), props.selected);
+        Callback::from(move |_: MouseEvent| cb.emit(if selected { Action::Deselect } else { Action::Select(ns.clone(), name.clone()) }))
+    };
+    let label = format!(
+        "{}: {}, {} ready, {} restarts{}",
+        p.name,
+        p.status,
+        p.ready,
+        p.restarts,
+        if p.owner.is_empty() { String::new() } else { format!(", owned by {}", p.owner) }
+    );
+    html! {
+        <li class="pod-item">
+            <button type="button" class={classes!("pod", p.tone(), props.selected.then_some("selected"))}
+                data-testid="pod" data-name={p.name.clone()} data-node={p.node.clone()}
+                data-phase={p.phase.clone()} data-status={p.status.clone()} data-ready={p.is_ready.to_string()}
+                aria-pressed={props.selected.to_string()} aria-label={label.clone()} title={(!props.compact).then_some(label)} {onclick}>
+                if !props.compact {
+                    <span class="pod-dot" aria-hidden="true"></span>
+                    <span class="pod-name">{ short_name(&p.name) }</span>
+                    if p.restarts > 0 {
+                        <span class="pod-restarts" aria-hidden="true">{ format!("↻{}", p.restarts) }</span>
+                    }
+                }
+            </button>
+        </li>
+    }
+}
+
+/// Whether `key` (`namespace/name`) names pod `p`, without building the key.
+fn is_key(p: &PodView, key: &str) -> bool {
+    key.split_once('/') == Some((p.namespace.as_str(), p.name.as_str()))
+}
+
+/// The part of a generated pod name that tells replicas apart (`web-7d9f6c5b4-x2kqp` → `x2kqp`).
+fn short_name(name: &str) -> String {
+    match name.rsplit_once('-') {
+        Some((_, suffix)) if suffix.len() == 5 => suffix.to_string(),
+        _ => name.to_string(),
+    }
+}

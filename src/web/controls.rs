@@ -1,0 +1,103 @@
+//! The toolbar: the page's clock (play, pause, step, fast-forward, speed, simulated time) and the
+//! run's identity (scenario, seed, reset, add a node).
+//!
+//! A separate component because it re-renders on every frame the clock moves, and it is small:
+//! the panels beside it keep their props and are skipped.
+
+use yew::prelude::*;
+
+use crate::engine::{sim_time, Action, Mode};
+use kubeloop::model::Time;
+use kubeloop::view::page::SPEEDS;
+
+#[derive(Properties, PartialEq)]
+pub struct ToolbarProps {
+    pub time_ms: u64,
+    pub mode: Mode,
+    pub speed: f64,
+    pub seed: u64,
+    pub lagging: bool,
+    pub note: AttrValue,
+    pub scenario: AttrValue,
+    pub on_action: Callback<Action>,
+}
+
+fn speed_label(s: f64) -> String {
+    if s < 1.0 {
+        format!("{s}×")
+    } else {
+        format!("{}×", s as u64)
+    }
+}
+
+/// Play/pause/step/fast-forward, speed, time, seed, reset and add-node.
+#[component]
+pub fn Toolbar(props: &ToolbarProps) -> Html {
+    let act = |a: Action| {
+        let cb = props.on_action.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(a.clone()))
+    };
+    let on_speed = {
+        let cb = props.on_action.clone();
+        Callback::from(move |e: Event| {
+            let value = e.target_unchecked_into::<web_sys::HtmlSelectElement>().value();
+            if let Ok(s) = value.parse::<f64>() {
+                cb.emit(Action::Speed(s));
+            }
+        })
+    };
+    let on_seed = {
+        let cb = props.on_action.clone();
+        Callback::from(move |e: Event| {
+            let input = e.target_unchecked_into::<web_sys::HtmlInputElement>();
+            if let Ok(seed) = input.value().trim().parse::<u64>() {
+                cb.emit(Action::Seed(seed));
+            }
+        })
+    };
+    let playing = props.mode == Mode::Playing;
+    let status = match props.mode {
+        Mode::Playing if props.lagging => "playing (the simulation is behind the clock)",
+        Mode::Playing => "playing",
+        Mode::Paused => "paused",
+        Mode::FastForward => "fast-forwarding",
+    };
+    html! {
+        <section class="toolbar" aria-label="Simulation controls">
+            <div class="clock" role="group" aria-label="Clock">
+                <button type="button" class="primary" data-testid="play" onclick={act(Action::Play)} aria-pressed={playing.to_string()}>
+                    <span aria-hidden="true">{ "▶ " }</span>{ "Play" }
+                </button>
+                <button type="button" data-testid="pause" onclick={act(Action::Pause)} aria-pressed={(props.mode == Mode::Paused).to_string()}>
+                    <span aria-hidden="true">{ "❚❚ " }</span>{ "Pause" }
+                </button>
+                <button type="button" data-testid="step" onclick={act(Action::Step)} title="Run to the next message">{ "Step" }</button>
+                <button type="button" data-testid="fast-forward" onclick={act(Action::FastForward)} title="Run until every loop is idle">{ "Fast-forward" }</button>
+                <label class="inline">
+                    { "Speed " }
+                    <select data-testid="speed" onchange={on_speed}>
+                        { for SPEEDS.iter().map(|s| html! {
+                            <option value={s.to_string()} selected={*s == props.speed}>{ speed_label(*s) }</option>
+                        }) }
+                    </select>
+                </label>
+                <span class="time" aria-live="off" title="Simulated time since the start">
+                    { "t = " }<output data-testid="sim-time">{ sim_time(Time(props.time_ms)) }</output>
+                </span>
+                <span class={classes!("mode", props.lagging.then_some("lagging"))} data-testid="mode">{ status }</span>
+            </div>
+            <div class="run" role="group" aria-label="Cluster">
+                <span class="scenario">{ format!("scenario {}", props.scenario) }</span>
+                <label class="inline">
+                    { "Seed " }
+                    <input type="number" min="0" class="seed" data-testid="seed-input" value={props.seed.to_string()} onchange={on_seed} />
+                </label>
+                <button type="button" data-testid="reset" onclick={act(Action::Reset)} title="Restart the scenario with this seed">{ "Reset" }</button>
+                <button type="button" data-testid="add-node" onclick={act(Action::AddNode)}>{ "Add node" }</button>
+            </div>
+            if !props.note.is_empty() {
+                <p class="note" role="status">{ props.note.clone() }</p>
+            }
+        </section>
+    }
+}

@@ -1,0 +1,541 @@
+//! The page's engine: one command [`Session`] and the view trackers, moved on by animation
+//! frames and by the controls, producing a [`Snapshot`] for Yew to render.
+//!
+//! It exists to keep every decision about *when* out of the components: how much simulated time
+//! a frame covers at the chosen speed, how much wall time the simulation may take in one frame
+//! (the budget; past it the simulation falls behind rather than the page), when fast-forward
+//! stops, and which parts of the picture changed. Snapshots share unchanged parts by `Rc`, and a
+//! frame in which nothing changed produces no snapshot at all, so Yew renders only what moved.
+//!
+//! Every control that changes the cluster is a command line run through the session
+//! ([`Engine::run`]); the clock controls (play, pause, step, fast-forward, speed) only decide
+//! how the page's own clock drives the simulation.
+
+use kubeloop::command::{Scenario, Session};
+use kubeloop::model::{Duration, Time};
+use kubeloop::sim::Message;
+use kubeloop::view::cluster::{ClusterTracker, ClusterView, PodView};
+use kubeloop::view::events::{EventFilter, EventLog, EventTable};
+use kubeloop::view::explain::{explain, Explanation};
+use kubeloop::view::flow::{hops, FlowLayout, Hop};
+use kubeloop::view::gap::{GapChart, GapHistory, GapView, MIN_SPAN_MS, WINDOW_MS};
+use kubeloop::view::loops::{components, ComponentView};
+use kubeloop::view::page::{self, PageParams};
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+/// Wall milliseconds the simulation may use in one frame while playing at teaching scale; past
+/// it the simulation falls behind the clock rather than the page dropping frames.
+pub const PLAY_BUDGET_MS: f64 = 4.0;
+/// The same budget for a large cluster, whose drawing is spread over frames.
+pub const LARGE_PLAY_BUDGET_MS: f64 = 6.0;
+/// A cluster with more pods than this is large: compact pods, redrawing spread over frames.
+pub const LARGE_CLUSTER_PODS: usize = 300;
+/// In a large cluster, at most this many node boxes are redrawn per frame (taking turns).
+const LARGE_BOXES_PER_FRAME: usize = 3;
+/// In a large cluster, the room of loops, the flow and the event log are redrawn this often
+/// (wall ms) rather than every frame.
+const LARGE_PANELS_MS: f64 = 250.0;
+/// While fast-forwarding: most of a frame, leaving room to draw.
+pub const FAST_FORWARD_BUDGET_MS: f64 = 10.0;
+/// Fast-forward gives up after this much simulated time without settling (`sim settle`'s default).
+pub const FAST_FORWARD_LIMIT: Duration = Duration::mins(5);
+/// A frame after a long pause (a hidden tab) counts as at most this long.
+const MAX_FRAME_MS: f64 = 100.0;
+/// Hops shown at once; a frame with more new messages than [`SINGLE_HOPS`] folds them.
+const HOPS_SHOWN: usize = 24;
+const SINGLE_HOPS: usize = 12;
+/// Event rows shown.
+const EVENT_ROWS: usize = 60;
+/// Command lines kept in the log.
+const COMMANDS_KEPT: usize = 8;
+/// Step gives up looking for a message after this many deliveries.
+const STEP_LIMIT: usize = 10_000;
+
+/// How the page's clock drives the simulation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Paused,
+    Playing,
+    FastForward,
+}
+
+/// What the page can be asked to do.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    Play,
+    Pause,
+    Step,
+    FastForward,
+    Speed(f64),
+    Select(String, String),
+    Deselect,
+    Kill,
+    Scale(i64),
+    AddNode,
+    Reset,
+    Seed(u64),
+    FilterObject(String),
+    FilterComponent(String),
+}
+
+/// One command the page ran, with what it printed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommandEntry {
+    pub seq: u64,
+    pub line: String,
+    pub output: String,
+    pub ok: bool,
+}
+
+/// The selected pod: its current picture (None once it is gone) and the scheduler's reasons.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Selection {
+    pub namespace: String,
+    pub name: String,
+    pub pod: Option<PodView>,
+    pub explanation: Option<Explanation>,
+}
+
+/// Everything the page renders, for one moment.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Snapshot {
+    pub time_ms: u64,
+    pub seed: u64,
+    pub scenario: String,
+    pub mode: Mode,
+    pub speed: f64,
+    pub lagging: bool,
+    pub note: String,
+    pub error: Option<String>,
+    pub cluster: ClusterView,
+    pub components: Rc<Vec<ComponentView>>,
+    pub gap: Rc<GapView>,
+    pub chart: Rc<GapChart>,
+    pub events: Rc<EventTable>,
+    pub filter: Rc<EventFilter>,
+    pub layout: Rc<FlowLayout>,
+    pub hops: Rc<Vec<Hop>>,
+    pub selection: Option<Rc<Selection>>,
+    pub commands: Rc<Vec<CommandEntry>>,
+}
+
+/// `old` again when `new` equals it, so the page sees the same pointer and skips it.
+fn keep<T: PartialEq>(old: &Rc<T>, new: T) -> Rc<T> {
+    if **old == new {
+        old.clone()
+    } else {
+        Rc::new(new)
+    }
+}
+
+pub struct Engine {
+    session: Session,
+    scenario: String,
+    error: Option<String>,
+    cluster: ClusterTracker,
+    events: EventLog,
+    events_dirty: bool,
+    gap: GapHistory,
+    flow_seq: u64,
+    hops: VecDeque<Hop>,
+    hops_dirty: bool,
+    mode: Mode,
+    speed: f64,
+    /// Simulated milliseconds owed to the clock but not yet whole.
+    carry: f64,
+    last_frame: Option<f64>,
+    fast_forward_until: Time,
+    lagging: bool,
+    /// Wall time of the last redraw of every panel, for throttling a large cluster.
+    last_redraw: f64,
+    /// Whether this frame redraws the room of loops, the flow and the event log.
+    panels_due: bool,
+    note: String,
+    selected: Option<(String, String)>,
+    filter: EventFilter,
+    commands: VecDeque<CommandEntry>,
+    command_seq: u64,
+    snapshot: Rc<Snapshot>,
+}
+
+impl Engine {
+    /// Starts the scenario the address names (or the default, with the address's error shown).
+    pub fn new(query: &str) -> Engine {
+        let (params, mut error) = match page::parse_query(query) {
+            Ok(p) => (p, None),
+            Err(e) => (PageParams::default(), Some(e)),
+        };
+        let session = page::scenario(&params.scenario)
+            .and_then(|s| Session::new(s, params.seed))
+            .or_else(|e| {
+                error = Some(e);
+                Scenario::builtin("default").ok_or_else(|| "no default scenario".to_string()).and_then(|s| Session::new(s, None))
+            })
+            .unwrap_or_else(|e| {
+                error = Some(e);
+                Session::from_sim(kubeloop::sim::Sim::new(1))
+            });
+        Engine::with_session(session, params.scenario, error)
+    }
+
+    fn with_session(mut session: Session, scenario: String, error: Option<String>) -> Engine {
+        // The page owns the clock: a command that would wait (rollout status) must not move it.
+        session.set_blocking(false);
+        let layout = Rc::new(FlowLayout::new(&[]));
+        let snapshot = Rc::new(Snapshot {
+            time_ms: 0,
+            seed: session.sim().seed(),
+            scenario: scenario.clone(),
+            mode: Mode::Playing,
+            speed: 1.0,
+            lagging: false,
+            note: String::new(),
+            error: error.clone(),
+            cluster: ClusterView::default(),
+            components: Rc::default(),
+            gap: Rc::default(),
+            chart: Rc::default(),
+            events: Rc::default(),
+            filter: Rc::default(),
+            layout,
+            hops: Rc::default(),
+            selection: None,
+            commands: Rc::default(),
+        });
+        let mut engine = Engine {
+            session,
+            scenario,
+            error,
+            cluster: ClusterTracker::new(),
+            events: EventLog::new(),
+            events_dirty: true,
+            gap: GapHistory::new("default", "web"),
+            flow_seq: 0,
+            hops: VecDeque::new(),
+            hops_dirty: true,
+            mode: Mode::Playing,
+            speed: 1.0,
+            carry: 0.0,
+            last_frame: None,
+            fast_forward_until: Time(0),
+            lagging: false,
+            last_redraw: f64::NEG_INFINITY,
+            panels_due: true,
+            note: String::new(),
+            selected: None,
+            filter: EventFilter { limit: EVENT_ROWS, ..Default::default() },
+            commands: VecDeque::new(),
+            command_seq: 0,
+            snapshot,
+        };
+        engine.pick_deployment();
+        engine.observe();
+        engine.snapshot = engine.build();
+        engine
+    }
+
+    pub fn snapshot(&self) -> Rc<Snapshot> {
+        self.snapshot.clone()
+    }
+
+    /// One animation frame at wall time `ts` (ms). `clock` reads the wall clock for the budget.
+    /// Returns a new snapshot when anything on the page changed.
+    pub fn frame(&mut self, ts: f64, clock: &dyn Fn() -> f64) -> Option<Rc<Snapshot>> {
+        let dt = self.last_frame.map(|last| (ts - last).clamp(0.0, MAX_FRAME_MS)).unwrap_or(0.0);
+        self.last_frame = Some(ts);
+        let started = clock();
+        let large = self.is_large();
+        match self.mode {
+            Mode::Paused => return None,
+            Mode::Playing => {
+                self.carry += dt * self.speed;
+                let whole = self.carry.floor();
+                self.carry -= whole;
+                let target = self.session.sim().now() + Duration(whole as u64);
+                let budget = if large { LARGE_PLAY_BUDGET_MS } else { PLAY_BUDGET_MS };
+                self.lagging = !self.run_until(target, started + budget, clock);
+                if self.lagging {
+                    self.carry = 0.0;
+                }
+            }
+            Mode::FastForward => self.fast_forward(started + FAST_FORWARD_BUDGET_MS, clock),
+        }
+        // A large cluster changes somewhere in every frame: its node boxes are redrawn a few per
+        // frame, and the panels that would redraw wholesale a few times a second.
+        self.cluster.set_max_boxes_per_update(if large { LARGE_BOXES_PER_FRAME } else { 0 });
+        self.panels_due = !large || self.mode == Mode::Paused || started - self.last_redraw >= LARGE_PANELS_MS;
+        if self.panels_due {
+            self.last_redraw = started;
+        }
+        self.publish()
+    }
+
+    /// Whether the cluster is past teaching scale.
+    pub fn is_large(&self) -> bool {
+        self.cluster.view().pod_count > LARGE_CLUSTER_PODS
+    }
+
+    /// Runs every delivery due up to `target`, unless the wall clock passes `deadline` first.
+    /// Returns whether it got there.
+    fn run_until(&mut self, target: Time, deadline: f64, clock: &dyn Fn() -> f64) -> bool {
+        let mut steps = 0u32;
+        loop {
+            match self.session.sim().next_time() {
+                Some(t) if t <= target => {
+                    self.session.advance_to(t);
+                    steps += 1;
+                    if steps.is_multiple_of(2) && clock() > deadline {
+                        return false;
+                    }
+                }
+                _ => {
+                    self.session.advance_to(target);
+                    return true;
+                }
+            }
+        }
+    }
+
+    fn fast_forward(&mut self, deadline: f64, clock: &dyn Fn() -> f64) {
+        let mut steps = 0u32;
+        // Asking whether the cluster is settled looks at every queued delivery: cheap at
+        // teaching scale, where it is asked after every step so the clock stops right there.
+        let settle_every = if self.is_large() { 64 } else { 1 };
+        loop {
+            if steps.is_multiple_of(settle_every) && self.session.sim().is_settled() {
+                self.mode = Mode::Paused;
+                self.note = format!("settled at {}", sim_time(self.session.sim().now()));
+                return;
+            }
+            if steps > 0 && steps.is_multiple_of(4) && clock() > deadline {
+                return;
+            }
+            match self.session.sim().next_time() {
+                Some(t) if t <= self.fast_forward_until => self.session.advance_to(t),
+                _ => {
+                    self.session.advance_to(self.fast_forward_until);
+                    self.mode = Mode::Paused;
+                    self.note = format!("not settled after {} of fast-forward", sim_time(Time(FAST_FORWARD_LIMIT.0)));
+                    return;
+                }
+            }
+            steps += 1;
+        }
+    }
+
+    /// Moves to the next delivery that sends a message (a delivery that only wakes a component
+    /// with nothing to do shows nothing).
+    fn step(&mut self) {
+        let before = self.session.sim().trace().count();
+        for _ in 0..STEP_LIMIT {
+            let Some(t) = self.session.sim().next_time() else { break };
+            self.session.advance_to(t);
+            if self.session.sim().trace().count() != before {
+                break;
+            }
+        }
+    }
+
+    /// Does what a control asks. Returns the new snapshot if anything changed.
+    pub fn act(&mut self, action: Action) -> Option<Rc<Snapshot>> {
+        self.panels_due = true;
+        match action {
+            Action::Play => {
+                self.mode = Mode::Playing;
+                self.note.clear();
+            }
+            Action::Pause => self.mode = Mode::Paused,
+            Action::Step => {
+                self.mode = Mode::Paused;
+                self.note.clear();
+                self.step();
+            }
+            Action::FastForward => {
+                self.mode = Mode::FastForward;
+                self.note = "fast-forwarding until every loop is idle".into();
+                self.fast_forward_until = self.session.sim().now() + FAST_FORWARD_LIMIT;
+            }
+            Action::Speed(s) => self.speed = page::nearest_speed(s),
+            Action::Select(ns, name) => {
+                self.selected = Some((ns, name));
+                self.events_dirty = true;
+            }
+            Action::Deselect => {
+                self.selected = None;
+                self.events_dirty = true;
+            }
+            Action::Kill => {
+                if let Some((ns, name)) = self.selected.clone() {
+                    self.run(&page::kill_command(&ns, &name));
+                }
+            }
+            Action::Scale(n) => {
+                let (ns, name) = (self.gap.namespace().to_string(), self.gap.name().to_string());
+                self.run(&page::scale_command(&ns, &name, n.max(0)));
+            }
+            Action::AddNode => {
+                let line = page::add_node_command(self.session.sim());
+                self.run(&line);
+            }
+            Action::Reset => {
+                let line = page::seed_command(self.session.sim().seed());
+                self.run(&line);
+            }
+            Action::Seed(seed) => {
+                self.run(&page::seed_command(seed));
+            }
+            Action::FilterObject(text) => {
+                self.filter.object = text;
+                self.events_dirty = true;
+            }
+            Action::FilterComponent(c) => {
+                self.filter.component = c;
+                self.events_dirty = true;
+            }
+        }
+        self.publish()
+    }
+
+    /// Runs one command line through the session, as the console would, and logs it.
+    pub fn run(&mut self, line: &str) -> bool {
+        let out = self.session.execute(line);
+        let stream = self.session.take_stream();
+        let mut output = out.stdout.clone();
+        output.push_str(&out.stderr);
+        output.push_str(&stream.stdout);
+        output.push_str(&stream.stderr);
+        self.command_seq += 1;
+        self.commands.push_front(CommandEntry {
+            seq: self.command_seq,
+            line: line.to_string(),
+            output: output.trim_end().to_string(),
+            ok: out.ok,
+        });
+        self.commands.truncate(COMMANDS_KEPT);
+        if out.ok && line.starts_with("sim seed") {
+            self.restarted();
+        }
+        out.ok
+    }
+
+    /// After `sim seed`: a new run, so every tracker starts over.
+    fn restarted(&mut self) {
+        self.cluster.reset();
+        self.events.reset();
+        self.gap.clear();
+        self.hops.clear();
+        self.flow_seq = 0;
+        self.selected = None;
+        self.note.clear();
+        self.carry = 0.0;
+        self.events_dirty = true;
+        self.hops_dirty = true;
+        self.pick_deployment();
+    }
+
+    /// The Deployment the gap panel follows: `web` if there is one, else the first.
+    fn pick_deployment(&mut self) {
+        let sim = self.session.sim();
+        let mut all = sim.objects(kubeloop::model::Kind::Deployment).map(|o| (o.meta().namespace.clone(), o.meta().name.clone()));
+        let first = all.next();
+        let web = sim.objects(kubeloop::model::Kind::Deployment).map(|o| o.meta()).find(|m| m.name == "web");
+        let (ns, name) = web.map(|m| (m.namespace.clone(), m.name.clone())).or(first).unwrap_or(("default".into(), "web".into()));
+        if (ns.as_str(), name.as_str()) != (self.gap.namespace(), self.gap.name()) {
+            self.gap = GapHistory::new(&ns, &name);
+        }
+    }
+
+    /// Catches the trackers up with the simulation.
+    fn observe(&mut self) {
+        let sim = self.session.sim();
+        self.cluster.update(sim);
+        self.events_dirty |= self.events.update(sim);
+        self.gap.observe(sim);
+        let new: Vec<&Message> = sim.trace().since(self.flow_seq).collect();
+        if let Some(last) = new.last() {
+            self.flow_seq = last.seq;
+            let layout = FlowLayout::new(&self.node_names());
+            for hop in hops(&layout, new, SINGLE_HOPS) {
+                self.hops.push_back(hop);
+            }
+            while self.hops.len() > HOPS_SHOWN {
+                self.hops.pop_front();
+            }
+            self.hops_dirty = true;
+        }
+    }
+
+    fn node_names(&self) -> Vec<String> {
+        self.session.sim().component_ids().filter_map(|id| id.to_string().strip_prefix("kubelet-").map(str::to_string)).collect()
+    }
+
+    /// Observes, then returns a new snapshot if it differs from the last.
+    fn publish(&mut self) -> Option<Rc<Snapshot>> {
+        self.observe();
+        let next = self.build();
+        if *next == *self.snapshot {
+            return None;
+        }
+        self.snapshot = next;
+        Some(self.snapshot.clone())
+    }
+
+    fn build(&mut self) -> Rc<Snapshot> {
+        let sim = self.session.sim();
+        let now = sim.now();
+        let old = self.snapshot.clone();
+        let panels = self.panels_due;
+        // Ages in the event log move once a second of simulated time.
+        let events = if panels && (self.events_dirty || old.time_ms / 1000 != now.0 / 1000) {
+            self.events_dirty = false;
+            let mut filter = self.filter.clone();
+            filter.pod = self.selected.clone();
+            keep(&old.events, self.events.table(&filter, now))
+        } else {
+            old.events.clone()
+        };
+        let hops = if panels && self.hops_dirty {
+            self.hops_dirty = false;
+            keep(&old.hops, self.hops.iter().cloned().collect())
+        } else {
+            old.hops.clone()
+        };
+        let selection = self.selected.as_ref().map(|(ns, name)| {
+            let pod = self.cluster.view().pod(ns, name).cloned();
+            let new = Selection { namespace: ns.clone(), name: name.clone(), pod, explanation: explain(sim, ns, name) };
+            match &old.selection {
+                Some(o) if **o == new => o.clone(),
+                _ => Rc::new(new),
+            }
+        });
+        // The chart's right edge moves in steps of 1/240 of its window (or of its shortest span).
+        let step = if now.0 < WINDOW_MS { MIN_SPAN_MS / 240 } else { WINDOW_MS / 240 };
+        let chart_now = now.0 / step * step;
+        Rc::new(Snapshot {
+            time_ms: now.0,
+            seed: sim.seed(),
+            scenario: self.scenario.clone(),
+            mode: self.mode,
+            speed: self.speed,
+            lagging: self.lagging && self.mode == Mode::Playing,
+            note: self.note.clone(),
+            error: self.error.clone(),
+            cluster: self.cluster.view().clone(),
+            components: if panels { keep(&old.components, components(sim)) } else { old.components.clone() },
+            gap: keep(&old.gap, self.gap.view().clone()),
+            chart: keep(&old.chart, self.gap.chart(chart_now, 240, 64)),
+            events,
+            filter: keep(&old.filter, self.filter.clone()),
+            layout: if panels { keep(&old.layout, FlowLayout::new(&self.node_names())) } else { old.layout.clone() },
+            hops,
+            selection,
+            commands: keep(&old.commands, self.commands.iter().cloned().collect()),
+        })
+    }
+}
+
+/// Simulated time as the page prints it (`1m30.25s`).
+pub fn sim_time(t: Time) -> String {
+    kubeloop::command::sim_verbs::format_sim_time(Duration(t.0))
+}
