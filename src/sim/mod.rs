@@ -316,14 +316,14 @@ impl Sim {
             &target,
         );
         let handled = self.api.handle(self.now, &mut self.rng, request);
-        self.after_handled(&user, self.now, &handled);
+        self.after_handled(self.now, &handled);
         let result = handled.result;
         self.check_if_asked();
         result
     }
 
     /// Records a write's etcd hop and schedules its notifications.
-    fn after_handled(&mut self, from: &ComponentId, at: Time, handled: &Handled) {
+    fn after_handled(&mut self, at: Time, handled: &Handled) {
         if let Some(rev) = handled.revision {
             let commit = at + Duration(self.jitter(self.latencies.etcd_write.0));
             let written = handled.result.as_ref().ok().and_then(|r| r.object());
@@ -343,7 +343,6 @@ impl Sim {
             // A watch's replay of past changes.
             self.schedule_notifications(at, handled.notifications.clone());
         }
-        let _ = from;
     }
 
     fn schedule_notifications(&mut self, from_time: Time, notifications: Vec<(WatchId, WatchEvent)>) {
@@ -483,7 +482,7 @@ impl Sim {
             if let Ok(crate::api::ApiResponse::Watching(w)) = &h.result {
                 self.watch_owner.insert(*w, from.clone());
             }
-            self.after_handled(&from, arrived, &h);
+            self.after_handled(arrived, &h);
             h
         } else {
             Handled {
