@@ -24,11 +24,12 @@ use kubeloop::view::page::{self, PageParams};
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-/// Wall milliseconds the simulation may use in one frame while playing at teaching scale; past
-/// it the simulation falls behind the clock rather than the page dropping frames.
+/// Wall milliseconds the simulation may use in one frame while playing; past it the simulation
+/// falls behind the clock rather than the page dropping frames. One delivery is never cut short,
+/// so a frame can overrun by the cost of one step.
 pub const PLAY_BUDGET_MS: f64 = 4.0;
 /// The same budget for a large cluster, whose drawing is spread over frames.
-pub const LARGE_PLAY_BUDGET_MS: f64 = 6.0;
+pub const LARGE_PLAY_BUDGET_MS: f64 = 4.0;
 /// A cluster with more pods than this is large: compact pods, redrawing spread over frames.
 pub const LARGE_CLUSTER_PODS: usize = 300;
 /// In a large cluster, at most this many node boxes are redrawn per frame (taking turns).
