@@ -21,6 +21,7 @@ pub mod events;
 pub mod explain;
 pub mod flow;
 pub mod gap;
+pub mod hints;
 pub mod loops;
 pub mod page;
 
@@ -29,6 +30,7 @@ pub use events::{EventFilter, EventLog, EventRow, EventTable};
 pub use explain::{explain, Explanation, NodeVerdictView};
 pub use flow::{FlowLayout, Hop, LanePos};
 pub use gap::{GapHistory, GapSample, GapView};
+pub use hints::{Hint, HintTracker};
 pub use loops::{components, ComponentView, LoopView};
 pub use page::PageParams;
 

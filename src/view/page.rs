@@ -153,6 +153,20 @@ pub fn seed_command(seed: u64) -> String {
     format!("sim seed {seed}")
 }
 
+/// The component switch in the room of loops: `sim stop NAME` while it runs, `sim start NAME`
+/// while it is stopped.
+pub fn switch_command(component: &str, running: bool) -> String {
+    format!("sim {} {component}", if running { "stop" } else { "start" })
+}
+
+/// A node's fault buttons: `sim node fail|partition|recover NAME`.
+pub const NODE_FAULTS: [&str; 3] = ["fail", "partition", "recover"];
+
+/// `sim node VERB NAME` for one of [`NODE_FAULTS`].
+pub fn node_fault_command(verb: &str, node: &str) -> String {
+    format!("sim node {verb} {node}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,6 +210,9 @@ mod tests {
         assert!(s.execute(&add_node_command(s.sim())).ok);
         assert_eq!(add_node_command(s.sim()), "sim node add node-4");
         assert_eq!(s.execute(&seed_command(9)).stdout, "scenario \"default\" restarted with seed 9\n");
+        assert_eq!(switch_command("kube-scheduler", true), "sim stop kube-scheduler");
+        assert_eq!(switch_command("kubelet-node-1", false), "sim start kubelet-node-1");
+        assert_eq!(node_fault_command("partition", "node-2"), "sim node partition node-2");
         assert_eq!(nearest_speed(7.0), 5.0);
         assert_eq!(nearest_speed(1000.0), 100.0);
         assert_eq!(nearest_speed(0.0), 0.25);

@@ -21,6 +21,7 @@ use crate::controls::Toolbar;
 use crate::engine::{Action, Engine, Snapshot};
 use crate::events_view::{CommandLog, EventsPanel};
 use crate::header::Header;
+use crate::hints_view::HintsPanel;
 use crate::loops_view::{FlowPanel, LoopsPanel};
 use crate::side::{GapPanel, PodPanel};
 
@@ -103,8 +104,11 @@ pub fn App() -> Html {
                 <aside class="side">
                     <GapPanel gap={s.gap.clone()} chart={s.chart.clone()} on_action={on_action.clone()} />
                     <PodPanel selection={s.selection.clone()} on_action={on_action.clone()} />
+                    if let Some(h) = &s.hints {
+                        <HintsPanel open={h.open} hints={h.hints.clone()} on_action={on_action.clone()} />
+                    }
                 </aside>
-                <LoopsPanel components={s.components.clone()} />
+                <LoopsPanel components={s.components.clone()} on_action={on_action.clone()} />
                 <FlowPanel layout={s.layout.clone()} hops={s.hops.clone()} selected={s.selection.as_ref().map(|sel| AttrValue::from(format!("pod/{}/{}", sel.namespace, sel.name)))} />
                 <EventsPanel events={s.events.clone()} filter={s.filter.clone()} on_action={on_action.clone()} />
                 <CommandLog commands={s.commands.clone()} />

@@ -12,6 +12,7 @@ use yew::prelude::*;
 
 use crate::engine::Action;
 use kubeloop::view::cluster::{ClusterView, NodeView, PodView, Usage};
+use kubeloop::view::page::{node_fault_command, NODE_FAULTS};
 
 #[derive(Properties, PartialEq)]
 pub struct ClusterPanelProps {
@@ -85,11 +86,48 @@ pub fn NodeBox(props: &NodeBoxProps) -> Html {
                 <span class="node-name">{ n.name.clone() }</span>
                 <span class="node-status">{ n.status.clone() }</span>
             </div>
+            if !props.compact {
+                <NodeFaults node={AttrValue::from(n.name.clone())} on_action={props.on_action.clone()} />
+            }
             <Bar label="cpu" usage={n.cpu} text={n.cpu_label()} />
             <Bar label="memory" usage={n.memory} text={n.memory_label()} />
             <Bar label="pods" usage={n.pods_used} text={n.pods_label()} />
             <PodList pods={Rc::new(n.pods.clone())} compact={props.compact} selected={props.selected.clone()} on_action={props.on_action.clone()} />
         </li>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct NodeFaultsProps {
+    pub node: AttrValue,
+    pub on_action: Callback<Action>,
+}
+
+/// What can happen to a machine: power off, cut from the network, come back.
+#[component]
+pub fn NodeFaults(props: &NodeFaultsProps) -> Html {
+    html! {
+        <div class="node-faults" role="group" aria-label={format!("Faults for {}", props.node)}>
+            { for NODE_FAULTS.iter().map(|verb| {
+                let line = node_fault_command(verb, &props.node);
+                let on_action = props.on_action.clone();
+                html! {
+                    <button type="button" class="small" data-testid={format!("node-{verb}")} data-node={props.node.clone()}
+                        title={line.clone()} aria-label={format!("{} {}", fault_words(verb), props.node)}
+                        onclick={Callback::from(move |_| on_action.emit(Action::Command(line.clone())))}>
+                        { *verb }
+                    </button>
+                }
+            }) }
+        </div>
+    }
+}
+
+fn fault_words(verb: &str) -> &'static str {
+    match verb {
+        "fail" => "Power off",
+        "partition" => "Cut from the network",
+        _ => "Recover",
     }
 }
 

@@ -19,6 +19,7 @@ use kubeloop::view::events::{EventFilter, EventLog, EventTable};
 use kubeloop::view::explain::{explain, Explanation};
 use kubeloop::view::flow::{hops, FlowLayout, Hop};
 use kubeloop::view::gap::{GapChart, GapHistory, GapView, MIN_SPAN_MS, WINDOW_MS};
+use kubeloop::view::hints::{Hint, HintTracker};
 use kubeloop::view::loops::{components, ComponentView};
 use kubeloop::view::page::{self, PageParams};
 use std::collections::VecDeque;
@@ -78,6 +79,10 @@ pub enum Action {
     Seed(u64),
     FilterObject(String),
     FilterComponent(String),
+    /// Any command line, as if typed in the console (component switches, node faults).
+    Command(String),
+    /// Opens or closes the "what is wrong?" panel.
+    ToggleHints,
 }
 
 /// One command the page ran, with what it printed.
@@ -119,6 +124,16 @@ pub struct Snapshot {
     pub hops: Rc<Vec<Hop>>,
     pub selection: Option<Rc<Selection>>,
     pub commands: Rc<Vec<CommandEntry>>,
+    /// The "what is wrong?" panel: absent when an exercise turned it off (`?hints=off`), empty
+    /// hints while it is closed.
+    pub hints: Option<HintsShown>,
+}
+
+/// The hint panel's state.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HintsShown {
+    pub open: bool,
+    pub hints: Rc<Vec<Hint>>,
 }
 
 /// `old` again when `new` equals it, so the page sees the same pointer and skips it.
@@ -157,6 +172,9 @@ pub struct Engine {
     filter: EventFilter,
     commands: VecDeque<CommandEntry>,
     command_seq: u64,
+    /// `None` when the address turned hints off.
+    hints: Option<HintTracker>,
+    hints_open: bool,
     snapshot: Rc<Snapshot>,
 }
 
@@ -177,10 +195,10 @@ impl Engine {
                 error = Some(e);
                 Session::from_sim(kubeloop::sim::Sim::new(1))
             });
-        Engine::with_session(session, params.scenario, error)
+        Engine::with_session(session, params.scenario, error, query)
     }
 
-    fn with_session(mut session: Session, scenario: String, error: Option<String>) -> Engine {
+    fn with_session(mut session: Session, scenario: String, error: Option<String>, query: &str) -> Engine {
         // The page owns the clock: a command that would wait (rollout status) must not move it.
         session.set_blocking(false);
         let layout = Rc::new(FlowLayout::new(&[]));
@@ -203,6 +221,7 @@ impl Engine {
             hops: Rc::default(),
             selection: None,
             commands: Rc::default(),
+            hints: None,
         });
         let mut engine = Engine {
             session,
@@ -228,6 +247,8 @@ impl Engine {
             filter: EventFilter { limit: EVENT_ROWS, ..Default::default() },
             commands: VecDeque::new(),
             command_seq: 0,
+            hints: hints_allowed(query).then(HintTracker::new),
+            hints_open: false,
             snapshot,
         };
         engine.pick_deployment();
@@ -394,6 +415,10 @@ impl Engine {
                 self.filter.component = c;
                 self.events_dirty = true;
             }
+            Action::Command(line) => {
+                self.run(&line);
+            }
+            Action::ToggleHints => self.hints_open = !self.hints_open,
         }
         self.publish()
     }
@@ -532,8 +557,22 @@ impl Engine {
             hops,
             selection,
             commands: keep(&old.commands, self.commands.iter().cloned().collect()),
+            hints: self.hints.as_mut().map(|tracker| {
+                let old_hints = old.hints.as_ref().map(|h| h.hints.clone()).unwrap_or_default();
+                let hints = match (self.hints_open, panels) {
+                    (true, true) => keep(&old_hints, tracker.observe(sim)),
+                    (true, false) => old_hints,
+                    (false, _) => Rc::default(),
+                };
+                HintsShown { open: self.hints_open, hints }
+            }),
         })
     }
+}
+
+/// Whether the address leaves the hint panel on: exercises turn it off with `?hints=off`.
+fn hints_allowed(query: &str) -> bool {
+    !query.trim_start_matches('?').split('&').any(|p| p == "hints=off")
 }
 
 /// Simulated time as the page prints it (`1m30.25s`).

@@ -13,10 +13,11 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::engine::sim_time;
+use crate::engine::{sim_time, Action};
 use kubeloop::model::Time;
 use kubeloop::view::flow::{FlowLayout, Hop};
 use kubeloop::view::loops::{ComponentView, LoopView};
+use kubeloop::view::page::switch_command;
 
 /// Up to this many kubelets get a full card; more become a grid of dials.
 const KUBELET_CARDS: usize = 6;
@@ -24,6 +25,7 @@ const KUBELET_CARDS: usize = 6;
 #[derive(Properties, PartialEq)]
 pub struct LoopsPanelProps {
     pub components: Rc<Vec<ComponentView>>,
+    pub on_action: Callback<Action>,
 }
 
 /// Every component and its loops.
@@ -38,15 +40,15 @@ pub fn LoopsPanel(props: &LoopsPanelProps) -> Html {
                 { "Each loop observes (its informer hears of a change), compares (the claim with what is), acts (sends writes), or idles." }
             </p>
             <ul class="components">
-                { for plane.iter().map(|c| html! { <ComponentCard key={c.name.clone()} component={(*c).clone()} /> }) }
+                { for plane.iter().map(|c| html! { <ComponentCard key={c.name.clone()} component={(*c).clone()} on_action={props.on_action.clone()} /> }) }
                 if !compact {
-                    { for kubelets.iter().map(|c| html! { <ComponentCard key={c.name.clone()} component={(*c).clone()} /> }) }
+                    { for kubelets.iter().map(|c| html! { <ComponentCard key={c.name.clone()} component={(*c).clone()} on_action={props.on_action.clone()} /> }) }
                 }
             </ul>
             if compact {
                 <h3 class="sub-title">{ format!("{} kubelets", kubelets.len()) }</h3>
                 <ul class="kubelet-grid">
-                    { for kubelets.iter().map(|c| html! { <KubeletDial key={c.name.clone()} component={(*c).clone()} /> }) }
+                    { for kubelets.iter().map(|c| html! { <KubeletDial key={c.name.clone()} component={(*c).clone()} on_action={props.on_action.clone()} /> }) }
                 </ul>
             }
         </section>
@@ -56,6 +58,7 @@ pub fn LoopsPanel(props: &LoopsPanelProps) -> Html {
 #[derive(Properties, PartialEq)]
 pub struct ComponentProps {
     pub component: ComponentView,
+    pub on_action: Callback<Action>,
 }
 
 /// One process with its loops.
@@ -68,6 +71,7 @@ pub fn ComponentCard(props: &ComponentProps) -> Html {
             <div class="component-head">
                 <span class="component-name">{ c.name.clone() }</span>
                 <span class={classes!("state", c.state.clone())}>{ c.state.clone() }</span>
+                <Switch name={AttrValue::from(c.name.clone())} running={c.state == "running"} on_action={props.on_action.clone()} />
             </div>
             if !c.detail.is_empty() {
                 <p class="detail" data-testid={format!("{}-detail", c.role)}>{ c.detail.clone() }</p>
@@ -81,6 +85,29 @@ pub fn ComponentCard(props: &ComponentProps) -> Html {
                 </ul>
             }
         </li>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct SwitchProps {
+    pub name: AttrValue,
+    pub running: bool,
+    pub on_action: Callback<Action>,
+}
+
+/// A process's on/off switch: runs `sim stop NAME` or `sim start NAME`, as typed in the console.
+#[component]
+pub fn Switch(props: &SwitchProps) -> Html {
+    let onclick = {
+        let (name, running, on_action) = (props.name.clone(), props.running, props.on_action.clone());
+        Callback::from(move |_| on_action.emit(Action::Command(switch_command(&name, running))))
+    };
+    let label = format!("{} {}", if props.running { "Stop" } else { "Start" }, props.name);
+    html! {
+        <button type="button" class="switch" role="switch" aria-checked={props.running.to_string()} aria-label={label.clone()} title={label}
+            data-testid="component-switch" data-name={props.name.clone()} {onclick}>
+            <span class="switch-knob" aria-hidden="true"></span>
+        </button>
     }
 }
 

@@ -12,6 +12,7 @@ mod controls;
 mod engine;
 mod events_view;
 mod header;
+mod hints_view;
 mod loops_view;
 mod panic_overlay;
 mod side;

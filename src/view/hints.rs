@@ -1,0 +1,343 @@
+//! "What is wrong?": the symptoms a person could see with kubectl, each pointing at the loop that
+//! would have closed its gap had it been turning.
+//!
+//! It exists for the troubleshooting exercises: when a workload will not come up, the skill is to
+//! read the symptom and ask which loop stopped. The hints never peek at which component the
+//! simulation has stopped (the room of loops already draws that); they read the cluster's state
+//! as `kubectl get` shows it, and a symptom counts only once it has lasted a while, because a
+//! healthy cluster opens small gaps all the time and closes them within a second.
+
+use crate::model::{Kind, Time};
+use crate::sim::{ComponentId, Sim};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// How long a gap must stay open before it is a symptom. A turning loop closes the gaps it owns
+/// well within this (the slowest, a ReplicaSet's slow start of 3,000 pods, takes a few seconds).
+pub const PERSISTS_FOR_MS: u64 = 10_000;
+
+/// Most hints shown at once: the oldest symptoms first.
+pub const MAX_HINTS: usize = 6;
+
+/// One symptom and the question it leads to.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Hint {
+    /// Stable identity (`unscheduled`, `replicaset:default/web-6d4cf56db6`, `node:node-2`).
+    pub key: String,
+    /// What kubectl would show, in words.
+    pub symptom: String,
+    /// The component whose loop owns this gap (`kube-scheduler`, `kubelet-node-2`, …).
+    pub suspect: String,
+    /// The question that leads from the symptom to the loop.
+    pub question: String,
+    /// Simulated ms since the symptom first appeared.
+    pub since: u64,
+}
+
+/// Remembers when each symptom first appeared, so only lasting ones become hints.
+#[derive(Clone, Debug, Default)]
+pub struct HintTracker {
+    first_seen: BTreeMap<String, Time>,
+}
+
+/// A symptom found in one look at the cluster.
+struct Symptom {
+    key: String,
+    symptom: String,
+    suspect: String,
+    question: String,
+    /// Shown at once rather than after [`PERSISTS_FOR_MS`] (a refused connection is no gap).
+    immediate: bool,
+}
+
+impl HintTracker {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Looks at the cluster now and returns the symptoms that have lasted, oldest first.
+    pub fn observe(&mut self, sim: &Sim) -> Vec<Hint> {
+        let now = sim.now();
+        if self.first_seen.values().any(|t| *t > now) {
+            // A new run (`sim seed`): time went back to zero.
+            self.first_seen.clear();
+        }
+        let symptoms = symptoms(sim);
+        self.first_seen.retain(|k, _| symptoms.iter().any(|s| &s.key == k));
+        let mut hints: Vec<Hint> = symptoms
+            .into_iter()
+            .filter_map(|s| {
+                let since = now.0 - self.first_seen.entry(s.key.clone()).or_insert(now).0;
+                (s.immediate || since >= PERSISTS_FOR_MS).then_some(Hint {
+                    key: s.key,
+                    symptom: s.symptom,
+                    suspect: s.suspect,
+                    question: s.question,
+                    since,
+                })
+            })
+            .collect();
+        hints.sort_by(|a, b| b.since.cmp(&a.since).then_with(|| a.key.cmp(&b.key)));
+        hints.truncate(MAX_HINTS);
+        hints
+    }
+}
+
+fn symptoms(sim: &Sim) -> Vec<Symptom> {
+    let mut out = Vec::new();
+    out.extend(unreachable_server(sim));
+    out.extend(nodes_not_ready(sim));
+    out.extend(pods_without_node(sim));
+    out.extend(replica_set_gaps(sim));
+    out.extend(deployments_not_observed(sim));
+    out.extend(pods_stuck_on_nodes(sim, sim.now()));
+    out
+}
+
+/// kubectl itself fails: the front door or the memory behind it is gone.
+fn unreachable_server(sim: &Sim) -> Vec<Symptom> {
+    let down = |id: &ComponentId| sim.has_component(id) && !sim.is_running(id);
+    let mut out = Vec::new();
+    if down(&ComponentId::ApiServer) {
+        out.push(Symptom {
+            key: "apiserver".into(),
+            symptom: "kubectl cannot connect to the server at all.".into(),
+            suspect: "kube-apiserver".into(),
+            question: "Every component talks only to kube-apiserver. Is it running?".into(),
+            immediate: true,
+        });
+    } else if down(&ComponentId::Etcd) {
+        out.push(Symptom {
+            key: "etcd".into(),
+            symptom: "kubectl reaches the server, but every request fails with a storage error.".into(),
+            suspect: "etcd".into(),
+            question: "kube-apiserver keeps nothing itself. Where does it store every object?".into(),
+            immediate: true,
+        });
+    }
+    out
+}
+
+fn nodes_not_ready(sim: &Sim) -> Vec<Symptom> {
+    sim.objects(Kind::Node)
+        .filter_map(|o| o.as_node())
+        .filter(|n| n.ready_status() != "True")
+        .map(|n| {
+            let name = &n.metadata.name;
+            let state = if n.ready_status() == "Unknown" { "Unknown" } else { "NotReady" };
+            let message = n.condition("Ready").and_then(|c| c.message.as_deref()).map(|m| m.trim().to_string()).filter(|m| !m.is_empty());
+            Symptom {
+                key: format!("node:{name}"),
+                symptom: match message {
+                    Some(m) => format!("Node {name} is {state}: {m}"),
+                    None => format!("Node {name} is {state}."),
+                },
+                suspect: format!("kubelet-{name}"),
+                question: format!("Who renews {name}'s lease and reports its status? Is that loop still turning?"),
+                immediate: false,
+            }
+        })
+        .collect()
+}
+
+/// Pods with no node and no word from the scheduler about why.
+fn pods_without_node(sim: &Sim) -> Vec<Symptom> {
+    let mut waiting = 0usize;
+    let mut unschedulable: Option<String> = None;
+    for pod in sim.objects(Kind::Pod).filter_map(|o| o.as_pod()) {
+        if pod.node_name().is_some() || pod.metadata.is_deleting() || pod.is_terminal() {
+            continue;
+        }
+        match pod.condition("PodScheduled").filter(|c| c.status == "False") {
+            Some(c) => unschedulable = unschedulable.or_else(|| Some(c.message.clone().unwrap_or_default())),
+            None => waiting += 1,
+        }
+    }
+    let mut out = Vec::new();
+    if waiting > 0 {
+        out.push(Symptom {
+            key: "unscheduled".into(),
+            symptom: format!("{waiting} {} Pending with no node, and no FailedScheduling event says why.", pods_word(waiting)),
+            suspect: "kube-scheduler".into(),
+            question: "Which loop gives every new pod a node, or says why it cannot? Is it turning?".into(),
+            immediate: false,
+        });
+    }
+    if let Some(message) = unschedulable {
+        out.push(Symptom {
+            key: "unschedulable".into(),
+            symptom: format!("The scheduler tried and failed: {}", message.trim()),
+            suspect: "kube-scheduler".into(),
+            question: "The scheduler is turning; what would give it a node that fits (capacity, taints, selectors)?".into(),
+            immediate: false,
+        });
+    }
+    out
+}
+
+/// ReplicaSets whose claim and the pods they own disagree.
+fn replica_set_gaps(sim: &Sim) -> Vec<Symptom> {
+    let mut owned: BTreeMap<&str, i32> = BTreeMap::new();
+    for pod in sim.objects(Kind::Pod).filter_map(|o| o.as_pod()) {
+        if pod.metadata.is_deleting() || pod.is_terminal() {
+            continue;
+        }
+        if let Some(owner) = pod.metadata.controller_ref().filter(|r| r.kind == "ReplicaSet") {
+            *owned.entry(owner.uid.as_str()).or_default() += 1;
+        }
+    }
+    sim.objects(Kind::ReplicaSet)
+        .filter_map(|o| o.as_replica_set())
+        .filter(|rs| !rs.metadata.is_deleting())
+        .filter_map(|rs| {
+            let want = rs.spec.replicas.unwrap_or(1);
+            let have = owned.get(rs.metadata.uid.as_str()).copied().unwrap_or(0);
+            (want != have).then(|| Symptom {
+                key: format!("replicaset:{}/{}", rs.metadata.namespace, rs.metadata.name),
+                symptom: format!("ReplicaSet {} wants {want} {}; {have} exist.", rs.metadata.name, pods_word(want.max(0) as usize)),
+                suspect: "kube-controller-manager".into(),
+                question: "Which controller creates and deletes a ReplicaSet's pods? Is its loop turning?".into(),
+                immediate: false,
+            })
+        })
+        .collect()
+}
+
+/// Deployments whose latest spec no controller has looked at.
+fn deployments_not_observed(sim: &Sim) -> Vec<Symptom> {
+    sim.objects(Kind::Deployment)
+        .filter_map(|o| o.as_deployment())
+        .filter(|d| d.status.observed_generation < d.metadata.generation)
+        .map(|d| Symptom {
+            key: format!("deployment:{}/{}", d.metadata.namespace, d.metadata.name),
+            symptom: format!(
+                "Deployment {} is at generation {} but its status observed only {}.",
+                d.metadata.name, d.metadata.generation, d.status.observed_generation
+            ),
+            suspect: "kube-controller-manager".into(),
+            question: "Which controller reads a Deployment's spec and writes its status?".into(),
+            immediate: false,
+        })
+        .collect()
+}
+
+/// Pods bound to a node that its kubelet has not touched, or whose deletion it never finished.
+fn pods_stuck_on_nodes(sim: &Sim, now: Time) -> Vec<Symptom> {
+    let mut untouched: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut not_gone: BTreeMap<&str, usize> = BTreeMap::new();
+    for pod in sim.objects(Kind::Pod).filter_map(|o| o.as_pod()) {
+        let Some(node) = pod.node_name() else { continue };
+        match pod.metadata.deletion_timestamp {
+            Some(deadline) if now > deadline => *not_gone.entry(node).or_default() += 1,
+            Some(_) => {}
+            None if pod.status.container_statuses.is_empty() && !pod.is_terminal() => *untouched.entry(node).or_default() += 1,
+            None => {}
+        }
+    }
+    let mut out = Vec::new();
+    for (node, n) in untouched {
+        out.push(Symptom {
+            key: format!("unstarted:{node}"),
+            symptom: format!(
+                "{n} {} bound to {node} but nothing on {node} has started {}.",
+                pods_word(n),
+                if n == 1 { "it" } else { "them" }
+            ),
+            suspect: format!("kubelet-{node}"),
+            question: format!("The scheduler's work is done. Which loop on {node} starts the containers?"),
+            immediate: false,
+        });
+    }
+    for (node, n) in not_gone {
+        out.push(Symptom {
+            key: format!("terminating:{node}"),
+            symptom: format!("{n} {} on {node} stay Terminating past their grace period.", pods_word(n)),
+            suspect: format!("kubelet-{node}"),
+            question: format!("Deleting a pod only asks. Which loop on {node} stops the containers and confirms?"),
+            immediate: false,
+        });
+    }
+    out
+}
+
+fn pods_word(n: usize) -> &'static str {
+    if n == 1 {
+        "pod"
+    } else {
+        "pods"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::command::{Scenario, Session};
+    use crate::model::Duration;
+
+    fn settled() -> Session {
+        let scenario = Scenario::builtin("default").expect("the default scenario");
+        let mut s = Session::new(scenario, Some(7)).expect("starts");
+        assert!(s.execute("sim settle").ok);
+        s
+    }
+
+    #[test]
+    fn a_healthy_cluster_shows_no_hints() {
+        let mut s = settled();
+        let mut tracker = HintTracker::new();
+        s.advance(Duration::secs(30));
+        assert_eq!(tracker.observe(s.sim()), vec![]);
+    }
+
+    #[test]
+    fn a_stopped_scheduler_shows_pending_pods_only_once_the_gap_lasts() {
+        let mut s = settled();
+        let mut tracker = HintTracker::new();
+        assert!(s.sim_mut().stop_component(&ComponentId::Scheduler));
+        assert!(s.execute("kubectl scale deployment web --replicas=5").ok);
+        s.advance(Duration::secs(2));
+        assert!(tracker.observe(s.sim()).is_empty(), "a young gap is not yet a symptom");
+        s.advance(Duration::secs(10));
+        let hints = tracker.observe(s.sim());
+        let h = hints.iter().find(|h| h.key == "unscheduled").expect("the pending pods are a symptom");
+        assert_eq!(h.suspect, "kube-scheduler");
+        assert_eq!(h.symptom, "2 pods Pending with no node, and no FailedScheduling event says why.");
+        assert!(h.since >= PERSISTS_FOR_MS, "{}", h.since);
+        assert!(hints.iter().all(|h| h.suspect == "kube-scheduler"), "{hints:?}");
+        // Started again, the scheduler binds them and the symptom goes.
+        assert!(s.sim_mut().start_component(&ComponentId::Scheduler));
+        s.advance(Duration::secs(15));
+        assert!(tracker.observe(s.sim()).iter().all(|h| h.key != "unscheduled"));
+    }
+
+    #[test]
+    fn a_stopped_controller_manager_shows_the_replica_set_gap() {
+        let mut s = settled();
+        let mut tracker = HintTracker::new();
+        assert!(s.sim_mut().stop_component(&ComponentId::ControllerManager));
+        let victim = s.sim().objects(Kind::Pod).next().map(|o| o.meta().name.clone()).expect("a pod");
+        assert!(s.execute(&format!("kubectl delete pod {victim}")).ok);
+        tracker.observe(s.sim());
+        s.advance(Duration::secs(40));
+        let hints = tracker.observe(s.sim());
+        let h = hints.iter().find(|h| h.key.starts_with("replicaset:default/web-")).expect("the ReplicaSet's gap");
+        assert_eq!(h.suspect, "kube-controller-manager");
+        assert!(h.symptom.ends_with("wants 3 pods; 2 exist."), "{}", h.symptom);
+    }
+
+    #[test]
+    fn a_stopped_kubelet_leaves_new_pods_untouched_on_its_node() {
+        let mut s = settled();
+        let mut tracker = HintTracker::new();
+        assert!(s.sim_mut().stop_component(&ComponentId::Kubelet("node-1".into())));
+        assert!(s.execute("kubectl scale deployment web --replicas=8").ok);
+        s.advance(Duration::secs(5));
+        tracker.observe(s.sim());
+        s.advance(Duration::secs(15));
+        let hints = tracker.observe(s.sim());
+        let h = hints.iter().find(|h| h.key == "unstarted:node-1").expect("pods bound to the dead kubelet's node");
+        assert_eq!(h.suspect, "kubelet-node-1");
+        assert!(hints.iter().all(|h| h.key != "unstarted:node-2"), "{hints:?}");
+    }
+}
