@@ -3,6 +3,10 @@
 use crate::model::Kind;
 use std::fmt;
 
+/// Where kubectl and the kubelets reach kube-apiserver (kubeadm's `--secure-port` 6443 on the
+/// control-plane node, as its admin kubeconfig names it there).
+pub const API_SERVER_ADDRESS: &str = "127.0.0.1:6443";
+
 /// One field error: `spec.replicas: Invalid value: -1: must be greater than or equal to 0`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FieldError {
@@ -47,6 +51,13 @@ pub enum Reason {
     ServiceUnavailable,
     InternalError,
     Timeout,
+    /// `metav1.StatusReasonUnknown` (empty): an error the server had no reason for, such as
+    /// etcd's own `etcdserver: request timed out`, returned as a 500.
+    Unknown,
+    /// No HTTP answer at all: nothing listens on the API server's port (it is stopped).
+    ConnectionRefused,
+    /// No HTTP answer at all: the network between client and server drops everything.
+    NetworkTimeout,
 }
 
 impl Reason {
@@ -60,6 +71,9 @@ impl Reason {
             Reason::ServiceUnavailable => 503,
             Reason::InternalError => 500,
             Reason::Timeout => 504,
+            Reason::Unknown => 500,
+            // Transport errors never reached an HTTP status.
+            Reason::ConnectionRefused | Reason::NetworkTimeout => 0,
         }
     }
     pub fn as_str(self) -> &'static str {
@@ -73,6 +87,9 @@ impl Reason {
             Reason::ServiceUnavailable => "ServiceUnavailable",
             Reason::InternalError => "InternalError",
             Reason::Timeout => "Timeout",
+            Reason::Unknown => "",
+            Reason::ConnectionRefused => "ConnectionRefused",
+            Reason::NetworkTimeout => "NetworkTimeout",
         }
     }
 }
@@ -115,6 +132,25 @@ impl ApiError {
     pub fn unavailable(message: impl Into<String>) -> Self {
         Self::new(Reason::ServiceUnavailable, message)
     }
+    /// The API server is stopped: the client's connection is refused before any HTTP exchange.
+    pub fn connection_refused() -> Self {
+        Self::new(
+            Reason::ConnectionRefused,
+            format!("The connection to the server {API_SERVER_ADDRESS} was refused - did you specify the right host or port?"),
+        )
+    }
+    /// The client's node is cut off from the API server: its dial times out.
+    pub fn network_timeout() -> Self {
+        Self::new(Reason::NetworkTimeout, format!("Unable to connect to the server: dial tcp {API_SERVER_ADDRESS}: i/o timeout"))
+    }
+    /// etcd does not answer: the API server passes etcd's error on as a 500 with no reason.
+    pub fn etcd_timeout() -> Self {
+        Self::new(Reason::Unknown, "etcdserver: request timed out")
+    }
+    /// Whether the request never reached a server (connection refused, network down).
+    pub fn is_transport(&self) -> bool {
+        matches!(self.reason, Reason::ConnectionRefused | Reason::NetworkTimeout)
+    }
     pub fn code(&self) -> u16 {
         self.reason.code()
     }
@@ -129,7 +165,13 @@ impl ApiError {
             }
             return format!("The {}", self.message);
         }
-        format!("Error from server ({}): {}", self.reason.as_str(), self.message)
+        match self.reason {
+            // kubectl's StandardErrorMessage: transport errors are printed as they are; a
+            // Status without a reason as "Error from server: MESSAGE".
+            Reason::ConnectionRefused | Reason::NetworkTimeout => self.message.clone(),
+            Reason::Unknown => format!("Error from server: {}", self.message),
+            _ => format!("Error from server ({}): {}", self.reason.as_str(), self.message),
+        }
     }
 }
 
@@ -163,5 +205,17 @@ mod tests {
             ApiError::conflict(Kind::Pod, "x").message,
             r#"Operation cannot be fulfilled on pods "x": the object has been modified; please apply your changes to the latest version and try again"#
         );
+    }
+
+    #[test]
+    fn unavailability_prints_as_kubectl_prints_it() {
+        assert_eq!(
+            ApiError::connection_refused().kubectl_message(),
+            "The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?"
+        );
+        assert_eq!(ApiError::etcd_timeout().kubectl_message(), "Error from server: etcdserver: request timed out");
+        assert_eq!(ApiError::etcd_timeout().code(), 500);
+        assert_eq!(ApiError::network_timeout().kubectl_message(), "Unable to connect to the server: dial tcp 127.0.0.1:6443: i/o timeout");
+        assert!(ApiError::connection_refused().is_transport() && !ApiError::etcd_timeout().is_transport());
     }
 }

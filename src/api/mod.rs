@@ -163,6 +163,9 @@ pub struct ApiServer {
     pub watches: WatchRegistry,
     /// Pods by `spec.nodeName`, for kubelets' filtered lists (the watch cache's index).
     pods_by_node: HashMap<String, BTreeSet<ObjectKey>>,
+    /// The oldest revision the watch cache can serve from. A freshly started API server fills its
+    /// cache with a list at the current revision, so a watch from before it is 410 Gone.
+    watch_cache_floor: u64,
 }
 
 impl ApiServer {
@@ -253,7 +256,16 @@ impl ApiServer {
         ApiResponse::List { items, resource_version }
     }
 
+    /// The API server process started afresh: its watch cache begins at etcd's current revision.
+    pub fn restart_watch_cache(&mut self) {
+        self.watch_cache_floor = self.etcd.revision();
+    }
+
     fn watch(&mut self, w: WatchRequest) -> Handled {
+        if w.resource_version < self.watch_cache_floor {
+            let msg = format!("too old resource version: {} ({})", w.resource_version, self.watch_cache_floor);
+            return Handled { result: Err(ApiError::gone(msg)), notifications: Vec::new(), revision: None };
+        }
         let past: Vec<Change> = match self.etcd.changes_since(w.resource_version) {
             Ok(changes) => changes.filter(|c| c.object.kind() == w.kind).cloned().collect(),
             Err(StoreError::Compacted { oldest }) => {

@@ -217,9 +217,15 @@ impl Session {
         };
         let out = match first.as_str() {
             "sim" => sim_verbs::run(self, &words.words[1..]),
-            "kubectl" => kubectl::run(self, &words.words[1..], words.stdin),
             "help" | "--help" | "-h" => CommandOutput::out(help_text()),
-            _ => kubectl::run(self, &words.words, words.stdin),
+            _ => {
+                let args = if first == "kubectl" { &words.words[1..] } else { &words.words[..] };
+                // A stopped kube-apiserver or etcd answers before any subcommand runs.
+                match sim_verbs::refused_kubectl(&self.sim, args) {
+                    Some(refused) => refused,
+                    None => kubectl::run(self, args, words.stdin),
+                }
+            }
         };
         self.poll_watches();
         out
@@ -365,7 +371,19 @@ pub fn help_text() -> String {
        sim time                   print simulated time\n  \
        sim status                 each component's loop: phase, queue, last action\n  \
        sim node add NAME [--cpu 4] [--memory 8Gi] [--pods 110] [--zone Z]\n  \
-       sim seed N                 restart the scenario with another seed\n"
+       sim seed N                 restart the scenario with another seed\n\
+     \n\
+     sim faults:\n  \
+       sim stop|start|restart COMPONENT\n                             \
+       kube-apiserver, etcd, kube-controller-manager, kube-scheduler, kubelet-NODE\n  \
+       sim node fail NODE         power the node off: kubelet and containers gone\n  \
+       sim node partition NODE    cut the node off from kube-apiserver; containers keep running\n  \
+       sim node recover NODE      power on, or reconnect\n  \
+       sim watch drop PERCENT [COMPONENT]   lose that share of watch events (0: off)\n  \
+       sim watch delay DURATION [COMPONENT] deliver watch events that much later (0s: off)\n  \
+       sim watch sever [COMPONENT]          end watches: clients re-watch or re-list\n  \
+       sim etcd snapshot|restore|wipe       back up etcd, restore the backup, lose everything\n  \
+       sim crash POD [--after 0s] [--code 1]  the pod's containers exit after each start\n"
         .to_string()
 }
 

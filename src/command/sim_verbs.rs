@@ -1,19 +1,21 @@
 //! The `sim` verbs: what a person does to the simulation rather than to the cluster.
 //!
-//! `sim advance`, `sim settle`, `sim time`, `sim status`, `sim node add`, `sim seed`. Each verb
-//! is one arm of the match in [`run`]; the failure verbs of issue 5 (`sim stop|start|restart`,
-//! `sim node fail|partition|recover`, `sim watch drop|delay|sever`, `sim mode`, `sim etcd ...`,
-//! `sim crash`) slot in as further arms and entries of [`VERBS`].
+//! `sim advance`, `sim settle`, `sim time`, `sim status`, `sim node add`, `sim seed`, and the
+//! faults: `sim stop|start|restart COMPONENT`, `sim node fail|partition|recover NODE`,
+//! `sim watch drop|delay|sever`, `sim etcd snapshot|restore|wipe`, `sim crash POD`. Each verb is
+//! one arm of the match in [`run`]; the faults themselves live in `crate::sim::faults`, and this
+//! module only parses, checks and reports. Every error changes nothing.
 
 use super::kubectl::flags;
 use super::parse::{FlagKind, FlagSpec};
 use super::table::render_table;
 use super::{CommandOutput, Session};
 use crate::model::{human_duration, Duration, Quantity, QUANTITY_FORMAT_ERROR};
-use crate::sim::{ComponentId, NodeConfig};
+use crate::sim::{ComponentId, NodeConfig, NodeFault};
 
 /// The verbs `sim` knows, as listed in its errors and help.
-pub const VERBS: &[&str] = &["advance", "help", "node add", "seed", "settle", "status", "time"];
+pub const VERBS: &[&str] =
+    &["advance", "crash", "etcd", "help", "node", "restart", "seed", "settle", "start", "status", "stop", "time", "watch"];
 
 /// How long `sim settle` runs at most when no limit is given.
 pub const DEFAULT_SETTLE_LIMIT: Duration = Duration::mins(5);
@@ -30,6 +32,10 @@ pub fn run(session: &mut Session, args: &[String]) -> CommandOutput {
         "status" => no_args("status", rest).unwrap_or_else(|| status(session)),
         "node" => node(session, rest),
         "seed" => seed(session, rest),
+        "stop" | "start" | "restart" => lifecycle(session, verb, rest),
+        "watch" => watch(session, rest),
+        "etcd" => etcd(session, rest),
+        "crash" => crash(session, rest),
         "help" | "--help" | "-h" => CommandOutput::out(help()),
         other => CommandOutput::err(format!("error: unknown sim command {other:?}\nKnown sim commands: {}", VERBS.join(", "))),
     }
@@ -112,14 +118,15 @@ fn status(session: &Session) -> CommandOutput {
     let sim = session.sim();
     let now = sim.now();
     let mut rows = Vec::new();
+    let state_of = |id: &ComponentId| if sim.is_running(id) { "Running" } else { "Stopped" };
     if !sim.has_component(&ComponentId::ApiServer) {
-        rows.push(vec!["kube-apiserver".into(), "Running".into(), "-".into(), "0".into(), "<none>".into()]);
+        rows.push(vec!["kube-apiserver".into(), state_of(&ComponentId::ApiServer).into(), "-".into(), "0".into(), "<none>".into()]);
     }
     if !sim.has_component(&ComponentId::Etcd) {
         let etcd = &sim.api().etcd;
         rows.push(vec![
             "etcd".into(),
-            "Running".into(),
+            state_of(&ComponentId::Etcd).into(),
             "-".into(),
             "0".into(),
             format!("revision {}, {} keys", etcd.revision(), etcd.len()),
@@ -142,7 +149,206 @@ fn status(session: &Session) -> CommandOutput {
             rows.push(vec![name, state.into(), phase, l.queue_depth.to_string(), last]);
         }
     }
-    CommandOutput::out(render_table(&["COMPONENT", "STATE", "PHASE", "QUEUE", "LAST-ACTION"], &rows, true))
+    let mut text = render_table(&["COMPONENT", "STATE", "PHASE", "QUEUE", "LAST-ACTION"], &rows, true);
+    let faults = fault_lines(sim);
+    if !faults.is_empty() {
+        text.push_str("\nFaults:\n");
+        for line in faults {
+            text.push_str(&format!("  {line}\n"));
+        }
+    }
+    CommandOutput::out(text)
+}
+
+/// The faults in force, one line each, for `sim status`.
+fn fault_lines(sim: &crate::sim::Sim) -> Vec<String> {
+    let mut lines = Vec::new();
+    for (node, fault) in sim.node_faults() {
+        lines.push(format!("node/{node} {}", fault.as_str()));
+    }
+    for (target, f) in sim.watch_faults() {
+        let who = target.as_ref().map(ToString::to_string).unwrap_or_else(|| "every component".into());
+        if f.drop_percent > 0 {
+            lines.push(format!("watch events to {who}: {}% dropped", f.drop_percent));
+        }
+        if f.delay > Duration::ZERO {
+            lines.push(format!("watch events to {who}: delayed {}", format_sim_time(f.delay)));
+        }
+    }
+    if sim.watch_events_dropped() > 0 {
+        lines.push(format!("watch events dropped so far: {}", sim.watch_events_dropped()));
+    }
+    if let Some(s) = sim.etcd_snapshot() {
+        lines.push(format!("etcd snapshot kept: revision {}, {} keys", s.revision, s.len()));
+    }
+    lines
+}
+
+fn one_name<'a>(usage: &str, rest: &'a [String]) -> Result<&'a str, CommandOutput> {
+    match rest {
+        [name] => Ok(name),
+        [] => Err(CommandOutput::err(format!("error: {usage}"))),
+        _ => Err(CommandOutput::err(format!("error: {usage}, got {:?}", rest.join(" ")))),
+    }
+}
+
+/// `sim stop|start|restart COMPONENT`.
+fn lifecycle(session: &mut Session, verb: &str, rest: &[String]) -> CommandOutput {
+    let usage = format!("sim {verb} takes one component: kube-apiserver, etcd, kube-controller-manager, kube-scheduler or kubelet-NODE");
+    let name = match one_name(&usage, rest) {
+        Ok(n) => n,
+        Err(e) => return e,
+    };
+    let sim = session.sim_mut();
+    let (result, done) = match verb {
+        "stop" => (sim.stop(name), "stopped"),
+        "start" => (sim.start(name), "started"),
+        _ => (sim.restart(name), "restarted"),
+    };
+    match result {
+        Ok(id) => CommandOutput::out(format!("{id} {done}")),
+        Err(e) => CommandOutput::err(format!("error: {e}")),
+    }
+}
+
+/// `sim node fail|partition|recover NODE`.
+fn node_fault(session: &mut Session, verb: &str, rest: &[String]) -> CommandOutput {
+    let name = match one_name(&format!("sim node {verb} takes one node name"), rest) {
+        Ok(n) => n,
+        Err(e) => return e,
+    };
+    let sim = session.sim_mut();
+    let result = match verb {
+        "fail" => sim.node_fail(name).map(|()| format!("node/{name} powered off")),
+        "partition" => sim.node_partition(name).map(|()| format!("node/{name} partitioned from kube-apiserver")),
+        _ => sim.node_recover(name).map(|fault| match fault {
+            NodeFault::PoweredOff => format!("node/{name} powered on"),
+            NodeFault::Partitioned => format!("node/{name} reconnected"),
+        }),
+    };
+    match result {
+        Ok(text) => CommandOutput::out(text),
+        Err(e) if e.ends_with("not found") => CommandOutput::err(format!("Error from server (NotFound): {e}")),
+        Err(e) => CommandOutput::err(format!("error: {e}")),
+    }
+}
+
+const WATCH_USAGE: &str = "sim watch needs a command: drop PERCENT [COMPONENT], delay DURATION [COMPONENT] or sever [COMPONENT]";
+
+/// `sim watch drop PERCENT [COMPONENT]`, `sim watch delay DURATION [COMPONENT]`, `sim watch sever [COMPONENT]`.
+fn watch(session: &mut Session, rest: &[String]) -> CommandOutput {
+    let (verb, args) = match rest.split_first() {
+        Some((v, a)) => (v.as_str(), a),
+        None => return CommandOutput::err(format!("error: {WATCH_USAGE}")),
+    };
+    let (value, target) = match (verb, args) {
+        ("sever", t) if t.len() <= 1 => (None, t.first()),
+        ("drop" | "delay", [v]) => (Some(v), None),
+        ("drop" | "delay", [v, t]) => (Some(v), Some(t)),
+        ("drop" | "delay" | "sever", _) => {
+            return CommandOutput::err(format!("error: {WATCH_USAGE}, got {:?}", rest.join(" ")));
+        }
+        (other, _) => {
+            return CommandOutput::err(format!("error: unknown sim watch command {other:?}\nKnown sim watch commands: delay, drop, sever"));
+        }
+    };
+    let sim = session.sim_mut();
+    let target = match target.map(|t| sim.watch_client(t)).transpose() {
+        Ok(t) => t,
+        Err(e) => return CommandOutput::err(format!("error: {e}")),
+    };
+    let who = target.as_ref().map(ToString::to_string).unwrap_or_else(|| "every component".into());
+    match (verb, value) {
+        ("drop", Some(v)) => match parse_percent(v) {
+            Ok(p) => {
+                sim.set_watch_drop(target, p);
+                CommandOutput::out(format!("watch events to {who}: {p}% dropped"))
+            }
+            Err(e) => e,
+        },
+        ("delay", Some(v)) => match Duration::parse(v) {
+            Ok(d) => {
+                sim.set_watch_delay(target, d);
+                CommandOutput::out(format!("watch events to {who}: delayed {}", format_sim_time(d)))
+            }
+            Err(e) => CommandOutput::err(format!("error: {e}")),
+        },
+        _ => {
+            let n = sim.open_watches(target.as_ref());
+            sim.sever_watches(target.as_ref());
+            let plural = if n == 1 { "" } else { "es" };
+            CommandOutput::out(format!("severed {n} watch{plural} of {who}; each client re-watches or re-lists"))
+        }
+    }
+}
+
+/// `30`, `30%`: a whole number of percent from 0 to 100.
+fn parse_percent(text: &str) -> Result<u32, CommandOutput> {
+    text.strip_suffix('%')
+        .unwrap_or(text)
+        .parse::<u32>()
+        .ok()
+        .filter(|p| *p <= 100)
+        .ok_or_else(|| CommandOutput::err(format!("error: invalid percentage {text:?}: must be a whole number from 0 to 100")))
+}
+
+/// `sim etcd snapshot|restore|wipe`.
+fn etcd(session: &mut Session, rest: &[String]) -> CommandOutput {
+    let verb = match rest {
+        [v] => v.as_str(),
+        _ => return CommandOutput::err("error: sim etcd needs one command: snapshot, restore or wipe"),
+    };
+    let sim = session.sim_mut();
+    match verb {
+        "snapshot" => {
+            let s = sim.etcd_snapshot_save();
+            CommandOutput::out(format!("snapshot saved at revision {} ({} keys)", s.revision, s.len()))
+        }
+        "restore" => match sim.etcd_restore() {
+            Ok(from) => CommandOutput::out(format!(
+                "etcd restored from the snapshot of revision {from} ({} keys); revision is now {}",
+                sim.api().etcd.len(),
+                sim.api().etcd.revision()
+            )),
+            Err(e) => CommandOutput::err(format!("error: {e}")),
+        },
+        "wipe" => {
+            let lost = sim.etcd_wipe();
+            CommandOutput::out(format!("etcd wiped: {lost} keys lost; revision is now {}", sim.api().etcd.revision()))
+        }
+        other => CommandOutput::err(format!("error: unknown sim etcd command {other:?}\nKnown sim etcd commands: restore, snapshot, wipe")),
+    }
+}
+
+const CRASH_FLAGS: &[FlagSpec] = &[FlagSpec::new("after", None, FlagKind::String), FlagSpec::new("code", None, FlagKind::Int(32))];
+
+/// `sim crash POD [--after DURATION] [--code N] [-n NAMESPACE]`.
+fn crash(session: &mut Session, args: &[String]) -> CommandOutput {
+    let (positional, f) = match flags("sim crash", args, CRASH_FLAGS) {
+        Ok(v) => v,
+        Err(e) => return CommandOutput::err(e.stderr.replace("See 'kubectl sim crash --help' for usage.\n", "")),
+    };
+    let [name] = &positional[..] else {
+        return CommandOutput::err(format!("error: sim crash takes exactly one POD, got {}", positional.len()));
+    };
+    let after = match f.str("after").map(|v| (v, Duration::parse(v))) {
+        None => Duration::ZERO,
+        Some((_, Ok(d))) => d,
+        Some((v, Err(e))) => return CommandOutput::err(format!("error: invalid argument {v:?} for \"--after\" flag: {e}")),
+    };
+    let code = f.int("code").unwrap_or(1);
+    if !(0..=255).contains(&code) {
+        return CommandOutput::err(format!("error: invalid argument \"{code}\" for \"--code\" flag: an exit code is from 0 to 255"));
+    }
+    let ns = super::kubectl::namespace(&f);
+    let key = crate::model::ObjectKey::new(crate::model::Kind::Pod, &ns, name);
+    match session.sim_mut().crash_pod(&key, after, code as i32) {
+        Ok(node) => CommandOutput::out(format!(
+            "pod/{name} on {node}: its containers will exit with code {code} {} after each start",
+            format_sim_time(after)
+        )),
+        Err(e) => CommandOutput::err(e),
+    }
 }
 
 const NODE_ADD_FLAGS: &[FlagSpec] = &[
@@ -155,7 +361,10 @@ const NODE_ADD_FLAGS: &[FlagSpec] = &[
 fn node(session: &mut Session, rest: &[String]) -> CommandOutput {
     match rest.first().map(String::as_str) {
         Some("add") => node_add(session, &rest[1..]),
-        Some(other) => CommandOutput::err(format!("error: unknown sim node command {other:?}\nKnown sim node commands: add")),
+        Some(verb @ ("fail" | "partition" | "recover")) => node_fault(session, verb, &rest[1..]),
+        Some(other) => {
+            CommandOutput::err(format!("error: unknown sim node command {other:?}\nKnown sim node commands: add, fail, partition, recover"))
+        }
         None => CommandOutput::err("error: sim node needs a command: sim node add NAME [--cpu 4] [--memory 8Gi] [--pods 110] [--zone Z]"),
     }
 }
@@ -211,6 +420,56 @@ fn seed(session: &mut Session, rest: &[String]) -> CommandOutput {
     }
 }
 
+/// kubectl commands that never reach the server (or reach only its discovery endpoints, which
+/// work without etcd).
+const CLIENT_ONLY: &[&str] = &["completion", "config", "help", "kustomize", "options", "plugin"];
+
+/// What kubectl prints when the control plane cannot serve `args` (a kubectl line without the
+/// word `kubectl`): kube-apiserver stopped refuses the connection; etcd stopped makes every
+/// request that needs it fail with etcd's timeout. None when the command can run.
+pub(crate) fn refused_kubectl(sim: &crate::sim::Sim, args: &[String]) -> Option<CommandOutput> {
+    let api_down = !sim.is_running(&ComponentId::ApiServer);
+    let etcd_down = !sim.is_running(&ComponentId::Etcd);
+    if !api_down && !etcd_down {
+        return None;
+    }
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        return None;
+    }
+    let command = subcommand(args)?;
+    if CLIENT_ONLY.contains(&command) || !command.chars().all(|c| c.is_ascii_lowercase() || c == '-') {
+        return None;
+    }
+    let discovery_only = matches!(command, "version" | "api-resources" | "api-versions");
+    if command == "version" && args.iter().any(|a| a == "--client" || a == "--client=true") {
+        return None;
+    }
+    if !api_down && discovery_only {
+        return None;
+    }
+    let error = if api_down { crate::api::ApiError::connection_refused() } else { crate::api::ApiError::etcd_timeout() };
+    let mut out = CommandOutput::empty();
+    if command == "version" {
+        // The client half is printed before the server is asked.
+        out.say(&format!("Client Version: {}\nKustomize Version: v5.5.0", super::kubectl::KUBE_VERSION));
+    }
+    out.fail(&error.kubectl_message());
+    Some(out)
+}
+
+/// The subcommand of a kubectl line, skipping a namespace flag written before it.
+fn subcommand(args: &[String]) -> Option<&str> {
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        match a.as_str() {
+            "-n" | "--namespace" => i += 2,
+            a if a.starts_with('-') => i += 1,
+            a => return Some(a),
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -243,10 +502,10 @@ mod tests {
         let mut s = session();
         let rev = s.sim().api().etcd.revision();
         for (line, want) in [
-            ("sim fly", "error: unknown sim command \"fly\"\nKnown sim commands: advance, help, node add, seed, settle, status, time\n"),
+            ("sim fly", "error: unknown sim command \"fly\"\nKnown sim commands: advance, crash, etcd, help, node, restart, seed, settle, start, status, stop, time, watch\n"),
             ("sim advance", "error: sim advance needs a duration, like 500ms, 30s or 5m\n"),
             ("sim advance soon", "error: invalid duration \"soon\": expected a number with a unit, like 500ms, 30s, 5m or 1h\n"),
-            ("sim node remove x", "error: unknown sim node command \"remove\"\nKnown sim node commands: add\n"),
+            ("sim node remove x", "error: unknown sim node command \"remove\"\nKnown sim node commands: add, fail, partition, recover\n"),
             ("sim node add node-1", "error: node \"node-1\" already exists\n"),
             ("sim node add n3 --cpu lots", "error: invalid argument \"lots\" for \"--cpu\" flag: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'\n"),
             ("sim node add n3 --gpus 1", "error: unknown flag: --gpus\n"),

@@ -26,7 +26,7 @@ pub mod timings;
 mod tests;
 
 pub use pod_worker::{ANNOTATION_CRASH_AFTER, ANNOTATION_EXIT_CODE, ANNOTATION_IGNORE_SIGTERM};
-pub use runtime::{CachedImage, ContainerRuntimeState};
+pub use runtime::{CachedImage, ContainerRuntimeState, CrashPlan};
 pub use timings::KubeletTimings;
 
 use crate::api::{ApiResult, FieldFilter, Reason, WatchEvent, WatchId};
@@ -222,6 +222,29 @@ impl Kubelet {
     /// Puts an image in the store before anything runs (a node image with it pre-pulled).
     pub fn preload_image(&mut self, image: &str) {
         self.runtime.add_image(image, Time(0));
+    }
+
+    /// The machine loses power (`sim node fail`): the process is gone and every container with
+    /// it. What stays is on disk: images and the exited containers' records.
+    pub fn power_off(&mut self, now: Time) {
+        self.runtime.power_off(now);
+        self.proc = Process::new(&self.config.name);
+        self.note(now, format!("{} powered off", self.config.name));
+    }
+
+    /// `sim crash`: the pod's application fails `plan.after` each start, with `plan.exit_code`;
+    /// a container running now fails `plan.after` from now. The plan lives on the machine until
+    /// the pod's sandbox is removed.
+    pub fn inject_crash(&mut self, now: Time, uid: &str, plan: runtime::CrashPlan) {
+        self.runtime.set_crash_plan(uid, plan);
+        let running: Vec<String> = self
+            .runtime
+            .sandbox(uid)
+            .map(|s| s.containers.iter().filter(|(_, slot)| slot.current.state.is_running()).map(|(n, _)| n.clone()).collect())
+            .unwrap_or_default();
+        for name in running {
+            self.runtime.plan_exit(uid, &name, runtime::PlannedExit { at: now + plan.after, exit_code: plan.exit_code });
+        }
     }
 
     /// Records the last thing done, in words, for the page.

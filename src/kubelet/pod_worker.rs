@@ -146,6 +146,15 @@ enum ImageOutcome {
 }
 
 impl Kubelet {
+    /// The exit a container started at `started` will make: the pod's annotations, else a crash
+    /// injected on the machine (`sim crash`).
+    fn crash_for(&self, pod: &Pod, uid: &str, started: Time, now: Time) -> Option<PlannedExit> {
+        planned_crash(pod, started, now).or_else(|| {
+            let plan = self.runtime.crash_plan(uid)?;
+            Some(PlannedExit { at: (started + plan.after).max(now), exit_code: plan.exit_code })
+        })
+    }
+
     // ----- the worker map: take a worker out, work on it, put it back -----
 
     pub(super) fn take_worker(&mut self, uid: &str) -> Option<PodWorker> {
@@ -294,7 +303,7 @@ impl Kubelet {
             })
             .collect();
         for (name, started) in running {
-            if let Some(exit) = planned_crash(pod, started, ctx.now) {
+            if let Some(exit) = self.crash_for(pod, &w.uid, started, ctx.now) {
                 self.runtime.plan_exit(&w.uid, &name, exit);
             }
         }
@@ -401,7 +410,7 @@ impl Kubelet {
                     Some(StartStep::Starting { until: ctx.now + self.timings.draw(ctx.rng, self.timings.container_start) })
                 }
                 StartStep::Starting { .. } => {
-                    let crash = planned_crash(pod, ctx.now, ctx.now);
+                    let crash = self.crash_for(pod, &w.uid, ctx.now, ctx.now);
                     self.runtime.start_container(&w.uid, &container.name, ctx.now, crash);
                     self.container_event(ctx, pod, &container.name, "Normal", "Started", format!("Started container {}", container.name));
                     if let Some(r) = self.proc.reasons.get_mut(&w.uid) {

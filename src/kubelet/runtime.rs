@@ -95,9 +95,24 @@ pub struct CachedImage {
     pub pulled_at: Time,
 }
 
+/// A fault injected into a pod's application (`sim crash`): every instance of its containers
+/// exits `after` its start with `exit_code`. It belongs to the machine, like the containers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CrashPlan {
+    pub after: crate::model::Duration,
+    pub exit_code: i32,
+}
+
+/// The exit code and reason containerd reports for a container whose task vanished with the
+/// machine (power loss): it never saw the exit, so the code is 255 and the reason `Unknown`.
+pub const LOST_EXIT_CODE: i32 = 255;
+pub const LOST_REASON: &str = "Unknown";
+
 #[derive(Clone, Debug)]
 pub struct Runtime {
     sandboxes: BTreeMap<String, Sandbox>,
+    /// Injected crashes by pod UID.
+    crash_plans: BTreeMap<String, CrashPlan>,
     images: BTreeMap<String, CachedImage>,
     /// Planned exits by time; an entry is stale when its container no longer plans that exit.
     exits: BTreeSet<(Time, String, String)>,
@@ -116,6 +131,7 @@ impl Runtime {
     pub fn new(pod_network: u32) -> Self {
         Runtime {
             sandboxes: BTreeMap::new(),
+            crash_plans: BTreeMap::new(),
             images: BTreeMap::new(),
             exits: BTreeSet::new(),
             pod_network,
@@ -137,7 +153,11 @@ impl Runtime {
     /// `RunPodSandbox` with CNI ADD: a new sandbox with the next free pod IP.
     pub fn create_sandbox(&mut self, pod: ObjectKey, uid: &str, now: Time) -> String {
         if let Some(existing) = self.sandboxes.get_mut(uid) {
-            existing.ready = true;
+            if !existing.ready {
+                // Set up again after the machine lost it (power loss): its address is taken again.
+                existing.ready = true;
+                self.used_hosts.insert(existing.host_octet);
+            }
             return existing.ip.clone();
         }
         let host = self.allocate_host();
@@ -185,6 +205,7 @@ impl Runtime {
     /// Removes the sandbox and its containers (container garbage collection of a deleted pod).
     pub fn remove_sandbox(&mut self, uid: &str) -> bool {
         self.stop_sandbox(uid);
+        self.crash_plans.remove(uid);
         self.sandboxes.remove(uid).is_some()
     }
 
@@ -290,6 +311,37 @@ impl Runtime {
         changed
     }
 
+    /// The machine loses power: every running container's task is gone (exit 255, `Unknown`),
+    /// every sandbox's network with it. The records stay on disk, as containerd's do, so the
+    /// kubelet that boots later finds exited containers and restarts them.
+    pub fn power_off(&mut self, now: Time) {
+        for sandbox in self.sandboxes.values_mut() {
+            for slot in sandbox.containers.values_mut() {
+                let c = &mut slot.current;
+                if let ContainerRuntimeState::Running { started_at } = c.state {
+                    c.state = ContainerRuntimeState::Exited {
+                        exit_code: LOST_EXIT_CODE,
+                        reason: LOST_REASON.to_string(),
+                        started_at: Some(started_at),
+                        finished_at: now,
+                    };
+                }
+                c.planned_exit = None;
+            }
+            sandbox.ready = false;
+        }
+        self.used_hosts.clear();
+        self.exits.clear();
+    }
+
+    /// Makes every instance of the pod's containers exit `plan.after` its start, from now on.
+    pub fn set_crash_plan(&mut self, uid: &str, plan: CrashPlan) {
+        self.crash_plans.insert(uid.to_string(), plan);
+    }
+    pub fn crash_plan(&self, uid: &str) -> Option<CrashPlan> {
+        self.crash_plans.get(uid).copied()
+    }
+
     /// When the next planned exit happens.
     pub fn next_event(&self) -> Option<Time> {
         self.exits.first().map(|(t, _, _)| *t)
@@ -329,6 +381,24 @@ mod tests {
 
     fn key(name: &str) -> ObjectKey {
         ObjectKey::new(Kind::Pod, "default", name)
+    }
+
+    #[test]
+    fn power_loss_ends_every_task_with_255_and_frees_the_addresses() {
+        let mut rt = Runtime::new(u32::from_be_bytes([10, 244, 1, 0]));
+        rt.create_sandbox(key("a"), "u1", Time(0));
+        rt.create_container("u1", "nginx", "nginx", "c1".into());
+        rt.start_container("u1", "nginx", Time(10), Some(PlannedExit { at: Time(5000), exit_code: 1 }));
+        rt.power_off(Time(1000));
+        let (_, _, c) = rt.containers().next().unwrap();
+        assert_eq!(
+            c.state,
+            ContainerRuntimeState::Exited { exit_code: 255, reason: "Unknown".into(), started_at: Some(Time(10)), finished_at: Time(1000) }
+        );
+        assert_eq!(rt.next_event(), None, "a dead machine plans nothing");
+        assert!(!rt.sandbox("u1").unwrap().ready);
+        assert_eq!(rt.create_sandbox(key("a"), "u1", Time(2000)), "10.244.1.2", "set up again with its address");
+        assert_eq!(rt.create_sandbox(key("b"), "u2", Time(2000)), "10.244.1.3", "which is taken again");
     }
 
     #[test]

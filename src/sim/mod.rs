@@ -6,6 +6,7 @@
 //! delivers the answers and watch notifications back, each at its own simulated time. Time only
 //! moves here, in `step`, `advance`, `run_until` and `settle`.
 
+pub mod faults;
 pub mod invariants;
 pub mod reference;
 pub mod trace;
@@ -14,6 +15,7 @@ use crate::api::{ApiRequest, ApiResult, ApiServer, Handled, WatchEvent, WatchId}
 use crate::model::{Duration, Object, Time};
 use crate::rng::Rng;
 use crate::runtime::{Component, Ctx, Effect, LoopStatus, RequestId};
+pub use faults::{NodeFault, WatchFault};
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
 use std::fmt;
 pub use trace::{Message, MessageKind, Trace};
@@ -180,6 +182,7 @@ pub struct Sim {
     /// Check the invariants after every step (tests switch this on).
     pub check_every_step: bool,
     violations: Vec<String>,
+    faults: faults::Faults,
 }
 
 impl Sim {
@@ -203,6 +206,7 @@ impl Sim {
             invariants: invariants::Checker::default(),
             check_every_step: false,
             violations: Vec::new(),
+            faults: faults::Faults::default(),
         }
     }
 
@@ -259,8 +263,14 @@ impl Sim {
     pub fn component_ids(&self) -> impl Iterator<Item = &ComponentId> {
         self.components.keys()
     }
+    /// Whether the process runs: kube-apiserver and etcd unless stopped, other components when
+    /// added and not stopped.
     pub fn is_running(&self, id: &ComponentId) -> bool {
-        self.components.get(id).is_some_and(|s| s.running)
+        match id {
+            ComponentId::ApiServer => !self.faults.api_server_down,
+            ComponentId::Etcd => !self.faults.etcd_down,
+            _ => self.components.get(id).is_some_and(|s| s.running),
+        }
     }
     pub fn component(&self, id: &ComponentId) -> Option<&dyn Component> {
         self.components.get(id).map(|s| s.component.as_ref())
@@ -304,6 +314,12 @@ impl Sim {
     /// and the time it spends waiting is not what a learner watches. The hops are still traced
     /// and the watch notifications still travel with their latencies.
     pub fn submit(&mut self, request: ApiRequest) -> ApiResult {
+        if self.faults.api_server_down {
+            return Err(crate::api::ApiError::connection_refused());
+        }
+        if self.faults.etcd_down && !matches!(request, ApiRequest::Watch(_)) {
+            return Err(crate::api::ApiError::etcd_timeout());
+        }
         let user = ComponentId::User;
         let target = request.target_ref();
         self.trace.record(
@@ -347,7 +363,11 @@ impl Sim {
 
     fn schedule_notifications(&mut self, from_time: Time, notifications: Vec<(WatchId, WatchEvent)>) {
         for (watch, event) in notifications {
-            let base = from_time + Duration(self.jitter(self.latencies.watch.0));
+            let mut base = from_time + Duration(self.jitter(self.latencies.watch.0));
+            if !self.faults.watch.is_empty() {
+                let delay = self.watch_owner.get(&watch).and_then(|o| self.watch_fault_for(o)).map(|f| f.delay);
+                base = base + delay.unwrap_or(Duration::ZERO);
+            }
             let last = self.watch_clock.get(&watch).copied().unwrap_or(Time(0));
             let at = base.max(last);
             self.watch_clock.insert(watch, at);
@@ -433,7 +453,19 @@ impl Sim {
             Delivery::Response { to, id, result } => {
                 if self.is_running(&to) {
                     if let Ok(crate::api::ApiResponse::Watching(w)) = &result {
-                        self.watch_owner.insert(*w, to.clone());
+                        let w = *w;
+                        if !self.api.watches.is_open(w) || self.is_partitioned(&to) {
+                            // The watch ended (server stopped, node cut off) before its client
+                            // heard it was open: it opens and ends at once.
+                            self.api.watches.close(w);
+                            self.watch_owner.remove(&w);
+                            self.call(&to, |c, ctx| {
+                                c.handle_response(ctx, id, result);
+                                c.handle_watch_closed(ctx, w);
+                            });
+                            return;
+                        }
+                        self.watch_owner.insert(w, to.clone());
                     }
                     self.call(&to, |c, ctx| c.handle_response(ctx, id, result));
                 } else if let Ok(crate::api::ApiResponse::Watching(w)) = result {
@@ -448,6 +480,12 @@ impl Sim {
                 let Some(owner) = self.watch_owner.get(&watch).cloned() else { return };
                 if !self.is_running(&owner) {
                     return;
+                }
+                if let Some(fault) = self.watch_fault_for(&owner) {
+                    if fault.drop_percent > 0 && self.rng.below(100) < u64::from(fault.drop_percent) {
+                        self.faults.dropped += 1;
+                        return;
+                    }
                 }
                 let key = event.object.key_ref();
                 self.trace.record(
@@ -477,19 +515,27 @@ impl Sim {
 
     fn arrive(&mut self, from: ComponentId, id: RequestId, request: Box<ApiRequest>) {
         let arrived = self.now;
-        let handled = if self.is_running(&ComponentId::ApiServer) || !self.has_component(&ComponentId::ApiServer) {
+        if let Some((error, wait)) = self.refusal(&from, matches!(*request, ApiRequest::Watch(_))) {
+            let back = arrived + wait;
+            self.trace.record(
+                arrived,
+                back,
+                &"kube-apiserver",
+                &from,
+                MessageKind::Response,
+                format_args!("{}", error.reason.as_str()),
+                &"",
+            );
+            self.push(back, Delivery::Response { to: from, id, result: Err(error) });
+            return;
+        }
+        let handled = {
             let h = self.api.handle(arrived, &mut self.rng, *request);
             if let Ok(crate::api::ApiResponse::Watching(w)) = &h.result {
                 self.watch_owner.insert(*w, from.clone());
             }
             self.after_handled(arrived, &h);
             h
-        } else {
-            Handled {
-                result: Err(crate::api::ApiError::unavailable("the server is currently unable to handle the request")),
-                notifications: Vec::new(),
-                revision: None,
-            }
         };
         let etcd_time = if handled.revision.is_some() { self.latencies.etcd_write.0 } else { 0 };
         let back = arrived + Duration(etcd_time + self.jitter(self.latencies.response.0));

@@ -1,0 +1,367 @@
+//! Faults a person injects to break one loop and watch what a real cluster shows: stopped
+//! processes (kube-apiserver and etcd included), powered-off and partitioned nodes, lossy or slow
+//! watches, etcd snapshots and disasters, and crashing containers.
+//!
+//! A fault never reaches into a component's memory. It changes what the network and the machines
+//! do — requests refused or timed out, watches ended, notifications lost or late, containers gone
+//! — and the components' own retry paths (informers' 800 ms→30 s back-off, work-queue rate
+//! limits, the kubelet's lease and status retries) do the rest, as they would in a real cluster.
+//! Nothing here draws from the RNG or changes a delivery time unless a fault is active, so a run
+//! without faults is the same trace as before faults existed.
+
+use super::{ComponentId, Sim};
+use crate::api::ApiError;
+use crate::kubelet::{CrashPlan, Kubelet};
+use crate::model::{Duration, Kind, ObjectKey};
+use crate::store::Snapshot;
+use std::collections::BTreeMap;
+
+/// How long kube-apiserver waits on an unreachable etcd before failing a request: etcd's own
+/// request timeout (5 s plus two 1 s election timeouts), after which the API server passes on
+/// `etcdserver: request timed out`.
+pub const ETCD_REQUEST_TIMEOUT: Duration = Duration::secs(7);
+
+/// How long a request from a partitioned node waits before its dial times out (the kubelet's
+/// heartbeat client times out after its node status update frequency, 10 s).
+pub const PARTITIONED_REQUEST_TIMEOUT: Duration = Duration::secs(10);
+
+/// What is wrong with a node as a machine (its kubelet's process state is `Sim::is_running`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum NodeFault {
+    /// Powered off: no kubelet, no containers; only what is on disk survives.
+    PoweredOff,
+    /// Cut off from the API server: its kubelet and containers run on, its requests time out.
+    Partitioned,
+}
+
+impl NodeFault {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NodeFault::PoweredOff => "powered off",
+            NodeFault::Partitioned => "partitioned",
+        }
+    }
+}
+
+/// What happens to the watch notifications of one component (or all).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WatchFault {
+    /// Each notification is lost with this probability, in percent (0–100).
+    pub drop_percent: u32,
+    /// Added to every notification's latency.
+    pub delay: Duration,
+}
+
+impl WatchFault {
+    fn is_clear(&self) -> bool {
+        self.drop_percent == 0 && self.delay == Duration::ZERO
+    }
+}
+
+/// Every fault in force, and the etcd snapshot a person took.
+#[derive(Debug, Default)]
+pub(crate) struct Faults {
+    pub api_server_down: bool,
+    pub etcd_down: bool,
+    pub nodes: BTreeMap<String, NodeFault>,
+    /// By target: `None` is every component; a component's own entry wins over it.
+    pub watch: BTreeMap<Option<ComponentId>, WatchFault>,
+    pub snapshot: Option<Snapshot>,
+    /// Watch notifications lost to `watch drop` so far.
+    pub dropped: u64,
+}
+
+impl Sim {
+    /// What is wrong with this node's machine, if anything.
+    pub fn node_fault(&self, node: &str) -> Option<NodeFault> {
+        self.faults.nodes.get(node).copied()
+    }
+    /// Every faulty node, by name.
+    pub fn node_faults(&self) -> &BTreeMap<String, NodeFault> {
+        &self.faults.nodes
+    }
+    /// The watch faults in force, by target (`None`: every component).
+    pub fn watch_faults(&self) -> &BTreeMap<Option<ComponentId>, WatchFault> {
+        &self.faults.watch
+    }
+    /// How many watch notifications `watch drop` has lost so far.
+    pub fn watch_events_dropped(&self) -> u64 {
+        self.faults.dropped
+    }
+    /// The snapshot `sim etcd snapshot` took, if any.
+    pub fn etcd_snapshot(&self) -> Option<&Snapshot> {
+        self.faults.snapshot.as_ref()
+    }
+    /// Whether any fault is in force (stopped components not counted).
+    pub fn has_faults(&self) -> bool {
+        self.faults.api_server_down || self.faults.etcd_down || !self.faults.nodes.is_empty() || !self.faults.watch.is_empty()
+    }
+
+    /// The watch fault that applies to notifications for `owner`.
+    pub(super) fn watch_fault_for(&self, owner: &ComponentId) -> Option<WatchFault> {
+        if self.faults.watch.is_empty() {
+            return None;
+        }
+        self.faults.watch.get(&Some(owner.clone())).or_else(|| self.faults.watch.get(&None)).copied()
+    }
+
+    pub(super) fn is_partitioned(&self, id: &ComponentId) -> bool {
+        match id {
+            ComponentId::Kubelet(node) if !self.faults.nodes.is_empty() => self.node_fault(node) == Some(NodeFault::Partitioned),
+            _ => false,
+        }
+    }
+
+    /// Why a request from `from` gets no real answer, and how long the client waits to learn it.
+    pub(super) fn refusal(&mut self, from: &ComponentId, is_watch: bool) -> Option<(ApiError, Duration)> {
+        let f = &self.faults;
+        if !f.api_server_down && !f.etcd_down && f.nodes.is_empty() {
+            return None;
+        }
+        if self.is_partitioned(from) {
+            return Some((ApiError::network_timeout(), PARTITIONED_REQUEST_TIMEOUT));
+        }
+        if self.faults.api_server_down {
+            // Nothing listens on the port: the refusal comes straight back.
+            return Some((ApiError::connection_refused(), Duration(self.jitter(self.latencies.response.0))));
+        }
+        // With etcd gone the API server still serves new watches from its watch cache.
+        if self.faults.etcd_down && !is_watch {
+            return Some((ApiError::etcd_timeout(), ETCD_REQUEST_TIMEOUT));
+        }
+        None
+    }
+
+    /// A component `sim stop|start|restart` can name, or the error listing those it can.
+    fn known_component(&self, name: &str) -> Result<ComponentId, String> {
+        let id = ComponentId::parse(name).filter(|id| match id {
+            ComponentId::ApiServer | ComponentId::Etcd => true,
+            ComponentId::User => false,
+            other => self.has_component(other),
+        });
+        id.ok_or_else(|| format!("unknown component {name:?}; known components: {}", self.stoppable().join(", ")))
+    }
+
+    /// The names of every process a person can stop, in order.
+    pub fn stoppable(&self) -> Vec<String> {
+        let mut names = vec![ComponentId::Etcd.to_string(), ComponentId::ApiServer.to_string()];
+        names.extend(self.component_ids().map(ToString::to_string));
+        names
+    }
+
+    /// `sim stop COMPONENT`: the process stops. Errors (kubectl-shaped, without `error: `)
+    /// change nothing.
+    pub fn stop(&mut self, name: &str) -> Result<ComponentId, String> {
+        let id = self.known_component(name)?;
+        if !self.is_running(&id) {
+            return Err(format!("{id} is already stopped"));
+        }
+        match &id {
+            ComponentId::ApiServer => {
+                self.faults.api_server_down = true;
+                // Every connection ends with the process; clients retry against a closed port.
+                self.sever_watches(None);
+            }
+            ComponentId::Etcd => self.faults.etcd_down = true,
+            other => {
+                self.stop_component(other);
+            }
+        }
+        Ok(id)
+    }
+
+    /// `sim start COMPONENT`: the process starts from nothing.
+    pub fn start(&mut self, name: &str) -> Result<ComponentId, String> {
+        let id = self.known_component(name)?;
+        if self.is_running(&id) {
+            return Err(format!("{id} is already running"));
+        }
+        self.start_stopped(&id)?;
+        Ok(id)
+    }
+
+    /// `sim restart COMPONENT`: stop (if running), then start at once.
+    pub fn restart(&mut self, name: &str) -> Result<ComponentId, String> {
+        let id = self.known_component(name)?;
+        if let ComponentId::Kubelet(node) = &id {
+            self.check_powered(node)?;
+        }
+        if self.is_running(&id) {
+            self.stop(name)?;
+        }
+        self.start_stopped(&id)?;
+        Ok(id)
+    }
+
+    fn start_stopped(&mut self, id: &ComponentId) -> Result<(), String> {
+        match id {
+            ComponentId::ApiServer => {
+                self.faults.api_server_down = false;
+                self.api.restart_watch_cache();
+            }
+            ComponentId::Etcd => self.faults.etcd_down = false,
+            ComponentId::Kubelet(node) => {
+                self.check_powered(node)?;
+                self.start_component(id);
+            }
+            other => {
+                self.start_component(other);
+            }
+        }
+        Ok(())
+    }
+
+    fn check_powered(&self, node: &str) -> Result<(), String> {
+        match self.node_fault(node) {
+            Some(NodeFault::PoweredOff) => Err(format!("node {node:?} is powered off; bring it back with: sim node recover {node}")),
+            _ => Ok(()),
+        }
+    }
+
+    fn known_node(&self, node: &str) -> Result<ComponentId, String> {
+        let id = ComponentId::Kubelet(node.to_string());
+        if self.has_component(&id) {
+            Ok(id)
+        } else {
+            Err(format!("nodes {node:?} not found"))
+        }
+    }
+
+    /// `sim node fail NODE`: the machine loses power. Its kubelet stops renewing the lease, its
+    /// containers are gone; the Node and its pods stay in the API as they were last reported.
+    pub fn node_fail(&mut self, node: &str) -> Result<(), String> {
+        let id = self.known_node(node)?;
+        self.check_powered(node)?;
+        self.stop_component(&id);
+        let now = self.now;
+        if let Some(kubelet) = self.component_as_mut::<Kubelet>(&id) {
+            kubelet.power_off(now);
+        }
+        self.faults.nodes.insert(node.to_string(), NodeFault::PoweredOff);
+        Ok(())
+    }
+
+    /// `sim node partition NODE`: the node can no longer reach kube-apiserver. Its watches end
+    /// and every request it sends times out; its kubelet keeps trying and its containers keep
+    /// running.
+    pub fn node_partition(&mut self, node: &str) -> Result<(), String> {
+        let id = self.known_node(node)?;
+        match self.node_fault(node) {
+            Some(NodeFault::PoweredOff) => return Err(format!("node {node:?} is powered off")),
+            Some(NodeFault::Partitioned) => return Err(format!("node {node:?} is already partitioned")),
+            None => {}
+        }
+        self.faults.nodes.insert(node.to_string(), NodeFault::Partitioned);
+        self.sever_watches(Some(&id));
+        Ok(())
+    }
+
+    /// `sim node recover NODE`: power comes back (the kubelet boots, re-lists and reconciles its
+    /// pods) or the network heals (the kubelet's next retry gets through). Returns the fault it
+    /// recovered from.
+    pub fn node_recover(&mut self, node: &str) -> Result<NodeFault, String> {
+        let id = self.known_node(node)?;
+        let fault = self.faults.nodes.remove(node).ok_or_else(|| format!("node {node:?} has no fault to recover from"))?;
+        if fault == NodeFault::PoweredOff {
+            self.start_component(&id);
+        }
+        Ok(fault)
+    }
+
+    /// A component watch faults can name: a watch client (not kube-apiserver, etcd or kubectl).
+    pub fn watch_client(&self, name: &str) -> Result<ComponentId, String> {
+        ComponentId::parse(name).filter(|id| self.has_component(id)).ok_or_else(|| {
+            let names: Vec<String> = self.component_ids().map(ToString::to_string).collect();
+            format!("unknown watch client {name:?}; watch clients: {}", names.join(", "))
+        })
+    }
+
+    /// `sim watch drop PERCENT [COMPONENT]`: each notification to the target is lost with that
+    /// probability (drawn from the seeded RNG); 0 turns it off. Without a target it applies to
+    /// every component and replaces their own settings.
+    pub fn set_watch_drop(&mut self, target: Option<ComponentId>, percent: u32) {
+        self.update_watch_fault(target, |f| f.drop_percent = percent.min(100));
+    }
+
+    /// `sim watch delay DURATION [COMPONENT]`: every notification to the target arrives that much
+    /// later (in order); 0 turns it off.
+    pub fn set_watch_delay(&mut self, target: Option<ComponentId>, delay: Duration) {
+        self.update_watch_fault(target, |f| f.delay = delay);
+    }
+
+    fn update_watch_fault(&mut self, target: Option<ComponentId>, set: impl Fn(&mut WatchFault)) {
+        if target.is_none() {
+            for f in self.faults.watch.values_mut() {
+                set(f);
+            }
+        }
+        let entry = self.faults.watch.entry(target).or_default();
+        set(entry);
+        self.faults.watch.retain(|_, f| !f.is_clear());
+    }
+
+    /// How many watches `sever_watches(of)` would end now.
+    pub fn open_watches(&self, of: Option<&ComponentId>) -> usize {
+        self.watch_owner.values().filter(|o| of.is_none_or(|x| x == *o)).count()
+    }
+
+    /// `sim etcd snapshot`: keeps a copy of etcd (`etcdctl snapshot save`). Returns it.
+    pub fn etcd_snapshot_save(&mut self) -> &Snapshot {
+        self.faults.snapshot.insert(self.api.etcd.snapshot())
+    }
+
+    /// `sim etcd restore`: etcd goes back to the snapshot, at a higher revision. kube-apiserver
+    /// must start over on it: every watch ends, and clients re-watch from revisions that are now
+    /// compacted, so they re-list and see the restored state.
+    pub fn etcd_restore(&mut self) -> Result<u64, String> {
+        let snapshot = self.faults.snapshot.clone().ok_or("no etcd snapshot to restore; take one first with: sim etcd snapshot")?;
+        self.api.etcd.restore(&snapshot);
+        self.after_etcd_replaced();
+        Ok(snapshot.revision)
+    }
+
+    /// `sim etcd wipe`: etcd's data is lost. Every claim is gone; what runs on the nodes keeps
+    /// running until each kubelet re-lists and finds its pods gone, and then kills them.
+    /// Returns how many keys were lost.
+    pub fn etcd_wipe(&mut self) -> usize {
+        let lost = self.api.etcd.len();
+        self.api.etcd.wipe();
+        self.after_etcd_replaced();
+        lost
+    }
+
+    fn after_etcd_replaced(&mut self) {
+        self.api.reindex();
+        self.api.restart_watch_cache();
+        self.compact_to = self.api.etcd.revision();
+        self.sever_watches(None);
+    }
+
+    /// `sim crash POD`: the pod's containers exit with `exit_code` `after` each start (a running
+    /// one: `after` from now); its kubelet restarts them by the pod's restartPolicy, with
+    /// CrashLoopBackOff. The fault lives on the node until the pod is removed from it. Returns
+    /// the node. Errors as kubectl prints them.
+    pub fn crash_pod(&mut self, key: &ObjectKey, after: Duration, exit_code: i32) -> Result<String, String> {
+        let pod = self.api.get(key).and_then(|o| o.as_pod()).ok_or_else(|| ApiError::not_found(Kind::Pod, &key.name).kubectl_message())?;
+        let uid = pod.metadata.uid.clone();
+        let node =
+            pod.node_name().map(str::to_string).ok_or_else(|| format!("error: pod {:?} is not scheduled to a node yet", key.name))?;
+        let id = ComponentId::Kubelet(node.clone());
+        if !self.has_component(&id) {
+            return Err(format!("error: pod {:?} is bound to node {node:?}, which has no kubelet", key.name));
+        }
+        let plan = CrashPlan { after, exit_code };
+        let now = self.now;
+        if self.is_running(&id) {
+            // Through a call, so the kubelet's next wake-up covers the planned exit.
+            self.call(&id, |c, _| {
+                if let Some(k) = c.as_any_mut().downcast_mut::<Kubelet>() {
+                    k.inject_crash(now, &uid, plan);
+                }
+            });
+        } else if let Some(k) = self.component_as_mut::<Kubelet>(&id) {
+            k.inject_crash(now, &uid, plan);
+        }
+        Ok(node)
+    }
+}
