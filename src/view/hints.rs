@@ -97,7 +97,7 @@ fn symptoms(sim: &Sim) -> Vec<Symptom> {
 
 /// kubectl itself fails: the front door or the memory behind it is gone.
 fn unreachable_server(sim: &Sim) -> Vec<Symptom> {
-    let down = |id: &ComponentId| sim.has_component(id) && !sim.is_running(id);
+    let down = |id: &ComponentId| !sim.is_running(id);
     let mut out = Vec::new();
     if down(&ComponentId::ApiServer) {
         out.push(Symptom {
@@ -324,6 +324,16 @@ mod tests {
         let h = hints.iter().find(|h| h.key.starts_with("replicaset:default/web-")).expect("the ReplicaSet's gap");
         assert_eq!(h.suspect, "kube-controller-manager");
         assert!(h.symptom.ends_with("wants 3 pods; 2 exist."), "{}", h.symptom);
+    }
+
+    #[test]
+    fn a_stopped_api_server_or_etcd_is_named_at_once() {
+        let mut s = settled();
+        let mut tracker = HintTracker::new();
+        assert!(s.execute("sim stop etcd").ok);
+        assert_eq!(tracker.observe(s.sim()).iter().map(|h| h.suspect.as_str()).collect::<Vec<_>>(), ["etcd"]);
+        assert!(s.execute("sim stop kube-apiserver").ok);
+        assert_eq!(tracker.observe(s.sim()).iter().map(|h| h.suspect.as_str()).collect::<Vec<_>>(), ["kube-apiserver"]);
     }
 
     #[test]

@@ -79,8 +79,8 @@ pub fn components(sim: &Sim) -> Vec<ComponentView> {
     let mut out = Vec::new();
     let fixed = [ComponentId::ApiServer, ComponentId::Etcd];
     for id in &fixed {
-        // Without a component of their own they are always up (the simulation serves the API).
-        let running = !sim.has_component(id) || sim.is_running(id);
+        // They are not components (the simulation serves the API), but they can be stopped.
+        let running = sim.is_running(id);
         let detail = match id {
             ComponentId::Etcd => format!("revision {} · {} keys", etcd.revision(), etcd.len()),
             _ => format!("{} messages so far", sim.trace().count()),

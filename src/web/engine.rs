@@ -559,10 +559,18 @@ impl Engine {
             commands: keep(&old.commands, self.commands.iter().cloned().collect()),
             hints: self.hints.as_mut().map(|tracker| {
                 let old_hints = old.hints.as_ref().map(|h| h.hints.clone()).unwrap_or_default();
+                // Watched while closed too, so a symptom's age is right when the panel opens.
                 let hints = match (self.hints_open, panels) {
-                    (true, true) => keep(&old_hints, tracker.observe(sim)),
+                    (open, true) => {
+                        let seen = tracker.observe(sim);
+                        if open {
+                            keep(&old_hints, seen)
+                        } else {
+                            Rc::default()
+                        }
+                    }
                     (true, false) => old_hints,
-                    (false, _) => Rc::default(),
+                    (false, false) => Rc::default(),
                 };
                 HintsShown { open: self.hints_open, hints }
             }),
