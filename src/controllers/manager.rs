@@ -42,6 +42,8 @@ pub struct ControllerManager {
     replica_sets: Informer,
     deployments: Informer,
     nodes: Informer,
+    /// Node leases, for the node lifecycle controller only (`observes_leases`).
+    leases: Informer,
     slots: Vec<Slot>,
     /// Which controller and key each in-flight write belongs to.
     pending: BTreeMap<RequestId, (usize, ObjectKey)>,
@@ -69,6 +71,7 @@ impl ControllerManager {
             replica_sets: Informer::new(Kind::ReplicaSet, FieldFilter::All),
             deployments: Informer::new(Kind::Deployment, FieldFilter::All),
             nodes: Informer::new(Kind::Node, FieldFilter::All),
+            leases: Informer::new(Kind::Lease, FieldFilter::All),
             slots,
             pending: BTreeMap::new(),
             now: Time(0),
@@ -81,15 +84,21 @@ impl ControllerManager {
             Box::new(super::deployment::DeploymentController::new()),
             Box::new(super::replica_set::ReplicaSetController::new()),
             Box::new(super::garbage_collector::GarbageCollector::new()),
+            Box::new(super::node_lifecycle::NodeLifecycleController::new()),
+            Box::new(super::taint_eviction::TaintEvictionController::new()),
         ])
     }
 
-    fn informers_mut(&mut self) -> [&mut Informer; 4] {
-        [&mut self.pods, &mut self.replica_sets, &mut self.deployments, &mut self.nodes]
+    fn informers_mut(&mut self) -> [&mut Informer; 5] {
+        [&mut self.pods, &mut self.replica_sets, &mut self.deployments, &mut self.nodes, &mut self.leases]
+    }
+
+    fn informers(&self) -> [&Informer; 5] {
+        [&self.pods, &self.replica_sets, &self.deployments, &self.nodes, &self.leases]
     }
 
     fn synced(&self) -> bool {
-        [&self.pods, &self.replica_sets, &self.deployments, &self.nodes].iter().all(|i| i.has_synced())
+        self.informers().iter().all(|i| i.has_synced())
     }
 
     /// The controller of this name, to inspect in tests and views.
@@ -102,7 +111,11 @@ impl ControllerManager {
     fn dispatch(&mut self, deltas: Vec<Delta>) {
         let caches = Caches { pods: &self.pods, replica_sets: &self.replica_sets, deployments: &self.deployments, nodes: &self.nodes };
         for delta in &deltas {
+            let lease = delta.object().kind() == Kind::Lease;
             for slot in &mut self.slots {
+                if lease && !slot.controller.observes_leases() {
+                    continue;
+                }
                 let keys = slot.controller.on_delta(&caches, delta, self.now);
                 if !keys.is_empty() {
                     slot.last_delta = Some(self.now);
@@ -130,6 +143,9 @@ impl ControllerManager {
                 let caches =
                     Caches { pods: &self.pods, replica_sets: &self.replica_sets, deployments: &self.deployments, nodes: &self.nodes };
                 let sync = slot.controller.reconcile(&key, &caches, ctx.now);
+                for spec in slot.controller.take_events() {
+                    record(&mut slot.recorder, spec, ctx);
+                }
                 slot.status.turns += 1;
                 self.begin(index, key, sync, ctx);
             }
@@ -284,15 +300,14 @@ impl Component for ControllerManager {
     }
 
     fn next_wakeup(&self) -> Option<Time> {
-        let informers = [&self.pods, &self.replica_sets, &self.deployments, &self.nodes].into_iter().filter_map(|i| i.next_wakeup());
+        let informers = self.informers().into_iter().filter_map(|i| i.next_wakeup());
         let ready_work = self.synced() && self.slots.iter().any(|s| !s.queue.is_empty() && s.running.len() < s.controller.workers());
         let delayed = self.slots.iter().filter_map(|s| s.queue.next_due());
         informers.chain(delayed).chain(ready_work.then_some(self.now)).min()
     }
 
     fn is_busy(&self) -> bool {
-        [&self.pods, &self.replica_sets, &self.deployments, &self.nodes].iter().any(|i| !i.is_watching())
-            || self.slots.iter().any(|s| !s.queue.is_empty() || !s.running.is_empty())
+        self.informers().iter().any(|i| !i.is_watching()) || self.slots.iter().any(|s| !s.queue.is_empty() || !s.running.is_empty())
     }
 
     fn loops(&self) -> Vec<LoopStatus> {

@@ -8,7 +8,9 @@
 pub mod deployment;
 pub mod garbage_collector;
 pub mod manager;
+pub mod node_lifecycle;
 pub mod replica_set;
+pub mod taint_eviction;
 
 use crate::api::{ApiError, ApiRequest};
 use crate::model::{Duration, Object, ObjectKey, Time};
@@ -126,6 +128,16 @@ pub trait Controller: std::any::Any {
     fn on_outcome(&mut self, _key: &ObjectKey, _call: &Call, _outcome: &Outcome) {}
     /// The process restarted: forget every in-memory thing (expectations, caches of its own).
     fn reset(&mut self);
+    /// Whether it wants the Lease informer's deltas (the node lifecycle controller does; the
+    /// others never look at leases, so they are spared a delta per node every 10 s).
+    fn observes_leases(&self) -> bool {
+        false
+    }
+    /// Events it decided to record without a write to hang them on (a cancelled eviction, a
+    /// node's status change); the manager records them after each reconcile.
+    fn take_events(&mut self) -> Vec<EventSpec> {
+        Vec::new()
+    }
     /// Concurrent syncs (`--concurrent-*-syncs`).
     fn workers(&self) -> usize {
         5

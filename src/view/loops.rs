@@ -130,7 +130,16 @@ mod tests {
         assert!(c.iter().all(|c| c.state == "running"));
         assert_eq!(c[1].detail, format!("revision {} · {} keys", s.sim().api().etcd.revision(), s.sim().api().etcd.len()));
         let kcm: Vec<&str> = c[2].loops.iter().map(|l| l.name.as_str()).collect();
-        assert_eq!(kcm, ["deployment-controller", "replicaset-controller", "garbage-collector-controller"]);
+        assert_eq!(
+            kcm,
+            [
+                "deployment-controller",
+                "replicaset-controller",
+                "garbage-collector-controller",
+                "node-lifecycle-controller",
+                "taint-eviction-controller"
+            ]
+        );
         let rs = &c[2].loops[1];
         assert!(rs.turns > 0 && !rs.last_action.is_empty(), "{rs:?}");
         let busy: Vec<(&str, &str, &str)> = c
