@@ -28,6 +28,9 @@ pub enum ApiRequest {
     /// The status subresource: replaces status only.
     UpdateStatus(Object),
     Delete(DeleteRequest),
+    /// The pods/eviction subresource (`kubectl drain`). With no PodDisruptionBudgets to consult,
+    /// an eviction is the pod's graceful deletion.
+    Evict(DeleteRequest),
     /// The pods/binding subresource the scheduler posts.
     Bind {
         pod: ObjectKey,
@@ -83,6 +86,7 @@ impl ApiRequest {
             ApiRequest::Update(_) => "update",
             ApiRequest::UpdateStatus(_) => "update-status",
             ApiRequest::Delete(_) => "delete",
+            ApiRequest::Evict(_) => "evict",
             ApiRequest::Bind { .. } => "bind",
             ApiRequest::Get(_) => "get",
             ApiRequest::List(_) => "list",
@@ -117,7 +121,7 @@ impl std::fmt::Display for Target<'_> {
                     write!(f, "{}", o.key_ref())
                 }
             }
-            ApiRequest::Delete(d) => write!(f, "{}", d.key),
+            ApiRequest::Delete(d) | ApiRequest::Evict(d) => write!(f, "{}", d.key),
             ApiRequest::Bind { pod, .. } => write!(f, "{pod}"),
             ApiRequest::Get(k) => write!(f, "{k}"),
             ApiRequest::List(l) => f.write_str(l.kind.map(|k| k.plural()).unwrap_or_default()),
@@ -184,6 +188,8 @@ impl ApiServer {
             ApiRequest::Update(o) => self.update(o, false),
             ApiRequest::UpdateStatus(o) => self.update(o, true),
             ApiRequest::Delete(d) => self.delete(now, d),
+            ApiRequest::Evict(d) if d.key.kind == Kind::Pod => self.delete(now, d),
+            ApiRequest::Evict(d) => Err(ApiError::not_found(d.key.kind, &d.key.name)),
             ApiRequest::Bind { pod, node } => self.bind(now, &pod, node),
             ApiRequest::Get(key) => {
                 let r = self.etcd.get(&key).cloned().map(ApiResponse::Object).ok_or_else(|| ApiError::not_found(key.kind, &key.name));

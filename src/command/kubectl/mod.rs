@@ -10,6 +10,7 @@ pub mod describe;
 pub mod examples;
 pub mod get;
 pub mod mutate;
+pub mod nodes;
 pub mod rollout;
 
 use super::parse::{parse_flags, FlagKind, FlagSpec, Flags};
@@ -91,6 +92,10 @@ pub fn run(session: &mut Session, args: &[String], stdin: Option<String>) -> Com
         "scale" => mutate::run_scale(session, rest),
         "set" => mutate::run_set(session, rest),
         "rollout" => rollout::run(session, rest),
+        "cordon" => nodes::run_cordon(session, rest, true),
+        "uncordon" => nodes::run_cordon(session, rest, false),
+        "drain" => nodes::run_drain(session, rest),
+        "taint" => nodes::run_taint(session, rest),
         "version" => version(session, rest),
         "api-resources" => api_resources(rest),
         "help" | "--help" | "-h" => CommandOutput::out(usage()),
@@ -103,7 +108,7 @@ pub fn run(session: &mut Session, args: &[String], stdin: Option<String>) -> Com
 }
 
 fn supported() -> Vec<&'static str> {
-    vec!["get", "describe", "apply", "create", "delete", "scale", "set image", "rollout"]
+    vec!["get", "describe", "apply", "create", "delete", "scale", "set image", "rollout", "cordon", "uncordon", "drain", "taint"]
 }
 
 /// Moves `-n NS` written before the subcommand (`kubectl -n kube-system get pods`) after it.
@@ -211,6 +216,12 @@ fn usage() -> String {
      Deploy Commands:\n  \
        rollout         Manage the rollout of a resource\n  \
        scale           Set a new size for a deployment or replica set\n\
+     \n\
+     Cluster Management Commands:\n  \
+       cordon          Mark node as unschedulable\n  \
+       uncordon        Mark node as schedulable\n  \
+       drain           Drain node in preparation for maintenance\n  \
+       taint           Update the taints on one or more nodes\n\
      \n\
      Troubleshooting and Debugging Commands:\n  \
        describe        Show details of a specific resource or group of resources\n\

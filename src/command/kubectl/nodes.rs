@@ -1,0 +1,522 @@
+//! The node maintenance commands: `cordon`, `uncordon`, `drain` and `taint`.
+//!
+//! They change a Node's `spec.unschedulable` and `spec.taints` as kubectl does (reading the node,
+//! then writing it back), and `drain` evicts the node's pods through the eviction subresource,
+//! printing kubectl's lines. In a blocking session `drain` waits, in simulated time, until the
+//! evicted pods are gone, as kubectl waits for them; in the page it reports at once.
+
+use super::{flags, submit, usage_error};
+use crate::api::{ApiError, ApiRequest, DeleteRequest};
+use crate::command::parse::{FlagKind, FlagSpec};
+use crate::command::{CommandOutput, Session};
+use crate::model::*;
+use std::collections::BTreeSet;
+
+const CORDON_FLAGS: &[FlagSpec] =
+    &[FlagSpec::new("dry-run", None, FlagKind::String), FlagSpec::new("selector", Some('l'), FlagKind::String)];
+
+const DRAIN_FLAGS: &[FlagSpec] = &[
+    FlagSpec::new("ignore-daemonsets", None, FlagKind::Bool),
+    FlagSpec::new("force", None, FlagKind::Bool),
+    FlagSpec::new("grace-period", None, FlagKind::Int(64)),
+    FlagSpec::new("delete-emptydir-data", None, FlagKind::Bool),
+    FlagSpec::new("timeout", None, FlagKind::String),
+    FlagSpec::new("disable-eviction", None, FlagKind::Bool),
+    FlagSpec::new("dry-run", None, FlagKind::String),
+    FlagSpec::new("selector", Some('l'), FlagKind::String),
+];
+
+const TAINT_FLAGS: &[FlagSpec] = &[
+    FlagSpec::new("overwrite", None, FlagKind::Bool),
+    FlagSpec::new("all", None, FlagKind::Bool),
+    FlagSpec::new("dry-run", None, FlagKind::String),
+    FlagSpec::new("selector", Some('l'), FlagKind::String),
+];
+
+const UNMANAGED_FATAL: &str = "cannot delete Pods that declare no controller (use --force to override)";
+const UNMANAGED_WARNING: &str = "deleting Pods that declare no controller";
+
+fn node_key(name: &str) -> ObjectKey {
+    ObjectKey::new(Kind::Node, "", name)
+}
+
+/// The node as stored, or kubectl's NotFound.
+fn read_node(session: &Session, name: &str) -> Result<Node, ApiError> {
+    session.sim().api().get(&node_key(name)).and_then(|o| o.as_node().cloned()).ok_or_else(|| ApiError::not_found(Kind::Node, name))
+}
+
+/// Writes the node's spec back (kubectl patches; no other writer changes these fields).
+fn write_node(session: &mut Session, mut node: Node) -> Result<(), ApiError> {
+    node.metadata.resource_version = 0;
+    submit(session, ApiRequest::Update(Object::Node(node))).map(|_| ())
+}
+
+/// Node names from `cordon NODE...` / `drain NODE`; `node/NAME` is accepted as kubectl does.
+fn node_names(positional: &[String]) -> Vec<String> {
+    positional.iter().map(|a| a.strip_prefix("node/").or_else(|| a.strip_prefix("nodes/")).unwrap_or(a).to_string()).collect()
+}
+
+/// Sets `spec.unschedulable`, printing "cordoned", "already cordoned" and the like.
+fn set_unschedulable(session: &mut Session, name: &str, desired: bool, out: &mut CommandOutput) -> bool {
+    let mut node = match read_node(session, name) {
+        Ok(n) => n,
+        Err(e) => {
+            out.fail(&e.kubectl_message());
+            return false;
+        }
+    };
+    let verb = if desired { "cordon" } else { "uncordon" };
+    if node.spec.unschedulable == desired {
+        out.say(&format!("node/{name} already {verb}ed"));
+        return true;
+    }
+    node.spec.unschedulable = desired;
+    match write_node(session, node) {
+        Ok(()) => {
+            out.say(&format!("node/{name} {verb}ed"));
+            true
+        }
+        Err(e) => {
+            out.fail(&format!("error: unable to {verb} node {name:?}: {}", e.message));
+            false
+        }
+    }
+}
+
+/// `kubectl cordon NODE...` (`desired` true) and `kubectl uncordon NODE...`.
+pub fn run_cordon(session: &mut Session, args: &[String], desired: bool) -> CommandOutput {
+    let command = if desired { "cordon" } else { "uncordon" };
+    let (positional, _f) = match flags(command, args, CORDON_FLAGS) {
+        Ok(v) => v,
+        Err(e) => return e,
+    };
+    if positional.is_empty() {
+        return usage_error(command, &format!("USAGE: {command} NODE [flags]"));
+    }
+    let mut out = CommandOutput::empty();
+    for name in node_names(&positional) {
+        set_unschedulable(session, &name, desired, &mut out);
+    }
+    out
+}
+
+/// What drain decided about one pod on the node (`makeFilters`; kubeloop has no DaemonSets,
+/// mirror pods or emptyDir volumes, so only the controller check can object).
+enum Verdict {
+    Evict,
+    /// Evicted with `UNMANAGED_WARNING` (`--force`).
+    Warn,
+    /// Refused with `UNMANAGED_FATAL`.
+    Fatal,
+}
+
+fn drain_verdict(pod: &Pod, force: bool) -> Verdict {
+    if pod.is_terminal() || pod.metadata.controller_ref().is_some() {
+        return Verdict::Evict;
+    }
+    if force {
+        Verdict::Warn
+    } else {
+        Verdict::Fatal
+    }
+}
+
+/// `kubectl drain NODE`.
+pub fn run_drain(session: &mut Session, args: &[String]) -> CommandOutput {
+    let (positional, f) = match flags("drain", args, DRAIN_FLAGS) {
+        Ok(v) => v,
+        Err(e) => return e,
+    };
+    if positional.is_empty() {
+        return usage_error("drain", "USAGE: drain NODE [flags]");
+    }
+    let timeout = match f.str("timeout").map(Duration::parse).transpose() {
+        Ok(t) => t.filter(|d| *d != Duration::ZERO),
+        Err(e) => {
+            return CommandOutput::err(format!("error: invalid argument {:?} for \"--timeout\" flag: {e}", f.str("timeout").unwrap_or("")))
+        }
+    };
+    let grace = f.int("grace-period").filter(|g| *g >= 0);
+    let names = node_names(&positional);
+    let mut out = CommandOutput::empty();
+    for name in &names {
+        if !set_unschedulable(session, name, true, &mut out) {
+            return out;
+        }
+    }
+    for (i, name) in names.iter().enumerate() {
+        if let Err(error) = drain_node(session, name, f.bool("force"), grace, timeout, &mut out) {
+            out.fail(&format!("error: unable to drain node {name:?}, aborting command...\n\n"));
+            out.fail("There are pending nodes to be drained:");
+            for pending in &names[i..] {
+                out.fail(&format!(" {pending}"));
+            }
+            out.fail(&format!("error: {error}"));
+            return out;
+        }
+        out.say(&format!("node/{name} drained"));
+    }
+    out
+}
+
+/// Evicts a node's pods and waits for them to go; the error text kubectl ends with, if any.
+fn drain_node(
+    session: &mut Session,
+    name: &str,
+    force: bool,
+    grace: Option<i64>,
+    timeout: Option<Duration>,
+    out: &mut CommandOutput,
+) -> Result<(), String> {
+    let pods: Vec<Pod> =
+        session.sim().objects(Kind::Pod).filter_map(|o| o.as_pod().cloned()).filter(|p| p.node_name() == Some(name)).collect();
+    let mut fatal: Vec<String> = Vec::new();
+    let mut warned: Vec<String> = Vec::new();
+    let mut evict: Vec<Pod> = Vec::new();
+    for pod in pods {
+        let who = format!("{}/{}", pod.metadata.namespace, pod.metadata.name);
+        match drain_verdict(&pod, force) {
+            Verdict::Evict => evict.push(pod),
+            Verdict::Warn => {
+                warned.push(who);
+                evict.push(pod);
+            }
+            Verdict::Fatal => fatal.push(who),
+        }
+    }
+    if !fatal.is_empty() {
+        return Err(format!("{UNMANAGED_FATAL}: {}", fatal.join(", ")));
+    }
+    if !warned.is_empty() {
+        out.note(&format!("WARNING: {UNMANAGED_WARNING}: {}", warned.join(", ")));
+    }
+    let mut waiting: Vec<(ObjectKey, String)> = Vec::new();
+    for pod in &evict {
+        out.say(&format!("evicting pod {}/{}", pod.metadata.namespace, pod.metadata.name));
+        let key = ObjectKey::new(Kind::Pod, &pod.metadata.namespace, &pod.metadata.name);
+        let request = DeleteRequest { grace_period_seconds: grace, ..DeleteRequest::new(key.clone()) };
+        match submit(session, ApiRequest::Evict(request)) {
+            Ok(_) => waiting.push((key, pod.metadata.uid.clone())),
+            Err(e) if e.reason == crate::api::Reason::NotFound => {}
+            Err(e) => {
+                return Err(format!("error when evicting pods/{:?} -n {:?}: {}", pod.metadata.name, pod.metadata.namespace, e.message))
+            }
+        }
+    }
+    wait_for_deletion(session, waiting, timeout, name, out)
+}
+
+/// `waitForDelete`: prints "pod/NAME evicted" as each pod disappears (or is replaced by a pod of
+/// the same name). Only a blocking session moves the clock; the page is told at once.
+fn wait_for_deletion(
+    session: &mut Session,
+    mut waiting: Vec<(ObjectKey, String)>,
+    timeout: Option<Duration>,
+    node: &str,
+    out: &mut CommandOutput,
+) -> Result<(), String> {
+    let gone = |s: &Session, (key, uid): &(ObjectKey, String)| s.sim().api().get(key).is_none_or(|o| o.meta().uid != *uid);
+    if !session.blocking() {
+        for (key, _) in waiting {
+            out.say(&format!("pod/{} evicted", key.name));
+        }
+        return Ok(());
+    }
+    let deadline = timeout.map(|t| session.sim().now() + t);
+    loop {
+        let (done, rest): (Vec<_>, Vec<_>) = waiting.into_iter().partition(|w| gone(session, w));
+        for (key, _) in done {
+            out.say(&format!("pod/{} evicted", key.name));
+        }
+        waiting = rest;
+        if waiting.is_empty() {
+            return Ok(());
+        }
+        let next = session.sim().next_time();
+        match (next, deadline) {
+            (Some(t), Some(d)) if t > d => return Err(timed_out(session, d, timeout, node, &waiting, out)),
+            (Some(t), _) => session.advance_to(t),
+            (None, Some(d)) => return Err(timed_out(session, d, timeout, node, &waiting, out)),
+            (None, None) => return Err("drain did not complete: nothing left to wait for".into()),
+        }
+    }
+}
+
+fn timed_out(
+    session: &mut Session,
+    deadline: Time,
+    timeout: Option<Duration>,
+    node: &str,
+    waiting: &[(ObjectKey, String)],
+    out: &mut CommandOutput,
+) -> String {
+    session.advance_to(deadline);
+    let error = format!("drain did not complete within {}", go_duration(timeout.unwrap_or(Duration::ZERO)));
+    out.fail(&format!("There are pending pods in node {node:?} when an error occurred: {error}"));
+    for (key, _) in waiting {
+        out.fail(&format!("pod/{}", key.name));
+    }
+    error
+}
+
+/// Go's `time.Duration.String` for whole seconds and minutes (`30s`, `1m0s`, `1h0m0s`).
+fn go_duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    if !ms.is_multiple_of(1000) {
+        return format!("{}s", ms as f64 / 1000.0);
+    }
+    let s = ms / 1000;
+    match (s / 3600, (s % 3600) / 60, s % 60) {
+        (0, 0, sec) => format!("{sec}s"),
+        (0, m, sec) => format!("{m}m{sec}s"),
+        (h, m, sec) => format!("{h}h{m}m{sec}s"),
+    }
+}
+
+/// One taint argument, parsed as `parseTaint` does.
+fn parse_taint(spec: &str) -> Result<Taint, String> {
+    let invalid = || format!("invalid taint spec: {spec}");
+    let parts: Vec<&str> = spec.split(':').collect();
+    let (key, value, effect) = match parts.as_slice() {
+        [key] => (*key, "", ""),
+        [kv, effect] => {
+            if !["NoSchedule", "PreferNoSchedule", "NoExecute"].contains(effect) {
+                return Err(format!("invalid taint effect: {effect}, unsupported taint effect"));
+            }
+            let kv: Vec<&str> = kv.split('=').collect();
+            match kv.as_slice() {
+                [key] => (*key, "", *effect),
+                [key, value] => (*key, *value, *effect),
+                _ => return Err(invalid()),
+            }
+        }
+        _ => return Err(invalid()),
+    };
+    if let Some(why) = qualified_name_error(key) {
+        return Err(format!("{}, {why}", invalid()));
+    }
+    Ok(Taint { key: key.into(), value: value.into(), effect: effect.into(), time_added: None })
+}
+
+/// `validation.IsQualifiedName`, for the cases people type.
+fn qualified_name_error(key: &str) -> Option<String> {
+    const NAME_MSG: &str = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+    let name = key.rsplit_once('/').map_or(key, |(_, n)| n);
+    if name.is_empty() {
+        return Some(format!("name part must be non-empty; {NAME_MSG}"));
+    }
+    let edge_ok = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
+    let body_ok = name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+    if !body_ok || !edge_ok(name.chars().next()) || !edge_ok(name.chars().last()) || name.len() > 63 {
+        return Some(NAME_MSG.to_string());
+    }
+    None
+}
+
+/// The changes a `kubectl taint` line asks for.
+struct TaintChanges {
+    add: Vec<Taint>,
+    remove: Vec<Taint>,
+}
+
+/// `parseTaints`.
+fn parse_taints(specs: &[String]) -> Result<TaintChanges, String> {
+    let mut changes = TaintChanges { add: Vec::new(), remove: Vec::new() };
+    let mut seen: BTreeSet<(String, String)> = BTreeSet::new();
+    for spec in specs {
+        if let Some(stripped) = spec.strip_suffix('-') {
+            let t = parse_taint(stripped)?;
+            changes.remove.push(Taint { value: String::new(), ..t });
+            continue;
+        }
+        let t = parse_taint(spec)?;
+        if t.effect.is_empty() {
+            return Err(format!("invalid taint spec: {spec}"));
+        }
+        if !seen.insert((t.key.clone(), t.effect.clone())) {
+            return Err(format!("duplicated taints with the same key and effect: {}", go_taint(&t)));
+        }
+        changes.add.push(t);
+    }
+    Ok(changes)
+}
+
+/// How Go's `%v` prints a Taint struct.
+fn go_taint(t: &Taint) -> String {
+    format!("{{{} {} {} <nil>}}", t.key, t.value, t.effect)
+}
+
+/// `reorganizeTaints`: the new list and the word kubectl prints.
+fn reorganize(node: &Node, overwrite: bool, changes: &TaintChanges) -> Result<(&'static str, Vec<Taint>), String> {
+    let mut taints = changes.add.clone();
+    for old in &node.spec.taints {
+        if !taints.iter().any(|t| t.key == old.key && t.effect == old.effect) {
+            taints.push(old.clone());
+        }
+    }
+    let added = node.spec.taints.len() != taints.len();
+    let mut errors: Vec<String> = Vec::new();
+    let mut deleted = false;
+    for r in &changes.remove {
+        let before = taints.len();
+        taints.retain(|t| !(t.key == r.key && (r.effect.is_empty() || t.effect == r.effect)));
+        deleted = taints.len() != before;
+        if !deleted {
+            // `Taint.ToString`: no trailing colon when the effect is empty.
+            let shown = if r.effect.is_empty() { r.key.clone() } else { r.to_string() };
+            errors.push(format!("taint {shown:?} not found"));
+        }
+    }
+    if !errors.is_empty() {
+        return Err(if errors.len() == 1 { errors.remove(0) } else { format!("[{}]", errors.join(", ")) });
+    }
+    let word = if (added && deleted) || overwrite {
+        "modified"
+    } else if added {
+        "tainted"
+    } else {
+        "untainted"
+    };
+    Ok((word, taints))
+}
+
+/// `kubectl taint nodes NAME KEY=VALUE:EFFECT... [KEY:EFFECT-]`.
+pub fn run_taint(session: &mut Session, args: &[String]) -> CommandOutput {
+    let (positional, f) = match flags("taint", args, TAINT_FLAGS) {
+        Ok(v) => v,
+        Err(e) => return e,
+    };
+    let mut resources: Vec<String> = Vec::new();
+    let mut specs: Vec<String> = Vec::new();
+    for arg in &positional {
+        let is_taint = arg.contains('=') || arg.contains(':') || arg.ends_with('-');
+        match (is_taint, specs.is_empty()) {
+            (true, _) => specs.push(arg.clone()),
+            (false, true) => resources.push(arg.clone()),
+            (false, false) => return CommandOutput::err(format!("error: all resources must be specified before taint changes: {arg}")),
+        }
+    }
+    if resources.is_empty() {
+        return CommandOutput::err("error: one or more resources must be specified as <resource> <name>");
+    }
+    if specs.is_empty() {
+        return CommandOutput::err("error: at least one taint update is required");
+    }
+    let changes = match parse_taints(&specs) {
+        Ok(c) => c,
+        Err(e) => return usage_error("taint", &e),
+    };
+    match crate::command::resources::resolve(&resources[0]) {
+        Ok(Kind::Node) => {}
+        Ok(_) => {
+            return CommandOutput::err(format!(
+                "error: invalid resource type {}, only node types are supported",
+                resources[0].to_lowercase()
+            ))
+        }
+        Err(e) => return CommandOutput::err(e),
+    }
+    if let Some(conflict) = conflicting(&changes) {
+        return CommandOutput::err(format!("error: can not both modify and remove the following taint(s) in the same command: {conflict}"));
+    }
+    let names: Vec<String> = if f.bool("all") {
+        session.sim().objects(Kind::Node).map(|o| o.meta().name.clone()).collect()
+    } else if resources.len() < 2 {
+        return CommandOutput::err("error: at least one resource name must be specified since 'all' parameter is not set");
+    } else {
+        resources[1..].to_vec()
+    };
+    let mut out = CommandOutput::empty();
+    for name in names {
+        taint_node(session, &name, f.bool("overwrite"), &changes, &mut out);
+    }
+    out
+}
+
+fn conflicting(changes: &TaintChanges) -> Option<String> {
+    let conflicts: Vec<String> = changes
+        .add
+        .iter()
+        .flat_map(|a| changes.remove.iter().filter(move |r| r.key == a.key && (r.effect.is_empty() || r.effect == a.effect)))
+        .map(|r| format!("{{\"{}\":\"{}\"}}", r.key, r.effect))
+        .collect();
+    (!conflicts.is_empty()).then(|| conflicts.join(", "))
+}
+
+fn taint_node(session: &mut Session, name: &str, overwrite: bool, changes: &TaintChanges, out: &mut CommandOutput) {
+    let mut node = match read_node(session, name) {
+        Ok(n) => n,
+        Err(e) => return out.fail(&e.kubectl_message()),
+    };
+    if !overwrite {
+        let exists: Vec<&str> = changes
+            .add
+            .iter()
+            .filter(|a| node.spec.taints.iter().any(|t| t.key == a.key && t.effect == a.effect))
+            .map(|a| a.key.as_str())
+            .collect();
+        if !exists.is_empty() {
+            return out.fail(&format!(
+                "error: node {name} already has {} taint(s) with same effect(s) and --overwrite is false",
+                exists.join(",")
+            ));
+        }
+    }
+    let (word, taints) = match reorganize(&node, overwrite, changes) {
+        Ok(v) => v,
+        Err(e) => return out.fail(&format!("error: {e}")),
+    };
+    node.spec.taints = taints;
+    match write_node(session, node) {
+        Ok(()) => out.say(&format!("node/{name} {word}")),
+        Err(e) => out.fail(&e.kubectl_message()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn taint_specs_parse_as_kubectl_parses_them() {
+        let t = parse_taint("dedicated=gpu:NoSchedule").expect("valid");
+        assert_eq!((t.key.as_str(), t.value.as_str(), t.effect.as_str()), ("dedicated", "gpu", "NoSchedule"));
+        assert_eq!(parse_taint("dedicated:Sometimes").unwrap_err(), "invalid taint effect: Sometimes, unsupported taint effect");
+        assert_eq!(parse_taint("a=b=c:NoSchedule").unwrap_err(), "invalid taint spec: a=b=c:NoSchedule");
+        assert!(parse_taint(":NoSchedule").unwrap_err().starts_with("invalid taint spec: :NoSchedule, name part must be non-empty"));
+        let specs = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        // Without an effect the whole word is the key, and "=" is not allowed in one.
+        let no_effect = parse_taints(&specs(&["dedicated=gpu"])).err().unwrap_or_default();
+        assert!(
+            no_effect.starts_with("invalid taint spec: dedicated=gpu, name part must consist of alphanumeric characters"),
+            "{no_effect}"
+        );
+        assert_eq!(
+            parse_taints(&specs(&["a=1:NoSchedule", "a=2:NoSchedule"])).err().as_deref(),
+            Some("duplicated taints with the same key and effect: {a 2 NoSchedule <nil>}")
+        );
+        let c = parse_taints(&specs(&["dedicated:NoSchedule-", "gpu-"])).expect("removals");
+        assert_eq!(c.remove.len(), 2);
+        assert_eq!(c.remove[1].effect, "");
+    }
+
+    #[test]
+    fn reorganizing_taints_names_the_operation() {
+        let mut node = Node::default();
+        let specs = |v: &[&str]| parse_taints(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>()).expect("valid");
+        let (word, taints) = reorganize(&node, false, &specs(&["dedicated=gpu:NoSchedule"])).expect("ok");
+        assert_eq!((word, taints.len()), ("tainted", 1));
+        node.spec.taints = taints;
+        let (word, taints) = reorganize(&node, false, &specs(&["dedicated:NoSchedule-"])).expect("ok");
+        assert_eq!((word, taints.len()), ("untainted", 0));
+        assert_eq!(reorganize(&node, false, &specs(&["other-"])).unwrap_err(), "taint \"other\" not found");
+        assert_eq!(reorganize(&node, true, &specs(&["dedicated=cpu:NoSchedule"])).expect("ok").0, "modified");
+    }
+
+    #[test]
+    fn go_durations_print_like_go() {
+        assert_eq!(go_duration(Duration::secs(30)), "30s");
+        assert_eq!(go_duration(Duration::secs(60)), "1m0s");
+        assert_eq!(go_duration(Duration::secs(3725)), "1h2m5s");
+    }
+}
