@@ -215,20 +215,21 @@ fn with_every_watch_event_to_the_controller_manager_dropped_a_re_list_still_conv
     assert!(s.sim().watch_events_dropped() > 0);
     run(&mut s, "sim watch drop 0");
     assert!(s.sim().watch_faults().is_empty());
-    // Turning the fault off brings nothing back: the missed event stays missed (the resync is
-    // 12–24 h away), and etcd compacts the revisions a re-watch would replay.
+    // Turning the fault off brings nothing back: the missed event stays missed, and the resync
+    // (which only re-delivers the cache anyway) is 12–24 h away.
     s.advance(Duration::mins(11));
     assert_eq!(pods(s.sim()).len(), 2);
-    // A watch that ends must be re-opened: its revision is compacted (410 Gone), so the informer
-    // re-lists, sees the pod missing, and the level-triggered controller closes the gap.
-    run(&mut s, "sim watch sever kube-controller-manager");
+    // What converges it is a re-list: the severed watch's client must list again, the informer
+    // finds the pod missing, and the level-triggered controller closes the gap at once.
+    let out = run(&mut s, "sim watch sever kube-controller-manager");
+    assert_eq!(out.stdout, "severed 4 watches of kube-controller-manager; each client re-lists\n");
     s.advance(Duration::secs(10));
     assert_eq!(running_pods(s.sim()).len(), 3);
     assert_invariants(s.sim());
 }
 
 #[test]
-fn a_severed_watch_re_watches_from_its_revision_and_replays_what_it_missed() {
+fn a_severed_watch_makes_its_client_re_list_and_act_on_what_it_missed() {
     let mut s = session(8);
     run(&mut s, "sim watch drop 100 kube-controller-manager");
     run(&mut s, "kubectl scale deployment web --replicas=1");

@@ -381,7 +381,7 @@ pub fn help_text() -> String {
        sim node recover NODE      power on, or reconnect\n  \
        sim watch drop PERCENT [COMPONENT]   lose that share of watch events (0: off)\n  \
        sim watch delay DURATION [COMPONENT] deliver watch events that much later (0s: off)\n  \
-       sim watch sever [COMPONENT]          end watches: clients re-watch or re-list\n  \
+       sim watch sever [COMPONENT]          end watches: each client must re-list\n  \
        sim etcd snapshot|restore|wipe       back up etcd, restore the backup, lose everything\n  \
        sim crash POD [--after 0s] [--code 1]  the pod's containers exit after each start\n"
         .to_string()

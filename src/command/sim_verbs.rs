@@ -274,10 +274,9 @@ fn watch(session: &mut Session, rest: &[String]) -> CommandOutput {
             Err(e) => CommandOutput::err(format!("error: {e}")),
         },
         _ => {
-            let n = sim.open_watches(target.as_ref());
-            sim.sever_watches(target.as_ref());
+            let n = sim.sever_watches_to_relist(target.as_ref());
             let plural = if n == 1 { "" } else { "es" };
-            CommandOutput::out(format!("severed {n} watch{plural} of {who}; each client re-watches or re-lists"))
+            CommandOutput::out(format!("severed {n} watch{plural} of {who}; each client re-lists"))
         }
     }
 }

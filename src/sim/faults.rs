@@ -11,10 +11,11 @@
 
 use super::{ComponentId, Sim};
 use crate::api::ApiError;
+use crate::api::ApiRequest;
 use crate::kubelet::{CrashPlan, Kubelet};
 use crate::model::{Duration, Kind, ObjectKey};
 use crate::store::Snapshot;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// How long kube-apiserver waits on an unreachable etcd before failing a request: etcd's own
 /// request timeout (5 s plus two 1 s election timeouts), after which the API server passes on
@@ -69,6 +70,9 @@ pub(crate) struct Faults {
     pub snapshot: Option<Snapshot>,
     /// Watch notifications lost to `watch drop` so far.
     pub dropped: u64,
+    /// Watches severed by `sim watch sever`, by client and kind: the client's next watch of
+    /// that kind is answered 410 Gone, so it re-lists.
+    pub relist: BTreeSet<(ComponentId, Kind)>,
 }
 
 impl Sim {
@@ -113,11 +117,15 @@ impl Sim {
     }
 
     /// Why a request from `from` gets no real answer, and how long the client waits to learn it.
-    pub(super) fn refusal(&mut self, from: &ComponentId, is_watch: bool) -> Option<(ApiError, Duration)> {
+    pub(super) fn refusal(&mut self, from: &ComponentId, request: &ApiRequest) -> Option<(ApiError, Duration)> {
         let f = &self.faults;
-        if !f.api_server_down && !f.etcd_down && f.nodes.is_empty() {
+        if !f.api_server_down && !f.etcd_down && f.nodes.is_empty() && f.relist.is_empty() {
             return None;
         }
+        let watch = match request {
+            ApiRequest::Watch(w) => Some(w),
+            _ => None,
+        };
         if self.is_partitioned(from) {
             return Some((ApiError::network_timeout(), PARTITIONED_REQUEST_TIMEOUT));
         }
@@ -126,8 +134,13 @@ impl Sim {
             return Some((ApiError::connection_refused(), Duration(self.jitter(self.latencies.response.0))));
         }
         // With etcd gone the API server still serves new watches from its watch cache.
-        if self.faults.etcd_down && !is_watch {
+        if self.faults.etcd_down && watch.is_none() {
             return Some((ApiError::etcd_timeout(), ETCD_REQUEST_TIMEOUT));
+        }
+        let w = watch?;
+        if self.faults.relist.remove(&(from.clone(), w.kind)) {
+            let message = format!("too old resource version: {} ({})", w.resource_version, self.api.etcd.revision());
+            return Some((ApiError::gone(message), Duration(self.jitter(self.latencies.response.0))));
         }
         None
     }
@@ -300,6 +313,23 @@ impl Sim {
         self.faults.watch.retain(|_, f| !f.is_clear());
     }
 
+    /// `sim watch sever [COMPONENT]`: ends the target's watches so that each client must re-list:
+    /// its re-watch lands where its revision is unknown (another API server's watch cache, say)
+    /// and is answered 410 Gone. A re-list repairs a cache however it went wrong — which is what
+    /// makes a level-triggered controller converge after lost events. Returns how many ended.
+    pub fn sever_watches_to_relist(&mut self, of: Option<&ComponentId>) -> usize {
+        let severed: Vec<(ComponentId, Kind)> = self
+            .watch_owner
+            .iter()
+            .filter(|(_, o)| of.is_none_or(|x| x == *o))
+            .filter_map(|(w, o)| Some((o.clone(), self.api.watches.spec(*w)?.0)))
+            .collect();
+        let n = severed.len();
+        self.faults.relist.extend(severed);
+        self.sever_watches(of);
+        n
+    }
+
     /// How many watches `sever_watches(of)` would end now.
     pub fn open_watches(&self, of: Option<&ComponentId>) -> usize {
         self.watch_owner.values().filter(|o| of.is_none_or(|x| x == *o)).count()
@@ -334,6 +364,7 @@ impl Sim {
         self.api.reindex();
         self.api.restart_watch_cache();
         self.compact_to = self.api.etcd.revision();
+        self.invariants.forget_history();
         self.sever_watches(None);
     }
 

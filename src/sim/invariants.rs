@@ -37,6 +37,13 @@ impl Checker {
     }
 
     /// Checks the stored state at `now`; returns what is wrong.
+    /// etcd's content was replaced (restore, wipe): the history the checks remember is no longer
+    /// the store's. A restored pod may be unbound again and legitimately bound elsewhere.
+    pub fn forget_history(&mut self) {
+        self.bound.clear();
+        self.ownerless_since.clear();
+    }
+
     pub fn check(&mut self, api: &ApiServer, now: Time) -> Vec<String> {
         let mut out = Vec::new();
         self.check_nodes(api, &mut out);

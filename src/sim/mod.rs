@@ -515,7 +515,7 @@ impl Sim {
 
     fn arrive(&mut self, from: ComponentId, id: RequestId, request: Box<ApiRequest>) {
         let arrived = self.now;
-        if let Some((error, wait)) = self.refusal(&from, matches!(*request, ApiRequest::Watch(_))) {
+        if let Some((error, wait)) = self.refusal(&from, &request) {
             let back = arrived + wait;
             self.trace.record(
                 arrived,
