@@ -262,14 +262,20 @@ fn watch(session: &mut Session, rest: &[String]) -> CommandOutput {
         ("drop", Some(v)) => match parse_percent(v) {
             Ok(p) => {
                 sim.set_watch_drop(target, p);
-                CommandOutput::out(format!("watch events to {who}: {p}% dropped"))
+                match p {
+                    0 => CommandOutput::out(format!("watch events to {who}: no longer dropped")),
+                    p => CommandOutput::out(format!("watch events to {who}: {p}% dropped")),
+                }
             }
             Err(e) => e,
         },
         ("delay", Some(v)) => match Duration::parse(v) {
             Ok(d) => {
                 sim.set_watch_delay(target, d);
-                CommandOutput::out(format!("watch events to {who}: delayed {}", format_sim_time(d)))
+                match d {
+                    Duration::ZERO => CommandOutput::out(format!("watch events to {who}: no longer delayed")),
+                    d => CommandOutput::out(format!("watch events to {who}: delayed {}", format_sim_time(d))),
+                }
             }
             Err(e) => CommandOutput::err(format!("error: {e}")),
         },

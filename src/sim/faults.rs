@@ -396,3 +396,92 @@ impl Sim {
         Ok(node)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::FieldFilter;
+    use crate::api::{Reason, WatchRequest};
+    use crate::sim::NodeConfig;
+
+    fn cluster() -> Sim {
+        let mut sim = Sim::new(3);
+        sim.add_node(NodeConfig::new("node-1")).unwrap();
+        sim.settle(Duration::secs(30)).unwrap();
+        sim
+    }
+
+    fn watch(kind: Kind) -> ApiRequest {
+        ApiRequest::Watch(WatchRequest { kind, field: FieldFilter::All, resource_version: 0, labels: None })
+    }
+
+    #[test]
+    fn a_components_own_watch_fault_wins_and_an_all_components_setting_replaces_them() {
+        let mut sim = cluster();
+        let kcm = ComponentId::ControllerManager;
+        sim.set_watch_drop(None, 30);
+        sim.set_watch_drop(Some(kcm.clone()), 50);
+        sim.set_watch_delay(Some(kcm.clone()), Duration::secs(2));
+        assert_eq!(sim.watch_fault_for(&kcm), Some(WatchFault { drop_percent: 50, delay: Duration::secs(2) }));
+        assert_eq!(sim.watch_fault_for(&ComponentId::Scheduler), Some(WatchFault { drop_percent: 30, delay: Duration::ZERO }));
+        sim.set_watch_drop(None, 0);
+        assert_eq!(sim.watch_fault_for(&kcm), Some(WatchFault { drop_percent: 0, delay: Duration::secs(2) }), "the delay stays");
+        assert_eq!(sim.watch_fault_for(&ComponentId::Scheduler), None);
+        sim.set_watch_delay(None, Duration::ZERO);
+        assert!(sim.watch_faults().is_empty());
+    }
+
+    #[test]
+    fn a_stopped_api_server_refuses_at_once_and_a_stopped_etcd_times_out_but_still_serves_watches() {
+        let mut sim = cluster();
+        sim.latencies.jitter = 0.0;
+        let kcm = ComponentId::ControllerManager;
+        sim.stop("kube-apiserver").unwrap();
+        let (err, wait) = sim.refusal(&kcm, &watch(Kind::Pod)).expect("refused");
+        assert_eq!((err.reason, wait), (Reason::ConnectionRefused, Duration::millis(2)));
+        sim.start("kube-apiserver").unwrap();
+        sim.stop("etcd").unwrap();
+        assert!(sim.refusal(&kcm, &watch(Kind::Pod)).is_none(), "served from the watch cache");
+        let (err, wait) = sim.refusal(&kcm, &ApiRequest::Get(ObjectKey::new(Kind::Node, "", "node-1"))).expect("fails");
+        assert_eq!((err.message.as_str(), wait), ("etcdserver: request timed out", ETCD_REQUEST_TIMEOUT));
+        sim.node_partition("node-1").unwrap();
+        let kubelet = ComponentId::Kubelet("node-1".into());
+        assert_eq!(
+            sim.refusal(&kubelet, &watch(Kind::Pod)).map(|(e, w)| (e.reason, w)),
+            Some((Reason::NetworkTimeout, PARTITIONED_REQUEST_TIMEOUT))
+        );
+    }
+
+    #[test]
+    fn lifecycle_errors_name_the_problem_and_change_nothing() {
+        let mut sim = cluster();
+        assert_eq!(sim.start("etcd").unwrap_err(), "etcd is already running");
+        assert!(sim.stop("kubectl").unwrap_err().starts_with("unknown component \"kubectl\"; known components: etcd, kube-apiserver,"));
+        sim.stop("kube-scheduler").unwrap();
+        assert_eq!(sim.stop("kube-scheduler").unwrap_err(), "kube-scheduler is already stopped");
+        assert_eq!(sim.restart("kube-scheduler"), Ok(ComponentId::Scheduler), "restart starts a stopped process");
+        sim.node_fail("node-1").unwrap();
+        assert_eq!(sim.node_partition("node-1").unwrap_err(), "node \"node-1\" is powered off");
+        assert_eq!(
+            sim.restart("kubelet-node-1").unwrap_err(),
+            "node \"node-1\" is powered off; bring it back with: sim node recover node-1"
+        );
+        assert!(!sim.is_running(&ComponentId::Kubelet("node-1".into())));
+        assert_eq!(sim.node_recover("node-1"), Ok(NodeFault::PoweredOff));
+        assert!(sim.is_running(&ComponentId::Kubelet("node-1".into())));
+        assert!(!sim.has_faults());
+    }
+
+    #[test]
+    fn a_severed_watch_is_answered_gone_once_so_its_client_re_lists() {
+        let mut sim = cluster();
+        let kcm = ComponentId::ControllerManager;
+        assert_eq!(sim.sever_watches_to_relist(Some(&kcm)), 4);
+        assert_eq!(sim.open_watches(Some(&kcm)), 0);
+        let (err, _) = sim.refusal(&kcm, &watch(Kind::Pod)).expect("gone");
+        assert_eq!(err.reason, Reason::Gone);
+        assert!(sim.refusal(&kcm, &watch(Kind::Pod)).is_none(), "only once");
+        sim.advance(Duration::secs(5));
+        assert_eq!(sim.open_watches(Some(&kcm)), 4, "re-listed and watching again");
+    }
+}
