@@ -523,7 +523,15 @@ impl Sim {
                 &"kube-apiserver",
                 &from,
                 MessageKind::Response,
-                format_args!("{}", error.reason.as_str()),
+                // A transport error has no status code; a server error is traced as any other.
+                format_args!(
+                    "{}",
+                    if error.is_transport() {
+                        error.reason.as_str().to_string()
+                    } else {
+                        format!("{} {}", error.code(), error.reason.as_str()).trim_end().to_string()
+                    }
+                ),
                 &"",
             );
             self.push(back, Delivery::Response { to: from, id, result: Err(error) });
