@@ -446,3 +446,20 @@ fn a_restarted_api_server_makes_clients_behind_its_new_watch_cache_re_list() {
     assert_eq!(running_pods(s.sim()).len(), 2);
     assert_invariants(s.sim());
 }
+
+#[test]
+fn a_restarted_controller_manager_acts_on_the_state_it_finds_not_on_the_events_it_missed() {
+    let mut s = session(17);
+    run(&mut s, "sim stop kube-controller-manager");
+    for n in [5, 2, 4] {
+        run(&mut s, &format!("kubectl scale deployment web --replicas={n}"));
+        s.advance(Duration::secs(5));
+    }
+    let before: Vec<String> = events(s.sim(), "ScalingReplicaSet").into_iter().map(|e| e.message).collect();
+    run(&mut s, "sim restart kube-controller-manager");
+    s.advance(Duration::secs(15));
+    let after: Vec<String> = events(s.sim(), "ScalingReplicaSet").into_iter().map(|e| e.message).filter(|m| !before.contains(m)).collect();
+    assert_eq!(after.len(), 1, "one decision from the state it re-listed: {after:?}");
+    assert!(after[0].starts_with("Scaled up replica set web-") && after[0].ends_with(" from 3 to 4"), "{after:?}");
+    assert_eq!(running_pods(s.sim()).len(), 4);
+}
