@@ -366,6 +366,8 @@ fn a_crashing_container_goes_into_crash_loop_back_off_10s_20s_40s_with_back_off_
     let p = s.sim().api().get(&ObjectKey::new(Kind::Pod, "default", &name)).unwrap().as_pod().unwrap().clone();
     let c = &p.status.container_statuses[0];
     assert!(c.restart_count >= 4);
+    let status = run(&mut s, "sim status").stdout;
+    assert!(status.contains(&format!("  pod/{name} on node-1: exits with code 3 0ms after each start\n")), "{status}");
     assert_eq!(c.last_state.terminated.as_ref().map(|t| t.exit_code), Some(3));
     let back_off = events(s.sim(), "BackOff");
     let e = back_off.iter().find(|e| e.involved_object.name == name).expect("a BackOff event");

@@ -175,6 +175,14 @@ fn fault_lines(sim: &crate::sim::Sim) -> Vec<String> {
             lines.push(format!("watch events to {who}: delayed {}", format_sim_time(f.delay)));
         }
     }
+    for (node, pod, plan) in sim.injected_crashes() {
+        lines.push(format!(
+            "pod/{} on {node}: exits with code {} {} after each start",
+            pod.name,
+            plan.exit_code,
+            format_sim_time(plan.after)
+        ));
+    }
     if sim.watch_events_dropped() > 0 {
         lines.push(format!("watch events dropped so far: {}", sim.watch_events_dropped()));
     }

@@ -247,6 +247,18 @@ impl Kubelet {
         }
     }
 
+    /// The crashes `sim crash` injected on this node, by pod (name from its sandbox when it has
+    /// one, else its UID as the name).
+    pub fn injected_crashes(&self) -> Vec<(ObjectKey, CrashPlan)> {
+        self.runtime
+            .crash_plans()
+            .map(|(uid, plan)| {
+                let key = self.runtime.sandbox(uid).map(|s| s.pod.clone()).unwrap_or_else(|| ObjectKey::new(Kind::Pod, "", uid));
+                (key, *plan)
+            })
+            .collect()
+    }
+
     /// Records the last thing done, in words, for the page.
     fn note(&mut self, now: Time, action: String) {
         self.proc.last_action = action;

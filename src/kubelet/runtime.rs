@@ -341,6 +341,10 @@ impl Runtime {
     pub fn crash_plan(&self, uid: &str) -> Option<CrashPlan> {
         self.crash_plans.get(uid).copied()
     }
+    /// Every injected crash, by pod UID.
+    pub fn crash_plans(&self) -> impl Iterator<Item = (&String, &CrashPlan)> {
+        self.crash_plans.iter()
+    }
 
     /// When the next planned exit happens.
     pub fn next_event(&self) -> Option<Time> {

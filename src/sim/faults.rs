@@ -96,6 +96,15 @@ impl Sim {
     pub fn etcd_snapshot(&self) -> Option<&Snapshot> {
         self.faults.snapshot.as_ref()
     }
+    /// The crashes `sim crash` injected, by node and pod.
+    pub fn injected_crashes(&self) -> Vec<(String, ObjectKey, CrashPlan)> {
+        let kubelets = self.component_ids().filter_map(|id| match id {
+            ComponentId::Kubelet(node) => Some((node.clone(), self.component_as::<Kubelet>(id)?)),
+            _ => None,
+        });
+        kubelets.flat_map(|(node, k)| k.injected_crashes().into_iter().map(move |(pod, plan)| (node.clone(), pod, plan))).collect()
+    }
+
     /// Whether any fault is in force (stopped components not counted).
     pub fn has_faults(&self) -> bool {
         self.faults.api_server_down || self.faults.etcd_down || !self.faults.nodes.is_empty() || !self.faults.watch.is_empty()
