@@ -85,3 +85,20 @@ fn a_deployment_claim_becomes_a_replica_set_and_its_pods() {
     assert_eq!(scaled, vec![format!("Scaled up replica set web-{hash} from 0 to 3")]);
     assert!(sim.violations().is_empty(), "{:?}", sim.violations());
 }
+
+/// On every seed the default scenario's claim becomes three Running pods. A watch's first events
+/// must never overtake the response that opened it: when they did, an informer dropped the
+/// ReplicaSet's ADDED event (seed 6), the cluster "settled" with no pods and never healed.
+#[test]
+fn on_every_seed_the_default_scenario_converges() {
+    use kubeloop::command::{Scenario, Session};
+    for seed in 0..64 {
+        let mut s = Session::new(Scenario::builtin("default").expect("default scenario"), Some(seed)).expect("starts");
+        s.sim_mut().check_every_step = true;
+        let settled = s.settle(Duration::mins(2));
+        assert!(settled.is_ok(), "seed {seed} never settled");
+        let running = pods(s.sim()).iter().filter(|p| p.phase().as_str() == "Running" && p.is_ready()).count();
+        assert_eq!(running, 3, "seed {seed}");
+        assert_eq!(s.sim().violations(), &[] as &[String], "seed {seed}");
+    }
+}

@@ -485,12 +485,12 @@ mod tests {
     fn a_severed_watch_is_answered_gone_once_so_its_client_re_lists() {
         let mut sim = cluster();
         let kcm = ComponentId::ControllerManager;
-        assert_eq!(sim.sever_watches_to_relist(Some(&kcm)), 4);
+        assert_eq!(sim.sever_watches_to_relist(Some(&kcm)), 5);
         assert_eq!(sim.open_watches(Some(&kcm)), 0);
         let (err, _) = sim.refusal(&kcm, &watch(Kind::Pod)).expect("gone");
         assert_eq!(err.reason, Reason::Gone);
         assert!(sim.refusal(&kcm, &watch(Kind::Pod)).is_none(), "only once");
         sim.advance(Duration::secs(5));
-        assert_eq!(sim.open_watches(Some(&kcm)), 4, "re-listed and watching again");
+        assert_eq!(sim.open_watches(Some(&kcm)), 5, "re-listed and watching again");
     }
 }

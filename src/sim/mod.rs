@@ -340,24 +340,27 @@ impl Sim {
 
     /// Records a write's etcd hop and schedules its notifications.
     fn after_handled(&mut self, at: Time, handled: &Handled) {
-        if let Some(rev) = handled.revision {
+        let written = handled.result.as_ref().ok().and_then(|r| r.object()).cloned();
+        self.after_write(at, handled.revision, written.as_deref(), handled.notifications.clone());
+    }
+
+    /// The etcd hop of a write (if it wrote) and the notifications it fans out.
+    fn after_write(&mut self, at: Time, revision: Option<u64>, written: Option<&Object>, notifications: Vec<(WatchId, WatchEvent)>) {
+        if let Some(rev) = revision {
             let commit = at + Duration(self.jitter(self.latencies.etcd_write.0));
-            let written = handled.result.as_ref().ok().and_then(|r| r.object());
             let object: &dyn std::fmt::Display = match written {
                 Some(o) => &o.key_ref(),
                 None => &"",
             };
             self.trace.record(at, commit, &"kube-apiserver", &"etcd", MessageKind::EtcdWrite, format_args!("rev {rev}"), object);
             self.invariants.observe_revision(rev, &mut self.violations);
-            if let Ok(r) = &handled.result {
-                if let Some(o) = r.object() {
-                    self.invariants.observe_write(o, self.now);
-                }
+            if let Some(o) = written {
+                self.invariants.observe_write(o, self.now);
             }
-            self.schedule_notifications(commit, handled.notifications.clone());
-        } else if !handled.notifications.is_empty() {
+            self.schedule_notifications(commit, notifications);
+        } else if !notifications.is_empty() {
             // A watch's replay of past changes.
-            self.schedule_notifications(at, handled.notifications.clone());
+            self.schedule_notifications(at, notifications);
         }
     }
 
@@ -537,22 +540,25 @@ impl Sim {
             self.push(back, Delivery::Response { to: from, id, result: Err(error) });
             return;
         }
-        let handled = {
-            let h = self.api.handle(arrived, &mut self.rng, *request);
-            if let Ok(crate::api::ApiResponse::Watching(w)) = &h.result {
-                self.watch_owner.insert(*w, from.clone());
-            }
-            self.after_handled(arrived, &h);
-            h
-        };
+        let handled = self.api.handle(arrived, &mut self.rng, *request);
         let etcd_time = if handled.revision.is_some() { self.latencies.etcd_write.0 } else { 0 };
         let back = arrived + Duration(etcd_time + self.jitter(self.latencies.response.0));
+        if let Ok(crate::api::ApiResponse::Watching(w)) = &handled.result {
+            self.watch_owner.insert(*w, from.clone());
+            // A watch's events travel on the stream its response opened: none may reach the
+            // client before the response that tells it the watch exists.
+            self.watch_clock.insert(*w, back);
+        }
         let status = match &handled.result {
             Ok(_) => format_args!("200"),
             Err(e) => format_args!("{} {}", e.code(), e.reason.as_str()),
         };
         self.trace.record(arrived, back, &"kube-apiserver", &from, MessageKind::Response, status, &"");
-        self.push(back, Delivery::Response { to: from, id, result: handled.result });
+        let Handled { result, notifications, revision } = handled;
+        let written = result.as_ref().ok().and_then(|r| r.object()).cloned();
+        // Queued before the watch's first events, so at the same millisecond it still comes first.
+        self.push(back, Delivery::Response { to: from, id, result });
+        self.after_write(arrived, revision, written.as_deref(), notifications);
     }
 
     /// Calls into one component with a fresh context, then sends what it asked for and
