@@ -17,6 +17,7 @@
 //! compare by pointer first and the shell can skip unchanged parts cheaply.
 
 pub mod cluster;
+pub mod embed;
 pub mod events;
 pub mod explain;
 pub mod flow;
@@ -24,6 +25,7 @@ pub mod gap;
 pub mod hints;
 pub mod loops;
 pub mod page;
+pub mod share;
 
 pub use cluster::{ClusterTracker, ClusterView, NodeView, PodView, Usage};
 pub use events::{EventFilter, EventLog, EventRow, EventTable};

@@ -38,16 +38,106 @@ manifests: |
             requests: {cpu: 100m, memory: 128Mi}
 "#;
 
-/// What the address asks for.
+/// The panels the page can show (`?panels=`); the lesson helper's panels are named here too so
+/// one list decides the layout.
+pub const PANELS: [&str; 11] = ["header", "cluster", "gap", "pod", "loops", "flow", "events", "commands", "console", "editor", "lesson"];
+/// The controls the toolbar can show (`?controls=`).
+pub const CONTROLS: [&str; 10] = ["play", "pause", "step", "fast-forward", "speed", "time", "seed", "reset", "add-node", "share"];
+
+/// The colour scheme (`?theme=`): `auto` follows the system.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Theme {
+    #[default]
+    Auto,
+    Light,
+    Dark,
+}
+
+impl Theme {
+    pub fn name(self) -> &'static str {
+        match self {
+            Theme::Auto => "auto",
+            Theme::Light => "light",
+            Theme::Dark => "dark",
+        }
+    }
+}
+
+/// One command line the learner ran, at the simulated time it ran (for permalinks and traces).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Recorded {
+    /// Simulated milliseconds since the start of the run.
+    pub at: u64,
+    pub command: String,
+}
+
+/// What the address (or the custom element's attributes) asks for. Each field has the default a
+/// bare page uses, so a malformed parameter falls back to it alone.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PageParams {
+    /// A built-in scenario name, or the URL of a YAML scenario file on the page's own origin.
     pub scenario: String,
     pub seed: Option<u64>,
+    /// Simulated time per wall-clock time, one of [`SPEEDS`].
+    pub speed: f64,
+    /// Whether the clock runs from the start.
+    pub autoplay: bool,
+    /// The panels shown; `None` shows every panel.
+    pub panels: Option<Vec<String>>,
+    /// The toolbar controls shown; `None` shows every control.
+    pub controls: Option<Vec<String>>,
+    pub theme: Theme,
+    /// A lesson name or URL, read by the lesson engine.
+    pub lesson: Option<String>,
+    /// Origins whose messages are obeyed and to which events are posted (`*` for any). Empty
+    /// means the page's own origin only.
+    pub origins: Vec<String>,
+    /// Commands to replay, in order, each at its simulated time (a permalink's `cmd=`).
+    pub commands: Vec<Recorded>,
+    /// The simulated time to run to after the replay (a permalink's `at=`); the clock then waits.
+    pub at: Option<u64>,
 }
 
 impl Default for PageParams {
     fn default() -> Self {
-        PageParams { scenario: "default".into(), seed: None }
+        PageParams {
+            scenario: "default".into(),
+            seed: None,
+            speed: 1.0,
+            autoplay: true,
+            panels: None,
+            controls: None,
+            theme: Theme::Auto,
+            lesson: None,
+            origins: Vec::new(),
+            commands: Vec::new(),
+            at: None,
+        }
+    }
+}
+
+impl PageParams {
+    /// Whether panel `name` is shown.
+    pub fn shows_panel(&self, name: &str) -> bool {
+        self.panels.as_ref().is_none_or(|p| p.iter().any(|n| n == name))
+    }
+
+    /// Whether toolbar control `name` is shown.
+    pub fn shows_control(&self, name: &str) -> bool {
+        self.controls.as_ref().is_none_or(|c| c.iter().any(|n| n == name))
+    }
+
+    /// Whether the scenario is a URL to fetch rather than a built-in name.
+    pub fn scenario_is_url(&self) -> bool {
+        is_scenario_url(&self.scenario)
+    }
+
+    /// Whether a message from `origin` is obeyed, given the page's own origin.
+    pub fn allows_origin(&self, origin: &str, own: &str) -> bool {
+        if self.origins.is_empty() {
+            return origin == own;
+        }
+        self.origins.iter().any(|o| o == "*" || o == origin)
     }
 }
 
@@ -63,32 +153,155 @@ pub fn scenario(name: &str) -> Result<Scenario, String> {
     if name == "large" {
         return Scenario::parse(LARGE_SCENARIO);
     }
-    Scenario::builtin(name).ok_or_else(|| format!("unknown scenario {name:?}; the page knows {}", scenario_names().join(", ")))
+    Scenario::builtin(name).ok_or_else(|| format!("error: unknown scenario {name:?}; the page knows {}", scenario_names().join(", ")))
 }
 
-/// Reads `?scenario=NAME&seed=N` (other parameters are left to others). Errors say what was wrong.
-pub fn parse_query(query: &str) -> Result<PageParams, String> {
-    let mut params = PageParams::default();
-    for pair in query.trim_start_matches('?').split('&').filter(|p| !p.is_empty()) {
+/// Whether a `scenario` value names a file to fetch (it has a path or a YAML extension).
+pub fn is_scenario_url(value: &str) -> bool {
+    value.contains('/') || value.ends_with(".yaml") || value.ends_with(".yml")
+}
+
+/// Checks that a scenario URL stays on the page's own `origin` (`http://host:port`): a relative
+/// path, or an absolute URL on that origin. Anything else is refused before any request is made.
+pub fn check_scenario_url(url: &str, origin: &str) -> Result<(), String> {
+    let lower = url.to_ascii_lowercase();
+    let has_scheme = lower.split(['/', '?', '#']).next().is_some_and(|head| head.contains(':'));
+    let same_origin =
+        !origin.is_empty() && (lower == origin.to_ascii_lowercase() || lower.starts_with(&format!("{}/", origin.to_ascii_lowercase())));
+    if url.starts_with("//") || url.starts_with("\\\\") || (has_scheme && !same_origin) {
+        return Err(format!(
+            "error: refusing to load scenario {url:?}: it is not on this page's origin ({origin}); serve the YAML file next to the page"
+        ));
+    }
+    Ok(())
+}
+
+/// Reads the address's query string (`?scenario=NAME&seed=N&...`). See [`parse_pairs`].
+pub fn parse_query(query: &str) -> (PageParams, Vec<String>) {
+    let pairs = query.trim_start_matches('?').split('&').filter(|p| !p.is_empty()).map(|pair| {
         let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-        let value = percent_decode(value);
-        match key {
-            "scenario" => {
-                if !scenario_names().contains(&value.as_str()) {
-                    return Err(format!("unknown scenario {value:?} in the address; the page knows {}", scenario_names().join(", ")));
-                }
-                params.scenario = value;
-            }
-            "seed" => {
-                let seed = value
-                    .parse::<u64>()
-                    .map_err(|_| format!("invalid seed {value:?} in the address: must be a whole number from 0 to 18446744073709551615"))?;
-                params.seed = Some(seed);
-            }
-            _ => {}
+        (percent_decode(key), percent_decode(value))
+    });
+    parse_pairs(pairs)
+}
+
+/// Reads parameters given as name/value pairs (the query string's, or a custom element's
+/// attributes). A malformed value leaves its default in place and adds an error that says what
+/// was wrong and what is accepted; unknown names are left to others.
+pub fn parse_pairs(pairs: impl IntoIterator<Item = (String, String)>) -> (PageParams, Vec<String>) {
+    let mut params = PageParams::default();
+    let mut errors = Vec::new();
+    for (key, value) in pairs {
+        if let Err(e) = apply(&mut params, &key, value.trim()) {
+            errors.push(e);
         }
     }
-    Ok(params)
+    (params, errors)
+}
+
+fn invalid(name: &str, value: &str, accepted: &str) -> String {
+    format!("error: invalid value {value:?} for parameter \"{name}\": {accepted}")
+}
+
+fn apply(params: &mut PageParams, key: &str, value: &str) -> Result<(), String> {
+    match key {
+        "scenario" => {
+            if !is_scenario_url(value) && !scenario_names().contains(&value) {
+                return Err(format!(
+                    "error: unknown scenario {value:?} in parameter \"scenario\"; the page knows {} (or the URL of a YAML file)",
+                    scenario_names().join(", ")
+                ));
+            }
+            params.scenario = value.to_string();
+        }
+        "seed" => {
+            params.seed =
+                Some(value.parse::<u64>().map_err(|_| invalid("seed", value, "must be a whole number from 0 to 18446744073709551615"))?)
+        }
+        "speed" => {
+            let speed = value.parse::<f64>().ok().filter(|s| s.is_finite() && *s > 0.0);
+            params.speed = nearest_speed(speed.ok_or_else(|| invalid("speed", value, "must be a number above 0 (offered: 0.25 to 100)"))?);
+        }
+        "autoplay" => params.autoplay = parse_bool(value).ok_or_else(|| invalid("autoplay", value, "must be true or false"))?,
+        "panels" => params.panels = Some(parse_list("panels", value, &PANELS)?),
+        "controls" => params.controls = Some(parse_list("controls", value, &CONTROLS)?),
+        "theme" => {
+            params.theme = match value {
+                "auto" => Theme::Auto,
+                "light" => Theme::Light,
+                "dark" => Theme::Dark,
+                _ => return Err(invalid("theme", value, "must be one of light, dark, auto")),
+            }
+        }
+        "lesson" => params.lesson = Some(value.to_string()).filter(|v| !v.is_empty()),
+        "origins" => params.origins = parse_origins(value)?,
+        "cmd" => {
+            let (at, command) = value
+                .split_once(':')
+                .and_then(|(at, c)| Some((at.parse::<u64>().ok()?, c)))
+                .ok_or_else(|| invalid("cmd", value, "must be MILLISECONDS:COMMAND, the simulated time and the command line run then"))?;
+            params.commands.push(Recorded { at, command: command.to_string() });
+        }
+        "at" => params.at = Some(value.parse::<u64>().map_err(|_| invalid("at", value, "must be whole simulated milliseconds"))?),
+        _ => {}
+    }
+    Ok(())
+}
+
+fn parse_bool(value: &str) -> Option<bool> {
+    match value {
+        "" | "true" | "1" | "yes" => Some(true),
+        "false" | "0" | "no" => Some(false),
+        _ => None,
+    }
+}
+
+/// A comma-separated list of names from `known`; `none` is the empty list.
+fn parse_list(name: &str, value: &str, known: &[&str]) -> Result<Vec<String>, String> {
+    if value == "none" {
+        return Ok(Vec::new());
+    }
+    let items: Vec<String> = value.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_string).collect();
+    match items.iter().find(|i| !known.contains(&i.as_str())) {
+        Some(bad) => Err(format!(
+            "error: unknown {} {bad:?} in parameter \"{name}\"; known: {}, or none",
+            name.trim_end_matches('s'),
+            known.join(", ")
+        )),
+        None => Ok(items),
+    }
+}
+
+/// A comma-separated list of origins (`scheme://host[:port]`) or `*`.
+fn parse_origins(value: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    for item in value.split(',').map(|s| s.trim().trim_end_matches('/')).filter(|s| !s.is_empty()) {
+        let valid = item == "*"
+            || item.split_once("://").is_some_and(|(scheme, rest)| {
+                !scheme.is_empty()
+                    && scheme.chars().all(|c| c.is_ascii_alphanumeric() || c == '+' || c == '-' || c == '.')
+                    && !rest.is_empty()
+                    && !rest.contains('/')
+            });
+        if !valid {
+            return Err(invalid("origins", item, "each origin must be scheme://host[:port] with no path, or *"));
+        }
+        out.push(item.to_string());
+    }
+    Ok(out)
+}
+
+/// Percent-encodes a query value: everything but the unreserved characters.
+pub fn percent_encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 /// `%XX` and `+` decoding for query values; malformed escapes are kept as they are.
@@ -174,19 +387,97 @@ mod tests {
 
     #[test]
     fn the_address_picks_scenario_and_seed_and_bad_values_say_why() {
-        assert_eq!(parse_query(""), Ok(PageParams::default()));
-        assert_eq!(parse_query("?scenario=large&seed=42"), Ok(PageParams { scenario: "large".into(), seed: Some(42) }));
-        assert_eq!(parse_query("?speed=10&scenario=rolling%2Dupdate"), Ok(PageParams { scenario: "rolling-update".into(), seed: None }));
+        assert_eq!(parse_query(""), (PageParams::default(), vec![]));
+        let (p, e) = parse_query("?scenario=large&seed=42");
+        assert_eq!((p.scenario.as_str(), p.seed, e.len()), ("large", Some(42), 0));
+        let (p, e) = parse_query("?speed=10&scenario=rolling%2Dupdate");
+        assert_eq!((p.scenario.as_str(), p.speed, e.len()), ("rolling-update", 10.0, 0));
+        let (p, e) = parse_query("?scenario=nope&seed=7");
+        assert_eq!(p.scenario, "default", "a bad scenario keeps the default");
+        assert_eq!(p.seed, Some(7), "the other parameters still apply");
         assert_eq!(
-            parse_query("?scenario=nope"),
-            Err("unknown scenario \"nope\" in the address; the page knows default, rolling-update, scale-up, large".into())
+            e,
+            vec!["error: unknown scenario \"nope\" in parameter \"scenario\"; the page knows default, rolling-update, scale-up, large (or the URL of a YAML file)"]
         );
         assert_eq!(
-            parse_query("?seed=-1"),
-            Err("invalid seed \"-1\" in the address: must be a whole number from 0 to 18446744073709551615".into())
+            parse_query("?seed=-1").1,
+            vec!["error: invalid value \"-1\" for parameter \"seed\": must be a whole number from 0 to 18446744073709551615"]
         );
-        assert!(parse_query("?seed=%ZZ&x").unwrap_err().contains("\"%ZZ\""));
-        assert!(parse_query("?seed=%").is_err());
+        assert!(parse_query("?seed=%ZZ&x").1[0].contains("\"%ZZ\""));
+        assert_eq!(parse_query("?seed=%").1.len(), 1);
+    }
+
+    #[test]
+    fn every_embedding_parameter_parses_and_each_bad_one_falls_back_alone() {
+        let (p, e) = parse_query(
+            "?scenario=scenarios%2Fmine.yaml&speed=7&autoplay=false&panels=cluster,events&controls=play,pause&theme=dark&lesson=scale&origins=https://course.example,http://127.0.0.1:8080/",
+        );
+        assert_eq!(e, Vec::<String>::new());
+        assert!(p.scenario_is_url());
+        assert_eq!(p.speed, 5.0, "the nearest offered speed");
+        assert!(!p.autoplay);
+        assert!(p.shows_panel("events") && !p.shows_panel("flow"));
+        assert!(p.shows_control("pause") && !p.shows_control("reset"));
+        assert_eq!(p.theme, Theme::Dark);
+        assert_eq!(p.lesson.as_deref(), Some("scale"));
+        assert_eq!(p.origins, vec!["https://course.example", "http://127.0.0.1:8080"]);
+        assert!(p.allows_origin("https://course.example", "http://x") && !p.allows_origin("https://evil.example", "http://x"));
+        assert!(PageParams::default().allows_origin("http://x", "http://x"), "no list: the page's own origin");
+        assert!(!PageParams::default().allows_origin("http://y", "http://x"));
+
+        let (p, e) = parse_query("?speed=fast&autoplay=maybe&panels=cluster,nope&controls=none&theme=blue&origins=course.example&seed=3");
+        assert_eq!(p.speed, 1.0);
+        assert!(p.autoplay);
+        assert_eq!(p.panels, None);
+        assert_eq!(p.controls, Some(vec![]));
+        assert!(!p.shows_control("play"));
+        assert_eq!(p.theme, Theme::Auto);
+        assert_eq!(p.seed, Some(3));
+        assert_eq!(
+            e,
+            vec![
+                "error: invalid value \"fast\" for parameter \"speed\": must be a number above 0 (offered: 0.25 to 100)",
+                "error: invalid value \"maybe\" for parameter \"autoplay\": must be true or false",
+                "error: unknown panel \"nope\" in parameter \"panels\"; known: header, cluster, gap, pod, loops, flow, events, commands, console, editor, lesson, or none",
+                "error: invalid value \"blue\" for parameter \"theme\": must be one of light, dark, auto",
+                "error: invalid value \"course.example\" for parameter \"origins\": each origin must be scheme://host[:port] with no path, or *",
+            ]
+        );
+        assert_eq!(parse_query("?speed=-2&speed=NaN&speed=inf").1.len(), 3);
+    }
+
+    #[test]
+    fn replayed_commands_and_the_final_time_come_from_the_address() {
+        let (p, e) = parse_query(
+            "?cmd=1500%3Akubectl%20scale%20deployment%20web%20--replicas%3D5&cmd=2000:sim%20node%20add%20node-3&at=9000&cmd=oops",
+        );
+        assert_eq!(
+            p.commands,
+            vec![
+                Recorded { at: 1500, command: "kubectl scale deployment web --replicas=5".into() },
+                Recorded { at: 2000, command: "sim node add node-3".into() }
+            ]
+        );
+        assert_eq!(p.at, Some(9000));
+        assert_eq!(e, vec!["error: invalid value \"oops\" for parameter \"cmd\": must be MILLISECONDS:COMMAND, the simulated time and the command line run then"]);
+        assert_eq!(percent_decode(&percent_encode("a b/c=d&e:é")), "a b/c=d&e:é");
+        assert_eq!(percent_encode("a b"), "a%20b");
+    }
+
+    #[test]
+    fn scenario_urls_stay_on_the_page_origin() {
+        let origin = "http://127.0.0.1:8080";
+        assert_eq!(check_scenario_url("scenarios/mine.yaml", origin), Ok(()));
+        assert_eq!(check_scenario_url("/course/mine.yaml", origin), Ok(()));
+        assert_eq!(check_scenario_url("http://127.0.0.1:8080/mine.yaml", origin), Ok(()));
+        assert_eq!(
+            check_scenario_url("https://evil.example/x.yaml", origin),
+            Err("error: refusing to load scenario \"https://evil.example/x.yaml\": it is not on this page's origin (http://127.0.0.1:8080); serve the YAML file next to the page".into())
+        );
+        assert!(check_scenario_url("//evil.example/x.yaml", origin).is_err());
+        assert!(check_scenario_url("http://127.0.0.1:8080.evil.example/x.yaml", origin).is_err());
+        assert!(check_scenario_url("javascript:alert(1)//.yaml", origin).is_err());
+        assert!(check_scenario_url("data:text/yaml,x.yaml", origin).is_err());
     }
 
     #[test]
@@ -197,7 +488,7 @@ mod tests {
         }
         let large = scenario("large").unwrap();
         assert_eq!(large.nodes.len(), 100);
-        assert!(scenario("huge").unwrap_err().starts_with("unknown scenario \"huge\""));
+        assert!(scenario("huge").unwrap_err().starts_with("error: unknown scenario \"huge\""));
     }
 
     #[test]

@@ -21,7 +21,7 @@ use kubeloop::view::flow::{hops, FlowLayout, Hop};
 use kubeloop::view::gap::{GapChart, GapHistory, GapView, MIN_SPAN_MS, WINDOW_MS};
 use kubeloop::view::hints::{Hint, HintTracker};
 use kubeloop::view::loops::{components, ComponentView};
-use kubeloop::view::page::{self, PageParams};
+use kubeloop::view::page;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
@@ -181,10 +181,8 @@ pub struct Engine {
 impl Engine {
     /// Starts the scenario the address names (or the default, with the address's error shown).
     pub fn new(query: &str) -> Engine {
-        let (params, mut error) = match page::parse_query(query) {
-            Ok(p) => (p, None),
-            Err(e) => (PageParams::default(), Some(e)),
-        };
+        let (params, errors) = page::parse_query(query);
+        let mut error = (!errors.is_empty()).then(|| errors.join("\n"));
         let session = page::scenario(&params.scenario)
             .and_then(|s| Session::new(s, params.seed))
             .or_else(|e| {
