@@ -40,7 +40,8 @@ manifests: |
 
 /// The panels the page can show (`?panels=`); the lesson helper's panels are named here too so
 /// one list decides the layout.
-pub const PANELS: [&str; 11] = ["header", "cluster", "gap", "pod", "loops", "flow", "events", "commands", "console", "editor", "lesson"];
+pub const PANELS: [&str; 12] =
+    ["header", "cluster", "gap", "pod", "hints", "loops", "flow", "events", "commands", "console", "editor", "lesson"];
 /// The controls the toolbar can show (`?controls=`).
 pub const CONTROLS: [&str; 10] = ["play", "pause", "step", "fast-forward", "speed", "time", "seed", "reset", "add-node", "share"];
 

@@ -8,6 +8,10 @@
 //!
 //! The snapshot lives in a reducer that keeps the same `Rc` when the engine reports no change, so
 //! a quiet frame renders nothing.
+//!
+//! The same component is the whole page and each `<kubeloop-sim>` widget: it is handed its
+//! [`Shared`] state (engine, inbox, host) and each frame it handles what the host sent, moves
+//! the engine, posts the engine's outbox and, when the content's height changed, a `resize`.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -18,12 +22,15 @@ use yew::prelude::*;
 
 use crate::cluster_view::ClusterPanel;
 use crate::controls::Toolbar;
-use crate::engine::{Action, Engine, Snapshot};
+use crate::engine::{Action, Snapshot};
 use crate::events_view::{CommandLog, EventsPanel};
 use crate::header::Header;
 use crate::hints_view::HintsPanel;
+use crate::host::{self, Incoming, Shared};
 use crate::loops_view::{FlowPanel, LoopsPanel};
+use crate::share_view::{ErrorBanner, SharePanel};
 use crate::side::{GapPanel, PodPanel};
+use kubeloop::view::embed::OutMessage;
 
 /// The rendered snapshot; the reducer keeps the old one when handed the same `Rc`.
 #[derive(PartialEq)]
@@ -46,72 +53,110 @@ fn wall_clock() -> impl Fn() -> f64 {
     move || performance.as_ref().map(|p| p.now()).unwrap_or(0.0)
 }
 
-fn query() -> String {
-    web_sys::window().and_then(|w| w.location().search().ok()).unwrap_or_default()
+/// Properties of [`App`]: the widget's shared state.
+#[derive(Properties, PartialEq)]
+pub struct AppProps {
+    pub shared: Rc<Shared>,
+    /// Whether this app is embedded (framed or an element): it sizes to its content.
+    pub embedded: bool,
 }
 
-/// The whole page.
+/// The whole page, or one widget.
 #[component]
-pub fn App() -> Html {
-    let engine = use_mut_ref(|| Engine::new(&query()));
-    let shown = use_reducer(|| Shown(engine.borrow().snapshot()));
+pub fn App(props: &AppProps) -> Html {
+    let shared = props.shared.clone();
+    let shown = use_reducer(|| Shown(shared.engine.borrow().snapshot()));
+    let root = use_node_ref();
+    let params = use_memo((), |_| shared.engine.borrow().params().clone());
 
     // The one way in for every control: run the action, show what changed.
     let on_action = {
-        let engine = engine.clone();
+        let shared = shared.clone();
         let dispatcher = shown.dispatcher();
         use_callback((), move |action: Action, _| {
-            let next = engine.borrow_mut().act(action);
+            let next = shared.engine.borrow_mut().act(action);
             if let Some(next) = next {
                 dispatcher.dispatch(next);
             }
+            flush_outbox(&shared);
         })
     };
 
     {
-        let engine = engine.clone();
+        let shared = shared.clone();
         let dispatcher = shown.dispatcher();
+        let root = root.clone();
         use_effect_with((), move |_| {
-            mark_ready();
-            let frames = start_frames(engine, move |next| dispatcher.dispatch(next));
-            move || frames.stop()
+            mark_ready(&shared, &root);
+            let listener = matches!(shared.host, host::Host::Page).then(|| host::listen(&shared)).flatten();
+            let frames = start_frames(shared, root, move |next| dispatcher.dispatch(next));
+            move || {
+                frames.stop();
+                if let Some(listener) = listener {
+                    host::stop_listening(&listener);
+                }
+            }
         });
     }
 
     let s = &shown.0;
+    let p = &*params;
+    let theme = (p.theme != kubeloop::view::page::Theme::Auto).then(|| p.theme.name());
     html! {
-        <div class="app" data-sim-time={s.time_ms.to_string()} data-mode={mode_name(s)}>
-            <Header version={kubeloop::VERSION} />
-            <Toolbar
-                time_ms={s.time_ms}
-                mode={s.mode}
-                speed={s.speed}
-                seed={s.seed}
-                lagging={s.lagging}
-                note={AttrValue::from(s.note.clone())}
-                scenario={AttrValue::from(s.scenario.clone())}
-                on_action={on_action.clone()}
-            />
-            if let Some(error) = &s.error {
-                <p class="error-banner" role="alert" data-testid="page-error">{ error.clone() }</p>
+        <div ref={root} class={classes!("app", props.embedded.then_some("embedded"))} data-theme={theme} data-sim-time={s.time_ms.to_string()} data-mode={mode_name(s)}>
+            if p.shows_panel("header") {
+                <Header version={kubeloop::VERSION} />
             }
-            <main class="content">
-                <ClusterPanel
-                    cluster={s.cluster.clone()}
-                    selected={s.selection.as_ref().map(|sel| AttrValue::from(format!("{}/{}", sel.namespace, sel.name)))}
+            if p.controls.as_ref().is_none_or(|c| !c.is_empty()) {
+                <Toolbar
+                    time_ms={s.time_ms}
+                    mode={s.mode}
+                    speed={s.speed}
+                    seed={s.seed}
+                    lagging={s.lagging}
+                    note={AttrValue::from(s.note.clone())}
+                    scenario={AttrValue::from(s.scenario.clone())}
+                    params={params.clone()}
                     on_action={on_action.clone()}
                 />
-                <aside class="side">
-                    <GapPanel gap={s.gap.clone()} chart={s.chart.clone()} on_action={on_action.clone()} />
-                    <PodPanel selection={s.selection.clone()} on_action={on_action.clone()} />
-                    if let Some(h) = &s.hints {
-                        <HintsPanel open={h.open} hints={h.hints.clone()} on_action={on_action.clone()} />
-                    }
-                </aside>
-                <LoopsPanel components={s.components.clone()} on_action={on_action.clone()} />
-                <FlowPanel layout={s.layout.clone()} hops={s.hops.clone()} selected={s.selection.as_ref().map(|sel| AttrValue::from(format!("pod/{}/{}", sel.namespace, sel.name)))} />
-                <EventsPanel events={s.events.clone()} filter={s.filter.clone()} on_action={on_action.clone()} />
-                <CommandLog commands={s.commands.clone()} />
+            }
+            <ErrorBanner errors={s.errors.clone()} on_action={on_action.clone()} />
+            if let Some(share) = &s.share {
+                <SharePanel share={share.clone()} on_action={on_action.clone()} />
+            }
+            <main class="content">
+                if p.shows_panel("cluster") {
+                    <ClusterPanel
+                        cluster={s.cluster.clone()}
+                        selected={s.selection.as_ref().map(|sel| AttrValue::from(format!("{}/{}", sel.namespace, sel.name)))}
+                        on_action={on_action.clone()}
+                    />
+                }
+                if p.shows_panel("gap") || p.shows_panel("pod") {
+                    <aside class="side">
+                        if p.shows_panel("gap") {
+                            <GapPanel gap={s.gap.clone()} chart={s.chart.clone()} on_action={on_action.clone()} />
+                        }
+                        if p.shows_panel("pod") {
+                            <PodPanel selection={s.selection.clone()} on_action={on_action.clone()} />
+                        }
+                        if let Some(h) = &s.hints {
+                            <HintsPanel open={h.open} hints={h.hints.clone()} on_action={on_action.clone()} />
+                        }
+                    </aside>
+                }
+                if p.shows_panel("loops") {
+                    <LoopsPanel components={s.components.clone()} on_action={on_action.clone()} />
+                }
+                if p.shows_panel("flow") {
+                    <FlowPanel layout={s.layout.clone()} hops={s.hops.clone()} selected={s.selection.as_ref().map(|sel| AttrValue::from(format!("pod/{}/{}", sel.namespace, sel.name)))} />
+                }
+                if p.shows_panel("events") {
+                    <EventsPanel events={s.events.clone()} filter={s.filter.clone()} on_action={on_action.clone()} />
+                }
+                if p.shows_panel("commands") {
+                    <CommandLog commands={s.commands.clone()} />
+                }
             </main>
         </div>
     }
@@ -144,21 +189,75 @@ impl Frames {
     }
 }
 
-/// Calls the engine on every animation frame and hands changed snapshots to `show`.
-fn start_frames(engine: Rc<RefCell<Engine>>, show: impl Fn(Rc<Snapshot>) + 'static) -> Frames {
+/// Wall milliseconds between checks of the content's height.
+const RESIZE_CHECK_MS: f64 = 200.0;
+
+/// Calls the engine on every animation frame and hands changed snapshots to `show`; before
+/// that, handles what arrived for it, and after, posts its outbox and any change of height.
+fn start_frames(shared: Rc<Shared>, root: NodeRef, show: impl Fn(Rc<Snapshot>) + 'static) -> Frames {
     let id = Rc::new(RefCell::new(None));
     let callback: FrameCallback = Rc::new(RefCell::new(None));
     let clock = wall_clock();
     let (id_in, callback_in) = (id.clone(), callback.clone());
+    let mut height = 0u32;
+    let mut last_check = f64::NEG_INFINITY;
     *callback.borrow_mut() = Some(Closure::new(move |ts: f64| {
-        let next = engine.borrow_mut().frame(ts, &clock);
+        if let Some(next) = handle_inbox(&shared) {
+            show(next);
+        }
+        let next = shared.engine.borrow_mut().frame(ts, &clock);
         if let Some(next) = next {
             show(next);
+        }
+        flush_outbox(&shared);
+        if ts - last_check >= RESIZE_CHECK_MS {
+            last_check = ts;
+            let now = root.cast::<web_sys::HtmlElement>().map(|e| e.offset_height().max(0) as u32).unwrap_or(0);
+            if now != height && now > 0 {
+                height = now;
+                shared.post(&OutMessage::Resize { height });
+            }
         }
         request(&id_in, &callback_in);
     }));
     request(&id, &callback);
     Frames { id, callback }
+}
+
+/// Hands what arrived to the engine, and starts any fetch it asks for. Returns the latest
+/// snapshot if anything changed.
+fn handle_inbox(shared: &Rc<Shared>) -> Option<Rc<Snapshot>> {
+    let incoming: Vec<Incoming> = std::mem::take(&mut *shared.inbox.borrow_mut());
+    let mut latest = None;
+    for item in incoming {
+        let mut engine = shared.engine.borrow_mut();
+        let next = match item {
+            Incoming::Message(json) => engine.receive(&json),
+            Incoming::Fetched(url, text) => engine.fetched(&url, text),
+        };
+        latest = next.or(latest);
+    }
+    let fetch = shared.engine.borrow_mut().take_fetch();
+    if let Some(url) = fetch {
+        match kubeloop::view::page::check_scenario_url(&url, &host::own_origin()) {
+            Ok(()) => host::fetch_scenario(shared, url),
+            Err(e) => {
+                let mut engine = shared.engine.borrow_mut();
+                engine.report(e);
+                latest = engine.refresh().or(latest);
+            }
+        }
+    }
+    latest
+}
+
+/// Posts the engine's outbox to the host, outside any borrow of the engine (a host may answer
+/// at once).
+fn flush_outbox(shared: &Shared) {
+    let out = shared.engine.borrow_mut().take_outbox();
+    for message in &out {
+        shared.post(message);
+    }
 }
 
 fn request(id: &Rc<RefCell<Option<i32>>>, callback: &FrameCallback) {
@@ -170,11 +269,23 @@ fn request(id: &Rc<RefCell<Option<i32>>>, callback: &FrameCallback) {
     *id.borrow_mut() = window.request_animation_frame(&cb).ok();
 }
 
-/// Sets `data-ready="true"` on `<body>`: the first render has been committed to the DOM.
-fn mark_ready() {
-    let body = web_sys::window().and_then(|window| window.document()).and_then(|document| document.body());
-    if let Some(body) = body {
-        // Setting an attribute on <body> fails only for an invalid name, and this one is valid.
-        let _ = body.set_attribute("data-ready", "true");
+/// Marks the widget ready: `data-ready="true"` on `<body>` for the whole page (on the app's
+/// root for an element), and a `ready` message to the host.
+fn mark_ready(shared: &Shared, root: &NodeRef) {
+    let target = match shared.host {
+        host::Host::Page => {
+            web_sys::window().and_then(|window| window.document()).and_then(|document| document.body()).map(web_sys::Element::from)
+        }
+        host::Host::Element(_) => root.cast::<web_sys::Element>(),
+    };
+    if let Some(target) = target {
+        // Setting an attribute fails only for an invalid name, and this one is valid.
+        let _ = target.set_attribute("data-ready", "true");
     }
+    let ready = {
+        let engine = shared.engine.borrow();
+        let s = engine.snapshot();
+        OutMessage::Ready { version: kubeloop::VERSION.into(), scenario: s.scenario.clone(), seed: s.seed, time_ms: s.time_ms }
+    };
+    shared.post(&ready);
 }

@@ -2,13 +2,15 @@
 //! run's identity (scenario, seed, reset, add a node).
 //!
 //! A separate component because it re-renders on every frame the clock moves, and it is small:
-//! the panels beside it keep their props and are skipped.
+//! the panels beside it keep their props and are skipped. Each control shows only if the page's
+//! `controls` parameter names it (all by default).
 
 use yew::prelude::*;
 
 use crate::engine::{sim_time, Action, Mode};
 use kubeloop::model::Time;
-use kubeloop::view::page::SPEEDS;
+use kubeloop::view::page::{PageParams, SPEEDS};
+use std::rc::Rc;
 
 #[derive(Properties, PartialEq)]
 pub struct ToolbarProps {
@@ -19,6 +21,7 @@ pub struct ToolbarProps {
     pub lagging: bool,
     pub note: AttrValue,
     pub scenario: AttrValue,
+    pub params: Rc<PageParams>,
     pub on_action: Callback<Action>,
 }
 
@@ -56,6 +59,7 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
         })
     };
     let playing = props.mode == Mode::Playing;
+    let show = |name: &str| props.params.shows_control(name);
     let status = match props.mode {
         Mode::Playing if props.lagging => "playing (the simulation is behind the clock)",
         Mode::Playing => "playing",
@@ -65,35 +69,56 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
     html! {
         <section class="toolbar" aria-label="Simulation controls">
             <div class="clock" role="group" aria-label="Clock">
-                <button type="button" class="primary" data-testid="play" onclick={act(Action::Play)} aria-pressed={playing.to_string()}>
-                    <span aria-hidden="true">{ "▶ " }</span>{ "Play" }
-                </button>
-                <button type="button" data-testid="pause" onclick={act(Action::Pause)} aria-pressed={(props.mode == Mode::Paused).to_string()}>
-                    <span aria-hidden="true">{ "❚❚ " }</span>{ "Pause" }
-                </button>
-                <button type="button" data-testid="step" onclick={act(Action::Step)} title="Run to the next message">{ "Step" }</button>
-                <button type="button" data-testid="fast-forward" onclick={act(Action::FastForward)} title="Run until every loop is idle">{ "Fast-forward" }</button>
-                <label class="inline">
-                    { "Speed " }
-                    <select data-testid="speed" onchange={on_speed}>
-                        { for SPEEDS.iter().map(|s| html! {
-                            <option value={s.to_string()} selected={*s == props.speed}>{ speed_label(*s) }</option>
-                        }) }
-                    </select>
-                </label>
-                <span class="time" aria-live="off" title="Simulated time since the start">
-                    { "t = " }<output data-testid="sim-time">{ sim_time(Time(props.time_ms)) }</output>
-                </span>
-                <span class={classes!("mode", props.lagging.then_some("lagging"))} data-testid="mode">{ status }</span>
+                if show("play") {
+                    <button type="button" class="primary" data-testid="play" onclick={act(Action::Play)} aria-pressed={playing.to_string()}>
+                        <span aria-hidden="true">{ "▶ " }</span>{ "Play" }
+                    </button>
+                }
+                if show("pause") {
+                    <button type="button" data-testid="pause" onclick={act(Action::Pause)} aria-pressed={(props.mode == Mode::Paused).to_string()}>
+                        <span aria-hidden="true">{ "❚❚ " }</span>{ "Pause" }
+                    </button>
+                }
+                if show("step") {
+                    <button type="button" data-testid="step" onclick={act(Action::Step)} title="Run to the next message">{ "Step" }</button>
+                }
+                if show("fast-forward") {
+                    <button type="button" data-testid="fast-forward" onclick={act(Action::FastForward)} title="Run until every loop is idle">{ "Fast-forward" }</button>
+                }
+                if show("speed") {
+                    <label class="inline">
+                        { "Speed " }
+                        <select data-testid="speed" onchange={on_speed}>
+                            { for SPEEDS.iter().map(|s| html! {
+                                <option value={s.to_string()} selected={*s == props.speed}>{ speed_label(*s) }</option>
+                            }) }
+                        </select>
+                    </label>
+                }
+                if show("time") {
+                    <span class="time" aria-live="off" title="Simulated time since the start">
+                        { "t = " }<output data-testid="sim-time">{ sim_time(Time(props.time_ms)) }</output>
+                    </span>
+                    <span class={classes!("mode", props.lagging.then_some("lagging"))} data-testid="mode">{ status }</span>
+                }
             </div>
             <div class="run" role="group" aria-label="Cluster">
-                <span class="scenario">{ format!("scenario {}", props.scenario) }</span>
-                <label class="inline">
-                    { "Seed " }
-                    <input type="number" min="0" class="seed" data-testid="seed-input" value={props.seed.to_string()} onchange={on_seed} />
-                </label>
-                <button type="button" data-testid="reset" onclick={act(Action::Reset)} title="Restart the scenario with this seed">{ "Reset" }</button>
-                <button type="button" data-testid="add-node" onclick={act(Action::AddNode)}>{ "Add node" }</button>
+                <span class="scenario" data-testid="scenario">{ format!("scenario {}", props.scenario) }</span>
+                if show("seed") {
+                    <label class="inline">
+                        { "Seed " }
+                        <input type="number" min="0" class="seed" data-testid="seed-input" value={props.seed.to_string()} onchange={on_seed} />
+                    </label>
+                }
+                if show("reset") {
+                    <button type="button" data-testid="reset" onclick={act(Action::Reset)} title="Restart the scenario with this seed">{ "Reset" }</button>
+                }
+                if show("add-node") {
+                    <button type="button" data-testid="add-node" onclick={act(Action::AddNode)}>{ "Add node" }</button>
+                }
+                if show("share") {
+                    <button type="button" data-testid="share" onclick={act(Action::Share)} title="Permalink, copy as kubectl, export or import a trace">{ "Share" }</button>
+                }
             </div>
             if !props.note.is_empty() {
                 <p class="note" role="status">{ props.note.clone() }</p>

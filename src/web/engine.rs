@@ -10,18 +10,25 @@
 //! Every control that changes the cluster is a command line run through the session
 //! ([`Engine::run`]); the clock controls (play, pause, step, fast-forward, speed) only decide
 //! how the page's own clock drives the simulation.
+//!
+//! For embedding, the engine also keeps what a host needs: the page parameters it started from,
+//! the log of command lines with their simulated times (replayed by permalinks and trace files),
+//! and an outbox of [`OutMessage`]s (events, command results, errors, lesson steps through
+//! [`Engine::emit`]) that the app posts to the host.
 
-use kubeloop::command::{Scenario, Session};
+use kubeloop::command::Session;
 use kubeloop::model::{Duration, Time};
 use kubeloop::sim::Message;
 use kubeloop::view::cluster::{ClusterTracker, ClusterView, PodView};
+use kubeloop::view::embed::{EventFeed, InMessage, OutMessage};
 use kubeloop::view::events::{EventFilter, EventLog, EventTable};
 use kubeloop::view::explain::{explain, Explanation};
 use kubeloop::view::flow::{hops, FlowLayout, Hop};
 use kubeloop::view::gap::{GapChart, GapHistory, GapView, MIN_SPAN_MS, WINDOW_MS};
 use kubeloop::view::hints::{Hint, HintTracker};
 use kubeloop::view::loops::{components, ComponentView};
-use kubeloop::view::page;
+use kubeloop::view::page::{self, PageParams, Recorded};
+use kubeloop::view::share::{self, TraceFile};
 use std::collections::VecDeque;
 use std::rc::Rc;
 
@@ -53,6 +60,8 @@ const EVENT_ROWS: usize = 60;
 const COMMANDS_KEPT: usize = 8;
 /// Step gives up looking for a message after this many deliveries.
 const STEP_LIMIT: usize = 10_000;
+/// Error lines kept in the banner (the newest).
+const ERRORS_KEPT: usize = 4;
 
 /// How the page's clock drives the simulation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,6 +92,23 @@ pub enum Action {
     Command(String),
     /// Opens or closes the "what is wrong?" panel.
     ToggleHints,
+    /// Opens the share panel (computing its permalink, kubectl lines and trace) or closes it.
+    Share,
+    /// Imports a trace file's JSON text.
+    ImportTrace(String),
+    /// Dismisses the error banner.
+    DismissErrors,
+}
+
+/// What the share panel shows, computed when it opens.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShareView {
+    /// The absolute permalink.
+    pub permalink: String,
+    /// The kubectl lines of what was run.
+    pub kubectl: String,
+    /// The trace file's JSON text.
+    pub trace: String,
 }
 
 /// One command the page ran, with what it printed.
@@ -113,7 +139,8 @@ pub struct Snapshot {
     pub speed: f64,
     pub lagging: bool,
     pub note: String,
-    pub error: Option<String>,
+    pub errors: Rc<Vec<String>>,
+    pub share: Option<Rc<ShareView>>,
     pub cluster: ClusterView,
     pub components: Rc<Vec<ComponentView>>,
     pub gap: Rc<GapView>,
@@ -148,7 +175,20 @@ fn keep<T: PartialEq>(old: &Rc<T>, new: T) -> Rc<T> {
 pub struct Engine {
     session: Session,
     scenario: String,
-    error: Option<String>,
+    errors: Vec<String>,
+    params: PageParams,
+    /// The command lines run in this run, with their simulated times.
+    log: Vec<Recorded>,
+    outbox: Vec<OutMessage>,
+    feed: EventFeed,
+    /// A scenario URL the app should fetch, and whether its replay is the address's.
+    fetch: Option<String>,
+    replay_pending: bool,
+    /// A trace file being imported: checked once its replay is done.
+    verify: Option<TraceFile>,
+    /// The address of the page itself (for permalinks), without a query.
+    page_base: String,
+    share: Option<Rc<ShareView>>,
     cluster: ClusterTracker,
     events: EventLog,
     events_dirty: bool,
@@ -179,24 +219,199 @@ pub struct Engine {
 }
 
 impl Engine {
-    /// Starts the scenario the address names (or the default, with the address's error shown).
-    pub fn new(query: &str) -> Engine {
-        let (params, errors) = page::parse_query(query);
-        let mut error = (!errors.is_empty()).then(|| errors.join("\n"));
-        let session = page::scenario(&params.scenario)
-            .and_then(|s| Session::new(s, params.seed))
-            .or_else(|e| {
-                error = Some(e);
-                Scenario::builtin("default").ok_or_else(|| "no default scenario".to_string()).and_then(|s| Session::new(s, None))
-            })
-            .unwrap_or_else(|e| {
-                error = Some(e);
-                Session::from_sim(kubeloop::sim::Sim::new(1))
-            });
-        Engine::with_session(session, params.scenario, error, query)
+    /// Starts the scenario `params` names (or the default, with the error shown), applies the
+    /// speed and autoplay, and replays the permalink's commands. `errors` are the parameters'
+    /// own, shown in the banner. A scenario URL is left in [`Engine::take_fetch`] for the app.
+    pub fn new(params: PageParams, errors: Vec<String>) -> Engine {
+        let mut errors = errors;
+        let builtin = if params.scenario_is_url() { "default".to_string() } else { params.scenario.clone() };
+        let session = start(&builtin, params.seed).unwrap_or_else(|e| {
+            errors.push(e);
+            start("default", None).unwrap_or_else(|_| Session::from_sim(kubeloop::sim::Sim::new(1)))
+        });
+        let mut engine = Engine::with_session(session, builtin, None);
+        engine.errors = errors;
+        engine.speed = params.speed;
+        if !params.autoplay || params.at.is_some() {
+            engine.mode = Mode::Paused;
+        }
+        if params.scenario_is_url() {
+            engine.fetch = Some(params.scenario.clone());
+            engine.replay_pending = true;
+        }
+        engine.params = params;
+        // An exercise leaves the "what is wrong?" panel out of `panels=` to keep its answer hidden.
+        if !engine.params.shows_panel("hints") {
+            engine.hints = None;
+        }
+        if !engine.replay_pending {
+            engine.replay_params();
+        }
+        engine.snapshot = engine.build();
+        engine
     }
 
-    fn with_session(mut session: Session, scenario: String, error: Option<String>, query: &str) -> Engine {
+    /// Runs the address's commands and moves to its time.
+    fn replay_params(&mut self) {
+        let commands = self.params.commands.clone();
+        let errors = share::replay(&mut self.session, &commands, self.params.at);
+        self.log = commands;
+        for e in errors {
+            self.report(e);
+        }
+        if let Some(file) = self.verify.take() {
+            match file.matches(&self.session) {
+                Ok(()) => self.note = format!("trace imported: same state, trace hash {}", file.trace_hash),
+                Err(e) => self.report(e),
+            }
+        }
+        self.observe();
+    }
+
+    /// The parameters the page started from.
+    pub fn params(&self) -> &PageParams {
+        &self.params
+    }
+
+    /// Sets the page's own address (no query), used for permalinks.
+    pub fn set_page_base(&mut self, base: String) {
+        self.page_base = base;
+    }
+
+    /// Queues a message for the host (the lesson engine reports completed steps here).
+    #[allow(dead_code)] // The hook for the lesson engine, which is wired in separately.
+    pub fn emit(&mut self, message: OutMessage) {
+        self.outbox.push(message);
+    }
+
+    /// The messages for the host since the last call, cluster events included.
+    pub fn take_outbox(&mut self) -> Vec<OutMessage> {
+        let mut out = std::mem::take(&mut self.outbox);
+        out.extend(self.feed.poll(self.session.sim()));
+        out
+    }
+
+    /// A scenario URL to fetch, once.
+    pub fn take_fetch(&mut self) -> Option<String> {
+        self.fetch.take()
+    }
+
+    /// Shows an error in the banner and tells the host.
+    pub fn report(&mut self, message: String) {
+        self.outbox.push(OutMessage::Error { message: message.clone() });
+        self.errors.push(message);
+        let extra = self.errors.len().saturating_sub(ERRORS_KEPT);
+        self.errors.drain(..extra);
+    }
+
+    /// A message from the host (already checked for its origin), as JSON text.
+    pub fn receive(&mut self, json: &str) -> Option<Rc<Snapshot>> {
+        match kubeloop::view::embed::parse_message(json) {
+            Ok(InMessage::Command(line)) => {
+                self.run(&line);
+            }
+            Ok(InMessage::Scenario(name)) => return self.load_scenario(&name),
+            Ok(InMessage::Speed(s)) => return self.act(Action::Speed(s)),
+            Ok(InMessage::Play) => return self.act(Action::Play),
+            Ok(InMessage::Pause) => return self.act(Action::Pause),
+            Ok(InMessage::Reset) => return self.act(Action::Reset),
+            Err(e) => self.report(e),
+        }
+        self.panels_due = true;
+        self.publish()
+    }
+
+    /// A new snapshot if anything changed (after an error was reported from outside).
+    pub fn refresh(&mut self) -> Option<Rc<Snapshot>> {
+        self.panels_due = true;
+        self.publish()
+    }
+
+    /// Loads a scenario by built-in name, or asks the app to fetch its URL.
+    pub fn load_scenario(&mut self, name: &str) -> Option<Rc<Snapshot>> {
+        if page::is_scenario_url(name) {
+            self.fetch = Some(name.to_string());
+            self.replay_pending = false;
+            return None;
+        }
+        match start(name, None) {
+            Ok(session) => self.replace(session, name.to_string()),
+            Err(e) => self.report(e),
+        }
+        self.publish()
+    }
+
+    /// The text of a fetched scenario file (or why it could not be fetched).
+    pub fn fetched(&mut self, url: &str, text: Result<String, String>) -> Option<Rc<Snapshot>> {
+        let session = text
+            .map_err(|e| format!("error: cannot load scenario {url:?}: {e}"))
+            .and_then(|t| kubeloop::command::Scenario::parse(&t).map_err(|e| format!("error: scenario {url:?}: {e}")))
+            .and_then(|s| Session::new(s, if self.replay_pending { self.params.seed } else { None }));
+        match session {
+            Ok(session) => {
+                self.replace(session, url.to_string());
+                if std::mem::take(&mut self.replay_pending) {
+                    self.replay_params();
+                }
+            }
+            Err(e) => {
+                self.replay_pending = false;
+                self.report(e);
+            }
+        }
+        self.panels_due = true;
+        self.publish()
+    }
+
+    /// Swaps in a new run.
+    fn replace(&mut self, mut session: Session, scenario: String) {
+        session.set_blocking(false);
+        self.session = session;
+        self.scenario = scenario;
+        self.log.clear();
+        self.restarted();
+    }
+
+    /// The permalink's query, the kubectl lines and the trace file of the run so far.
+    fn share_view(&self) -> ShareView {
+        let sim = self.session.sim();
+        let query = share::permalink_query(&self.scenario, sim.seed(), &self.log, sim.now().0);
+        ShareView {
+            permalink: format!("{}{query}", self.page_base),
+            kubectl: share::as_kubectl(&self.scenario, sim.seed(), &self.log),
+            trace: TraceFile::of(&self.session, &self.scenario, &self.log).to_json(),
+        }
+    }
+
+    /// Replays a trace file's run and checks it reached the same trace hash.
+    fn import_trace(&mut self, json: &str) {
+        let file = match TraceFile::parse(json) {
+            Ok(f) => f,
+            Err(e) => return self.report(e),
+        };
+        self.params.commands = file.commands.clone();
+        self.params.at = Some(file.at);
+        self.params.seed = Some(file.seed);
+        self.mode = Mode::Paused;
+        self.share = None;
+        if page::is_scenario_url(&file.scenario) {
+            self.fetch = Some(file.scenario.clone());
+            self.replay_pending = true;
+            self.verify = Some(file);
+            return;
+        }
+        match start(&file.scenario, Some(file.seed)) {
+            Ok(session) => {
+                self.replace(session, file.scenario.clone());
+                self.verify = Some(file);
+                self.replay_params();
+            }
+            Err(e) => self.report(e),
+        }
+    }
+
+    fn with_session(mut session: Session, scenario: String, error: Option<String>) -> Engine {
+        let errors: Vec<String> = error.into_iter().collect();
         // The page owns the clock: a command that would wait (rollout status) must not move it.
         session.set_blocking(false);
         let layout = Rc::new(FlowLayout::new(&[]));
@@ -208,7 +423,8 @@ impl Engine {
             speed: 1.0,
             lagging: false,
             note: String::new(),
-            error: error.clone(),
+            errors: Rc::new(errors.clone()),
+            share: None,
             cluster: ClusterView::default(),
             components: Rc::default(),
             gap: Rc::default(),
@@ -224,7 +440,16 @@ impl Engine {
         let mut engine = Engine {
             session,
             scenario,
-            error,
+            errors,
+            params: PageParams::default(),
+            log: Vec::new(),
+            outbox: Vec::new(),
+            feed: EventFeed::new(),
+            fetch: None,
+            replay_pending: false,
+            verify: None,
+            page_base: String::new(),
+            share: None,
             cluster: ClusterTracker::new(),
             events: EventLog::new(),
             events_dirty: true,
@@ -245,7 +470,7 @@ impl Engine {
             filter: EventFilter { limit: EVENT_ROWS, ..Default::default() },
             commands: VecDeque::new(),
             command_seq: 0,
-            hints: hints_allowed(query).then(HintTracker::new),
+            hints: Some(HintTracker::new()),
             hints_open: false,
             snapshot,
         };
@@ -417,12 +642,16 @@ impl Engine {
                 self.run(&line);
             }
             Action::ToggleHints => self.hints_open = !self.hints_open,
+            Action::Share => self.share = if self.share.is_some() { None } else { Some(Rc::new(self.share_view())) },
+            Action::ImportTrace(json) => self.import_trace(&json),
+            Action::DismissErrors => self.errors.clear(),
         }
         self.publish()
     }
 
     /// Runs one command line through the session, as the console would, and logs it.
     pub fn run(&mut self, line: &str) -> bool {
+        let at = self.session.sim().now().0;
         let out = self.session.execute(line);
         let stream = self.session.take_stream();
         let mut output = out.stdout.clone();
@@ -437,8 +666,13 @@ impl Engine {
             ok: out.ok,
         });
         self.commands.truncate(COMMANDS_KEPT);
-        if out.ok && line.starts_with("sim seed") {
+        self.outbox.push(OutMessage::Command { command: line.to_string(), ok: out.ok, output: output.trim_end().to_string(), time_ms: at });
+        if out.ok && line.trim_start().starts_with("sim seed") {
+            // A new run: the permalink starts from its seed, with no commands yet.
+            self.log.clear();
             self.restarted();
+        } else {
+            self.log.push(Recorded { at, command: line.to_string() });
         }
         out.ok
     }
@@ -544,7 +778,8 @@ impl Engine {
             speed: self.speed,
             lagging: self.lagging && self.mode == Mode::Playing,
             note: self.note.clone(),
-            error: self.error.clone(),
+            errors: keep(&old.errors, self.errors.clone()),
+            share: self.share.clone(),
             cluster: self.cluster.view().clone(),
             components: if panels { keep(&old.components, components(sim)) } else { old.components.clone() },
             gap: keep(&old.gap, self.gap.view().clone()),
@@ -576,12 +811,12 @@ impl Engine {
     }
 }
 
-/// Whether the address leaves the hint panel on: exercises turn it off with `?hints=off`.
-fn hints_allowed(query: &str) -> bool {
-    !query.trim_start_matches('?').split('&').any(|p| p == "hints=off")
-}
-
 /// Simulated time as the page prints it (`1m30.25s`).
 pub fn sim_time(t: Time) -> String {
     kubeloop::command::sim_verbs::format_sim_time(Duration(t.0))
+}
+
+/// A session for a scenario the page knows by name.
+fn start(name: &str, seed: Option<u64>) -> Result<Session, String> {
+    page::scenario(name).and_then(|s| Session::new(s, seed))
 }

@@ -91,8 +91,8 @@ test('a 360 px wide phone gets every panel without sideways scrolling', { timeou
 
 test('a bad scenario or seed in the address is named on the page, which still runs', { timeout: 60_000 }, async () => {
   for (const [query, message] of [
-    ['?scenario=nope', 'unknown scenario "nope" in the address'],
-    ['?seed=abc', 'invalid seed "abc" in the address'],
+    ['?scenario=nope', 'error: unknown scenario "nope" in parameter "scenario"'],
+    ['?seed=abc', 'error: invalid value "abc" for parameter "seed"'],
   ]) {
     await withPage(browser, {}, async (page) => {
       await openReady(page, `${server.url}${query}`);
