@@ -213,3 +213,23 @@ pub fn copy_to_clipboard(text: &str) {
         then(&promise, &JsValue::UNDEFINED, &ignore);
     }
 }
+
+/// Reads a `File` (from an `<input type="file">`) as text and calls `done` with it; an
+/// unreadable file is reported as an error text the trace parser will refuse.
+pub fn read_file(file: &JsValue, done: impl FnOnce(String) + 'static) {
+    let text = Reflect::get(file, &"text".into()).ok().and_then(|f| f.dyn_into::<Function>().ok());
+    let Some(promise) = text.and_then(|f| f.call0(file).ok()) else { return };
+    let done = Rc::new(RefCell::new(Some(done)));
+    let finish = move |text: String| {
+        if let Some(f) = done.borrow_mut().take() {
+            f(text)
+        }
+    };
+    let finish = Rc::new(finish);
+    let ok = {
+        let finish = finish.clone();
+        Closure::once_into_js(move |t: JsValue| finish(t.as_string().unwrap_or_default()))
+    };
+    let fail = Closure::once_into_js(move |_: JsValue| finish(String::new()));
+    then(&promise, &ok, &fail);
+}

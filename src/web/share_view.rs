@@ -62,6 +62,20 @@ pub fn SharePanel(props: &SharePanelProps) -> Html {
             }
         })
     };
+    let on_file = {
+        let cb = props.on_action.clone();
+        Callback::from(move |e: Event| {
+            // The chosen file, through Reflect (no web-sys File features needed).
+            let file = e
+                .target()
+                .and_then(|input| js_sys::Reflect::get(&input, &"files".into()).ok())
+                .and_then(|files| js_sys::Reflect::get(&files, &0.into()).ok());
+            if let Some(file) = file.filter(|f| f.is_object()) {
+                let cb = cb.clone();
+                host::read_file(&file, move |text| cb.emit(Action::ImportTrace(text)));
+            }
+        })
+    };
     let close = {
         let cb = props.on_action.clone();
         Callback::from(move |_: MouseEvent| cb.emit(Action::Share))
@@ -81,7 +95,10 @@ pub fn SharePanel(props: &SharePanelProps) -> Html {
                 <a class="button" data-testid="export-trace" href={download} download="kubeloop-trace.json">{ "Export trace (JSON)" }</a>
                 <button type="button" onclick={close}>{ "Close" }</button>
             </div>
-            <label class="share-row">{ "Import a trace: paste its JSON" }
+            <label class="share-row">{ "Import a trace file" }
+                <input type="file" accept=".json,application/json" data-testid="import-trace-file" onchange={on_file} />
+            </label>
+            <label class="share-row">{ "…or paste its JSON" }
                 <textarea ref={import} rows="3" data-testid="import-trace" />
             </label>
             <button type="button" data-testid="import-trace-button" onclick={on_import}>{ "Import and replay" }</button>
