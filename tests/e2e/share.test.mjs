@@ -4,7 +4,10 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
 import { startServer, launchBrowser, withPage, openReady, pods, waitForPods } from './harness.mjs';
+
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 let server;
 let browser;
@@ -104,4 +107,21 @@ test('a trace exported as JSON imports into another page and replays to the same
     await page.getByTestId('page-error').filter({ hasText: 'error: this is not a kubeloop trace file: missing field' }).waitFor();
     assert.deepEqual(await state(page), expected);
   });
+});
+
+test('the share panel and the error banner pass axe in both forced themes', { timeout: 90_000 }, async () => {
+  for (const theme of ['light', 'dark']) {
+    await withPage(browser, { reducedMotion: 'reduce' }, async (page) => {
+      await openReady(page, `${server.url}?seed=oops&theme=${theme}&autoplay=false`);
+      await page.getByTestId('page-error').waitFor();
+      await page.getByTestId('share').click();
+      await page.getByTestId('share-panel').waitFor();
+      await page.addScriptTag({ path: AXE });
+      const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+      const bad = result.violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${v.impact} ${v.id}: ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+      assert.deepEqual(bad, [], `${theme}: ${bad.join('\n')}`);
+    });
+  }
 });
