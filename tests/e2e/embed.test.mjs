@@ -168,6 +168,19 @@ test('malformed URL parameters each get a clear error and the page runs with the
   });
 });
 
+test('a malformed scenario file is named in the banner and the default cluster runs', { timeout: 60_000 }, async () => {
+  await withPage(browser, {}, async (page) => {
+    await page.route(`${server.url}examples/broken.yaml`, (route) =>
+      route.fulfill({ contentType: 'text/yaml', body: 'name: broken\nnodes: [{name: n1, cpu: lots}]\n' }),
+    );
+    await openReady(page, `${server.url}?scenario=examples/broken.yaml`);
+    const banner = page.getByTestId('page-error').filter({ hasText: 'error: scenario "examples/broken.yaml": ' });
+    await banner.waitFor({ timeout: 30_000 });
+    assert.match(await page.getByTestId('scenario').innerText(), /scenario default/);
+    await page.waitForSelector('[data-testid="node"] >> nth=1', { timeout: 30_000 });
+  });
+});
+
 test('parameters choose the scenario file, panels, controls and theme', { timeout: 90_000 }, async () => {
   await withPage(browser, { colorScheme: 'light' }, async (page) => {
     await openReady(page, `${server.url}?scenario=examples/three-nodes.yaml&panels=cluster,events&controls=play,pause&theme=dark&autoplay=false`);
