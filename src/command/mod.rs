@@ -23,6 +23,7 @@ pub mod printers;
 pub mod resources;
 pub mod scenario;
 pub mod selector;
+pub mod sim_mode;
 pub mod sim_verbs;
 pub mod table;
 pub mod yaml;

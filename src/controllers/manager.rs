@@ -6,6 +6,7 @@
 //! limiter's back-off. Restarting the process forgets everything but the claims in etcd: the
 //! informers re-list and every controller closes whatever gaps it finds.
 
+use super::edge::{self, EdgeState, Mode};
 use super::{Action, Caches, Call, Controller, Expect, Outcome, Sync};
 use crate::api::{ApiResponse, ApiResult, FieldFilter, Reason, WatchEvent, WatchId};
 use crate::model::{Duration, Kind, ObjectKey, Time};
@@ -35,6 +36,10 @@ struct Slot {
     recorder: EventRecorder,
     status: LoopStatus,
     last_delta: Option<Time>,
+    /// Level (reconcile) or edge (act on each event's delta, `edge`); a setting, so it
+    /// survives a restart.
+    mode: Mode,
+    edge: EdgeState,
 }
 
 pub struct ControllerManager {
@@ -47,6 +52,8 @@ pub struct ControllerManager {
     slots: Vec<Slot>,
     /// Which controller and key each in-flight write belongs to.
     pending: BTreeMap<RequestId, (usize, ObjectKey)>,
+    /// Edge-mode writes in flight: fire and forget, only their events are recorded.
+    edge_pending: BTreeMap<RequestId, (usize, Call)>,
     now: Time,
 }
 
@@ -63,6 +70,8 @@ impl ControllerManager {
                     queue: WorkQueue::new(),
                     running: BTreeMap::new(),
                     last_delta: None,
+                    mode: Mode::Level,
+                    edge: EdgeState::default(),
                 }
             })
             .collect();
@@ -74,6 +83,7 @@ impl ControllerManager {
             leases: Informer::new(Kind::Lease, FieldFilter::All),
             slots,
             pending: BTreeMap::new(),
+            edge_pending: BTreeMap::new(),
             now: Time(0),
         }
     }
@@ -108,12 +118,70 @@ impl ControllerManager {
         any.downcast_ref::<T>()
     }
 
-    fn dispatch(&mut self, deltas: Vec<Delta>) {
+    /// The slot of a controller, by loop name or `--controllers` name.
+    fn slot_index(&self, controller: &str) -> Option<usize> {
+        let name = edge::loop_name(controller);
+        self.slots.iter().position(|s| s.controller.name() == name)
+    }
+
+    /// How a controller reacts to events: `Mode::Level` unless switched.
+    pub fn mode(&self, controller: &str) -> Mode {
+        self.slot_index(controller).map_or(Mode::Level, |i| self.slots[i].mode)
+    }
+
+    /// Switches a controller between level- and edge-triggered. Going edge drops its queue;
+    /// going back to level forgets its in-memory state and looks at every ReplicaSet and
+    /// Deployment again, as an informer resync would.
+    pub fn set_mode(&mut self, controller: &str, mode: Mode) -> Result<(), String> {
+        let index = self.slot_index(controller).ok_or_else(|| format!("no controller {controller:?} in kube-controller-manager"))?;
+        let name = self.slots[index].controller.name();
+        if mode == Mode::Edge && !edge::supports(name) {
+            return Err(format!("{name} has no edge-triggered mode (replicaset and deployment have)"));
+        }
+        let caches = Caches { pods: &self.pods, replica_sets: &self.replica_sets, deployments: &self.deployments, nodes: &self.nodes };
+        let slot = &mut self.slots[index];
+        if slot.mode == mode {
+            return Ok(());
+        }
+        slot.mode = mode;
+        slot.edge = EdgeState::default();
+        match mode {
+            Mode::Edge => slot.queue.clear(),
+            Mode::Level => {
+                slot.controller.reset();
+                for object in caches.deployments.iter().chain(caches.replica_sets.iter()) {
+                    let resync = Delta::Updated { old: object.clone(), new: object.clone() };
+                    for key in slot.controller.on_delta(&caches, &resync, self.now) {
+                        slot.queue.add(key);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Hands deltas to every controller's handlers. `watch` carries the context when they came
+    /// from a watch event: only those are events to an edge-triggered controller (a list's
+    /// deltas are a re-read of the state, which edge mode never does).
+    fn dispatch(&mut self, deltas: Vec<Delta>, mut watch: Option<&mut Ctx>) {
         let caches = Caches { pods: &self.pods, replica_sets: &self.replica_sets, deployments: &self.deployments, nodes: &self.nodes };
         for delta in &deltas {
             let lease = delta.object().kind() == Kind::Lease;
-            for slot in &mut self.slots {
+            for (index, slot) in self.slots.iter_mut().enumerate() {
                 if lease && !slot.controller.observes_leases() {
+                    continue;
+                }
+                if slot.mode == Mode::Edge {
+                    let Some(ctx) = watch.as_deref_mut() else { continue };
+                    let Some(reaction) = slot.edge.react(slot.controller.name(), &caches, delta) else { continue };
+                    slot.last_delta = Some(self.now);
+                    slot.status.turns += 1;
+                    slot.status.last_action = format!("edge: {}", reaction.summary);
+                    slot.status.last_action_at = Some(self.now);
+                    for call in reaction.calls {
+                        let id = ctx.send(call.request.clone());
+                        self.edge_pending.insert(id, (index, call));
+                    }
                     continue;
                 }
                 let keys = slot.controller.on_delta(&caches, delta, self.now);
@@ -124,6 +192,13 @@ impl ControllerManager {
                     slot.queue.add(key);
                 }
             }
+        }
+    }
+
+    /// An edge write was answered: record its event; nothing is retried.
+    fn finish_edge_call(&mut self, ctx: &mut Ctx, index: usize, call: Call, result: ApiResult) {
+        if let (Some(spec), Some(slot)) = (edge::outcome_event(&call, &result), self.slots.get_mut(index)) {
+            record(&mut slot.recorder, spec, ctx);
         }
     }
 
@@ -252,7 +327,9 @@ impl Component for ControllerManager {
     fn start(&mut self, ctx: &mut Ctx) {
         self.now = ctx.now;
         self.pending.clear();
+        self.edge_pending.clear();
         for slot in &mut self.slots {
+            slot.edge = EdgeState::default();
             slot.controller.reset();
             slot.queue.clear();
             slot.running.clear();
@@ -270,9 +347,12 @@ impl Component for ControllerManager {
         match owner {
             Some(i) => {
                 let deltas = self.informers_mut()[i].handle_response(ctx, id, result);
-                self.dispatch(deltas);
+                self.dispatch(deltas, None);
             }
-            None => self.finish_call(ctx, id, result),
+            None => match self.edge_pending.remove(&id) {
+                Some((index, call)) => self.finish_edge_call(ctx, index, call, result),
+                None => self.finish_call(ctx, id, result),
+            },
         }
     }
 
@@ -280,7 +360,7 @@ impl Component for ControllerManager {
         self.now = ctx.now;
         let delta = self.informers_mut().into_iter().find(|i| i.owns_watch(watch)).and_then(|i| i.handle_watch_event(event));
         if let Some(delta) = delta {
-            self.dispatch(vec![delta]);
+            self.dispatch(vec![delta], Some(ctx));
         }
     }
 

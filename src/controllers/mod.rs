@@ -6,6 +6,7 @@
 //! work queues and workers and sends the writes; the simulation delivers them.
 
 pub mod deployment;
+pub mod edge;
 pub mod garbage_collector;
 pub mod manager;
 pub mod node_lifecycle;
