@@ -177,3 +177,51 @@ fn a_pod_without_the_default_toleration_is_evicted_as_soon_as_the_taint_lands() 
     assert_eq!(evicted[0].message, "Marking for deletion Pod default/fragile");
     assert!(evicted[0].first_timestamp.expect("ts").since(tainted_at) < Duration::secs(1));
 }
+
+fn noexecute_tainted_at(sim: &Sim, name: &str) -> Option<Time> {
+    node(sim, name).spec.taints.iter().find(|t| t.effect == "NoExecute").and_then(|t| t.time_added)
+}
+
+#[test]
+fn the_healthy_rate_taints_one_node_per_ten_seconds_in_a_zone() {
+    let mut sim = cluster(6);
+    let t = just_after_a_renewal(&mut sim, "node-1");
+    for n in ["node-1", "node-2"] {
+        sim.stop_component(&ComponentId::Kubelet(n.into()));
+    }
+    sim.run_until(t + Duration::secs(90));
+    let first = noexecute_tainted_at(&sim, "node-1").expect("node-1 tainted");
+    let second = noexecute_tainted_at(&sim, "node-2").expect("node-2 tainted");
+    let (early, late) = if first < second { (first, second) } else { (second, first) };
+    // Two of six down is a normal zone: 0.1 nodes/s, a burst of one.
+    let gap = late.since(early);
+    assert!(gap >= Duration::secs(10) && gap < Duration::secs(11), "one token per 10 s: {gap:?}");
+}
+
+#[test]
+fn a_small_cluster_with_most_of_a_zone_down_stops_tainting() {
+    let mut sim = cluster(5);
+    deploy(&mut sim, "web", 5);
+    let t = just_after_a_renewal(&mut sim, "node-1");
+    for n in ["node-1", "node-2", "node-3"] {
+        sim.stop_component(&ComponentId::Kubelet(n.into()));
+    }
+    sim.run_until(t + Duration::mins(10));
+    // The lost nodes' leases expire a pass or two apart: whichever went Unknown while the zone
+    // was still normal (one or two of five) may have been tainted; from the third on the zone
+    // is partially disrupted (60 % >= 55 %) and, in a cluster of 50 nodes or fewer, nothing
+    // more is tainted — so the rest keep their pods however long they stay down.
+    let lost = ["node-1", "node-2", "node-3"];
+    assert!(lost.iter().all(|n| node(&sim, n).ready_status() == "Unknown"));
+    let untainted: Vec<&str> = lost.iter().copied().filter(|n| noexecute_tainted_at(&sim, n).is_none()).collect();
+    assert!(!untainted.is_empty(), "tainting stopped before all three were tainted");
+    for n in &untainted {
+        assert!(pods_on(&sim, n).iter().all(|p| !p.metadata.is_deleting()), "pods on {n} not evicted");
+    }
+    let zone = kubeloop::controllers::node_lifecycle::zone_key(&node(&sim, "node-4"));
+    let state = sim
+        .component_as::<kubeloop::controllers::manager::ControllerManager>(&ComponentId::ControllerManager)
+        .and_then(|m| m.controller::<kubeloop::controllers::node_lifecycle::NodeLifecycleController>("node-lifecycle-controller"))
+        .and_then(|c| c.zone_state(&zone));
+    assert_eq!(state, Some(kubeloop::controllers::node_lifecycle::ZoneState::PartialDisruption));
+}

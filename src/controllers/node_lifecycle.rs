@@ -509,7 +509,7 @@ impl NodeLifecycleController {
         if writes.status.is_empty() && taints.is_empty() && writes.pods.is_empty() {
             return Sync::nothing().then(then);
         }
-        let summary = format!("{} node status, {} taint and {} pod writes", writes.status.len(), taints.len(), writes.pods.len());
+        let summary = tick_summary(&writes.status, &taints, writes.pods.len());
         Sync::with_steps(vec![writes.status, taints, writes.pods], summary).then(then)
     }
 
@@ -534,6 +534,29 @@ impl NodeLifecycleController {
         let summary = format!("Node {}: NoSchedule taints follow its conditions", node.metadata.name);
         Sync::with_steps(vec![vec![Call::new(ApiRequest::Update(Object::Node(update)))]], summary)
     }
+}
+
+/// The pass's decision in words, for the room of loops: which nodes went Unknown, which
+/// gained or lost NoExecute taints, how many pods were marked not ready.
+fn tick_summary(status: &[Call], taints: &[Call], pods: usize) -> String {
+    let node_of = |c: &Call| match &c.request {
+        ApiRequest::UpdateStatus(Object::Node(n)) | ApiRequest::Update(Object::Node(n)) => Some(n.clone()),
+        _ => None,
+    };
+    let mut parts: Vec<String> =
+        status.iter().filter_map(node_of).map(|n| format!("{}: Ready=Unknown (lease not renewed)", n.metadata.name)).collect();
+    for n in taints.iter().filter_map(node_of) {
+        let no_execute: Vec<String> = n.spec.taints.iter().filter(|t| t.effect == NO_EXECUTE).map(|t| t.to_string()).collect();
+        parts.push(if no_execute.is_empty() {
+            format!("{}: NoExecute taints removed", n.metadata.name)
+        } else {
+            format!("{}: tainted {}", n.metadata.name, no_execute.join(", "))
+        });
+    }
+    if pods > 0 {
+        parts.push(format!("{pods} pod(s) marked Ready=False"));
+    }
+    parts.join("; ")
 }
 
 /// `RateLimitedTimedQueue.Try`'s step: the head of the queue, if the limiter lets it through
@@ -786,6 +809,7 @@ mod tests {
         let event = pods[0].on_success.as_ref().expect("event");
         assert_eq!((event.type_, event.reason.as_str(), event.message.as_str()), ("Warning", "NodeNotReady", "Node is not ready"));
         assert!(taint_writes(&sync).is_empty(), "the taint waits for the Unknown status to be observed");
+        assert_eq!(sync.summary.as_deref(), Some("node-1: Ready=Unknown (lease not renewed); 1 pod(s) marked Ready=False"));
         // The next pass observes Unknown and taints at once (a full token).
         let w = World::new(vec![status_writes(&sync)[0].clone(), healthy(55_000)], vec![]);
         let sync = c.reconcile(&key, &w.caches(), Time(55_000));
@@ -793,6 +817,7 @@ mod tests {
         assert_eq!(tainted.len(), 1);
         assert_eq!(tainted[0].spec.taints[0].to_string(), "node.kubernetes.io/unreachable:NoExecute");
         assert_eq!(tainted[0].spec.taints[0].time_added, Some(Time(55_000)));
+        assert_eq!(sync.summary.as_deref(), Some("node-1: tainted node.kubernetes.io/unreachable:NoExecute"));
     }
 
     #[test]
