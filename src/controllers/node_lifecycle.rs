@@ -364,18 +364,22 @@ impl NodeLifecycleController {
     /// `MarkPodsNotReady`: each pod's Ready condition to False, then a NodeNotReady event.
     fn mark_pods_not_ready(caches: &Caches, node: &str, writes: &mut Writes, now: Time) {
         for object in caches.pods.on_node(node) {
-            let Some(pod) = object.as_pod() else { continue };
-            let Some(ready) = pod.condition("Ready") else { continue };
-            if ready.status == "False" {
-                continue;
-            }
-            let mut update = pod.clone();
-            if let Some(c) = update.status.conditions.iter_mut().find(|c| c.type_ == "Ready") {
-                c.status = "False".into();
-                c.last_transition_time = Some(now);
-            }
-            let event = EventSpec::warning(reference_to(object), "NodeNotReady", "Node is not ready");
-            writes.pods.push(Call::new(ApiRequest::UpdateStatus(Object::Pod(update))).on_success(event));
+            writes.pods.extend(pod_not_ready_call(object, now));
+        }
+    }
+
+    /// `processPod`: a pod newly bound to a node this controller holds not ready is marked
+    /// not ready too.
+    fn process_pod(&self, caches: &Caches, key: &ObjectKey, now: Time) -> Sync {
+        let Some(object) = caches.pods.get(key) else { return Sync::nothing() };
+        let Some(node) = object.as_pod().and_then(|p| p.node_name()) else { return Sync::nothing() };
+        let ready = self.health.get(node).and_then(|h| h.saved_ready.as_ref()).map(|c| c.status.as_str());
+        if ready.is_none_or(|s| s == "True") {
+            return Sync::nothing();
+        }
+        match pod_not_ready_call(object, now) {
+            Some(call) => Sync::with_steps(vec![vec![call]], format!("{}: on not-ready node {node}, marked Ready=False", key.name)),
+            None => Sync::nothing(),
         }
     }
 
@@ -536,6 +540,21 @@ impl NodeLifecycleController {
     }
 }
 
+/// `MarkPodsNotReady` for one pod: its Ready condition to False, then the NodeNotReady event.
+fn pod_not_ready_call(object: &Object, now: Time) -> Option<Call> {
+    let pod = object.as_pod()?;
+    if pod.condition("Ready")?.status == "False" {
+        return None;
+    }
+    let mut update = pod.clone();
+    if let Some(c) = update.status.conditions.iter_mut().find(|c| c.type_ == "Ready") {
+        c.status = "False".into();
+        c.last_transition_time = Some(now);
+    }
+    let event = EventSpec::warning(reference_to(object), "NodeNotReady", "Node is not ready");
+    Some(Call::new(ApiRequest::UpdateStatus(Object::Pod(update))).on_success(event))
+}
+
 /// The pass's decision in words, for the room of loops: which nodes went Unknown, which
 /// gained or lost NoExecute taints, how many pods were marked not ready.
 fn tick_summary(status: &[Call], taints: &[Call], pods: usize) -> String {
@@ -633,6 +652,14 @@ impl Controller for NodeLifecycleController {
             }
             (Kind::Node, Delta::Deleted(_)) => {}
             (Kind::Node, _) => keys.push(object.key()),
+            // `podUpdated`: a pod that got (or changed) its node.
+            (Kind::Pod, Delta::Added(o)) if o.as_pod().and_then(|p| p.node_name()).is_some() => keys.push(o.key()),
+            (Kind::Pod, Delta::Updated { old, new }) => {
+                let node = |o: &Object| o.as_pod().and_then(|p| p.node_name().map(str::to_string));
+                if node(new).is_some() && node(old) != node(new) {
+                    keys.push(new.key());
+                }
+            }
             _ => {}
         }
         if !self.ticking && object.kind() == Kind::Node {
@@ -644,10 +671,10 @@ impl Controller for NodeLifecycleController {
     }
 
     fn reconcile(&mut self, key: &ObjectKey, caches: &Caches, now: Time) -> Sync {
-        if *key == monitor_key() {
-            self.tick(caches, now)
-        } else {
-            self.no_schedule_pass(caches, key)
+        match key.kind {
+            _ if *key == monitor_key() => self.tick(caches, now),
+            Kind::Pod => self.process_pod(caches, key, now),
+            _ => self.no_schedule_pass(caches, key),
         }
     }
 
@@ -818,6 +845,23 @@ mod tests {
         assert_eq!(tainted[0].spec.taints[0].to_string(), "node.kubernetes.io/unreachable:NoExecute");
         assert_eq!(tainted[0].spec.taints[0].time_added, Some(Time(55_000)));
         assert_eq!(sync.summary.as_deref(), Some("node-1: tainted node.kubernetes.io/unreachable:NoExecute"));
+    }
+
+    #[test]
+    fn a_pod_bound_to_a_not_ready_node_is_marked_not_ready() {
+        let mut pod = Pod::default();
+        pod.metadata.name = "late".into();
+        pod.metadata.namespace = "default".into();
+        pod.spec.node_name = Some("node-1".into());
+        pod.status.conditions.push(PodCondition { type_: "Ready".into(), status: "True".into(), ..Default::default() });
+        let w = World::new(vec![node("node-1", "Unknown", Time(0))], vec![pod]);
+        let mut c = NodeLifecycleController::new();
+        let key = ObjectKey::new(Kind::Pod, "default", "late");
+        assert!(c.reconcile(&key, &w.caches(), Time(0)).steps.is_empty(), "no health known yet");
+        c.reconcile(&monitor_key(), &w.caches(), Time(0));
+        let sync = c.reconcile(&key, &w.caches(), Time(1_000));
+        assert_eq!(sync.steps.len(), 1);
+        assert_eq!(sync.summary.as_deref(), Some("late: on not-ready node node-1, marked Ready=False"));
     }
 
     #[test]

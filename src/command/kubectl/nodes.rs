@@ -514,6 +514,42 @@ mod tests {
     }
 
     #[test]
+    fn a_drain_whose_pods_cannot_finish_times_out_with_kubectls_report() {
+        use crate::command::Scenario;
+        use crate::sim::ComponentId;
+        let mut s = Session::new(Scenario::builtin("default").expect("scenario"), Some(1)).expect("session");
+        s.settle(Duration::mins(2)).expect("settled");
+        let on_node_1: Vec<String> = s
+            .sim()
+            .objects(Kind::Pod)
+            .filter_map(|o| o.as_pod())
+            .filter(|p| p.node_name() == Some("node-1"))
+            .map(|p| p.metadata.name.clone())
+            .collect();
+        assert!(!on_node_1.is_empty());
+        // A stopped kubelet never finishes the graceful deletions.
+        s.sim_mut().stop_component(&ComponentId::Kubelet("node-1".into()));
+        let start = s.sim().now();
+        let out = s.execute("kubectl drain node-1 --timeout 10s");
+        assert!(!out.ok);
+        assert_eq!(s.sim().now().since(start), Duration::secs(10), "the clock moved to the timeout");
+        let mut expected_out = String::from("node/node-1 cordoned\n");
+        for p in &on_node_1 {
+            expected_out.push_str(&format!("evicting pod default/{p}\n"));
+        }
+        assert_eq!(out.stdout, expected_out);
+        let mut expected_err =
+            String::from("There are pending pods in node \"node-1\" when an error occurred: drain did not complete within 10s\n");
+        for p in &on_node_1 {
+            expected_err.push_str(&format!("pod/{p}\n"));
+        }
+        expected_err.push_str(
+            "error: unable to drain node \"node-1\", aborting command...\n\nThere are pending nodes to be drained:\n node-1\nerror: drain did not complete within 10s\n",
+        );
+        assert_eq!(out.stderr, expected_err);
+    }
+
+    #[test]
     fn go_durations_print_like_go() {
         assert_eq!(go_duration(Duration::secs(30)), "30s");
         assert_eq!(go_duration(Duration::secs(60)), "1m0s");
