@@ -384,7 +384,8 @@ pub fn help_text() -> String {
        sim watch delay DURATION [COMPONENT] deliver watch events that much later (0s: off)\n  \
        sim watch sever [COMPONENT]          end watches: each client must re-list\n  \
        sim etcd snapshot|restore|wipe       back up etcd, restore the backup, lose everything\n  \
-       sim crash POD [--after 0s] [--code 1]  the pod's containers exit after each start\n"
+       sim crash POD [--after 0s] [--code 1]  the pod's containers exit after each start\n  \
+       sim mode level|edge [CONTROLLER]     reconcile the whole state, or act on events only\n"
         .to_string()
 }
 

@@ -28,7 +28,10 @@ pub fn run(session: &mut Session, args: &[String]) -> CommandOutput {
                 Some(c) => vec![edge::loop_name(c).to_string()],
                 None => SWITCHABLE.iter().map(|s| s.to_string()).collect(),
             };
-            switch(manager, &names, mode)
+            let out = switch(manager, &names, mode);
+            // Back to level re-queues every object: the manager must turn now, not at its next timer.
+            session.sim_mut().reschedule(&ComponentId::ControllerManager);
+            out
         }
         _ => CommandOutput::err(USAGE),
     }

@@ -15,7 +15,7 @@ use crate::sim::{ComponentId, NodeConfig, NodeFault};
 
 /// The verbs `sim` knows, as listed in its errors and help.
 pub const VERBS: &[&str] =
-    &["advance", "crash", "etcd", "help", "node", "restart", "seed", "settle", "start", "status", "stop", "time", "watch"];
+    &["advance", "crash", "etcd", "help", "mode", "node", "restart", "seed", "settle", "start", "status", "stop", "time", "watch"];
 
 /// How long `sim settle` runs at most when no limit is given.
 pub const DEFAULT_SETTLE_LIMIT: Duration = Duration::mins(5);
@@ -36,6 +36,7 @@ pub fn run(session: &mut Session, args: &[String]) -> CommandOutput {
         "watch" => watch(session, rest),
         "etcd" => etcd(session, rest),
         "crash" => crash(session, rest),
+        "mode" => super::sim_mode::run(session, rest),
         "help" | "--help" | "-h" => CommandOutput::out(help()),
         other => CommandOutput::err(format!("error: unknown sim command {other:?}\nKnown sim commands: {}", VERBS.join(", "))),
     }
@@ -515,7 +516,7 @@ mod tests {
         let mut s = session();
         let rev = s.sim().api().etcd.revision();
         for (line, want) in [
-            ("sim fly", "error: unknown sim command \"fly\"\nKnown sim commands: advance, crash, etcd, help, node, restart, seed, settle, start, status, stop, time, watch\n"),
+            ("sim fly", "error: unknown sim command \"fly\"\nKnown sim commands: advance, crash, etcd, help, mode, node, restart, seed, settle, start, status, stop, time, watch\n"),
             ("sim advance", "error: sim advance needs a duration, like 500ms, 30s or 5m\n"),
             ("sim advance soon", "error: invalid duration \"soon\": expected a number with a unit, like 500ms, 30s, 5m or 1h\n"),
             ("sim node remove x", "error: unknown sim node command \"remove\"\nKnown sim node commands: add, fail, partition, recover\n"),

@@ -601,6 +601,21 @@ impl Sim {
         }
     }
 
+    /// Asks a running component for its next wake-up again, after something outside a delivery
+    /// changed it (a setting switched through [`Sim::component_as_mut`]).
+    pub fn reschedule(&mut self, id: &ComponentId) {
+        let Some(slot) = self.components.get_mut(id) else { return };
+        if !slot.running {
+            return;
+        }
+        if let Some(t) = slot.component.next_wakeup().map(|t| t.max(self.now)) {
+            if slot.wake_at.is_none_or(|w| t < w) {
+                slot.wake_at = Some(t);
+                self.push(t, Delivery::Wake(id.clone()));
+            }
+        }
+    }
+
     /// Ends every open watch (a watch severed, the API server restarted): clients must re-list.
     pub fn sever_watches(&mut self, of: Option<&ComponentId>) {
         let ids: Vec<(WatchId, ComponentId)> =

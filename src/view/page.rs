@@ -439,7 +439,7 @@ mod tests {
             vec![
                 "error: invalid value \"fast\" for parameter \"speed\": must be a number above 0 (offered: 0.25 to 100)",
                 "error: invalid value \"maybe\" for parameter \"autoplay\": must be true or false",
-                "error: unknown panel \"nope\" in parameter \"panels\"; known: header, cluster, gap, pod, loops, flow, events, commands, console, editor, lesson, or none",
+                "error: unknown panel \"nope\" in parameter \"panels\"; known: header, cluster, gap, pod, hints, loops, flow, events, commands, console, editor, lesson, or none",
                 "error: invalid value \"blue\" for parameter \"theme\": must be one of light, dark, auto",
                 "error: invalid value \"course.example\" for parameter \"origins\": each origin must be scheme://host[:port] with no path, or *",
             ]

@@ -150,7 +150,7 @@ test('malformed URL parameters each get a clear error and the page runs with the
       'error: invalid value "abc" for parameter "seed": must be a whole number from 0 to 18446744073709551615',
       'error: invalid value "fast" for parameter "speed": must be a number above 0 (offered: 0.25 to 100)',
       'error: invalid value "blue" for parameter "theme": must be one of light, dark, auto',
-      'error: unknown panel "nope" in parameter "panels"; known: header, cluster, gap, pod, loops, flow, events, commands, console, editor, lesson, or none',
+      'error: unknown panel "nope" in parameter "panels"; known: header, cluster, gap, pod, hints, loops, flow, events, commands, console, editor, lesson, or none',
       'error: invalid value "maybe" for parameter "autoplay": must be true or false',
       'error: invalid value "nope" for parameter "origins": each origin must be scheme://host[:port] with no path, or *',
       'error: invalid value "x" for parameter "cmd": must be MILLISECONDS:COMMAND, the simulated time and the command line run then',
