@@ -102,3 +102,32 @@ fn edge_triggered_scaling_creates_the_difference_it_is_told_about() {
     sim.advance(Duration::secs(30));
     assert_eq!(active_web_pods(&sim).len(), 4);
 }
+
+/// The page's side-by-side pair, `dropped-events` and `dropped-events-edge`: the same seed and
+/// timeline through the `sim` verbs (watch events to kube-controller-manager dropped, every web
+/// pod deleted, the drop lifted, the watches severed so it re-lists). Level-triggered, the
+/// ReplicaSet controller makes the three pods again; edge-triggered, it never does.
+#[test]
+fn with_dropped_watch_events_the_level_scenario_heals_and_the_edge_one_never_does() {
+    use kubeloop::command::{Scenario, Session};
+    let run = |name: &str| {
+        let scenario = Scenario::builtin(name).unwrap_or_else(|| panic!("built-in scenario {name}"));
+        let mut s = Session::new(scenario, None).expect("starts");
+        s.sim_mut().check_every_step = true;
+        s.advance(Duration::secs(25));
+        let during = active_web_pods(s.sim()).len();
+        let dropped = s.sim().watch_events_dropped();
+        s.advance(Duration::mins(3));
+        let ready = active_web_pods(s.sim()).iter().filter(|p| p.is_ready()).count();
+        assert_eq!(s.sim().violations(), &[] as &[String], "{name}");
+        assert_eq!(s.timeline_remaining(), 0, "{name}: the whole timeline ran");
+        (s.sim().seed(), during, dropped, ready)
+    };
+    let (level_seed, level_during, level_dropped, level_ready) = run("dropped-events");
+    let (edge_seed, edge_during, edge_dropped, edge_ready) = run("dropped-events-edge");
+    assert_eq!(level_seed, edge_seed, "one seed for both");
+    assert_eq!((level_during, edge_during), (0, 0), "while the events are lost, neither replaces the deleted pods");
+    assert!(level_dropped > 0 && edge_dropped > 0);
+    assert_eq!(level_ready, 3, "level-triggered: re-listed, compared 3 with 0, created 3");
+    assert_eq!(edge_ready, 0, "edge-triggered: no event said a pod was deleted, so it never acts");
+}

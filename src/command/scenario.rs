@@ -30,6 +30,8 @@ use serde_json::Value;
 /// The built-in scenarios, by name.
 const BUILTIN: &[(&str, &str)] = &[
     ("default", include_str!("../../scenarios/default.yaml")),
+    ("dropped-events", include_str!("../../scenarios/dropped-events.yaml")),
+    ("dropped-events-edge", include_str!("../../scenarios/dropped-events-edge.yaml")),
     ("rolling-update", include_str!("../../scenarios/rolling-update.yaml")),
     ("scale-up", include_str!("../../scenarios/scale-up.yaml")),
 ];

@@ -395,6 +395,10 @@ impl Component for ControllerManager {
             .iter()
             .map(|s| {
                 let mut status = s.status.clone();
+                if s.mode == Mode::Edge {
+                    // The room of loops says which kind of loop this is now.
+                    status.name.push_str(" (edge-triggered)");
+                }
                 status.queue_depth = s.queue.len() + s.running.len();
                 status.phase = if !s.running.is_empty() {
                     LoopPhase::Act
