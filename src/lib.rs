@@ -12,6 +12,7 @@ pub mod api;
 pub mod command;
 pub mod controllers;
 pub mod kubelet;
+pub mod lesson;
 pub mod model;
 pub mod rng;
 pub mod runtime;
