@@ -17,6 +17,7 @@
 //! virtual files `apply -f` reads, and the asynchronous output (watch lines, timeline commands)
 //! that callers collect with [`Session::take_stream`].
 
+pub mod complete;
 pub mod kubectl;
 pub mod parse;
 pub mod printers;
