@@ -27,6 +27,7 @@ pub mod selector;
 pub mod sim_mode;
 pub mod sim_verbs;
 pub mod table;
+pub mod validate;
 pub mod yaml;
 
 pub use scenario::{Scenario, TimelineEntry};
