@@ -21,12 +21,15 @@ use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use crate::cluster_view::ClusterPanel;
+use crate::console::{Completion, Console};
 use crate::controls::Toolbar;
+use crate::editor::Editor;
 use crate::engine::{Action, Snapshot};
 use crate::events_view::{CommandLog, EventsPanel};
 use crate::header::Header;
 use crate::hints_view::HintsPanel;
 use crate::host::{self, Incoming, Shared};
+use crate::lesson_view::LessonPanel;
 use crate::loops_view::{FlowPanel, LoopsPanel};
 use crate::share_view::{ErrorBanner, SharePanel};
 use crate::side::{GapPanel, PodPanel};
@@ -82,6 +85,16 @@ pub fn App(props: &AppProps) -> Html {
         })
     };
 
+    // Tab completion and the editor's dry run answer at once, so they call the engine directly.
+    let on_complete = {
+        let shared = shared.clone();
+        use_callback((), move |line: String, _| -> Completion { shared.engine.borrow().complete(&line) })
+    };
+    let on_validate = {
+        let shared = shared.clone();
+        use_callback((), move |text: String, _| shared.engine.borrow_mut().validate(&text))
+    };
+
     {
         let shared = shared.clone();
         let dispatcher = shown.dispatcher();
@@ -121,6 +134,11 @@ pub fn App(props: &AppProps) -> Html {
                 />
             }
             <ErrorBanner errors={s.errors.clone()} on_action={on_action.clone()} />
+            if let Some(lesson) = &s.lesson {
+                if p.shows_panel("lesson") {
+                    <LessonPanel view={lesson.clone()} problem={s.lesson_problem.clone().map(AttrValue::from)} on_action={on_action.clone()} />
+                }
+            }
             if let Some(share) = &s.share {
                 <SharePanel share={share.clone()} on_action={on_action.clone()} />
             }
@@ -158,6 +176,16 @@ pub fn App(props: &AppProps) -> Html {
                     <CommandLog commands={s.commands.clone()} />
                 }
             </main>
+            if p.shows_panel("console") || p.shows_panel("editor") {
+                <section class="workbench" aria-label="Console and editor">
+                    if p.shows_panel("console") {
+                        <Console lines={s.console.clone()} on_action={on_action.clone()} on_complete={on_complete} />
+                    }
+                    if p.shows_panel("editor") {
+                        <Editor on_action={on_action.clone()} on_validate={on_validate} />
+                    }
+                </section>
+            }
         </div>
     }
 }

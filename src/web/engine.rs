@@ -16,7 +16,9 @@
 //! and an outbox of [`OutMessage`]s (events, command results, errors, lesson steps through
 //! [`Engine::emit`]) that the app posts to the host.
 
-use kubeloop::command::Session;
+use crate::console::{ConsoleKind, ConsoleLine};
+use kubeloop::command::{CommandOutput, Session};
+use kubeloop::lesson::{Driver, LessonRun, LessonView};
 use kubeloop::model::{Duration, Time};
 use kubeloop::sim::Message;
 use kubeloop::view::cluster::{ClusterTracker, ClusterView, PodView};
@@ -92,6 +94,16 @@ pub enum Action {
     Command(String),
     /// Opens or closes the "what is wrong?" panel.
     ToggleHints,
+    /// A line typed in the console.
+    Console(String),
+    /// Ctrl-C in the console: end every open watch.
+    Interrupt,
+    /// The editor's Apply: `kubectl apply -f manifest.yaml` with this text.
+    ApplyManifest(String),
+    /// The learner's answer to the lesson's open question.
+    LessonAnswer(String),
+    /// The lesson's Next button.
+    LessonNext,
     /// Opens the share panel (computing its permalink, kubectl lines and trace) or closes it.
     Share,
     /// Imports a trace file's JSON text.
@@ -151,6 +163,10 @@ pub struct Snapshot {
     pub hops: Rc<Vec<Hop>>,
     pub selection: Option<Rc<Selection>>,
     pub commands: Rc<Vec<CommandEntry>>,
+    pub console: Rc<Vec<ConsoleLine>>,
+    pub lesson: Option<Rc<LessonView>>,
+    /// A lesson command that failed (the lesson's author's bug), shown in the lesson panel.
+    pub lesson_problem: Option<String>,
     /// The "what is wrong?" panel: absent when an exercise turned it off (`?hints=off`), empty
     /// hints while it is closed.
     pub hints: Option<HintsShown>,
@@ -215,8 +231,15 @@ pub struct Engine {
     /// `None` when the address turned hints off.
     hints: Option<HintTracker>,
     hints_open: bool,
+    console: VecDeque<ConsoleLine>,
+    console_seq: u64,
+    lesson: Option<LessonRun>,
+    lesson_problem: Option<String>,
     snapshot: Rc<Snapshot>,
 }
+
+/// Console lines kept.
+const CONSOLE_LINES: usize = 400;
 
 impl Engine {
     /// Starts the scenario `params` names (or the default, with the error shown), applies the
@@ -224,6 +247,19 @@ impl Engine {
     /// own, shown in the banner. A scenario URL is left in [`Engine::take_fetch`] for the app.
     pub fn new(params: PageParams, errors: Vec<String>) -> Engine {
         let mut errors = errors;
+        let mut params = params;
+        // A lesson names its own scenario and seed (an explicit ?seed= still wins).
+        let lesson = params.lesson.as_deref().and_then(|name| match crate::lesson_view::lesson_named(name) {
+            Ok(lesson) => Some(lesson),
+            Err(e) => {
+                errors.push(e);
+                None
+            }
+        });
+        if let Some(lesson) = &lesson {
+            params.scenario = lesson.scenario.clone();
+            params.seed = params.seed.or(lesson.seed);
+        }
         let builtin = if params.scenario_is_url() { "default".to_string() } else { params.scenario.clone() };
         let session = start(&builtin, params.seed).unwrap_or_else(|e| {
             errors.push(e);
@@ -243,6 +279,13 @@ impl Engine {
         // An exercise leaves the "what is wrong?" panel out of `panels=` to keep its answer hidden.
         if !engine.params.shows_panel("hints") {
             engine.hints = None;
+        }
+        if let Some(lesson) = lesson {
+            let mut run = LessonRun::new(lesson);
+            let problems = run.start(&mut engine);
+            engine.lesson_problem = (!problems.is_empty()).then(|| problems.join("\n"));
+            engine.lesson = Some(run);
+            engine.observe();
         }
         if !engine.replay_pending {
             engine.replay_params();
@@ -436,6 +479,9 @@ impl Engine {
             selection: None,
             commands: Rc::default(),
             hints: None,
+            console: Rc::default(),
+            lesson: None,
+            lesson_problem: None,
         });
         let mut engine = Engine {
             session,
@@ -472,6 +518,10 @@ impl Engine {
             command_seq: 0,
             hints: Some(HintTracker::new()),
             hints_open: false,
+            console: VecDeque::new(),
+            console_seq: 0,
+            lesson: None,
+            lesson_problem: None,
             snapshot,
         };
         engine.pick_deployment();
@@ -491,13 +541,21 @@ impl Engine {
         self.last_frame = Some(ts);
         let started = clock();
         let large = self.is_large();
+        // A prediction is open: the simulation waits for the learner's answer.
+        if self.lesson.as_ref().is_some_and(LessonRun::waiting_for_answer) {
+            return None;
+        }
         match self.mode {
             Mode::Paused => return None,
             Mode::Playing => {
                 self.carry += dt * self.speed;
                 let whole = self.carry.floor();
                 self.carry -= whole;
-                let target = self.session.sim().now() + Duration(whole as u64);
+                let mut target = self.session.sim().now() + Duration(whole as u64);
+                // Stop where the lesson must look (a measurement, a check's deadline).
+                if let Some(deadline) = self.lesson.as_ref().and_then(LessonRun::next_deadline) {
+                    target = target.min(deadline.max(self.session.sim().now()));
+                }
                 let budget = if large { LARGE_PLAY_BUDGET_MS } else { PLAY_BUDGET_MS };
                 self.lagging = !self.run_until(target, started + budget, clock);
                 if self.lagging {
@@ -645,12 +703,79 @@ impl Engine {
             Action::Share => self.share = if self.share.is_some() { None } else { Some(Rc::new(self.share_view())) },
             Action::ImportTrace(json) => self.import_trace(&json),
             Action::DismissErrors => self.errors.clear(),
+            Action::Console(line) => self.console_run(&line),
+            Action::Interrupt => {
+                self.session.stop_watches();
+                self.console_push(ConsoleKind::Input, "^C");
+            }
+            Action::ApplyManifest(text) => {
+                self.session.add_file(kubeloop::command::validate::EDITOR_FILE, &text);
+                let line = format!("kubectl apply -f {}", kubeloop::command::validate::EDITOR_FILE);
+                self.console_run(&line);
+            }
+            Action::LessonAnswer(text) => self.with_lesson(|run, engine| run.answer(engine, &text)),
+            Action::LessonNext => self.with_lesson(|run, engine| run.next(engine)),
         }
         self.publish()
     }
 
+    /// Tab in the console: the line completed as far as is certain, and the candidates.
+    pub fn complete(&self, line: &str) -> (String, Vec<String>) {
+        kubeloop::command::complete::complete_line(line, &self.session)
+    }
+
+    /// The editor's validate-as-you-type: a server dry run of `text`.
+    pub fn validate(&mut self, text: &str) -> Result<String, String> {
+        self.session.validate_manifest(text)
+    }
+
+    /// Runs a lesson method that may run commands through the engine; its errors are shown.
+    fn with_lesson(&mut self, f: impl FnOnce(&mut LessonRun, &mut Engine) -> Result<Vec<String>, String>) {
+        let Some(mut run) = self.lesson.take() else { return };
+        match f(&mut run, self) {
+            Ok(problems) if problems.is_empty() => {}
+            Ok(problems) => self.lesson_problem = Some(problems.join("\n")),
+            Err(e) => self.console_push(ConsoleKind::Error, &e),
+        }
+        self.lesson = Some(run);
+    }
+
+    /// A console line: echoed, run, its output and what its watches say at once shown below it.
+    fn console_run(&mut self, line: &str) {
+        self.console_push(ConsoleKind::Input, &format!("$ {line}"));
+        if line.trim().is_empty() {
+            return;
+        }
+        let out = self.run_logged(line);
+        self.console_output(&out);
+    }
+
+    fn console_output(&mut self, out: &CommandOutput) {
+        let (stdout, stderr) = (out.stdout.clone(), out.stderr.clone());
+        for l in stdout.lines() {
+            self.console_push(ConsoleKind::Output, l);
+        }
+        for l in stderr.lines() {
+            self.console_push(ConsoleKind::Error, l);
+        }
+    }
+
+    fn console_push(&mut self, kind: ConsoleKind, text: &str) {
+        self.console_seq += 1;
+        self.console.push_back(ConsoleLine { seq: self.console_seq, kind, text: text.to_string() });
+        while self.console.len() > CONSOLE_LINES {
+            self.console.pop_front();
+        }
+    }
+
     /// Runs one command line through the session, as the console would, and logs it.
     pub fn run(&mut self, line: &str) -> bool {
+        self.run_logged(line).ok
+    }
+
+    /// [`Engine::run`], returning everything the command printed (its own output, then its
+    /// watches').
+    fn run_logged(&mut self, line: &str) -> CommandOutput {
         let at = self.session.sim().now().0;
         let out = self.session.execute(line);
         let stream = self.session.take_stream();
@@ -674,7 +799,10 @@ impl Engine {
         } else {
             self.log.push(Recorded { at, command: line.to_string() });
         }
-        out.ok
+        let mut all = out;
+        all.stdout.push_str(&stream.stdout);
+        all.stderr.push_str(&stream.stderr);
+        all
     }
 
     /// After `sim seed`: a new run, so every tracker starts over.
@@ -706,6 +834,14 @@ impl Engine {
 
     /// Catches the trackers up with the simulation.
     fn observe(&mut self) {
+        // Watch lines (`kubectl get -w`) and timeline commands that arrived as time passed.
+        let stream = self.session.take_stream();
+        if !stream.stdout.is_empty() || !stream.stderr.is_empty() {
+            self.console_output(&stream);
+        }
+        if let Some(run) = &mut self.lesson {
+            run.poll(self.session.sim());
+        }
         let sim = self.session.sim();
         self.cluster.update(sim);
         self.events_dirty |= self.events.update(sim);
@@ -807,6 +943,19 @@ impl Engine {
                 };
                 HintsShown { open: self.hints_open, hints }
             }),
+            console: if old.console.last().map(|l| l.seq) == self.console.back().map(|l| l.seq) {
+                old.console.clone()
+            } else {
+                Rc::new(self.console.iter().cloned().collect())
+            },
+            lesson: self.lesson.as_ref().map(|run| {
+                let view = run.view();
+                match &old.lesson {
+                    Some(o) if **o == view => o.clone(),
+                    _ => Rc::new(view),
+                }
+            }),
+            lesson_problem: self.lesson_problem.clone(),
         })
     }
 }
@@ -819,4 +968,29 @@ pub fn sim_time(t: Time) -> String {
 /// A session for a scenario the page knows by name.
 fn start(name: &str, seed: Option<u64>) -> Result<Session, String> {
     page::scenario(name).and_then(|s| Session::new(s, seed))
+}
+
+/// The lesson runs its commands through the engine: shown ones are logged and echoed in the
+/// console like typed ones; hidden ones (a lesson's secret fault) run silently.
+impl Driver for Engine {
+    fn run_line(&mut self, line: &str, shown: bool) -> CommandOutput {
+        if shown {
+            self.console_push(ConsoleKind::Input, &format!("$ {line}"));
+            let out = self.run_logged(line);
+            self.console_output(&out);
+            return out;
+        }
+        let mut out = self.session.execute(line);
+        out.push(self.session.take_stream());
+        if out.ok && line.starts_with("sim seed") {
+            self.restarted();
+        }
+        out
+    }
+    fn sim(&self) -> &kubeloop::sim::Sim {
+        self.session.sim()
+    }
+    fn add_file(&mut self, path: &str, text: &str) {
+        self.session.add_file(path, text);
+    }
 }

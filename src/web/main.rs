@@ -11,12 +11,15 @@
 
 mod app;
 mod cluster_view;
+mod console;
 mod controls;
+mod editor;
 mod engine;
 mod events_view;
 mod header;
 mod hints_view;
 mod host;
+mod lesson_view;
 mod loops_view;
 mod panic_overlay;
 mod share_view;

@@ -1,0 +1,176 @@
+//! The lesson panel: the step's text, the prediction with its choices, the graded feedback, the
+//! check's progress and Next.
+//!
+//! It renders a [`LessonView`] (plain data from the library's [`kubeloop::lesson::LessonRun`],
+//! which the engine owns) and sends the learner's answer and Next as [`Action`]s. While a
+//! prediction is open the engine holds the clock, so the learner commits before seeing.
+
+use std::rc::Rc;
+
+use web_sys::HtmlInputElement;
+use yew::prelude::*;
+
+use crate::engine::Action;
+use kubeloop::lesson::run::Phase;
+use kubeloop::lesson::{Lesson, LessonView};
+
+/// The lesson `?lesson=NAME` names (a built-in one), or an error naming the lessons there are.
+pub fn lesson_named(name: &str) -> Result<Lesson, String> {
+    Lesson::builtin(name).ok_or_else(|| {
+        format!("error: unknown lesson {name:?} in parameter \"lesson\"; the built-in lessons are {}", Lesson::builtin_names().join(", "))
+    })
+}
+
+pub fn phase_name(phase: Phase) -> &'static str {
+    match phase {
+        Phase::Predict => "predict",
+        Phase::Running => "running",
+        Phase::Diagnose => "diagnose",
+        Phase::Passed => "passed",
+        Phase::TimedOut => "timed-out",
+        Phase::Finished => "finished",
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct LessonPanelProps {
+    pub view: Rc<LessonView>,
+    pub problem: Option<AttrValue>,
+    pub on_action: Callback<Action>,
+}
+
+#[component]
+pub fn LessonPanel(props: &LessonPanelProps) -> Html {
+    let v = &props.view;
+    let number = use_state(String::new);
+    let answer = |choice: String| {
+        let cb = props.on_action.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(Action::LessonAnswer(choice.clone())))
+    };
+    let on_number = {
+        let number = number.clone();
+        Callback::from(move |e: InputEvent| number.set(e.target_unchecked_into::<HtmlInputElement>().value()))
+    };
+    let on_submit = {
+        let (number, cb) = (number.clone(), props.on_action.clone());
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            cb.emit(Action::LessonAnswer((*number).clone()));
+            number.set(String::new());
+        })
+    };
+    let on_next = {
+        let cb = props.on_action.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(Action::LessonNext))
+    };
+    let finished = v.phase == Phase::Finished;
+    let can_next = matches!(v.phase, Phase::Passed | Phase::TimedOut);
+    html! {
+        <section class="panel lesson" aria-labelledby="lesson-title" data-testid="lesson" data-phase={phase_name(v.phase)} data-step={v.index.to_string()}>
+            <h2 id="lesson-title" class="panel-title">{ v.title.clone() }</h2>
+            if !finished {
+                <p class="muted step-count">{ format!("Step {} of {}", v.index + 1, v.steps) }
+                    if !v.step_title.is_empty() { { format!(": {}", v.step_title) } }
+                </p>
+            }
+            <div class="lesson-text" data-testid="lesson-text">
+                { for v.text.split("\n\n").filter(|p| !p.trim().is_empty()).map(|p| html! { <p>{ p.trim().to_string() }</p> }) }
+            </div>
+            if !v.action.is_empty() && v.phase != Phase::Predict {
+                <p class="lesson-action">{ "Ran for you: " }{ for v.action.iter().map(|a| html! { <code>{ a.clone() }</code> }) }</p>
+            }
+            if let Some(task) = &v.task {
+                <p class="lesson-task" data-testid="lesson-task"><strong>{ "Your turn: " }</strong>{ task.clone() }</p>
+            }
+            if let Some(prompt) = &v.prompt {
+                { question(v, prompt, &answer, &number, on_number, on_submit) }
+            }
+            if !v.checks.is_empty() {
+                <ul class="checks" aria-label="Check" data-testid="lesson-checks">
+                    { for v.checks.iter().map(|c| html! {
+                        <li class={classes!(c.met.then_some("met"))} data-met={c.met.to_string()}>
+                            <span aria-hidden="true">{ if c.met { "✓ " } else { "… " } }</span>
+                            { c.wants.clone() }<span class="muted">{ format!(" ({})", c.sees) }</span>
+                        </li>
+                    }) }
+                </ul>
+            }
+            <p class="lesson-status" role="status" data-testid="lesson-status">{ status(v) }</p>
+            if let Some(problem) = &props.problem {
+                <p class="error-banner" role="alert" data-testid="lesson-problem">{ problem.clone() }</p>
+            }
+            if !finished {
+                <button type="button" class="primary" data-testid="lesson-next" disabled={!can_next} onclick={on_next}>
+                    { if v.index + 1 == v.steps { "Finish" } else { "Next step" } }
+                </button>
+            }
+        </section>
+    }
+}
+
+fn question(
+    v: &LessonView,
+    prompt: &str,
+    answer: &dyn Fn(String) -> Callback<MouseEvent>,
+    number: &UseStateHandle<String>,
+    on_number: Callback<InputEvent>,
+    on_submit: Callback<SubmitEvent>,
+) -> Html {
+    let kind = if v.phase == Phase::Predict { "Predict" } else { "Question" };
+    html! {
+        <fieldset class="question" data-testid="lesson-question" disabled={!v.asking}>
+            <legend>{ format!("{kind}: {prompt}") }</legend>
+            if v.choices.is_empty() {
+                <form onsubmit={on_submit}>
+                    <label class="inline">{ "Your answer " }
+                        <input type="number" step="any" data-testid="lesson-number" value={(**number).clone()} oninput={on_number} />
+                    </label>
+                    <button type="submit">{ "Answer" }</button>
+                </form>
+            } else {
+                <div class="choices" role="group" aria-label="Choices">
+                    { for v.choices.iter().map(|c| {
+                        let chosen = v.graded.as_ref().is_some_and(|g| g.given == *c);
+                        html! {
+                            <button type="button" data-testid="lesson-choice" data-choice={c.clone()} aria-pressed={chosen.to_string()} onclick={answer(c.clone())}>{ c.clone() }</button>
+                        }
+                    }) }
+                </div>
+            }
+            { feedback(v) }
+        </fieldset>
+    }
+}
+
+fn feedback(v: &LessonView) -> Html {
+    let Some(g) = &v.graded else { return Html::default() };
+    let (class, text) = match (g.correct, &g.actual) {
+        (Some(true), _) => ("right", format!("Right: {}.", g.given)),
+        (Some(false), Some(actual)) => ("wrong", format!("Not quite: you said {}, the answer is {actual}.", g.given)),
+        _ => ("waiting", format!("You said {}. Watch what happens…", g.given)),
+    };
+    html! {
+        <div class={classes!("feedback", class)} data-testid="lesson-feedback" data-graded={class} aria-live="polite">
+            <p>{ text }</p>
+            if !v.explain.is_empty() { <p class="explain">{ v.explain.clone() }</p> }
+        </div>
+    }
+}
+
+fn status(v: &LessonView) -> String {
+    match v.phase {
+        Phase::Predict => "Answer the question to continue; the simulation waits for you.".into(),
+        Phase::Running => match &v.within {
+            Some(w) => format!("Waiting for the check (at most {w} of simulated time)."),
+            None if v.checks.is_empty() => "Working…".into(),
+            None => "Waiting for the check.".into(),
+        },
+        Phase::Diagnose => "Answer the question to finish this step.".into(),
+        Phase::Passed => "Step complete.".into(),
+        Phase::TimedOut => "The check did not pass in time. You can go on, or reset and try again.".into(),
+        Phase::Finished => format!(
+            "Answers right: {} of {}. Checks passed: {} of {}.",
+            v.score.answers_right, v.score.questions, v.score.checks_passed, v.score.checks
+        ),
+    }
+}
