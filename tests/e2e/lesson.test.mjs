@@ -1,0 +1,112 @@
+// A guided lesson played end to end in the page: lesson 1 ("desired state is a claim") chosen by
+// `?lesson=desired-state`. The learner waits for the cluster, answers a prediction while the
+// simulation holds still, sees it graded against what the cluster really did, watches the check
+// pass, performs a task in the console, and finishes with a score. A bad lesson name gets a
+// clear error in the page instead of a blank one.
+//
+// Simulated time moves only through the page's own controls; the tests wait for DOM conditions.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startServer, launchBrowser, withPage, openReady, fastForward, RESULTS } from './harness.mjs';
+
+let server;
+let browser;
+
+before(async () => {
+  await mkdir(RESULTS, { recursive: true });
+  server = await startServer();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const lesson = (page) => page.getByTestId('lesson');
+
+async function waitPhase(page, phase, timeout = 60_000) {
+  await page.waitForSelector(`[data-testid="lesson"][data-phase="${phase}"]`, { timeout });
+}
+
+async function next(page) {
+  const step = Number(await lesson(page).getAttribute('data-step'));
+  await page.getByTestId('lesson-next').click();
+  await page.waitForFunction((s) => Number(document.querySelector('[data-testid="lesson"]')?.dataset.step) !== s || document.querySelector('[data-testid="lesson"]')?.dataset.phase === 'finished', step);
+}
+
+test('lesson 1 end to end: a prediction graded against the cluster, checks, a task, a score', { timeout: 180_000 }, async () => {
+  await withPage(browser, { colorScheme: 'light' }, async (page) => {
+    await openReady(page, `${server.url}?lesson=desired-state`);
+    assert.equal(await lesson(page).getAttribute('data-step'), '0');
+    assert.match(await page.getByRole('heading', { name: 'Desired state is a claim' }).innerText(), /Desired state/);
+    assert.ok(await page.getByTestId('lesson-next').isDisabled(), 'Next waits for the check');
+
+    // Step 1: the cluster comes up; the check turns green.
+    await fastForward(page);
+    await waitPhase(page, 'passed');
+    assert.match(await page.getByTestId('lesson-checks').innerText(), /exactly 3 pods with app=web Running/);
+    await next(page);
+
+    // Step 2: a prediction. The simulation holds still until it is answered.
+    await waitPhase(page, 'predict');
+    const held = await page.locator('.app').getAttribute('data-sim-time');
+    await page.getByTestId('play').click();
+    await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+    assert.equal(await page.locator('.app').getAttribute('data-sim-time'), held, 'the clock waits for the answer');
+    assert.match(await page.getByTestId('lesson-question').innerText(), /How many web pods exist/);
+    await page.screenshot({ path: join(RESULTS, 'lesson-1-predict.png'), fullPage: true });
+    await page.locator('[data-testid="lesson-choice"][data-choice="3"]').click();
+    // Graded against what the cluster showed the moment kubectl returned: still three pods.
+    await page.waitForSelector('[data-testid="lesson-feedback"][data-graded="right"]');
+    assert.match(await page.getByTestId('lesson-feedback').innerText(), /Right: 3\./);
+    assert.match(await page.getByTestId('console-output').innerText(), /\$ kubectl scale deployment\/web --replicas=5\ndeployment.apps\/web scaled/);
+    await fastForward(page);
+    await waitPhase(page, 'passed');
+    assert.match(await page.getByTestId('lesson-checks').innerText(), /deployment web: readyReplicas 5/);
+    await page.screenshot({ path: join(RESULTS, 'lesson-1-graded.png'), fullPage: true });
+    await next(page);
+
+    // Step 3: a task the learner performs in the console.
+    assert.match(await page.getByTestId('lesson-task').innerText(), /Scale the Deployment web to 2 replicas/);
+    await page.getByTestId('console-input').fill('kubectl scale deployment/web --replicas=2');
+    await page.getByTestId('console-input').press('Enter');
+    await fastForward(page);
+    await waitPhase(page, 'passed');
+    await next(page);
+
+    // Step 4: text only, then the score.
+    await waitPhase(page, 'passed');
+    await page.getByTestId('lesson-next').click();
+    await waitPhase(page, 'finished');
+    assert.equal(await page.getByTestId('lesson-status').innerText(), 'Answers right: 1 of 1. Checks passed: 3 of 3.');
+    await page.screenshot({ path: join(RESULTS, 'lesson-1-finished.png'), fullPage: true });
+  });
+});
+
+test('a wrong prediction is graded wrong, with the real answer', { timeout: 120_000 }, async () => {
+  await withPage(browser, { colorScheme: 'dark' }, async (page) => {
+    await openReady(page, `${server.url}?lesson=desired-state`);
+    await fastForward(page);
+    await waitPhase(page, 'passed');
+    await next(page);
+    await page.locator('[data-testid="lesson-choice"][data-choice="5"]').click();
+    await page.waitForSelector('[data-testid="lesson-feedback"][data-graded="wrong"]');
+    assert.match(await page.getByTestId('lesson-feedback').innerText(), /you said 5, the answer is 3/);
+  });
+});
+
+test('an unknown lesson in the address is a clear error, and the page still works', { timeout: 60_000 }, async () => {
+  await withPage(browser, { colorScheme: 'light' }, async (page) => {
+    await openReady(page, `${server.url}?lesson=nope`);
+    assert.match(
+      await page.getByTestId('page-error').innerText(),
+      /unknown lesson "nope" in the address; the built-in lessons are desired-state, worked-example, level-vs-edge/,
+    );
+    assert.equal(await page.getByTestId('lesson').count(), 0);
+    await page.waitForSelector('[data-testid="node"] >> nth=1', { timeout: 30_000 });
+  });
+});
