@@ -615,7 +615,16 @@ impl Engine {
                 return;
             }
             match self.session.sim().next_time() {
-                Some(t) if t <= self.fast_forward_until => self.session.advance_to(t),
+                Some(t) if t <= self.fast_forward_until => {
+                    // A lesson's measurement or deadline falls before the next delivery: look there.
+                    if let Some(d) = self.lesson.as_ref().and_then(LessonRun::next_deadline).filter(|d| *d < t) {
+                        self.session.advance_to(d);
+                        if let Some(run) = &mut self.lesson {
+                            run.poll(self.session.sim());
+                        }
+                    }
+                    self.session.advance_to(t)
+                }
                 _ => {
                     self.session.advance_to(self.fast_forward_until);
                     self.mode = Mode::Paused;
