@@ -9,8 +9,20 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { startServer, launchBrowser, withPage, openReady, fastForward, RESULTS } from './harness.mjs';
+
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+/** Serious or critical axe violations on the page as it is now. */
+async function axeViolations(page) {
+  if (!(await page.evaluate(() => Boolean(window.axe)))) await page.addScriptTag({ path: AXE });
+  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+}
 
 let server;
 let browser;
@@ -110,3 +122,21 @@ test('an unknown lesson in the address is a clear error, and the page still work
     await page.waitForSelector('[data-testid="node"] >> nth=1', { timeout: 30_000 });
   });
 });
+
+for (const colorScheme of ['light', 'dark']) {
+  test(`the lesson panel has no serious accessibility problem, question open and graded (${colorScheme})`, { timeout: 120_000 }, async () => {
+    await withPage(browser, { colorScheme, reducedMotion: 'reduce' }, async (page) => {
+      await openReady(page, `${server.url}?lesson=desired-state`);
+      await fastForward(page);
+      await waitPhase(page, 'passed');
+      await next(page);
+      await waitPhase(page, 'predict');
+      assert.deepEqual(await axeViolations(page), []);
+      // Keyboard only: Tab to the first choice and press Enter.
+      await page.locator('[data-testid="lesson-choice"]').first().focus();
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('[data-testid="lesson-feedback"]');
+      assert.deepEqual(await axeViolations(page), []);
+    });
+  });
+}
