@@ -322,6 +322,22 @@ mod tests {
     }
 
     #[test]
+    fn mangled_lessons_never_panic() {
+        // Every prefix of a lesson (a file cut short), and lines swapped for odd values.
+        let text = Lesson::builtin_text("rolling-update").unwrap();
+        for cut in (0..text.len()).step_by(7).filter(|c| text.is_char_boundary(*c)) {
+            let _ = Lesson::parse(&text[..cut]);
+        }
+        let odd = ["count: -1", "within: forever", "- 3", "check: []", "question: {}", "steps: {}", "  - {text: [1]}", "answer: [x]"];
+        let lines: Vec<&str> = Lesson::builtin_text("which-loop").unwrap().lines().collect();
+        for (i, replacement) in (0..lines.len()).flat_map(|i| odd.iter().map(move |o| (i, *o))) {
+            let mut mangled = lines.clone();
+            mangled[i] = replacement;
+            let _ = Lesson::parse(&mangled.join("\n"));
+        }
+    }
+
+    #[test]
     fn step_lines_follow_the_list() {
         let text = "name: x\n# c\nsteps:\n\n  - text: a\n    check:\n      - nested\n  - text: b\n";
         assert_eq!(step_line(text, 0), Some(5));
