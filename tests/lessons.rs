@@ -3,10 +3,7 @@
 //! every answer is graded right (measured answers against what the cluster really did).
 //!
 //! Lessons 3, 4, 5 and 7 use the failure verbs of issue 5 (`sim stop`, `sim node fail`,
-//! `sim watch drop`, `sim mode`); their tests are ignored until those verbs are merged. Played
-//! against the faults work alone (its `sim stop|start|restart`), lessons 4 and 5 already pass;
-//! lesson 3 also needs `sim mode`, and lesson 7 the node lifecycle controller behind
-//! `sim node fail`.
+//! `sim watch drop`, `sim mode`) and the node lifecycle controller.
 
 use kubeloop::command::{Scenario, Session};
 use kubeloop::lesson::run::{play, Score};
@@ -93,7 +90,6 @@ fn the_measured_answers_read_the_pods() {
 }
 
 #[test]
-#[ignore = "needs issue-5 verbs"]
 fn lesson_3_level_vs_edge() {
     let (score, errors) = play_builtin("level-vs-edge", &[(1, "2")], &|_| vec![]);
     assert_eq!(errors, Vec::<String>::new());
@@ -101,7 +97,6 @@ fn lesson_3_level_vs_edge() {
 }
 
 #[test]
-#[ignore = "needs issue-5 verbs"]
 fn lesson_4_controller_restart() {
     let (score, errors) = play_builtin("controller-restart", &[(1, "3")], &|_| vec![]);
     assert_eq!(errors, Vec::<String>::new());
@@ -109,7 +104,6 @@ fn lesson_4_controller_restart() {
 }
 
 #[test]
-#[ignore = "needs issue-5 verbs"]
 fn lesson_5_which_loop() {
     let (score, errors) = play_builtin("which-loop", &[], &|_| vec![]);
     assert_eq!(errors, Vec::<String>::new());
@@ -117,7 +111,6 @@ fn lesson_5_which_loop() {
 }
 
 #[test]
-#[ignore = "needs issue-5 verbs"]
 fn lesson_7_node_dies() {
     let (score, errors) = play_builtin("node-dies", &[], &|_| vec![]);
     assert_eq!(errors, Vec::<String>::new());

@@ -14,7 +14,7 @@
 const HERE = new URL('./', import.meta.url);
 const OPTIONS = ['scenario', 'seed', 'speed', 'autoplay', 'panels', 'controls', 'theme', 'lesson'];
 // The widget's stylesheets, injected into each shadow root.
-const STYLESHEETS = ['style.css'];
+const STYLESHEETS = ['style.css', 'lessons.css'];
 
 let bindings;
 /** Loads and initialises the wasm module once per page; every element shares it. */

@@ -116,7 +116,7 @@ test('an unknown lesson in the address is a clear error, and the page still work
     await openReady(page, `${server.url}?lesson=nope`);
     assert.match(
       await page.getByTestId('page-error').innerText(),
-      /unknown lesson "nope" in the address; the built-in lessons are desired-state, worked-example, level-vs-edge/,
+      /unknown lesson "nope" in parameter "lesson"; the built-in lessons are desired-state, worked-example, level-vs-edge/,
     );
     assert.equal(await page.getByTestId('lesson').count(), 0);
     await page.waitForSelector('[data-testid="node"] >> nth=1', { timeout: 30_000 });
