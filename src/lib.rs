@@ -18,5 +18,6 @@ pub mod rng;
 pub mod runtime;
 pub mod scheduler;
 pub mod sim;
+pub mod sort;
 pub mod store;
 pub mod view;
