@@ -126,7 +126,7 @@ fn events_for(sim: &Sim, o: &Object) -> Vec<Rc<Object>> {
         .cloned()
         .collect();
     // SortableEvents: by lastTimestamp (a stable sort keeps the store's order among equals).
-    found.sort_by_key(|e| e.as_event().and_then(|e| e.last_timestamp.or(e.first_timestamp)));
+    crate::sort::sort_by_key(&mut found, |e| e.as_event().and_then(|e| e.last_timestamp.or(e.first_timestamp)));
     found
 }
 
@@ -199,7 +199,7 @@ fn tolerations_multiline(w: &mut PrefixWriter, title: &str, tolerations: &[Toler
         return;
     }
     let mut sorted = tolerations.to_vec();
-    sorted.sort_by(|a, b| a.key.cmp(&b.key));
+    crate::sort::sort_by(&mut sorted, |a, b| a.key.cmp(&b.key));
     for (i, t) in sorted.iter().enumerate() {
         if i != 0 {
             w.write(0, "\t");
@@ -228,7 +228,7 @@ fn taints_multiline(w: &mut PrefixWriter, taints: &[Taint]) {
         return;
     }
     let mut sorted = taints.to_vec();
-    sorted.sort_by(|a, b| format!("{},{}", a.effect, a.key).cmp(&format!("{},{}", b.effect, b.key)));
+    crate::sort::sort_by(&mut sorted, |a, b| format!("{},{}", a.effect, a.key).cmp(&format!("{},{}", b.effect, b.key)));
     for (i, t) in sorted.iter().enumerate() {
         if i != 0 {
             w.write(0, "\t");
@@ -476,7 +476,9 @@ pub fn deployment_replica_sets(sim: &Sim, d: &Deployment) -> (Vec<Rc<Object>>, O
         .filter(|o| o.meta().controller_ref().is_some_and(|r| r.uid == d.metadata.uid))
         .cloned()
         .collect();
-    owned.sort_by(|a, b| (a.meta().creation_timestamp, &a.meta().name).cmp(&(b.meta().creation_timestamp, &b.meta().name)));
+    crate::sort::sort_by(&mut owned, |a, b| {
+        (a.meta().creation_timestamp, &a.meta().name).cmp(&(b.meta().creation_timestamp, &b.meta().name))
+    });
     let new_index = owned.iter().position(|o| o.as_replica_set().is_some_and(|rs| equal_ignore_hash(&rs.spec.template, &d.spec.template)));
     let new = new_index.map(|i| owned.remove(i));
     (owned, new)
