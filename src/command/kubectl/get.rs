@@ -244,7 +244,7 @@ fn sort_by(objects: &mut [Rc<Object>], path: &str) -> Result<(), String> {
         v
     };
     let mut keyed: Vec<(Value, Rc<Object>)> = objects.iter().map(|o| (key(o), o.clone())).collect();
-    keyed.sort_by(|(a, _), (b, _)| compare_json(a, b));
+    crate::sort::sort_by(&mut keyed, |(a, _), (b, _)| compare_json(a, b));
     for (slot, (_, o)) in objects.iter_mut().zip(keyed) {
         *slot = o;
     }
