@@ -229,7 +229,7 @@ fn revisions(session: &Session, d: &Deployment) -> Vec<(i64, ReplicaSet)> {
             Some((rev, rs))
         })
         .collect();
-    revs.sort_by_key(|(r, _)| *r);
+    crate::sort::sort_by_key(&mut revs, |(r, _)| *r);
     revs
 }
 
