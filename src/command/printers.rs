@@ -181,7 +181,7 @@ pub fn selector_string(s: &LabelSelector) -> String {
     let mut parts: Vec<(String, String)> = s.match_labels.iter().map(|(k, v)| (k.clone(), format!("{k}={v}"))).collect();
     for r in &s.match_expressions {
         let mut values = r.values.clone();
-        values.sort();
+        crate::sort::sort(&mut values);
         let text = match r.operator.as_str() {
             "In" => format!("{} in ({})", r.key, values.join(",")),
             "NotIn" => format!("{} notin ({})", r.key, values.join(",")),
@@ -190,7 +190,7 @@ pub fn selector_string(s: &LabelSelector) -> String {
         };
         parts.push((r.key.clone(), text));
     }
-    parts.sort();
+    crate::sort::sort(&mut parts);
     if parts.is_empty() {
         return "<none>".into();
     }
