@@ -168,7 +168,7 @@ fn parse_nodes(v: Option<&Value>) -> Result<Vec<NodeConfig>, String> {
                 nodes.push(node_config(name, m, &format!("nodes[{i}]"), None)?);
             }
             let mut names: Vec<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
-            names.sort_unstable();
+            crate::sort::sort(&mut names);
             if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
                 return Err(format!("scenario: node {:?} is listed twice", w[0]));
             }
@@ -276,7 +276,7 @@ fn parse_timeline(v: Option<&Value>) -> Result<Vec<TimelineEntry>, String> {
         super::parse::split(run).map_err(|e| format!("scenario: timeline[{i}].run: {e}"))?;
         entries.push(TimelineEntry { at, run: run.to_string() });
     }
-    entries.sort_by_key(|e| e.at);
+    crate::sort::sort_by_key(&mut entries, |e| e.at);
     Ok(entries)
 }
 
