@@ -47,7 +47,7 @@ impl Controller for GarbageCollector {
             Delta::Deleted(owner) => {
                 let mut keys: Vec<ObjectKey> =
                     [caches.replica_sets, caches.pods].iter().flat_map(|inf| inf.owned_by(&owner.meta().uid)).map(|o| o.key()).collect();
-                keys.sort();
+                crate::sort::sort(&mut keys);
                 keys
             }
             _ if !object.meta().owner_references.is_empty() => vec![object.key()],
