@@ -93,7 +93,7 @@ pub fn explain(sim: &Sim, namespace: &str, name: &str) -> Option<Explanation> {
         _ => 2,
     };
     // Stable: nodes of equal rank and total keep the order the search met them in.
-    rows.sort_by_key(|r| (rank(r), std::cmp::Reverse(r.total.unwrap_or(i64::MIN))));
+    crate::sort::sort_by_key(&mut rows, |r| (rank(r), std::cmp::Reverse(r.total.unwrap_or(i64::MIN))));
     let examined = rows.len();
     let feasible = decision.feasible_count();
     let hidden = examined.saturating_sub(MAX_ROWS);
