@@ -104,7 +104,7 @@ pub fn components(sim: &Sim) -> Vec<ComponentView> {
     }
     // ComponentId orders the control plane before kubelets; keep kube-controller-manager before
     // kube-scheduler as the lesson names them.
-    out.sort_by_key(|c| match c.role.as_str() {
+    crate::sort::sort_by_key(&mut out, |c| match c.role.as_str() {
         "apiserver" => 0,
         "etcd" => 1,
         "controller-manager" => 2,
