@@ -7,12 +7,13 @@
 //! exactly the places learners look (`resourceVersion: '12'`, unquoted timestamps), so this
 //! module emits the go-yaml form itself.
 //!
-//! In: multi-document YAML through yaml_serde, stopping at the first broken document. (Its
-//! document iterator repeats a syntax error forever, and after an unknown alias it resumes
-//! mid-structure and panics; both are avoided by never reading past an error.)
+//! In: multi-document YAML (or a JSON stream) into JSON values, stopping at the first broken
+//! document; the YAML side is our own small reader (`reader`), which is far smaller in the page's
+//! wasm than a general YAML library and reads everything manifests and scenario files use.
 
-use serde::Deserialize;
 use serde_json::Value;
+
+mod reader;
 
 /// Emits `value` as go-yaml v2 would.
 pub fn to_yaml(value: &Value) -> String {
@@ -258,15 +259,7 @@ pub fn documents(text: &str) -> Result<Vec<Value>, String> {
         }
         return Ok(docs);
     }
-    let mut docs = Vec::new();
-    for doc in yaml_serde::Deserializer::from_str(text) {
-        match Value::deserialize(doc) {
-            Ok(Value::Null) => {}
-            Ok(v) => docs.push(v),
-            Err(e) => return Err(e.to_string()),
-        }
-    }
-    Ok(docs)
+    reader::documents(text)
 }
 
 #[cfg(test)]
