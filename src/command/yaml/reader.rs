@@ -121,10 +121,17 @@ impl Reader<'_> {
     fn local_tag_error(&self, at: Mark) -> Error {
         self.value_error("invalid type: enum, expected any valid JSON value", at)
     }
-    /// Runs `f` one level down the path (a mapping key or a sequence index).
-    fn within<T>(&mut self, segment: String, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+    /// The value after an indicator, one level down the path (a mapping key or a sequence index).
+    fn value_within(&mut self, segment: String, indent: usize, in_mapping: bool) -> Result<Value> {
         self.path.push(segment);
-        let out = f(self);
+        let out = self.value_after_indicator(indent, in_mapping);
+        self.path.pop();
+        out
+    }
+    /// A flow node, one level down the path.
+    fn flow_node_within(&mut self, segment: String) -> Result<(Value, bool)> {
+        self.path.push(segment);
+        let out = self.flow_node();
         self.path.pop();
         out
     }
@@ -552,7 +559,7 @@ impl Reader<'_> {
         loop {
             self.bump(); // the ':'
             let segment = self.key_segment(&key);
-            let value = self.within(segment, |r| r.value_after_indicator(indent, true))?;
+            let value = self.value_within(segment, indent, true)?;
             map.insert(key, value);
             let Some(col) = self.next_content_line()? else { break };
             if col < indent || self.at_document_marker() {
@@ -612,7 +619,7 @@ impl Reader<'_> {
         loop {
             self.bump(); // the '-'
             let segment = format!("[{}]", items.len());
-            items.push(self.within(segment, |r| r.value_after_indicator(indent, false))?);
+            items.push(self.value_within(segment, indent, false)?);
             let Some(col) = self.next_content_line()? else { break };
             if col < indent || self.at_document_marker() {
                 break;
@@ -931,7 +938,7 @@ impl Reader<'_> {
                 _ => {}
             }
             let segment = format!("[{}]", items.len());
-            let (item, multi_line) = self.within(segment, |r| r.flow_node())?;
+            let (item, multi_line) = self.flow_node_within(segment)?;
             self.skip_flow_blanks();
             if self.peek() == Some(':') && multi_line {
                 return Err(self.error("did not find expected ',' or ']'", context));
@@ -986,7 +993,7 @@ impl Reader<'_> {
                     Value::Null
                 } else {
                     let segment = self.key_segment(&key);
-                    self.within(segment, |r| r.flow_node())?.0
+                    self.flow_node_within(segment)?.0
                 }
             } else {
                 Value::Null
