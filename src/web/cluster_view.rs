@@ -113,7 +113,7 @@ pub fn NodeFaults(props: &NodeFaultsProps) -> Html {
                 let on_action = props.on_action.clone();
                 html! {
                     <button type="button" class="small" data-testid={format!("node-{verb}")} data-node={props.node.clone()}
-                        title={line.clone()} aria-label={format!("{} {}", fault_words(verb), props.node)}
+                        title={line.clone()} aria-label={format!("{verb} {}: {}", props.node, fault_words(verb))}
                         onclick={Callback::from(move |_| on_action.emit(Action::Command(line.clone())))}>
                         { *verb }
                     </button>
@@ -125,9 +125,9 @@ pub fn NodeFaults(props: &NodeFaultsProps) -> Html {
 
 fn fault_words(verb: &str) -> &'static str {
     match verb {
-        "fail" => "Power off",
-        "partition" => "Cut from the network",
-        _ => "Recover",
+        "fail" => "power it off",
+        "partition" => "cut it off from the network",
+        _ => "bring it back",
     }
 }
 
