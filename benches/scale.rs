@@ -14,6 +14,10 @@ use kubeloop::model::{Duration, Kind, Object, PodPhase};
 use kubeloop::sim::{NodeConfig, Sim};
 use std::time::Instant;
 
+// The native `kubeloop` binary's allocator, so the numbers are what the command line gets.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn deployment(name: &str, replicas: usize) -> Object {
     let yaml = format!(
         "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}}}\nspec:\n  replicas: {replicas}\n  selector: {{matchLabels: {{app: {name}}}}}\n  template:\n    metadata: {{labels: {{app: {name}}}}}\n    spec:\n      containers:\n      - name: nginx\n        image: nginx:1.14.2\n        resources: {{requests: {{cpu: 10m, memory: 16Mi}}}}\n"
