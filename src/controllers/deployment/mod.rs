@@ -25,6 +25,7 @@ use crate::controllers::{Action, Caches, Call, Controller, Outcome, Sync};
 use crate::model::*;
 use crate::runtime::informer::Delta;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 pub use self::hash::{compute_hash, POD_TEMPLATE_HASH};
 
@@ -154,7 +155,7 @@ impl Syncer<'_> {
     /// `getReplicaSetsForDeployment` with `ClaimReplicaSets`: the ReplicaSets this Deployment
     /// controls and still selects, after releasing the ones it no longer selects and adopting
     /// matching orphans (both writes of the ReplicaSet's ownerReferences).
-    fn claim_replica_sets(&mut self) -> Vec<ReplicaSet> {
+    fn claim_replica_sets(&mut self) -> Vec<Rc<ReplicaSet>> {
         let caches = self.caches;
         let (ns, uid) = (self.d.metadata.namespace.clone(), self.d.metadata.uid.clone());
         let deleting = self.d.metadata.is_deleting();
@@ -164,7 +165,7 @@ impl Syncer<'_> {
                 continue;
             }
             if self.d.spec.selector.matches(&rs.metadata.labels) {
-                claimed.push(rs.clone());
+                claimed.push(Rc::new(rs.clone()));
             } else if !deleting {
                 let mut released = rs.clone();
                 released.metadata.owner_references.retain(|r| r.uid != uid);

@@ -5,11 +5,12 @@
 use super::sync::Syncer;
 use super::util::*;
 use crate::model::*;
+use std::rc::Rc;
 
 impl Syncer<'_> {
     /// `syncRolloutStatus`: the status with the Progressing condition brought up to date; written
     /// only if it changed, else the Deployment is looked at again when its deadline could pass.
-    pub fn sync_rollout_status(&mut self, all: &[ReplicaSet], new: Option<&ReplicaSet>) {
+    pub fn sync_rollout_status(&mut self, all: &[Rc<ReplicaSet>], new: Option<&Rc<ReplicaSet>>) {
         let mut status = self.calculate_status(all, new);
         if !has_progress_deadline(&self.d) {
             remove_condition(&mut status, PROGRESSING);
@@ -30,7 +31,7 @@ impl Syncer<'_> {
         self.update_status();
     }
 
-    fn estimate_progress(&self, status: &mut DeploymentStatus, new: Option<&ReplicaSet>, current: Option<&DeploymentCondition>) {
+    fn estimate_progress(&self, status: &mut DeploymentStatus, new: Option<&Rc<ReplicaSet>>, current: Option<&DeploymentCondition>) {
         let subject = match new {
             Some(rs) => format!("ReplicaSet {:?}", rs.metadata.name),
             None => format!("Deployment {:?}", self.d.metadata.name),

@@ -4,13 +4,14 @@
 use super::sync::{SyncResult, Syncer};
 use super::util::*;
 use crate::model::*;
+use std::rc::Rc;
 
 impl Syncer<'_> {
     /// `rolloutRecreate`.
-    pub fn rollout_recreate(&mut self, rs_list: &[ReplicaSet]) -> SyncResult<()> {
+    pub fn rollout_recreate(&mut self, rs_list: &[Rc<ReplicaSet>]) -> SyncResult<()> {
         // The new ReplicaSet is not created yet, so nothing scales up before the old pods are gone.
         let (mut new, mut old) = self.get_all_replica_sets_and_sync_revision(rs_list, false)?;
-        let mut all: Vec<ReplicaSet> = old.iter().cloned().chain(new.clone()).collect();
+        let mut all: Vec<Rc<ReplicaSet>> = old.iter().cloned().chain(new.clone()).collect();
 
         if self.scale_down_old_replica_sets_for_recreate(&filter_active(&old)) {
             self.sync_rollout_status(&all, new.as_ref());
@@ -35,7 +36,7 @@ impl Syncer<'_> {
     }
 
     /// `scaleDownOldReplicaSetsForRecreate`: every active old ReplicaSet to zero.
-    fn scale_down_old_replica_sets_for_recreate(&mut self, old_active: &[ReplicaSet]) -> bool {
+    fn scale_down_old_replica_sets_for_recreate(&mut self, old_active: &[Rc<ReplicaSet>]) -> bool {
         let mut scaled = false;
         for rs in old_active {
             if rs_replicas(rs) != 0 && self.scale_replica_set_and_record_event(rs, 0).0 {
@@ -49,7 +50,7 @@ impl Syncer<'_> {
     /// an old ReplicaSet is not yet Succeeded or Failed (Unknown counts as running). Pods are
     /// found through the owner index of each of the Deployment's ReplicaSets, which is the
     /// podMap upstream builds.
-    fn old_pods_running(&self, new: Option<&ReplicaSet>, old: &[ReplicaSet], rs_list: &[ReplicaSet]) -> bool {
+    fn old_pods_running(&self, new: Option<&Rc<ReplicaSet>>, old: &[Rc<ReplicaSet>], rs_list: &[Rc<ReplicaSet>]) -> bool {
         if actual_replica_count(old) > 0 {
             return true;
         }

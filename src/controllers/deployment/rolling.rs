@@ -5,10 +5,11 @@
 use super::sync::{SyncResult, Syncer};
 use super::util::*;
 use crate::model::*;
+use std::rc::Rc;
 
 impl Syncer<'_> {
     /// `rolloutRolling`.
-    pub fn rollout_rolling(&mut self, rs_list: &[ReplicaSet]) -> SyncResult<()> {
+    pub fn rollout_rolling(&mut self, rs_list: &[Rc<ReplicaSet>]) -> SyncResult<()> {
         let (new, old) = self.get_all_replica_sets_and_sync_revision(rs_list, true)?;
         let Some(new) = new else { return Ok(()) };
         let mut all = old.clone();
@@ -31,7 +32,7 @@ impl Syncer<'_> {
 
     /// `reconcileNewReplicaSet`: scale the new ReplicaSet up as far as maxSurge allows (or down to
     /// `spec.replicas` if it is larger). Returns whether it scaled.
-    fn reconcile_new_replica_set(&mut self, all: &[ReplicaSet], new: &ReplicaSet) -> SyncResult<bool> {
+    fn reconcile_new_replica_set(&mut self, all: &[Rc<ReplicaSet>], new: &Rc<ReplicaSet>) -> SyncResult<bool> {
         let want = replicas(&self.d);
         let have = rs_replicas(new);
         if have == want {
@@ -47,7 +48,7 @@ impl Syncer<'_> {
     /// `reconcileOldReplicaSets`: how far the old ReplicaSets may shrink without going below
     /// `spec.replicas - maxUnavailable` available pods, counting the new ReplicaSet's unavailable
     /// pods against it; unhealthy old pods go first. Returns whether it scaled.
-    fn reconcile_old_replica_sets(&mut self, all: &[ReplicaSet], old: Vec<ReplicaSet>, new: &ReplicaSet) -> bool {
+    fn reconcile_old_replica_sets(&mut self, all: &[Rc<ReplicaSet>], old: Vec<Rc<ReplicaSet>>, new: &Rc<ReplicaSet>) -> bool {
         if replica_count(&old) == 0 {
             return false;
         }
@@ -70,8 +71,8 @@ impl Syncer<'_> {
     /// `cleanupUnhealthyReplicas`: scale old ReplicaSets down by their unavailable pods (oldest
     /// first, at most `max_cleanup`), which costs no availability; the ReplicaSet controller
     /// removes not-ready pods before ready ones.
-    fn cleanup_unhealthy_replicas(&mut self, mut old: Vec<ReplicaSet>, max_cleanup: i64) -> Option<(Vec<ReplicaSet>, i64)> {
-        old.sort_by(by_creation);
+    fn cleanup_unhealthy_replicas(&mut self, mut old: Vec<Rc<ReplicaSet>>, max_cleanup: i64) -> Option<(Vec<Rc<ReplicaSet>>, i64)> {
+        old.sort_by(|a, b| by_creation(a, b));
         let mut total = 0;
         for rs in old.iter_mut() {
             if total >= max_cleanup {
@@ -95,13 +96,13 @@ impl Syncer<'_> {
 
     /// `scaleDownOldReplicaSetsForRollingUpdate`: remove as many old pods as keeps at least
     /// `spec.replicas - maxUnavailable` available, oldest ReplicaSet first.
-    fn scale_down_old_replica_sets_for_rolling_update(&mut self, all: &[ReplicaSet], mut old: Vec<ReplicaSet>) -> i64 {
+    fn scale_down_old_replica_sets_for_rolling_update(&mut self, all: &[Rc<ReplicaSet>], mut old: Vec<Rc<ReplicaSet>>) -> i64 {
         let min_available = replicas(&self.d) - max_unavailable(&self.d);
         let available = available_replica_count(all);
         if available <= min_available {
             return 0;
         }
-        old.sort_by(by_creation);
+        old.sort_by(|a, b| by_creation(a, b));
         let target = available - min_available;
         let mut total = 0;
         for rs in &old {

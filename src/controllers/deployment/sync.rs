@@ -16,9 +16,14 @@ use crate::api::{ApiRequest, DeleteRequest};
 use crate::controllers::{Caches, Call};
 use crate::model::*;
 use crate::runtime::events::EventSpec;
+use std::rc::Rc;
 
 /// Why a sync stopped early (upstream's returned error).
 pub(super) type SyncResult<T> = Result<T, String>;
+
+/// The new ReplicaSet (if any) and the old ones, shared with the list they were found in: a
+/// sync reads them many times and copies one only to write it.
+pub(super) type NewAndOld = (Option<Rc<ReplicaSet>>, Vec<Rc<ReplicaSet>>);
 
 /// Which path the sync took, for the summary in words.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,7 +73,7 @@ impl<'a> Syncer<'a> {
     }
 
     /// Writes a ReplicaSet and returns what the server would answer: the same object, fresh.
-    pub fn update_rs(&mut self, rs: ReplicaSet, event: Option<EventSpec>) -> ReplicaSet {
+    pub fn update_rs(&mut self, rs: ReplicaSet, event: Option<EventSpec>) -> Rc<ReplicaSet> {
         let mut call = Call::new(ApiRequest::Update(Object::ReplicaSet(rs.clone())));
         if let Some(event) = event {
             call = call.on_success(event);
@@ -76,7 +81,7 @@ impl<'a> Syncer<'a> {
         self.push(call);
         let mut fresh = rs;
         fresh.metadata.resource_version = 0;
-        fresh
+        Rc::new(fresh)
     }
 
     /// Writes the working copy's status (and, as the status subresource of a Deployment allows,
@@ -91,14 +96,14 @@ impl<'a> Syncer<'a> {
 
     /// `scaleReplicaSet`: sets the size and the replica annotations; the ScalingReplicaSet event
     /// is recorded once the write succeeds. Returns whether the size changed, and the result.
-    pub fn scale_replica_set(&mut self, rs: &ReplicaSet, new_scale: i64) -> (bool, ReplicaSet) {
+    pub fn scale_replica_set(&mut self, rs: &Rc<ReplicaSet>, new_scale: i64) -> (bool, Rc<ReplicaSet>) {
         let old_scale = rs_replicas(rs);
         let size_changes = old_scale != new_scale;
         let (desired, max) = (replicas(&self.d), replicas(&self.d) + max_surge(&self.d));
         if !size_changes && !replicas_annotations_need_update(rs, desired, max) {
-            return (false, rs.clone());
+            return (false, Rc::clone(rs));
         }
-        let mut copy = rs.clone();
+        let mut copy = ReplicaSet::clone(rs);
         copy.spec.replicas = Some(clamp_i32(new_scale));
         set_replicas_annotations(&mut copy, desired, max);
         let direction = if old_scale < new_scale { "up" } else { "down" };
@@ -108,20 +113,16 @@ impl<'a> Syncer<'a> {
     }
 
     /// `scaleReplicaSetAndRecordEvent`: only when the size differs.
-    pub fn scale_replica_set_and_record_event(&mut self, rs: &ReplicaSet, new_scale: i64) -> (bool, ReplicaSet) {
+    pub fn scale_replica_set_and_record_event(&mut self, rs: &Rc<ReplicaSet>, new_scale: i64) -> (bool, Rc<ReplicaSet>) {
         if rs_replicas(rs) == new_scale {
-            return (false, rs.clone());
+            return (false, Rc::clone(rs));
         }
         self.scale_replica_set(rs, new_scale)
     }
 
     /// `getAllReplicaSetsAndSyncRevision`: the new ReplicaSet (created if asked and missing) and
     /// every old one, with the new one's revision brought above all the old ones.
-    pub fn get_all_replica_sets_and_sync_revision(
-        &mut self,
-        rs_list: &[ReplicaSet],
-        create_if_missing: bool,
-    ) -> SyncResult<(Option<ReplicaSet>, Vec<ReplicaSet>)> {
+    pub fn get_all_replica_sets_and_sync_revision(&mut self, rs_list: &[Rc<ReplicaSet>], create_if_missing: bool) -> SyncResult<NewAndOld> {
         let old = find_old_replica_sets(&self.d, rs_list);
         let new = self.get_new_replica_set(rs_list, &old, create_if_missing)?;
         if let Some(rs) = &new {
@@ -133,13 +134,13 @@ impl<'a> Syncer<'a> {
     /// `getNewReplicaSet`.
     fn get_new_replica_set(
         &mut self,
-        rs_list: &[ReplicaSet],
-        old: &[ReplicaSet],
+        rs_list: &[Rc<ReplicaSet>],
+        old: &[Rc<ReplicaSet>],
         create_if_missing: bool,
-    ) -> SyncResult<Option<ReplicaSet>> {
+    ) -> SyncResult<Option<Rc<ReplicaSet>>> {
         let new_revision = max_revision(old).saturating_add(1);
         if let Some(existing) = find_new_replica_set(&self.d, rs_list) {
-            return Ok(Some(self.sync_existing_new_replica_set(existing.clone(), new_revision)));
+            return Ok(Some(self.sync_existing_new_replica_set(Rc::clone(existing), new_revision)));
         }
         if !create_if_missing {
             return Ok(None);
@@ -149,12 +150,23 @@ impl<'a> Syncer<'a> {
 
     /// The new ReplicaSet exists: bring its annotations and minReadySeconds up to date (and
     /// return the updated copy), else copy its revision to the Deployment.
-    fn sync_existing_new_replica_set(&mut self, existing: ReplicaSet, new_revision: i64) -> ReplicaSet {
+    fn sync_existing_new_replica_set(&mut self, existing: Rc<ReplicaSet>, new_revision: i64) -> Rc<ReplicaSet> {
+        // Nearly every sync changes nothing here, so the annotations are worked on alone and the
+        // whole ReplicaSet is copied only when something differs.
+        let mut annotated = ReplicaSet {
+            metadata: ObjectMeta { annotations: existing.metadata.annotations.clone(), ..Default::default() },
+            ..Default::default()
+        };
+        let annotations_changed = set_new_replica_set_annotations(&self.d, &mut annotated, new_revision, true);
+        let min_ready_changed = existing.spec.min_ready_seconds != self.d.spec.min_ready_seconds;
         let mut copy = existing;
-        let annotations_changed = set_new_replica_set_annotations(&self.d, &mut copy, new_revision, true);
-        if annotations_changed || copy.spec.min_ready_seconds != self.d.spec.min_ready_seconds {
-            copy.spec.min_ready_seconds = self.d.spec.min_ready_seconds;
-            return self.update_rs(copy, None);
+        if annotations_changed || min_ready_changed || annotated.metadata.annotations != copy.metadata.annotations {
+            let rs = Rc::make_mut(&mut copy);
+            rs.metadata.annotations = annotated.metadata.annotations;
+            if annotations_changed || min_ready_changed {
+                rs.spec.min_ready_seconds = self.d.spec.min_ready_seconds;
+                return self.update_rs(ReplicaSet::clone(rs), None);
+            }
         }
         let revision = copy.metadata.annotations.get(REVISION).cloned().unwrap_or_default();
         let mut needs_update = set_deployment_revision(&mut self.d, &revision);
@@ -170,7 +182,7 @@ impl<'a> Syncer<'a> {
     }
 
     /// Creates the ReplicaSet for the Deployment's current template, `<name>-<hash>`.
-    fn create_new_replica_set(&mut self, old: &[ReplicaSet], new_revision: i64) -> SyncResult<ReplicaSet> {
+    fn create_new_replica_set(&mut self, old: &[Rc<ReplicaSet>], new_revision: i64) -> SyncResult<Rc<ReplicaSet>> {
         let mut template = self.d.spec.template.clone();
         let hash = compute_hash(&template, self.d.status.collision_count);
         template.metadata.labels.insert(POD_TEMPLATE_HASH.into(), hash.clone());
@@ -183,7 +195,7 @@ impl<'a> Syncer<'a> {
         // looks the ReplicaSet up in its cache; looking first decides the same thing.
         let key = ObjectKey::new(Kind::ReplicaSet, &self.d.metadata.namespace, &name);
         if let Some(existing) = self.caches.replica_sets.get(&key).and_then(|o| o.as_replica_set()) {
-            return self.name_taken(existing.clone(), new_revision);
+            return self.name_taken(Rc::new(existing.clone()), new_revision);
         }
 
         let mut new_rs = ReplicaSet {
@@ -198,7 +210,7 @@ impl<'a> Syncer<'a> {
             status: ReplicaSetStatus::default(),
         };
         let mut all = old.to_vec();
-        all.push(new_rs.clone());
+        all.push(Rc::new(new_rs.clone()));
         let count = new_rs_new_replicas(&self.d, &all, &new_rs)?;
         new_rs.spec.replicas = Some(clamp_i32(count));
         set_new_replica_set_annotations(&self.d, &mut new_rs, new_revision, false);
@@ -219,13 +231,13 @@ impl<'a> Syncer<'a> {
         if needs_update {
             self.update_status();
         }
-        Ok(new_rs)
+        Ok(Rc::new(new_rs))
     }
 
     /// A ReplicaSet already has the new one's name: if it is ours with our template it is the new
     /// one (a slow cache); otherwise the hash collided, and bumping `collisionCount` gives the
     /// next sync a different hash.
-    fn name_taken(&mut self, existing: ReplicaSet, new_revision: i64) -> SyncResult<ReplicaSet> {
+    fn name_taken(&mut self, existing: Rc<ReplicaSet>, new_revision: i64) -> SyncResult<Rc<ReplicaSet>> {
         let ours = existing.metadata.controller_ref().is_some_and(|r| r.uid == self.d.metadata.uid);
         if ours && equal_ignore_hash(&self.d.spec.template, &existing.spec.template) {
             if set_deployment_revision(&mut self.d, &new_revision.to_string()) {
@@ -256,7 +268,7 @@ impl<'a> Syncer<'a> {
     /// `scale`: a scaling event (or a paused Deployment). With one active ReplicaSet it takes the
     /// whole size; with a saturated new one the old ones go to zero; during a rolling update the
     /// change is shared out in proportion to each active ReplicaSet's size.
-    pub fn scale(&mut self, new: Option<&ReplicaSet>, old: &[ReplicaSet]) {
+    pub fn scale(&mut self, new: Option<&Rc<ReplicaSet>>, old: &[Rc<ReplicaSet>]) {
         let want = replicas(&self.d);
         if let Some(rs) = find_active_or_latest(new, old) {
             if rs_replicas(&rs) != want {
@@ -264,7 +276,7 @@ impl<'a> Syncer<'a> {
             }
             return;
         }
-        if is_saturated(&self.d, new) {
+        if is_saturated(&self.d, new.map(Rc::as_ref)) {
             for rs in filter_active(old) {
                 self.scale_replica_set_and_record_event(&rs, 0);
             }
@@ -275,17 +287,17 @@ impl<'a> Syncer<'a> {
         }
     }
 
-    fn scale_proportionally(&mut self, new: Option<&ReplicaSet>, old: &[ReplicaSet]) {
-        let all: Vec<ReplicaSet> = old.iter().chain(new).cloned().collect();
+    fn scale_proportionally(&mut self, new: Option<&Rc<ReplicaSet>>, old: &[Rc<ReplicaSet>]) {
+        let all: Vec<Rc<ReplicaSet>> = old.iter().chain(new).cloned().collect();
         let mut active = filter_active(&all);
         let allowed = if replicas(&self.d) > 0 { replicas(&self.d) + max_surge(&self.d) } else { 0 };
         // What is to be added (or, negative, removed) across the active ReplicaSets: larger ones
         // first; among equals the newer grows first and the older shrinks first.
         let to_add = allowed - replica_count(&active);
         if to_add > 0 {
-            active.sort_by(by_size_newer);
+            active.sort_by(|a, b| by_size_newer(a, b));
         } else if to_add < 0 {
-            active.sort_by(by_size_older);
+            active.sort_by(|a, b| by_size_older(a, b));
         }
         let mut added = 0;
         let mut sizes: Vec<i64> = Vec::with_capacity(active.len());
@@ -305,11 +317,11 @@ impl<'a> Syncer<'a> {
 
     /// `cleanupDeployment`: keeps `revisionHistoryLimit` old ReplicaSets, deleting the oldest
     /// revisions among those that are fully scaled down and observed.
-    pub fn cleanup_deployment(&mut self, old: &[ReplicaSet]) {
+    pub fn cleanup_deployment(&mut self, old: &[Rc<ReplicaSet>]) {
         if !has_revision_history_limit(&self.d) {
             return;
         }
-        let mut cleanable: Vec<&ReplicaSet> = old.iter().filter(|rs| !rs.metadata.is_deleting()).collect();
+        let mut cleanable: Vec<&ReplicaSet> = old.iter().map(Rc::as_ref).filter(|rs| !rs.metadata.is_deleting()).collect();
         let limit = i64::from(self.d.spec.revision_history_limit.unwrap_or(0));
         let diff = cleanable.len() as i64 - limit;
         if diff <= 0 {
@@ -326,7 +338,7 @@ impl<'a> Syncer<'a> {
     }
 
     /// `calculateStatus`: counts from the ReplicaSets' statuses, and the Available condition.
-    pub fn calculate_status(&self, all: &[ReplicaSet], new: Option<&ReplicaSet>) -> DeploymentStatus {
+    pub fn calculate_status(&self, all: &[Rc<ReplicaSet>], new: Option<&Rc<ReplicaSet>>) -> DeploymentStatus {
         let available = available_replica_count(all);
         let total = replica_count(all);
         let mut status = DeploymentStatus {
@@ -355,7 +367,7 @@ impl<'a> Syncer<'a> {
     }
 
     /// `syncDeploymentStatus`: writes the status if it changed.
-    pub fn sync_deployment_status(&mut self, all: &[ReplicaSet], new: Option<&ReplicaSet>) {
+    pub fn sync_deployment_status(&mut self, all: &[Rc<ReplicaSet>], new: Option<&Rc<ReplicaSet>>) {
         let status = self.calculate_status(all, new);
         self.status = Some(status.clone());
         if self.d.status == status {
@@ -366,29 +378,29 @@ impl<'a> Syncer<'a> {
     }
 
     /// `isScalingEvent`: an active ReplicaSet was sized for a different `spec.replicas`.
-    pub fn is_scaling_event(&mut self, rs_list: &[ReplicaSet]) -> SyncResult<bool> {
+    pub fn is_scaling_event(&mut self, rs_list: &[Rc<ReplicaSet>]) -> SyncResult<bool> {
         let (new, old) = self.get_all_replica_sets_and_sync_revision(rs_list, false)?;
-        let all: Vec<ReplicaSet> = old.into_iter().chain(new).collect();
+        let all: Vec<Rc<ReplicaSet>> = old.into_iter().chain(new).collect();
         let want = replicas(&self.d);
         Ok(filter_active(&all).iter().any(|rs| desired_replicas_annotation(rs).is_some_and(|d| d != want)))
     }
 
     /// `sync`: scaling events and paused Deployments — sizes change, the template does not roll.
-    pub fn sync(&mut self, rs_list: &[ReplicaSet]) -> SyncResult<()> {
+    pub fn sync(&mut self, rs_list: &[Rc<ReplicaSet>]) -> SyncResult<()> {
         let (new, old) = self.get_all_replica_sets_and_sync_revision(rs_list, false)?;
         self.scale(new.as_ref(), &old);
         if self.d.spec.paused {
             self.cleanup_deployment(&old);
         }
-        let all: Vec<ReplicaSet> = old.iter().cloned().chain(new.clone()).collect();
+        let all: Vec<Rc<ReplicaSet>> = old.iter().cloned().chain(new.clone()).collect();
         self.sync_deployment_status(&all, new.as_ref());
         Ok(())
     }
 
     /// `syncStatusOnly`: a Deployment being deleted only reports.
-    pub fn sync_status_only(&mut self, rs_list: &[ReplicaSet]) -> SyncResult<()> {
+    pub fn sync_status_only(&mut self, rs_list: &[Rc<ReplicaSet>]) -> SyncResult<()> {
         let (new, old) = self.get_all_replica_sets_and_sync_revision(rs_list, false)?;
-        let all: Vec<ReplicaSet> = old.into_iter().chain(new.clone()).collect();
+        let all: Vec<Rc<ReplicaSet>> = old.into_iter().chain(new.clone()).collect();
         self.sync_deployment_status(&all, new.as_ref());
         Ok(())
     }

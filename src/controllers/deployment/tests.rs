@@ -738,7 +738,7 @@ fn cleanup_deletes_only_fully_scaled_down_observed_replica_sets() {
         rs.metadata.namespace = NS.into();
         rs.spec.replicas = Some(spec);
         rs.status.replicas = status;
-        rs
+        Rc::new(rs)
     };
     let old = [rs("foo-1", 0, 0), rs("foo-2", 0, 1), rs("foo-3", 1, 0), rs("foo-4", 1, 1)];
     let mut d = web(1, "nginx");

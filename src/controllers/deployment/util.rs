@@ -8,6 +8,7 @@
 use super::hash::POD_TEMPLATE_HASH;
 use crate::model::*;
 use std::cmp::Ordering;
+use std::rc::Rc;
 
 /// The revision of a Deployment and of each of its ReplicaSets (`kubectl rollout history`).
 pub const REVISION: &str = "deployment.kubernetes.io/revision";
@@ -128,7 +129,7 @@ pub fn revision(meta: &ObjectMeta) -> Result<i64, std::num::ParseIntError> {
 }
 
 /// `MaxRevision`: the highest revision among the ReplicaSets (unparsable ones are skipped).
-pub fn max_revision(rss: &[ReplicaSet]) -> i64 {
+pub fn max_revision(rss: &[Rc<ReplicaSet>]) -> i64 {
     rss.iter().filter_map(|rs| revision(&rs.metadata).ok()).max().unwrap_or(0).max(0)
 }
 
@@ -303,38 +304,38 @@ pub fn by_revision(a: &ReplicaSet, b: &ReplicaSet) -> Ordering {
 }
 
 /// `FindNewReplicaSet`: the oldest ReplicaSet whose template is the Deployment's.
-pub fn find_new_replica_set<'a>(d: &Deployment, rss: &'a [ReplicaSet]) -> Option<&'a ReplicaSet> {
+pub fn find_new_replica_set<'a>(d: &Deployment, rss: &'a [Rc<ReplicaSet>]) -> Option<&'a Rc<ReplicaSet>> {
     rss.iter().filter(|rs| equal_ignore_hash(&rs.spec.template, &d.spec.template)).min_by(|a, b| by_creation(a, b))
 }
 
 /// `FindOldReplicaSets` (the second list): every ReplicaSet but the new one.
-pub fn find_old_replica_sets(d: &Deployment, rss: &[ReplicaSet]) -> Vec<ReplicaSet> {
+pub fn find_old_replica_sets(d: &Deployment, rss: &[Rc<ReplicaSet>]) -> Vec<Rc<ReplicaSet>> {
     let new_uid = find_new_replica_set(d, rss).map(|rs| rs.metadata.uid.clone());
     rss.iter().filter(|rs| Some(&rs.metadata.uid) != new_uid.as_ref()).cloned().collect()
 }
 
 /// `FilterActiveReplicaSets`: those that want at least one pod.
-pub fn filter_active(rss: &[ReplicaSet]) -> Vec<ReplicaSet> {
+pub fn filter_active(rss: &[Rc<ReplicaSet>]) -> Vec<Rc<ReplicaSet>> {
     rss.iter().filter(|rs| rs_replicas(rs) > 0).cloned().collect()
 }
 
-pub fn replica_count(rss: &[ReplicaSet]) -> i64 {
-    rss.iter().map(rs_replicas).sum()
+pub fn replica_count(rss: &[Rc<ReplicaSet>]) -> i64 {
+    rss.iter().map(|rs| rs_replicas(rs)).sum()
 }
-pub fn actual_replica_count(rss: &[ReplicaSet]) -> i64 {
+pub fn actual_replica_count(rss: &[Rc<ReplicaSet>]) -> i64 {
     rss.iter().map(|rs| i64::from(rs.status.replicas)).sum()
 }
-pub fn ready_replica_count(rss: &[ReplicaSet]) -> i64 {
+pub fn ready_replica_count(rss: &[Rc<ReplicaSet>]) -> i64 {
     rss.iter().map(|rs| i64::from(rs.status.ready_replicas)).sum()
 }
-pub fn available_replica_count(rss: &[ReplicaSet]) -> i64 {
+pub fn available_replica_count(rss: &[Rc<ReplicaSet>]) -> i64 {
     rss.iter().map(|rs| i64::from(rs.status.available_replicas)).sum()
 }
 
 /// `FindActiveOrLatest`: the only active ReplicaSet, or the newest one if none is active;
 /// `None` when several are active (then scaling must be proportional).
-pub fn find_active_or_latest(new_rs: Option<&ReplicaSet>, old: &[ReplicaSet]) -> Option<ReplicaSet> {
-    let mut all: Vec<ReplicaSet> = old.to_vec();
+pub fn find_active_or_latest(new_rs: Option<&Rc<ReplicaSet>>, old: &[Rc<ReplicaSet>]) -> Option<Rc<ReplicaSet>> {
+    let mut all: Vec<Rc<ReplicaSet>> = old.to_vec();
     all.extend(new_rs.cloned());
     let active = filter_active(&all);
     match active.len() {
@@ -352,7 +353,7 @@ pub fn is_saturated(d: &Deployment, rs: Option<&ReplicaSet>) -> bool {
 }
 
 /// `NewRSNewReplicas`: how large the new ReplicaSet may be now.
-pub fn new_rs_new_replicas(d: &Deployment, all: &[ReplicaSet], new_rs: &ReplicaSet) -> Result<i64, String> {
+pub fn new_rs_new_replicas(d: &Deployment, all: &[Rc<ReplicaSet>], new_rs: &ReplicaSet) -> Result<i64, String> {
     match strategy_type(d) {
         ROLLING_UPDATE => {
             let surge = scaled_value(d.spec.strategy.rolling_update.as_ref().and_then(|r| r.max_surge.as_ref()), replicas(d), true)?;
