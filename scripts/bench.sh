@@ -4,9 +4,14 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+# Wall times swing with whatever else runs on the machine, so the load average is recorded too.
+load() { cut -d' ' -f1 /proc/loadavg; }
+cargo bench --quiet --bench scale --no-run
+before="$(load)"
 table="$(cargo bench --quiet --bench scale -- "$@")"
+after="$(load)"
 echo "$table"
-machine="$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(rustc --version | cut -d' ' -f1-2), measured $(date -u +%Y-%m-%d)"
+machine="$(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(rustc --version | cut -d' ' -f1-2), measured $(date -u +%Y-%m-%d), load average $before before and $after after"
 python3 - "$table" "$machine" <<'PY'
 import re, sys
 table, machine = sys.argv[1], sys.argv[2]
