@@ -114,7 +114,10 @@ fn with_dropped_watch_events_the_level_scenario_heals_and_the_edge_one_never_doe
         let scenario = Scenario::builtin(name).unwrap_or_else(|| panic!("built-in scenario {name}"));
         let mut s = Session::new(scenario, None).expect("starts");
         s.sim_mut().check_every_step = true;
-        s.advance(Duration::secs(25));
+        s.advance(Duration::secs(9));
+        let before = active_web_pods(s.sim()).iter().filter(|p| p.is_ready()).count();
+        assert_eq!(before, 3, "{name}: the claim is met before anything goes wrong");
+        s.advance(Duration::secs(16));
         let during = active_web_pods(s.sim()).len();
         let dropped = s.sim().watch_events_dropped();
         s.advance(Duration::mins(3));

@@ -34,6 +34,14 @@ test('with dropped watch events the level-triggered widget heals and the edge-tr
     await page.goto(`${server.url}level-vs-edge.html`, { waitUntil: 'load' });
     for (const id of ['level', 'edge']) {
       await page.waitForSelector(`kubeloop-sim#${id}[data-ready="true"]`, { timeout: 30_000 });
+    }
+    // Both clusters first meet the claim: three Running pods each, before anything goes wrong.
+    for (const id of ['level', 'edge']) {
+      await page.waitForFunction(
+        (id) => document.getElementById(id).shadowRoot.querySelectorAll('[data-testid="pod"][data-status="Running"]').length === 3,
+        id,
+        { timeout: 30_000 },
+      );
       await page.locator(`#${id} [data-testid="speed"]`).selectOption('100');
     }
     // Past the timeline's last step (32 s) with time for the re-list to close the gap.
