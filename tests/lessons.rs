@@ -116,3 +116,16 @@ fn lesson_7_node_dies() {
     assert_eq!(errors, Vec::<String>::new());
     all_right("node-dies", score);
 }
+
+/// The example lesson files the page loads by URL (`?lesson=examples/…`): the good one plays to a
+/// passed check; the broken one is refused with the field that is wrong.
+#[test]
+fn the_example_lesson_files_served_next_to_the_page() {
+    let lesson = Lesson::parse(include_str!("../www/examples/scale-lesson.yaml")).expect("the example lesson parses");
+    let mut session = session_for(&lesson);
+    let (score, problems) = play(&mut session, lesson, Duration::millis(100), Duration::mins(10), &right(&[]), &|_| Vec::new());
+    assert_eq!(problems, Vec::<String>::new());
+    assert_eq!((score.checks_passed, score.checks), (1, 1));
+    let err = Lesson::parse(include_str!("../www/examples/broken-lesson.yaml")).unwrap_err();
+    assert!(err.contains("steps[0].check.pods.count: must be a whole number, got \"many\""), "{err}");
+}

@@ -165,13 +165,18 @@ pub fn is_scenario_url(value: &str) -> bool {
 /// Checks that a scenario URL stays on the page's own `origin` (`http://host:port`): a relative
 /// path, or an absolute URL on that origin. Anything else is refused before any request is made.
 pub fn check_scenario_url(url: &str, origin: &str) -> Result<(), String> {
+    check_file_url("scenario", url, origin)
+}
+
+/// [`check_scenario_url`] for any file the page loads (`scenario`, `lesson`).
+pub fn check_file_url(what: &str, url: &str, origin: &str) -> Result<(), String> {
     let lower = url.to_ascii_lowercase();
     let has_scheme = lower.split(['/', '?', '#']).next().is_some_and(|head| head.contains(':'));
     let same_origin =
         !origin.is_empty() && (lower == origin.to_ascii_lowercase() || lower.starts_with(&format!("{}/", origin.to_ascii_lowercase())));
     if url.starts_with("//") || url.starts_with("\\\\") || (has_scheme && !same_origin) {
         return Err(format!(
-            "error: refusing to load scenario {url:?}: it is not on this page's origin ({origin}); serve the YAML file next to the page"
+            "error: refusing to load {what} {url:?}: it is not on this page's origin ({origin}); serve the YAML file next to the page"
         ));
     }
     Ok(())

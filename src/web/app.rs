@@ -262,6 +262,7 @@ fn handle_inbox(shared: &Rc<Shared>) -> Option<Rc<Snapshot>> {
         let next = match item {
             Incoming::Message(json) => engine.receive(&json),
             Incoming::Fetched(url, text) => engine.fetched(&url, text),
+            Incoming::FetchedLesson(url, text) => engine.lesson_fetched(&url, text),
         };
         latest = next.or(latest);
     }
@@ -269,6 +270,17 @@ fn handle_inbox(shared: &Rc<Shared>) -> Option<Rc<Snapshot>> {
     if let Some(url) = fetch {
         match kubeloop::view::page::check_scenario_url(&url, &host::own_origin()) {
             Ok(()) => host::fetch_scenario(shared, url),
+            Err(e) => {
+                let mut engine = shared.engine.borrow_mut();
+                engine.report(e);
+                latest = engine.refresh().or(latest);
+            }
+        }
+    }
+    let lesson = shared.engine.borrow_mut().take_lesson_fetch();
+    if let Some(url) = lesson {
+        match kubeloop::view::page::check_file_url("lesson", &url, &host::own_origin()) {
+            Ok(()) => host::fetch_lesson(shared, url),
             Err(e) => {
                 let mut engine = shared.engine.borrow_mut();
                 engine.report(e);

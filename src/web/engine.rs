@@ -235,6 +235,10 @@ pub struct Engine {
     console_seq: u64,
     lesson: Option<LessonRun>,
     lesson_problem: Option<String>,
+    /// `?lesson=URL`, for the app to fetch.
+    lesson_fetch: Option<String>,
+    /// The steps of the lesson the host has been told have passed.
+    lesson_steps_reported: std::collections::BTreeSet<usize>,
     snapshot: Rc<Snapshot>,
 }
 
@@ -249,13 +253,16 @@ impl Engine {
         let mut errors = errors;
         let mut params = params;
         // A lesson names its own scenario and seed (an explicit ?seed= still wins).
-        let lesson = params.lesson.as_deref().and_then(|name| match crate::lesson_view::lesson_named(name) {
-            Ok(lesson) => Some(lesson),
-            Err(e) => {
-                errors.push(e);
-                None
-            }
-        });
+        // A lesson file by URL is fetched by the app and started when it arrives.
+        let lesson_url = params.lesson.clone().filter(|l| page::is_scenario_url(l));
+        let lesson =
+            params.lesson.as_deref().filter(|_| lesson_url.is_none()).and_then(|name| match crate::lesson_view::lesson_named(name) {
+                Ok(lesson) => Some(lesson),
+                Err(e) => {
+                    errors.push(e);
+                    None
+                }
+            });
         if let Some(lesson) = &lesson {
             params.scenario = lesson.scenario.clone();
             params.seed = params.seed.or(lesson.seed);
@@ -281,12 +288,9 @@ impl Engine {
             engine.hints = None;
         }
         if let Some(lesson) = lesson {
-            let mut run = LessonRun::new(lesson);
-            let problems = run.start(&mut engine);
-            engine.lesson_problem = (!problems.is_empty()).then(|| problems.join("\n"));
-            engine.lesson = Some(run);
-            engine.observe();
+            engine.start_lesson(lesson);
         }
+        engine.lesson_fetch = lesson_url;
         if !engine.replay_pending {
             engine.replay_params();
         }
@@ -322,9 +326,19 @@ impl Engine {
     }
 
     /// Queues a message for the host (the lesson engine reports completed steps here).
-    #[allow(dead_code)] // The hook for the lesson engine, which is wired in separately.
     pub fn emit(&mut self, message: OutMessage) {
         self.outbox.push(message);
+    }
+
+    /// Tells the host once about each lesson step that has passed.
+    fn report_lesson_steps(&mut self) {
+        let Some(view) = self.lesson.as_ref().map(LessonRun::view) else { return };
+        if view.phase != kubeloop::lesson::run::Phase::Passed || self.lesson_steps_reported.contains(&view.index) {
+            return;
+        }
+        self.lesson_steps_reported.insert(view.index);
+        let time_ms = self.session.sim().now().0;
+        self.emit(OutMessage::StepCompleted { lesson: view.name, step: view.index, title: view.step_title, time_ms });
     }
 
     /// The messages for the host since the last call, cluster events included.
@@ -332,6 +346,43 @@ impl Engine {
         let mut out = std::mem::take(&mut self.outbox);
         out.extend(self.feed.poll(self.session.sim()));
         out
+    }
+
+    /// Starts a lesson on the run it is given (its scenario already loaded).
+    fn start_lesson(&mut self, lesson: kubeloop::lesson::Lesson) {
+        self.lesson_steps_reported.clear();
+        let mut run = LessonRun::new(lesson);
+        let problems = run.start(self);
+        self.lesson_problem = (!problems.is_empty()).then(|| problems.join("\n"));
+        self.lesson = Some(run);
+        self.observe();
+    }
+
+    /// A lesson URL to fetch, once.
+    pub fn take_lesson_fetch(&mut self) -> Option<String> {
+        self.lesson_fetch.take()
+    }
+
+    /// The text of a fetched lesson file (or why it could not be fetched): on its own scenario
+    /// and seed the lesson starts; a bad file is reported and the page runs on.
+    pub fn lesson_fetched(&mut self, url: &str, text: Result<String, String>) -> Option<Rc<Snapshot>> {
+        let lesson = text
+            .map_err(|e| format!("error: cannot load lesson {url:?}: {e}"))
+            .and_then(|t| kubeloop::lesson::Lesson::parse(&t).map_err(|e| format!("error: lesson {url:?}: {e}")));
+        let started = lesson.and_then(|lesson| {
+            let seed = self.params.seed.or(lesson.seed);
+            start(&lesson.scenario, seed).map(|session| (lesson, session))
+        });
+        match started {
+            Ok((lesson, session)) => {
+                let scenario = lesson.scenario.clone();
+                self.replace(session, scenario);
+                self.start_lesson(lesson);
+            }
+            Err(e) => self.report(e),
+        }
+        self.panels_due = true;
+        self.publish()
     }
 
     /// A scenario URL to fetch, once.
@@ -522,6 +573,8 @@ impl Engine {
             console_seq: 0,
             lesson: None,
             lesson_problem: None,
+            lesson_fetch: None,
+            lesson_steps_reported: Default::default(),
             snapshot,
         };
         engine.pick_deployment();
@@ -851,6 +904,7 @@ impl Engine {
         if let Some(run) = &mut self.lesson {
             run.poll(self.session.sim());
         }
+        self.report_lesson_steps();
         let sim = self.session.sim();
         self.cluster.update(sim);
         self.events_dirty |= self.events.update(sim);

@@ -34,6 +34,8 @@ pub enum Incoming {
     Message(String),
     /// A fetched scenario file (or why it failed).
     Fetched(String, Result<String, String>),
+    /// A fetched lesson file (or why it failed).
+    FetchedLesson(String, Result<String, String>),
 }
 
 /// One widget's state, shared by its Yew app, its frame loop and its JS handle.
@@ -144,6 +146,16 @@ pub fn fetch_scenario(shared: &Rc<Shared>, url: String) {
     fetch_text(&url.clone(), move |result| {
         if let Some(shared) = weak.upgrade() {
             shared.inbox.borrow_mut().push(Incoming::Fetched(url, result));
+        }
+    });
+}
+
+/// Fetches a lesson file named by `?lesson=URL` and queues it for the engine.
+pub fn fetch_lesson(shared: &Rc<Shared>, url: String) {
+    let weak = Rc::downgrade(shared);
+    fetch_text(&url.clone(), move |result| {
+        if let Some(shared) = weak.upgrade() {
+            shared.inbox.borrow_mut().push(Incoming::FetchedLesson(url, result));
         }
     });
 }

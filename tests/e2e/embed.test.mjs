@@ -290,3 +290,16 @@ test('the example course page renders three widgets under a strict CSP without c
     assert.deepEqual(violations, []);
   });
 });
+
+test('a lesson in an iframe tells its host when a step is completed', { timeout: 120_000 }, async () => {
+  await withPage(browser, {}, async (page) => {
+    await openHost(page, 'lesson-host.html', iframeHost('?lesson=examples/scale-lesson.yaml&speed=100'));
+    await waitForMessage(page, "(m) => m.type === 'step-completed'", 60_000);
+    const done = await page.evaluate(() => window.received.filter((m) => m.type === 'step-completed'));
+    assert.equal(done.length, 1, JSON.stringify(done));
+    assert.equal(done[0].lesson, 'scale-lesson');
+    assert.equal(done[0].step, 0);
+    assert.equal(done[0].title, 'Ask for one more');
+    assert.ok(done[0].timeMs > 0);
+  });
+});

@@ -140,3 +140,33 @@ for (const colorScheme of ['light', 'dark']) {
     });
   });
 }
+
+test('a lesson file served next to the page loads by URL and runs', { timeout: 120_000 }, async () => {
+  await withPage(browser, { colorScheme: 'light' }, async (page) => {
+    await openReady(page, `${server.url}?lesson=examples/scale-lesson.yaml`);
+    await page.getByRole('heading', { name: 'Three becomes four' }).waitFor({ timeout: 30_000 });
+    assert.equal(await page.getByTestId('page-error').count(), 0);
+    await fastForward(page);
+    await waitPhase(page, 'passed');
+    assert.match(await page.getByTestId('lesson-checks').innerText(), /exactly 4 pods with app=web Running/);
+  });
+});
+
+test('a malformed lesson file, or one off this origin, is a clear error and the page still runs', { timeout: 60_000 }, async () => {
+  await withPage(browser, { colorScheme: 'light' }, async (page) => {
+    await openReady(page, `${server.url}?lesson=examples/broken-lesson.yaml`);
+    await page.getByTestId('page-error').waitFor({ timeout: 30_000 });
+    assert.match(
+      await page.getByTestId('page-error').innerText(),
+      /error: lesson "examples\/broken-lesson.yaml": .*steps\[0\]\.check\.pods\.count: must be a whole number, got "many"/,
+    );
+    assert.equal(await page.getByTestId('lesson').count(), 0);
+    await page.waitForSelector('[data-testid="node"] >> nth=1', { timeout: 30_000 });
+  });
+  await withPage(browser, { colorScheme: 'light' }, async (page) => {
+    await openReady(page, `${server.url}?lesson=${encodeURIComponent('https://elsewhere.example/lesson.yaml')}`);
+    await page.getByTestId('page-error').waitFor({ timeout: 30_000 });
+    assert.match(await page.getByTestId('page-error').innerText(), /error: refusing to load lesson "https:\/\/elsewhere.example\/lesson.yaml": it is not on this page's origin/);
+    assert.equal(await page.getByTestId('lesson').count(), 0);
+  });
+});
