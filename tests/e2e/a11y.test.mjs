@@ -2,31 +2,20 @@
 // violation in the light or the dark scheme, on a wide screen or a phone, with a pod selected
 // (so the scheduler's table and the chain highlight are checked too).
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { startServer, launchBrowser, withPage, openReady, fastForward } from './harness.mjs';
+import { setUp, withPage, openReady, fastForward } from './harness.mjs';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
-let server;
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const live = setUp();
 
 for (const colorScheme of ['light', 'dark']) {
   for (const viewport of [{ width: 1280, height: 900 }, { width: 360, height: 740 }]) {
     test(`axe finds no serious or critical violation (${colorScheme}, ${viewport.width} px)`, { timeout: 90_000 }, async () => {
-      await withPage(browser, { colorScheme, viewport, reducedMotion: 'reduce' }, async (page) => {
-        await openReady(page, server.url);
+      await withPage(live.browser, { colorScheme, viewport, reducedMotion: 'reduce' }, async (page) => {
+        await openReady(page, live.server.url);
         await page.getByTestId('pause').click();
         await fastForward(page);
         await page.locator('[data-testid="pod"]').first().click();

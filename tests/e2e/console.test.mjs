@@ -3,25 +3,12 @@
 // time passes and stopped with Ctrl-C; the editor validating with the API server's message and
 // applying a good manifest. Keyboard only.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startServer, launchBrowser, withPage, openReady, fastForward, waitForPods, RESULTS } from './harness.mjs';
+import { setUp, withPage, openReady, fastForward, waitForPods, RESULTS } from './harness.mjs';
 
-let server;
-let browser;
-
-before(async () => {
-  await mkdir(RESULTS, { recursive: true });
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const live = setUp();
 
 const transcript = (page) => page.getByTestId('console-output').innerText();
 
@@ -32,8 +19,8 @@ async function type(page, line) {
 }
 
 test('the console runs commands, keeps history and completes with Tab', { timeout: 120_000 }, async () => {
-  await withPage(browser, { colorScheme: 'light' }, async (page) => {
-    await openReady(page, `${server.url}?seed=1`);
+  await withPage(live.browser, { colorScheme: 'light' }, async (page) => {
+    await openReady(page, `${live.server.url}?seed=1`);
     await fastForward(page);
     const input = page.getByTestId('console-input');
     assert.equal(await input.getAttribute('aria-describedby'), 'console-keys');
@@ -78,8 +65,8 @@ test('the console runs commands, keeps history and completes with Tab', { timeou
 });
 
 test('kubectl get pods -w streams as simulated time passes; Ctrl-C stops it', { timeout: 120_000 }, async () => {
-  await withPage(browser, { colorScheme: 'light' }, async (page) => {
-    await openReady(page, `${server.url}?seed=1`);
+  await withPage(live.browser, { colorScheme: 'light' }, async (page) => {
+    await openReady(page, `${live.server.url}?seed=1`);
     await fastForward(page);
     await type(page, 'kubectl get pods -w');
     await type(page, 'kubectl scale deployment/web --replicas=4');
@@ -103,8 +90,8 @@ test('kubectl get pods -w streams as simulated time passes; Ctrl-C stops it', { 
 });
 
 test('the editor validates as you type with the API server message and applies a good manifest', { timeout: 120_000 }, async () => {
-  await withPage(browser, { colorScheme: 'light' }, async (page) => {
-    await openReady(page, `${server.url}?seed=1`);
+  await withPage(live.browser, { colorScheme: 'light' }, async (page) => {
+    await openReady(page, `${live.server.url}?seed=1`);
     const status = page.getByTestId('editor-status');
     const text = page.getByTestId('editor-text');
     await page.waitForSelector('[data-testid="editor-status"][data-state="valid"]');

@@ -7,26 +7,15 @@
 // share its origin (127.0.0.1); the harness still fails any test on a console error, an uncaught
 // exception or a request off this machine.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, withPage, openReady } from './harness.mjs';
+import { setUp, withPage, openReady } from './harness.mjs';
 
-let server;
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const live = setUp();
 
 /** Serves `html` at `<server>/<name>` for this page only, and opens it. */
 async function openHost(page, name, html) {
-  const url = `${server.url}${name}`;
+  const url = `${live.server.url}${name}`;
   await page.route(url, (route) => route.fulfill({ contentType: 'text/html; charset=utf-8', body: html }));
   await page.goto(url, { waitUntil: 'load' });
 }
@@ -50,7 +39,7 @@ function waitForMessage(page, predicate, timeout = 30_000) {
 }
 
 test('an iframe is driven by postMessage and posts ready, resize, events and command results', { timeout: 120_000 }, async () => {
-  await withPage(browser, {}, async (page) => {
+  await withPage(live.browser, {}, async (page) => {
     await openHost(page, 'iframe-host.html', iframeHost('?scenario=default&seed=2&speed=10'));
     await waitForMessage(page, "(m) => m.type === 'ready'");
     const ready = await page.evaluate(() => window.received.find((m) => m.type === 'ready'));
@@ -93,7 +82,7 @@ test('an iframe is driven by postMessage and posts ready, resize, events and com
 });
 
 test('malformed and unknown messages are ignored with a clear error in the widget and to the host', { timeout: 90_000 }, async () => {
-  await withPage(browser, {}, async (page) => {
+  await withPage(live.browser, {}, async (page) => {
     await openHost(page, 'iframe-bad.html', iframeHost('?seed=1'));
     await waitForMessage(page, "(m) => m.type === 'ready'");
     await page.evaluate(() => {
@@ -119,7 +108,7 @@ test('malformed and unknown messages are ignored with a clear error in the widge
 });
 
 test('messages from an origin off the allow-list are ignored, and nothing is posted to it', { timeout: 90_000 }, async () => {
-  await withPage(browser, {}, async (page) => {
+  await withPage(live.browser, {}, async (page) => {
     await openHost(page, 'iframe-other.html', iframeHost('?seed=1&speed=25&origins=https://course.example'));
     const frame = page.frameLocator('#w');
     await frame.locator('body[data-ready="true"]').waitFor({ timeout: 30_000 });
@@ -141,8 +130,8 @@ test('messages from an origin off the allow-list are ignored, and nothing is pos
 });
 
 test('malformed URL parameters each get a clear error and the page runs with the defaults', { timeout: 90_000 }, async () => {
-  await withPage(browser, {}, async (page) => {
-    await openReady(page, `${server.url}?seed=abc&speed=fast&theme=blue&panels=cluster,nope&autoplay=maybe&origins=nope&cmd=x`);
+  await withPage(live.browser, {}, async (page) => {
+    await openReady(page, `${live.server.url}?seed=abc&speed=fast&theme=blue&panels=cluster,nope&autoplay=maybe&origins=nope&cmd=x`);
     const banner = page.getByTestId('page-error');
     assert.ok(await banner.isVisible());
     const lines = await banner.locator('.error-line').allInnerTexts();
@@ -161,19 +150,19 @@ test('malformed URL parameters each get a clear error and the page runs with the
     assert.equal(await banner.count(), 0);
   });
   // A scenario on another origin is refused before any request is made (the harness would flag one).
-  await withPage(browser, {}, async (page) => {
-    await openReady(page, `${server.url}?scenario=https://evil.example/x.yaml`);
+  await withPage(live.browser, {}, async (page) => {
+    await openReady(page, `${live.server.url}?scenario=https://evil.example/x.yaml`);
     await page.getByTestId('page-error').filter({ hasText: 'refusing to load scenario "https://evil.example/x.yaml"' }).waitFor();
     await page.waitForSelector('[data-testid="node"] >> nth=1', { timeout: 30_000 });
   });
 });
 
 test('a malformed scenario file is named in the banner and the default cluster runs', { timeout: 60_000 }, async () => {
-  await withPage(browser, {}, async (page) => {
-    await page.route(`${server.url}examples/broken.yaml`, (route) =>
+  await withPage(live.browser, {}, async (page) => {
+    await page.route(`${live.server.url}examples/broken.yaml`, (route) =>
       route.fulfill({ contentType: 'text/yaml', body: 'name: broken\nnodes: [{name: n1, cpu: lots}]\n' }),
     );
-    await openReady(page, `${server.url}?scenario=examples/broken.yaml`);
+    await openReady(page, `${live.server.url}?scenario=examples/broken.yaml`);
     const banner = page.getByTestId('page-error').filter({ hasText: 'error: scenario "examples/broken.yaml": ' });
     await banner.waitFor({ timeout: 30_000 });
     assert.match(await page.getByTestId('scenario').innerText(), /scenario default/);
@@ -182,8 +171,8 @@ test('a malformed scenario file is named in the banner and the default cluster r
 });
 
 test('parameters choose the scenario file, panels, controls and theme', { timeout: 90_000 }, async () => {
-  await withPage(browser, { colorScheme: 'light' }, async (page) => {
-    await openReady(page, `${server.url}?scenario=examples/three-nodes.yaml&panels=cluster,events&controls=play,pause&theme=dark&autoplay=false`);
+  await withPage(live.browser, { colorScheme: 'light' }, async (page) => {
+    await openReady(page, `${live.server.url}?scenario=examples/three-nodes.yaml&panels=cluster,events&controls=play,pause&theme=dark&autoplay=false`);
     await page.getByTestId('scenario').filter({ hasText: 'examples/three-nodes.yaml' }).waitFor({ timeout: 30_000 });
     assert.equal(await page.locator('.app').getAttribute('data-mode'), 'paused', 'autoplay=false');
     assert.equal(await page.locator('.app').getAttribute('data-sim-time'), '0');
@@ -222,7 +211,7 @@ function widgetPods(page, id) {
 }
 
 test('custom elements run independently in shadow roots, take messages, and are destroyed on removal', { timeout: 120_000 }, async () => {
-  await withPage(browser, {}, async (page) => {
+  await withPage(live.browser, {}, async (page) => {
     await openHost(page, 'element-host.html', ELEMENT_HOST);
     await page.waitForSelector('kubeloop-sim#a[data-ready="true"]', { timeout: 30_000 });
     await page.waitForSelector('kubeloop-sim#b[data-ready="true"]', { timeout: 30_000 });
@@ -271,10 +260,10 @@ test('custom elements run independently in shadow roots, take messages, and are 
 });
 
 test('the example course page renders three widgets under a strict CSP without console errors', { timeout: 120_000 }, async () => {
-  await withPage(browser, {}, async (page) => {
+  await withPage(live.browser, {}, async (page) => {
     const violations = [];
     page.on('console', (m) => /Content.Security.Policy/i.test(m.text()) && violations.push(m.text()));
-    await page.goto(`${server.url}course.html`, { waitUntil: 'load' });
+    await page.goto(`${live.server.url}course.html`, { waitUntil: 'load' });
     assert.match(await page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content'), /script-src 'self' 'wasm-unsafe-eval'/);
     await page.waitForSelector('kubeloop-sim#scale[data-ready="true"]', { timeout: 30_000 });
     await page.waitForSelector('kubeloop-sim#zones[data-ready="true"]', { timeout: 30_000 });
@@ -292,7 +281,7 @@ test('the example course page renders three widgets under a strict CSP without c
 });
 
 test('a lesson in an iframe tells its host when a step is completed', { timeout: 120_000 }, async () => {
-  await withPage(browser, {}, async (page) => {
+  await withPage(live.browser, {}, async (page) => {
     await openHost(page, 'lesson-host.html', iframeHost('?lesson=examples/scale-lesson.yaml&speed=100'));
     await waitForMessage(page, "(m) => m.type === 'step-completed'", 60_000);
     const done = await page.evaluate(() => window.received.filter((m) => m.type === 'step-completed'));

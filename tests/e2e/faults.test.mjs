@@ -5,28 +5,15 @@
 //
 // Simulated time moves only by the page's controls; the tests wait for DOM conditions.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startServer, launchBrowser, withPage, openReady, fastForward, pods, RESULTS } from './harness.mjs';
+import { setUp, withPage, openReady, fastForward, pods, RESULTS } from './harness.mjs';
 
-let server;
-let browser;
-
-before(async () => {
-  await mkdir(RESULTS, { recursive: true });
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const live = setUp();
 
 async function settledPage(page) {
-  await openReady(page, `${server.url}?seed=3`);
+  await openReady(page, `${live.server.url}?seed=3`);
   await page.getByTestId('pause').click();
   await fastForward(page);
 }
@@ -49,7 +36,7 @@ async function flip(page, name, want) {
 }
 
 test('scheduler stopped: new pods stay Pending with no Scheduled event; started, they run', { timeout: 120_000 }, async () => {
-  await withPage(browser, { colorScheme: 'light' }, async (page) => {
+  await withPage(live.browser, { colorScheme: 'light' }, async (page) => {
     await settledPage(page);
     assert.equal(await reasons(page, 'Scheduled'), 3);
     await flip(page, 'kube-scheduler', 'stopped');
@@ -78,7 +65,7 @@ test('scheduler stopped: new pods stay Pending with no Scheduled event; started,
 });
 
 test('controller manager stopped: a killed pod is not replaced until it starts again', { timeout: 120_000 }, async () => {
-  await withPage(browser, { colorScheme: 'dark' }, async (page) => {
+  await withPage(live.browser, { colorScheme: 'dark' }, async (page) => {
     await settledPage(page);
     assert.equal(await reasons(page, 'SuccessfulCreate'), 3);
     await flip(page, 'kube-controller-manager', 'stopped');
@@ -103,7 +90,7 @@ test('controller manager stopped: a killed pod is not replaced until it starts a
 });
 
 test('a node can be powered off and recovered from its box', { timeout: 120_000 }, async () => {
-  await withPage(browser, {}, async (page) => {
+  await withPage(live.browser, {}, async (page) => {
     await settledPage(page);
     await page.locator('[data-testid="node-fail"][data-node="node-2"]').click();
     await page.locator('[data-testid="command"] code', { hasText: 'sim node fail node-2' }).waitFor();

@@ -5,8 +5,9 @@
 // Every test file uses it so that these rules hold for every Playwright test, not just the
 // ones that remember to check.
 
+import { before, after } from 'node:test';
 import { createServer } from 'node:http';
-import { readFile, stat } from 'node:fs/promises';
+import { mkdir, readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
@@ -94,6 +95,24 @@ export function launchBrowser() {
     headless: true,
     args: CHROMIUM_ARGS,
   });
+}
+
+/**
+ * Starts the static server and Chromium before a test file's tests and closes both after them.
+ * Returns an object whose `server` and `browser` are set once they are up.
+ */
+export function setUp() {
+  const live = { server: null, browser: null };
+  before(async () => {
+    await mkdir(RESULTS, { recursive: true });
+    live.server = await startServer();
+    live.browser = await launchBrowser();
+  });
+  after(async () => {
+    await live.browser?.close();
+    await live.server?.close();
+  });
+  return live;
 }
 
 /**

@@ -6,12 +6,11 @@
 //
 // Simulated time moves only through the page's own controls; the tests wait for DOM conditions.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { startServer, launchBrowser, withPage, openReady, fastForward, RESULTS } from './harness.mjs';
+import { setUp, withPage, openReady, fastForward, RESULTS } from './harness.mjs';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
@@ -24,19 +23,7 @@ async function axeViolations(page) {
     .map((v) => `${v.impact} ${v.id}: ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
 }
 
-let server;
-let browser;
-
-before(async () => {
-  await mkdir(RESULTS, { recursive: true });
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const live = setUp();
 
 const lesson = (page) => page.getByTestId('lesson');
 
@@ -51,8 +38,8 @@ async function next(page) {
 }
 
 test('lesson 1 end to end: a prediction graded against the cluster, checks, a task, a score', { timeout: 180_000 }, async () => {
-  await withPage(browser, { colorScheme: 'light' }, async (page) => {
-    await openReady(page, `${server.url}?lesson=desired-state`);
+  await withPage(live.browser, { colorScheme: 'light' }, async (page) => {
+    await openReady(page, `${live.server.url}?lesson=desired-state`);
     assert.equal(await lesson(page).getAttribute('data-step'), '0');
     assert.match(await page.getByRole('heading', { name: 'Desired state is a claim' }).innerText(), /Desired state/);
     assert.ok(await page.getByTestId('lesson-next').isDisabled(), 'Next waits for the check');
@@ -100,8 +87,8 @@ test('lesson 1 end to end: a prediction graded against the cluster, checks, a ta
 });
 
 test('a wrong prediction is graded wrong, with the real answer', { timeout: 120_000 }, async () => {
-  await withPage(browser, { colorScheme: 'dark' }, async (page) => {
-    await openReady(page, `${server.url}?lesson=desired-state`);
+  await withPage(live.browser, { colorScheme: 'dark' }, async (page) => {
+    await openReady(page, `${live.server.url}?lesson=desired-state`);
     await fastForward(page);
     await waitPhase(page, 'passed');
     await next(page);
@@ -112,8 +99,8 @@ test('a wrong prediction is graded wrong, with the real answer', { timeout: 120_
 });
 
 test('an unknown lesson in the address is a clear error, and the page still works', { timeout: 60_000 }, async () => {
-  await withPage(browser, { colorScheme: 'light' }, async (page) => {
-    await openReady(page, `${server.url}?lesson=nope`);
+  await withPage(live.browser, { colorScheme: 'light' }, async (page) => {
+    await openReady(page, `${live.server.url}?lesson=nope`);
     assert.match(
       await page.getByTestId('page-error').innerText(),
       /unknown lesson "nope" in parameter "lesson"; the built-in lessons are desired-state, worked-example, level-vs-edge/,
@@ -125,8 +112,8 @@ test('an unknown lesson in the address is a clear error, and the page still work
 
 for (const colorScheme of ['light', 'dark']) {
   test(`the lesson panel has no serious accessibility problem, question open and graded (${colorScheme})`, { timeout: 120_000 }, async () => {
-    await withPage(browser, { colorScheme, reducedMotion: 'reduce' }, async (page) => {
-      await openReady(page, `${server.url}?lesson=desired-state`);
+    await withPage(live.browser, { colorScheme, reducedMotion: 'reduce' }, async (page) => {
+      await openReady(page, `${live.server.url}?lesson=desired-state`);
       await fastForward(page);
       await waitPhase(page, 'passed');
       await next(page);
@@ -142,8 +129,8 @@ for (const colorScheme of ['light', 'dark']) {
 }
 
 test('a lesson file served next to the page loads by URL and runs', { timeout: 120_000 }, async () => {
-  await withPage(browser, { colorScheme: 'light' }, async (page) => {
-    await openReady(page, `${server.url}?lesson=examples/scale-lesson.yaml`);
+  await withPage(live.browser, { colorScheme: 'light' }, async (page) => {
+    await openReady(page, `${live.server.url}?lesson=examples/scale-lesson.yaml`);
     await page.getByRole('heading', { name: 'Three becomes four' }).waitFor({ timeout: 30_000 });
     assert.equal(await page.getByTestId('page-error').count(), 0);
     await fastForward(page);
@@ -153,8 +140,8 @@ test('a lesson file served next to the page loads by URL and runs', { timeout: 1
 });
 
 test('a malformed lesson file, or one off this origin, is a clear error and the page still runs', { timeout: 60_000 }, async () => {
-  await withPage(browser, { colorScheme: 'light' }, async (page) => {
-    await openReady(page, `${server.url}?lesson=examples/broken-lesson.yaml`);
+  await withPage(live.browser, { colorScheme: 'light' }, async (page) => {
+    await openReady(page, `${live.server.url}?lesson=examples/broken-lesson.yaml`);
     await page.getByTestId('page-error').waitFor({ timeout: 30_000 });
     assert.match(
       await page.getByTestId('page-error').innerText(),
@@ -163,8 +150,8 @@ test('a malformed lesson file, or one off this origin, is a clear error and the 
     assert.equal(await page.getByTestId('lesson').count(), 0);
     await page.waitForSelector('[data-testid="node"] >> nth=1', { timeout: 30_000 });
   });
-  await withPage(browser, { colorScheme: 'light' }, async (page) => {
-    await openReady(page, `${server.url}?lesson=${encodeURIComponent('https://elsewhere.example/lesson.yaml')}`);
+  await withPage(live.browser, { colorScheme: 'light' }, async (page) => {
+    await openReady(page, `${live.server.url}?lesson=${encodeURIComponent('https://elsewhere.example/lesson.yaml')}`);
     await page.getByTestId('page-error').waitFor({ timeout: 30_000 });
     assert.match(await page.getByTestId('page-error').innerText(), /error: refusing to load lesson "https:\/\/elsewhere.example\/lesson.yaml": it is not on this page's origin/);
     assert.equal(await page.getByTestId('lesson').count(), 0);

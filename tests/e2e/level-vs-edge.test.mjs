@@ -5,33 +5,20 @@
 //
 // The widgets play at 100× and the test waits for their simulated clocks, never for wall time.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startServer, launchBrowser, withPage, RESULTS } from './harness.mjs';
+import { setUp, withPage, RESULTS } from './harness.mjs';
 
-let server;
-let browser;
-
-before(async () => {
-  await mkdir(RESULTS, { recursive: true });
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const live = setUp();
 
 /** The widget's pods (Playwright's CSS locators pierce its open shadow root). */
 const widgetPods = (page, id) =>
   page.locator(`#${id} [data-testid="pod"]`).evaluateAll((els) => els.map((e) => ({ name: e.dataset.name, status: e.dataset.status })));
 
 test('with dropped watch events the level-triggered widget heals and the edge-triggered one never does', { timeout: 120_000 }, async () => {
-  await withPage(browser, { viewport: { width: 1600, height: 1000 } }, async (page) => {
-    await page.goto(`${server.url}level-vs-edge.html`, { waitUntil: 'load' });
+  await withPage(live.browser, { viewport: { width: 1600, height: 1000 } }, async (page) => {
+    await page.goto(`${live.server.url}level-vs-edge.html`, { waitUntil: 'load' });
     for (const id of ['level', 'edge']) {
       await page.waitForSelector(`kubeloop-sim#${id}[data-ready="true"]`, { timeout: 30_000 });
     }

@@ -2,29 +2,16 @@
 // follows the system's colour scheme, works under a sub-path and from 360 px wide, and shows a
 // clear error for a bad address instead of breaking.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startServer, launchBrowser, withPage, openReady, RESULTS } from './harness.mjs';
+import { setUp, withPage, openReady, RESULTS } from './harness.mjs';
 
-let server;
-let browser;
-
-before(async () => {
-  await mkdir(RESULTS, { recursive: true });
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const live = setUp();
 
 test('the page mounts, shows kubeloop and its version, and the cluster comes up', { timeout: 60_000 }, async () => {
-  await withPage(browser, { colorScheme: 'light' }, async (page) => {
-    await openReady(page, server.url);
+  await withPage(live.browser, { colorScheme: 'light' }, async (page) => {
+    await openReady(page, live.server.url);
     assert.equal(await page.title(), 'kubeloop');
     assert.ok(await page.getByRole('heading', { level: 1, name: 'kubeloop' }).isVisible(), 'heading visible');
     assert.match(await page.locator('.version').innerText(), /^v\d+\.\d+\.\d+/);
@@ -57,8 +44,8 @@ test('the page mounts, shows kubeloop and its version, and the cluster comes up'
 test('the page follows a dark colour scheme', { timeout: 60_000 }, async () => {
   const background = async (colorScheme) => {
     let color;
-    await withPage(browser, { colorScheme }, async (page) => {
-      await openReady(page, server.url);
+    await withPage(live.browser, { colorScheme }, async (page) => {
+      await openReady(page, live.server.url);
       color = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
       await page.screenshot({ path: join(RESULTS, `page-${colorScheme}.png`), fullPage: true });
     });
@@ -70,15 +57,15 @@ test('the page follows a dark colour scheme', { timeout: 60_000 }, async () => {
 });
 
 test('one build works under a sub-path', { timeout: 60_000 }, async () => {
-  await withPage(browser, {}, async (page) => {
-    await openReady(page, server.subUrl);
+  await withPage(live.browser, {}, async (page) => {
+    await openReady(page, live.server.subUrl);
     assert.ok(await page.getByRole('heading', { level: 1, name: 'kubeloop' }).isVisible());
   });
 });
 
 test('a 360 px wide phone gets every panel without sideways scrolling', { timeout: 60_000 }, async () => {
-  await withPage(browser, { viewport: { width: 360, height: 740 } }, async (page) => {
-    await openReady(page, server.url);
+  await withPage(live.browser, { viewport: { width: 360, height: 740 } }, async (page) => {
+    await openReady(page, live.server.url);
     await page.waitForSelector('[data-testid="node"] >> nth=1', { timeout: 30_000 });
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow}px`);
@@ -94,8 +81,8 @@ test('a bad scenario or seed in the address is named on the page, which still ru
     ['?scenario=nope', 'error: unknown scenario "nope" in parameter "scenario"'],
     ['?seed=abc', 'error: invalid value "abc" for parameter "seed"'],
   ]) {
-    await withPage(browser, {}, async (page) => {
-      await openReady(page, `${server.url}${query}`);
+    await withPage(live.browser, {}, async (page) => {
+      await openReady(page, `${live.server.url}${query}`);
       const error = page.getByTestId('page-error');
       assert.ok(await error.isVisible(), `${query}: error shown`);
       assert.match(await error.innerText(), new RegExp(message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
@@ -106,8 +93,8 @@ test('a bad scenario or seed in the address is named on the page, which still ru
 });
 
 test('?scenario and ?seed pick the run', { timeout: 60_000 }, async () => {
-  await withPage(browser, {}, async (page) => {
-    await openReady(page, `${server.url}?scenario=scale-up&seed=42`);
+  await withPage(live.browser, {}, async (page) => {
+    await openReady(page, `${live.server.url}?scenario=scale-up&seed=42`);
     assert.equal(await page.getByTestId('seed-input').inputValue(), '42');
     assert.match(await page.locator('.scenario').innerText(), /scale-up/);
     assert.equal(await page.getByTestId('page-error').count(), 0);

@@ -2,29 +2,18 @@
 // state (same pods on the same nodes at the same simulated time), a trace exported as JSON and
 // imported elsewhere replays to the same trace hash, and "copy as kubectl" lists what was run.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { startServer, launchBrowser, withPage, openReady, pods, waitForPods } from './harness.mjs';
+import { setUp, withPage, openReady, pods, waitForPods } from './harness.mjs';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
-let server;
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const live = setUp();
 
 /** Runs a small exercise on a fresh page: scale, kill a pod, add a node; then pauses. */
 async function exercise(page) {
-  await openReady(page, `${server.url}?seed=5&speed=25`);
+  await openReady(page, `${live.server.url}?seed=5&speed=25`);
   await waitForPods(page, (ps) => ps.filter((p) => p.status === 'Running').length === 3);
   // A command through the page's own message API (its own origin is always allowed).
   await page.evaluate(() => window.postMessage({ type: 'command', command: 'kubectl scale deployment web --replicas=4' }, location.origin));
@@ -48,7 +37,7 @@ test('a permalink opened in a fresh page reproduces the same state', { timeout: 
   let expected;
   let permalink;
   let kubectl;
-  await withPage(browser, {}, async (page) => {
+  await withPage(live.browser, {}, async (page) => {
     expected = await exercise(page);
     await page.getByTestId('share').click();
     permalink = await page.getByTestId('permalink').inputValue();
@@ -65,7 +54,7 @@ test('a permalink opened in a fresh page reproduces the same state', { timeout: 
   assert.match(lines[2], /^kubectl delete pod web-[a-z0-9]+-[a-z0-9]+$/);
   assert.equal(lines[3], '# sim node add node-3  (simulator only)');
 
-  await withPage(browser, {}, async (page) => {
+  await withPage(live.browser, {}, async (page) => {
     await openReady(page, permalink);
     assert.deepEqual(await state(page), expected);
     assert.equal(await page.getByTestId('page-error').count(), 0);
@@ -76,7 +65,7 @@ test('a permalink opened in a fresh page reproduces the same state', { timeout: 
 test('a trace exported as JSON imports into another page and replays to the same trace hash', { timeout: 120_000 }, async () => {
   let expected;
   let trace;
-  await withPage(browser, {}, async (page) => {
+  await withPage(live.browser, {}, async (page) => {
     expected = await exercise(page);
     await page.getByTestId('share').click();
     const href = await page.getByTestId('export-trace').getAttribute('href');
@@ -93,8 +82,8 @@ test('a trace exported as JSON imports into another page and replays to the same
   assert.deepEqual(file.commands.map((c) => c.command.split(' ').slice(0, 3).join(' ')), ['kubectl scale deployment', 'kubectl delete pod', 'sim node add']);
   assert.ok(file.messages.length > 0 && file.messages[0].from);
 
-  await withPage(browser, {}, async (page) => {
-    await openReady(page, `${server.url}?seed=9&scenario=scale-up`);
+  await withPage(live.browser, {}, async (page) => {
+    await openReady(page, `${live.server.url}?seed=9&scenario=scale-up`);
     await page.getByTestId('share').click();
     await page.getByTestId('import-trace-file').setInputFiles({ name: 'kubeloop-trace.json', mimeType: 'application/json', buffer: Buffer.from(trace) });
     await page.getByRole('status').filter({ hasText: `trace imported: same state, trace hash ${file.traceHash}` }).waitFor();
@@ -111,8 +100,8 @@ test('a trace exported as JSON imports into another page and replays to the same
 
 test('the share panel and the error banner pass axe in both forced themes', { timeout: 90_000 }, async () => {
   for (const theme of ['light', 'dark']) {
-    await withPage(browser, { reducedMotion: 'reduce' }, async (page) => {
-      await openReady(page, `${server.url}?seed=oops&theme=${theme}&autoplay=false`);
+    await withPage(live.browser, { reducedMotion: 'reduce' }, async (page) => {
+      await openReady(page, `${live.server.url}?seed=oops&theme=${theme}&autoplay=false`);
       await page.getByTestId('page-error').waitFor();
       await page.getByTestId('share').click();
       await page.getByTestId('share-panel').waitFor();

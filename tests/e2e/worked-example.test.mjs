@@ -6,29 +6,16 @@
 // Simulated time moves only by the page's controls (fast-forward, step); the tests wait for DOM
 // conditions, never for wall-clock time.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startServer, launchBrowser, withPage, openReady, fastForward, pods, gap, waitForPods, RESULTS } from './harness.mjs';
+import { setUp, withPage, openReady, fastForward, pods, gap, waitForPods, RESULTS } from './harness.mjs';
 
-let server;
-let browser;
-
-before(async () => {
-  await mkdir(RESULTS, { recursive: true });
-  server = await startServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const live = setUp();
 
 /** Opens the default scenario and fast-forwards until it settles. */
 async function settledPage(page) {
-  await openReady(page, `${server.url}?seed=1`);
+  await openReady(page, `${live.server.url}?seed=1`);
   await page.getByTestId('pause').click();
   await fastForward(page);
 }
@@ -36,7 +23,7 @@ async function settledPage(page) {
 const running = (list) => list.filter((p) => p.status === 'Running' && p.phase === 'Running');
 
 test('the worked example: a killed pod is replaced, scheduled and Running, events in order', { timeout: 120_000 }, async () => {
-  await withPage(browser, { colorScheme: 'light' }, async (page) => {
+  await withPage(live.browser, { colorScheme: 'light' }, async (page) => {
     await settledPage(page);
     const before = await pods(page);
     assert.equal(running(before).length, 3, `three Running: ${JSON.stringify(before)}`);
@@ -97,7 +84,7 @@ test('the worked example: a killed pod is replaced, scheduled and Running, event
 });
 
 test('setting replicas to 5 gives 5 Running, then 1 leaves 1', { timeout: 120_000 }, async () => {
-  await withPage(browser, { colorScheme: 'light' }, async (page) => {
+  await withPage(live.browser, { colorScheme: 'light' }, async (page) => {
     await settledPage(page);
     const input = page.getByTestId('replicas-input');
     await input.fill('5');
@@ -125,8 +112,8 @@ test('setting replicas to 5 gives 5 Running, then 1 leaves 1', { timeout: 120_00
 });
 
 test('play, pause, speed and step drive the simulated clock', { timeout: 60_000 }, async () => {
-  await withPage(browser, {}, async (page) => {
-    await openReady(page, server.url);
+  await withPage(live.browser, {}, async (page) => {
+    await openReady(page, live.server.url);
     const time = async () => Number(await page.locator('.app').getAttribute('data-sim-time'));
     await page.getByTestId('speed').selectOption('100');
     await page.waitForFunction(() => Number(document.querySelector('.app').dataset.simTime) > 20_000, undefined, { timeout: 30_000 });
@@ -144,8 +131,8 @@ test('play, pause, speed and step drive the simulated clock', { timeout: 60_000 
 });
 
 test('add node and reset run their command lines', { timeout: 60_000 }, async () => {
-  await withPage(browser, {}, async (page) => {
-    await openReady(page, server.url);
+  await withPage(live.browser, {}, async (page) => {
+    await openReady(page, live.server.url);
     await page.getByTestId('add-node').click();
     await page.locator('[data-testid="command"] code', { hasText: '$ sim node add node-3' }).waitFor();
     await fastForward(page);
@@ -159,7 +146,7 @@ test('add node and reset run their command lines', { timeout: 60_000 }, async ()
 });
 
 test('the keyboard alone can select and kill a pod', { timeout: 60_000 }, async () => {
-  await withPage(browser, {}, async (page) => {
+  await withPage(live.browser, {}, async (page) => {
     await settledPage(page);
     const first = page.locator('[data-testid="pod"]').first();
     const name = await first.getAttribute('data-name');
