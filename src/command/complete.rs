@@ -14,7 +14,22 @@ use crate::model::Kind;
 use crate::sim::ComponentId;
 
 /// The kubectl verbs kubeloop runs, in the order a learner meets them.
-pub const KUBECTL_VERBS: &[&str] = &["get", "describe", "apply", "create", "delete", "scale", "set", "rollout", "api-resources", "version"];
+pub const KUBECTL_VERBS: &[&str] = &[
+    "get",
+    "describe",
+    "apply",
+    "create",
+    "delete",
+    "scale",
+    "set",
+    "rollout",
+    "cordon",
+    "uncordon",
+    "drain",
+    "taint",
+    "api-resources",
+    "version",
+];
 
 /// The `sim` verbs, including issue 5's failure verbs.
 pub const SIM_VERBS: &[&str] =
@@ -255,6 +270,15 @@ fn kubectl_candidates(words: &[String], partial: &str, session: &Session) -> Vec
             _ => Vec::new(),
         },
         "apply" => strings(&["-f"]),
+        "cordon" | "uncordon" | "drain" => match args.first() {
+            None => names(session, Kind::Node, ""),
+            Some(_) => Vec::new(),
+        },
+        "taint" => match args.len() {
+            0 => strings(&["nodes"]),
+            1 => names(session, Kind::Node, ""),
+            _ => Vec::new(),
+        },
         _ => Vec::new(),
     }
 }
@@ -347,6 +371,10 @@ mod tests {
         assert_eq!(c("scale "), vec!["deployment/web", "replicaset/web-97f4f98bc"]);
         assert_eq!(c("kubectl set image deployment/web "), vec!["nginx="]);
         assert_eq!(c("rollout undo "), vec!["deployment/web"]);
+        assert_eq!(c("kubectl dr"), vec!["drain"]);
+        assert_eq!(c("cordon "), vec!["node-1", "node-2"]);
+        assert_eq!(c("taint "), vec!["nodes"]);
+        assert_eq!(c("taint nodes node-"), vec!["node-1", "node-2"]);
     }
 
     #[test]

@@ -285,7 +285,8 @@ impl NodeLifecycleController {
         let name = node.metadata.name.clone();
         let created = node.metadata.creation_timestamp.unwrap_or(Time(0));
         let current = node.condition("Ready").cloned();
-        let mut health = self.health.get(&name).cloned();
+        // Taken out rather than copied: it goes back in at the end of this pass.
+        let mut health = self.health.remove(&name);
         let (observed, grace) = match &current {
             None => {
                 let fake = NodeCondition {
