@@ -332,13 +332,17 @@ impl Engine {
 
     /// Tells the host once about each lesson step that has passed.
     fn report_lesson_steps(&mut self) {
-        let Some(view) = self.lesson.as_ref().map(LessonRun::view) else { return };
-        if view.phase != kubeloop::lesson::run::Phase::Passed || self.lesson_steps_reported.contains(&view.index) {
+        // Runs every frame: read the phase and step first, build the message only once per step.
+        let Some(run) = &self.lesson else { return };
+        let step = run.index();
+        if run.phase() != kubeloop::lesson::run::Phase::Passed || self.lesson_steps_reported.contains(&step) {
             return;
         }
-        self.lesson_steps_reported.insert(view.index);
+        let lesson = run.lesson();
+        let (name, title) = (lesson.name.clone(), lesson.steps.get(step).map(|s| s.title.clone()).unwrap_or_default());
+        self.lesson_steps_reported.insert(step);
         let time_ms = self.session.sim().now().0;
-        self.emit(OutMessage::StepCompleted { lesson: view.name, step: view.index, title: view.step_title, time_ms });
+        self.emit(OutMessage::StepCompleted { lesson: name, step, title, time_ms });
     }
 
     /// The messages for the host since the last call, cluster events included.
