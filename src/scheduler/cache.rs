@@ -13,7 +13,56 @@
 use super::plugins::{spread_owner_uid, untolerated_taint_reason, LABEL_HOSTNAME, LABEL_ZONE};
 use crate::model::{Allocatable, Node, Object, ObjectKey, Pod, StringMap, Taint};
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::rc::Rc;
+
+/// A fast fixed hasher for the scheduler's maps (the Fx hash): their keys are names and small
+/// ids, not hostile input, and none of these maps is iterated where the order could reach a
+/// decision. SipHash showed up in profiles of every bind.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FxHasher(u64);
+
+impl FxHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut word = [0u8; 8];
+            word[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.add(i as u64);
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.add(i as u64);
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+    fn finish(&self) -> u64 {
+        // The multiply leaves the low bits weakest; the table indexes by them.
+        self.0.rotate_left(26)
+    }
+}
+
+/// A `HashMap` with the Fx hash.
+pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 
 const LABEL_REGION: &str = "topology.kubernetes.io/region";
 const LABEL_ZONE_BETA: &str = "failure-domain.beta.kubernetes.io/zone";
@@ -82,6 +131,12 @@ pub struct NodeInfo {
     pub zone: Option<u32>,
     /// Whether the node carries `kubernetes.io/hostname` (hostname spreading needs it).
     pub has_hostname_label: bool,
+    /// `spec.unschedulable`, and whether any taint has a NoSchedule/NoExecute or a
+    /// PreferNoSchedule effect: copied at each node update so that the filters and scores of a
+    /// plain node never read the node object.
+    pub(crate) cordoned: bool,
+    pub(crate) hard_taints: bool,
+    pub(crate) prefer_taints: bool,
     /// TaintToleration's reason for each taint, formatted once per node update.
     taint_reasons: Vec<Rc<str>>,
     /// Pods here per spreading owner (interned), sorted by owner; terminating pods excluded.
@@ -101,6 +156,9 @@ impl NodeInfo {
             pod_count: 0,
             zone: None,
             has_hostname_label: false,
+            cordoned: false,
+            hard_taints: false,
+            prefer_taints: false,
             taint_reasons: Vec::new(),
             owner_counts: Vec::new(),
             tree_zone: None,
@@ -128,19 +186,22 @@ impl NodeInfo {
         // Sorted by owner: a node in a large cluster holds pods of dozens of owners.
         self.owner_counts.binary_search_by_key(&owner, |(o, _)| *o).map_or(0, |i| self.owner_counts[i].1)
     }
-    fn add_owner(&mut self, owner: u32, sign: i64) {
-        match self.owner_counts.binary_search_by_key(&owner, |(o, _)| *o) {
-            Ok(i) => {
-                let n = (self.owner_counts[i].1 as i64 + sign).max(0) as u32;
-                if n == 0 {
-                    self.owner_counts.remove(i);
-                } else {
-                    self.owner_counts[i].1 = n;
-                }
+}
+
+/// Adds `sign` to the count of `key` in a list of (key, count) sorted by key; a count that
+/// reaches zero leaves the list.
+fn add_count(counts: &mut Vec<(u32, u32)>, key: u32, sign: i64) {
+    match counts.binary_search_by_key(&key, |(k, _)| *k) {
+        Ok(i) => {
+            let n = (counts[i].1 as i64 + sign).max(0) as u32;
+            if n == 0 {
+                counts.remove(i);
+            } else {
+                counts[i].1 = n;
             }
-            Err(i) if sign > 0 => self.owner_counts.insert(i, (owner, sign as u32)),
-            Err(_) => {}
         }
+        Err(i) if sign > 0 => counts.insert(i, (key, sign as u32)),
+        Err(_) => {}
     }
 }
 
@@ -158,7 +219,7 @@ struct CachedPod {
 #[derive(Debug, Default)]
 struct NodeTree {
     zones: Vec<String>,
-    members: HashMap<String, Vec<u32>>,
+    members: FastMap<String, Vec<u32>>,
     count: usize,
     order: Vec<u32>,
     dirty: bool,
@@ -220,12 +281,16 @@ fn tree_zone_key(labels: &StringMap) -> String {
 pub struct Cache {
     nodes: Vec<NodeInfo>,
     /// Node name to its slot in `nodes`; slots are never reused, so a slot names one node.
-    slots: HashMap<Rc<str>, u32>,
-    pods: HashMap<ObjectKey, CachedPod>,
-    owners: HashMap<String, u32>,
-    zones: HashMap<String, u32>,
-    /// Pods per (spreading owner, zone), not terminating.
-    zone_counts: HashMap<(u32, u32), u32>,
+    slots: FastMap<Rc<str>, u32>,
+    pods: FastMap<ObjectKey, CachedPod>,
+    owners: FastMap<String, u32>,
+    zones: FastMap<String, u32>,
+    /// Pods per spreading owner (the index) and zone (the index within), not terminating.
+    zone_counts: Vec<Vec<u32>>,
+    /// Per spreading owner (the index): (node slot, pods there) sorted by slot, not
+    /// terminating. The same counts as each node's, from the owner's side, so that scoring can
+    /// look up a node's count in a dense table instead of searching every node's list.
+    owner_nodes: Vec<Vec<(u32, u32)>>,
     tree: NodeTree,
 }
 
@@ -251,6 +316,10 @@ impl Cache {
     }
     pub fn node_by_name(&self, name: &str) -> Option<&NodeInfo> {
         self.slots.get(name).map(|s| self.node(*s))
+    }
+    /// How many slots there are (every slot is below this).
+    pub fn slot_bound(&self) -> usize {
+        self.nodes.len()
     }
     /// Nodes that exist (have a Node object).
     pub fn num_nodes(&self) -> usize {
@@ -287,7 +356,11 @@ impl Cache {
     }
     /// Pods of a spreading owner on all nodes of a zone.
     pub fn zone_count(&self, owner: u32, zone: u32) -> u32 {
-        self.zone_counts.get(&(owner, zone)).copied().unwrap_or(0)
+        self.zone_counts.get(owner as usize).and_then(|z| z.get(zone as usize)).copied().unwrap_or(0)
+    }
+    /// The nodes holding pods of a spreading owner: (slot, pods), sorted by slot.
+    pub fn owner_nodes(&self, owner: u32) -> &[(u32, u32)] {
+        self.owner_nodes.get(owner as usize).map_or(&[], Vec::as_slice)
     }
 
     /// A node appeared or changed.
@@ -300,6 +373,9 @@ impl Cache {
         let info = &mut self.nodes[slot as usize];
         info.allocatable = node.allocatable();
         info.has_hostname_label = node.metadata.labels.contains_key(LABEL_HOSTNAME);
+        info.cordoned = node.spec.unschedulable;
+        info.hard_taints = node.spec.taints.iter().any(|t| t.effect == "NoSchedule" || t.effect == "NoExecute");
+        info.prefer_taints = node.spec.taints.iter().any(|t| t.effect == "PreferNoSchedule");
         info.taint_reasons = node.spec.taints.iter().map(|t| Rc::from(untolerated_taint_reason(t))).collect();
         info.node = Some(object.clone());
         match info.tree_zone.replace(tree_zone.clone()) {
@@ -320,6 +396,9 @@ impl Cache {
         info.node = None;
         info.allocatable = Allocatable::default();
         info.has_hostname_label = false;
+        info.cordoned = false;
+        info.hard_taints = false;
+        info.prefer_taints = false;
         info.taint_reasons.clear();
         if let Some(zone) = info.tree_zone.take() {
             self.tree.remove(&zone, slot);
@@ -335,10 +414,10 @@ impl Cache {
         let old = std::mem::replace(&mut info.zone, zone);
         for &(owner, n) in &info.owner_counts {
             if let Some(z) = old {
-                bump(&mut self.zone_counts, (owner, z), -(n as i64));
+                bump(&mut self.zone_counts, owner, z, -(n as i64));
             }
             if let Some(z) = zone {
-                bump(&mut self.zone_counts, (owner, z), n as i64);
+                bump(&mut self.zone_counts, owner, z, n as i64);
             }
         }
     }
@@ -391,21 +470,30 @@ impl Cache {
         info.non_zero_requested = info.non_zero_requested.scaled_add(pod.resources.non_zero, sign);
         info.pod_count += sign;
         if let Some(owner) = pod.spread_owner {
-            info.add_owner(owner, sign);
+            add_count(&mut info.owner_counts, owner, sign);
             if let Some(zone) = info.zone {
-                bump(&mut self.zone_counts, (owner, zone), sign);
+                bump(&mut self.zone_counts, owner, zone, sign);
             }
+            let o = owner as usize;
+            if self.owner_nodes.len() <= o {
+                self.owner_nodes.resize_with(o + 1, Vec::new);
+            }
+            add_count(&mut self.owner_nodes[o], pod.slot, sign);
         }
     }
 }
 
-fn bump(counts: &mut HashMap<(u32, u32), u32>, key: (u32, u32), delta: i64) {
-    let n = (counts.get(&key).copied().unwrap_or(0) as i64 + delta).max(0) as u32;
-    if n == 0 {
-        counts.remove(&key);
-    } else {
-        counts.insert(key, n);
+/// Adds `delta` to the pods of `owner` in `zone`, never below zero.
+fn bump(counts: &mut Vec<Vec<u32>>, owner: u32, zone: u32, delta: i64) {
+    let (o, z) = (owner as usize, zone as usize);
+    if counts.len() <= o {
+        counts.resize_with(o + 1, Vec::new);
     }
+    let zones = &mut counts[o];
+    if zones.len() <= z {
+        zones.resize(z + 1, 0);
+    }
+    zones[z] = (zones[z] as i64 + delta).max(0) as u32;
 }
 
 #[cfg(test)]

@@ -95,6 +95,24 @@ fn classify(object: Option<&Rc<Object>>) -> PodClass {
     }
 }
 
+/// Buffers one cycle's scoring fills, kept from cycle to cycle so that scoring allocates
+/// nothing: each score plugin's raw (then normalised) score per feasible node, in the order of
+/// the feasible nodes, and the weighted totals.
+#[derive(Debug, Default)]
+struct Scratch {
+    taint: Vec<i64>,
+    affinity: Vec<i64>,
+    fit: Vec<i64>,
+    spread: Vec<i64>,
+    balanced: Vec<i64>,
+    totals: Vec<i64>,
+    /// Pods of the spreading owner per node slot, filled from the cache's per-owner list for
+    /// one cycle and zeroed again after it.
+    host_counts: Vec<u32>,
+    zone_seen: Vec<bool>,
+    zone_counts: Vec<Option<i64>>,
+}
+
 /// The outcome of the filter phase of one cycle.
 struct Search {
     nodes: Vec<NodeVerdict>,
@@ -113,6 +131,7 @@ pub struct Scheduler {
     recorder: EventRecorder,
     binds: BTreeMap<RequestId, BindInFlight>,
     decisions: DecisionLog,
+    scratch: Scratch,
     /// `nextStartNodeIndex`: where the next search starts in the node order.
     next_start_node_index: usize,
     /// When the process started: the queue's flush ticks count from here.
@@ -146,6 +165,7 @@ impl Scheduler {
             recorder: EventRecorder::new(SCHEDULER_NAME, ""),
             binds: BTreeMap::new(),
             decisions: DecisionLog::new(config.decisions_kept),
+            scratch: Scratch::default(),
             next_start_node_index: 0,
             started_at: Time(0),
             now: Time(0),
@@ -216,6 +236,8 @@ impl Scheduler {
         let Some(object) = new.or(old) else { return };
         let key = object.key();
         match (classify(old), classify(new)) {
+            // Most updates of a bound pod are status only: nothing to re-account.
+            (PodClass::Assigned, PodClass::Assigned) if self.cached_as_is(&key, old, new) => {}
             (PodClass::Assigned, PodClass::Assigned) => self.cache_pod(&key, new),
             (PodClass::Assigned, _) => {
                 self.cache.remove_pod(&key);
@@ -244,6 +266,22 @@ impl Scheduler {
                 self.cache.add_pod(key, pod, node, false);
             }
         }
+    }
+
+    /// Whether an update of a bound pod leaves what the cache accounts for it unchanged: the
+    /// same node, requests, terminating state and spreading owner, and the cache already holds
+    /// it there, confirmed. Most updates of a bound pod are its status; re-accounting each one
+    /// would re-parse its requests for nothing.
+    fn cached_as_is(&self, key: &ObjectKey, old: Option<&Rc<Object>>, new: Option<&Rc<Object>>) -> bool {
+        let (Some(a), Some(b)) = (old.and_then(|o| o.as_pod()), new.and_then(|o| o.as_pod())) else { return false };
+        let same_requests = a.spec.containers.len() == b.spec.containers.len()
+            && a.spec.containers.iter().zip(&b.spec.containers).all(|(x, y)| x.resources == y.resources);
+        a.node_name() == b.node_name()
+            && a.metadata.is_deleting() == b.metadata.is_deleting()
+            && plugins::spread_owner_uid(a) == plugins::spread_owner_uid(b)
+            && same_requests
+            && !self.cache.is_assumed(key)
+            && self.cache.pod_node(key).is_some_and(|n| Some(n) == b.node_name())
     }
 
     fn on_node_delta(&mut self, now: Time, delta: &Delta) {
@@ -294,8 +332,8 @@ impl Scheduler {
             [] => None,
             [only] => Some(*only),
             _ => {
-                score_nodes(&self.cache, &facts, &mut nodes, &feasible);
-                select_host(ctx.rng, &nodes, &feasible)
+                score_nodes(&self.cache, &facts, &mut nodes, &feasible, &mut self.scratch);
+                select_best(ctx.rng, &self.scratch.totals).and_then(|i| feasible.get(i).copied())
             }
         };
         let decision = self.new_decision(ctx.now, &popped, nodes, wanted);
@@ -412,8 +450,10 @@ fn find_feasible(cache: &Cache, pod: &PodFacts, start: usize, percentage: u32) -
     let mut nodes = Vec::with_capacity(wanted.min(n));
     let mut feasible = Vec::with_capacity(wanted.min(n));
     let mut processed = 0;
-    for i in 0..n {
-        let slot = order[(start + i) % n];
+    let start = if n == 0 { 0 } else { start % n };
+    // The rotating order without a division per node: from `start` to the end, then the rest.
+    let (tail, head) = order.split_at(start);
+    for &slot in head.iter().chain(tail) {
         let info = cache.node(slot);
         processed += 1;
         match plugins::run_filters(info, pod) {
@@ -431,86 +471,123 @@ fn find_feasible(cache: &Cache, pod: &PodFacts, start: usize, percentage: u32) -
 }
 
 /// Runs the score plugins over the feasible nodes, normalises each to 0–100 and writes each
-/// node's scores and weighted total into its verdict.
-fn score_nodes(cache: &Cache, pod: &PodFacts, nodes: &mut [NodeVerdict], feasible: &[(usize, u32)]) {
-    let infos: Vec<&NodeInfo> = feasible.iter().map(|(_, slot)| cache.node(*slot)).collect();
-    let mut taint: Vec<i64> = infos.iter().map(|n| plugins::intolerable_prefer_no_schedule(n, pod)).collect();
-    plugins::default_normalize(&mut taint, true);
-    let affinity = pod.has_preferred_affinity().then(|| {
-        let mut raw: Vec<i64> = infos.iter().map(|n| plugins::preferred_affinity(n, pod)).collect();
-        plugins::default_normalize(&mut raw, false);
-        raw
+/// node's scores and weighted total into its verdict (and the totals into `s.totals`).
+fn score_nodes(cache: &Cache, pod: &PodFacts, nodes: &mut [NodeVerdict], feasible: &[(usize, u32)], s: &mut Scratch) {
+    let (affinity, balanced) = (pod.has_preferred_affinity(), !pod.is_best_effort());
+    for column in [&mut s.taint, &mut s.affinity, &mut s.fit, &mut s.spread, &mut s.balanced, &mut s.totals] {
+        column.clear();
+    }
+    for &(_, slot) in feasible {
+        let n = cache.node(slot);
+        s.taint.push(plugins::intolerable_prefer_no_schedule(n, pod));
+        if affinity {
+            s.affinity.push(plugins::preferred_affinity(n, pod));
+        }
+        s.fit.push(plugins::least_allocated(n, pod));
+        if balanced {
+            s.balanced.push(plugins::balanced_allocation(n, pod));
+        }
+    }
+    plugins::default_normalize(&mut s.taint, true);
+    if affinity {
+        plugins::default_normalize(&mut s.affinity, false);
+    }
+    let spread = pod.spread_owner.is_some_and(|owner| {
+        spread_raw_scores(cache, owner, feasible, s);
+        plugins::spread_normalize(&mut s.spread);
+        true
     });
-    let fit: Vec<i64> = infos.iter().map(|n| plugins::least_allocated(n, pod)).collect();
-    let spread = pod.spread_owner.map(|owner| {
-        let mut raw = spread_raw_scores(cache, owner, &infos);
-        plugins::spread_normalize(&mut raw);
-        raw
-    });
-    let balanced = (!pod.is_best_effort()).then(|| infos.iter().map(|n| plugins::balanced_allocation(n, pod)).collect::<Vec<i64>>());
-    let at = |scores: &Option<Vec<i64>>, i: usize| scores.as_ref().and_then(|s| s.get(i).copied());
+    let at = |column: &[i64], used: bool, i: usize| if used { column.get(i).copied() } else { None };
     for (i, (index, _)) in feasible.iter().enumerate() {
-        let scores = NodeScores::new([taint.get(i).copied(), at(&affinity, i), fit.get(i).copied(), at(&spread, i), at(&balanced, i)]);
+        let scores = NodeScores::new([
+            s.taint.get(i).copied(),
+            at(&s.affinity, affinity, i),
+            s.fit.get(i).copied(),
+            at(&s.spread, spread, i),
+            at(&s.balanced, balanced, i),
+        ]);
+        s.totals.push(scores.total);
         if let Some(v) = nodes.get_mut(*index) {
             v.verdict = Verdict::Feasible(Some(scores));
         }
     }
 }
 
-/// PodTopologySpread's raw scores with the system default constraints. A node scores a
-/// constraint only if it has its label (kubelets label every node `kubernetes.io/hostname`;
-/// the zone label is optional). The hostname weight counts the feasible nodes; the zone weight the distinct zone values among them (a node
-/// without a zone label is one more value, as upstream reads the missing label as ""). Zone
-/// counts cover every node of the zone, as upstream's PreScore counts over all nodes.
-fn spread_raw_scores(cache: &Cache, owner: u32, infos: &[&NodeInfo]) -> Vec<i64> {
+/// PodTopologySpread's raw scores with the system default constraints, into `s.spread`. A node
+/// scores a constraint only if it has its label (kubelets label every node
+/// `kubernetes.io/hostname`; the zone label is optional). The hostname weight counts the
+/// feasible nodes; the zone weight the distinct zone values among them (a node without a zone
+/// label is one more value, as upstream reads the missing label as ""). Zone counts cover every
+/// node of the zone, as upstream's PreScore counts over all nodes.
+fn spread_raw_scores(cache: &Cache, owner: u32, feasible: &[(usize, u32)], s: &mut Scratch) {
     let bound = cache.zone_id_bound();
-    let mut seen = vec![false; bound + 1];
+    s.zone_seen.clear();
+    s.zone_seen.resize(bound + 1, false);
     let mut zone_values = 0;
-    for n in infos {
-        let i = n.zone.map_or(bound, |z| z as usize);
-        if let Some(s) = seen.get_mut(i).filter(|s| !**s) {
-            *s = true;
+    for &(_, slot) in feasible {
+        let i = cache.node(slot).zone.map_or(bound, |z| z as usize);
+        if let Some(seen) = s.zone_seen.get_mut(i).filter(|seen| !**seen) {
+            *seen = true;
             zone_values += 1;
         }
     }
-    let host_weight = plugins::topology_normalizing_weight(infos.len());
+    let host_weight = plugins::topology_normalizing_weight(feasible.len());
     let zone_weight = plugins::topology_normalizing_weight(zone_values);
-    let mut zone_counts: Vec<Option<i64>> = vec![None; bound];
-    let mut out = Vec::with_capacity(infos.len());
-    for n in infos {
-        let zone_count = n.zone.and_then(|z| {
-            let slot = zone_counts.get_mut(z as usize)?;
-            Some(*slot.get_or_insert_with(|| cache.zone_count(owner, z) as i64))
-        });
-        let host_count = n.has_hostname_label.then(|| n.owner_count(owner) as i64);
-        out.push(plugins::spread_score(host_count, zone_count, host_weight, zone_weight));
+    s.zone_counts.clear();
+    s.zone_counts.resize(bound, None);
+    // The owner's pods per node, spread out by slot for this cycle.
+    let placed = cache.owner_nodes(owner);
+    if s.host_counts.len() < cache.slot_bound() {
+        s.host_counts.resize(cache.slot_bound(), 0);
     }
-    out
+    for &(slot, count) in placed {
+        if let Some(c) = s.host_counts.get_mut(slot as usize) {
+            *c = count;
+        }
+    }
+    for &(_, slot) in feasible {
+        let n = cache.node(slot);
+        let zone_count = n.zone.and_then(|z| {
+            let memo = s.zone_counts.get_mut(z as usize)?;
+            Some(*memo.get_or_insert_with(|| cache.zone_count(owner, z) as i64))
+        });
+        let host_count = n.has_hostname_label.then(|| s.host_counts.get(slot as usize).map_or(0, |c| *c as i64));
+        s.spread.push(plugins::spread_score(host_count, zone_count, host_weight, zone_weight));
+    }
+    for &(slot, _) in placed {
+        if let Some(c) = s.host_counts.get_mut(slot as usize) {
+            *c = 0;
+        }
+    }
 }
 
-/// `selectHost`: the highest total wins; among equals each is equally likely (reservoir
-/// sampling with the simulation's RNG).
+/// `selectHost` over the feasible nodes' totals: the highest wins; among equals each is equally
+/// likely (reservoir sampling with the simulation's RNG). Returns the winner's position.
+fn select_best(rng: &mut Rng, totals: &[i64]) -> Option<usize> {
+    let (&first, rest) = totals.split_first()?;
+    let (mut best, mut best_score, mut ties) = (0, first, 1);
+    for (i, &score) in rest.iter().enumerate() {
+        if score > best_score {
+            (best, best_score, ties) = (i + 1, score, 1);
+        } else if score == best_score {
+            ties += 1;
+            if rng.below(ties) == 0 {
+                best = i + 1;
+            }
+        }
+    }
+    Some(best)
+}
+
+/// `selectHost` over verdicts (`select_best` on their totals), as the tests call it.
+#[cfg(test)]
 fn select_host(rng: &mut Rng, nodes: &[NodeVerdict], feasible: &[(usize, u32)]) -> Option<(usize, u32)> {
     let total = |index: usize| match nodes.get(index).map(|v| &v.verdict) {
         Some(Verdict::Feasible(Some(s))) => s.total,
         _ => 0,
     };
-    let (&first, rest) = feasible.split_first()?;
-    let mut best = first;
-    let mut best_score = total(best.0);
-    let mut ties = 1;
-    for &candidate in rest {
-        let score = total(candidate.0);
-        if score > best_score {
-            (best, best_score, ties) = (candidate, score, 1);
-        } else if score == best_score {
-            ties += 1;
-            if rng.below(ties) == 0 {
-                best = candidate;
-            }
-        }
-    }
-    Some(best)
+    let totals: Vec<i64> = feasible.iter().map(|(index, _)| total(*index)).collect();
+    select_best(rng, &totals).and_then(|i| feasible.get(i).copied())
 }
 
 /// `truncateMessage`: long messages end in " ...".

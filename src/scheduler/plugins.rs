@@ -181,11 +181,16 @@ pub struct PodFacts<'a> {
     prefer_no_schedule_tolerations: Vec<&'a Toleration>,
     required: Option<&'a NodeSelector>,
     preferred: &'a [PreferredSchedulingTerm],
+    /// The node the pod names, if any (NodeName's PreFilter).
+    node_name: Option<&'a str>,
+    /// Whether NodeAffinity's filter has anything to check (a nodeSelector or required terms).
+    affinity_filter: bool,
 }
 
 impl<'a> PodFacts<'a> {
     pub fn new(pod: &'a Pod, spread_owner: Option<u32>) -> Self {
         let node_affinity = pod.spec.affinity.as_ref().and_then(|a| a.node_affinity.as_ref());
+        let required = node_affinity.and_then(|n| n.required_during_scheduling_ignored_during_execution.as_ref());
         PodFacts {
             pod,
             resources: PodResources::of(pod),
@@ -197,8 +202,10 @@ impl<'a> PodFacts<'a> {
                 .iter()
                 .filter(|t| t.effect.is_empty() || t.effect == "PreferNoSchedule")
                 .collect(),
-            required: node_affinity.and_then(|n| n.required_during_scheduling_ignored_during_execution.as_ref()),
+            required,
             preferred: node_affinity.map(|n| n.preferred_during_scheduling_ignored_during_execution.as_slice()).unwrap_or(&[]),
+            node_name: pod.node_name(),
+            affinity_filter: !pod.spec.node_selector.is_empty() || required.is_some(),
         }
     }
 
@@ -257,20 +264,22 @@ pub fn fits_request(allocatable: &Allocatable, requested: Resources, pod_count: 
     (pods || cpu || memory).then_some(FilterFailure::Insufficient { pods, cpu, memory })
 }
 
-/// Runs the filters in order; the first failure is the node's verdict.
+/// Runs the filters in order; the first failure is the node's verdict. A plain node (not
+/// cordoned, no NoSchedule/NoExecute taint) and a plain pod (no node name, no selector) come
+/// down to the resource check, without reading the node object.
 pub fn run_filters(node: &NodeInfo, pod: &PodFacts) -> Result<(), FilterFailure> {
-    if node.unschedulable() && !pod.tolerates_unschedulable {
+    if node.cordoned && !pod.tolerates_unschedulable {
         return Err(FilterFailure::Unschedulable);
     }
-    if pod.pod.node_name().is_some_and(|wanted| wanted != &*node.name) {
+    if pod.node_name.is_some_and(|wanted| wanted != &*node.name) {
         return Err(FilterFailure::NodeName);
     }
-    if let Some((i, _)) = first_untolerated_taint(node.taints(), &pod.pod.spec.tolerations) {
-        return Err(FilterFailure::UntoleratedTaint(node.taint_reason(i)));
+    if node.hard_taints {
+        if let Some((i, _)) = first_untolerated_taint(node.taints(), &pod.pod.spec.tolerations) {
+            return Err(FilterFailure::UntoleratedTaint(node.taint_reason(i)));
+        }
     }
-    if (!pod.pod.spec.node_selector.is_empty() || pod.required.is_some())
-        && !matches_required_affinity(&pod.pod.spec.node_selector, pod.required, node.labels(), &node.name)
-    {
+    if pod.affinity_filter && !matches_required_affinity(&pod.pod.spec.node_selector, pod.required, node.labels(), &node.name) {
         return Err(FilterFailure::NodeAffinity);
     }
     match fits_request(&node.allocatable, node.requested, node.pod_count, &pod.resources) {
@@ -281,6 +290,9 @@ pub fn run_filters(node: &NodeInfo, pod: &PodFacts) -> Result<(), FilterFailure>
 
 /// TaintToleration's raw score: PreferNoSchedule taints the pod does not tolerate.
 pub fn intolerable_prefer_no_schedule(node: &NodeInfo, pod: &PodFacts) -> i64 {
+    if !node.prefer_taints {
+        return 0;
+    }
     node.taints()
         .iter()
         .filter(|t| t.effect == "PreferNoSchedule")
@@ -306,16 +318,13 @@ fn least_requested(requested: i64, capacity: i64) -> i64 {
 pub fn least_allocated(node: &NodeInfo, pod: &PodFacts) -> i64 {
     let used = node.non_zero_requested;
     let want = pod.resources.non_zero;
-    let parts = [(node.allocatable.milli_cpu, used.milli_cpu + want.milli_cpu), (node.allocatable.memory, used.memory + want.memory)];
-    let (mut sum, mut weights) = (0, 0);
-    for (capacity, requested) in parts.into_iter().filter(|(capacity, _)| *capacity != 0) {
-        sum += least_requested(requested, capacity);
-        weights += 1;
-    }
-    if weights == 0 {
-        0
-    } else {
-        sum / weights
+    let (cpu, memory) = (node.allocatable.milli_cpu, node.allocatable.memory);
+    // A resource the node has none of carries no weight.
+    match (cpu != 0, memory != 0) {
+        (true, true) => (least_requested(used.milli_cpu + want.milli_cpu, cpu) + least_requested(used.memory + want.memory, memory)) / 2,
+        (true, false) => least_requested(used.milli_cpu + want.milli_cpu, cpu),
+        (false, true) => least_requested(used.memory + want.memory, memory),
+        (false, false) => 0,
     }
 }
 
@@ -351,7 +360,23 @@ pub fn spread_score(host_count: Option<i64>, zone_count: Option<i64>, host_weigh
     if let Some(count) = zone_count {
         score += count as f64 * zone_weight + (ZONE_MAX_SKEW - 1) as f64;
     }
-    score.round() as i64
+    round_half_away(score)
+}
+
+/// `math.Round` (half away from zero) as an integer, without a libm call for the scores'
+/// usual range: for 0 ≤ x < 2⁵², `x − trunc(x)` is exact, so comparing it with ½ decides
+/// exactly as `f64::round` does.
+fn round_half_away(x: f64) -> i64 {
+    if (0.0..4.0e15).contains(&x) {
+        let t = x as i64;
+        if x - t as f64 >= 0.5 {
+            t + 1
+        } else {
+            t
+        }
+    } else {
+        x.round() as i64
+    }
 }
 
 /// `helper.DefaultNormalizeScore`: scale so the best is 100, reversed for "fewer is better".
@@ -547,6 +572,13 @@ mod tests {
         let mut spread = [6, 8, 10];
         spread_normalize(&mut spread);
         assert_eq!(spread, [100, 80, 60]);
+    }
+
+    #[test]
+    fn rounding_matches_f64_round() {
+        for x in [0.0, 0.49999999999999994, 0.5, 1.5, 2.5, 8.48, 6.999999999999999, 1e15 + 0.5, -2.5, -0.4, 5e15 + 1.0, f64::NAN] {
+            assert_eq!(round_half_away(x), x.round() as i64, "{x}");
+        }
     }
 
     #[test]
