@@ -1,11 +1,15 @@
 //! ReplicaSet and Deployment (apps/v1): the claims the two workload controllers reconcile.
 
-use super::meta::{null_as_default, IntOrString, LabelSelector, ObjectMeta};
+use super::decode::decode_struct;
+#[cfg(test)]
+use super::meta::null_as_default;
+use super::meta::{IntOrString, LabelSelector, ObjectMeta};
 use super::pod::PodTemplateSpec;
 use super::time::Time;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct ReplicaSet {
     #[serde(default)]
@@ -16,7 +20,8 @@ pub struct ReplicaSet {
     pub status: ReplicaSetStatus,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct ReplicaSetSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -29,7 +34,8 @@ pub struct ReplicaSetSpec {
     pub template: PodTemplateSpec,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct ReplicaSetStatus {
     #[serde(default)]
@@ -44,7 +50,8 @@ pub struct ReplicaSetStatus {
     pub observed_generation: i64,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct Deployment {
     #[serde(default)]
@@ -55,7 +62,8 @@ pub struct Deployment {
     pub status: DeploymentStatus,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct DeploymentSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -76,7 +84,8 @@ pub struct DeploymentSpec {
     pub progress_deadline_seconds: Option<i32>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct DeploymentStrategy {
     #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
@@ -85,7 +94,8 @@ pub struct DeploymentStrategy {
     pub rolling_update: Option<RollingUpdateDeployment>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct RollingUpdateDeployment {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -94,7 +104,8 @@ pub struct RollingUpdateDeployment {
     pub max_surge: Option<IntOrString>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct DeploymentStatus {
     #[serde(default, skip_serializing_if = "is_zero_i64")]
@@ -115,7 +126,8 @@ pub struct DeploymentStatus {
     pub collision_count: Option<i32>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct DeploymentCondition {
     #[serde(rename = "type")]
@@ -137,3 +149,64 @@ fn is_zero(v: &i32) -> bool {
 fn is_zero_i64(v: &i64) -> bool {
     *v == 0
 }
+
+// Decoding from JSON by hand (see `decode`): each struct's fields in declaration order.
+decode_struct!(ReplicaSet {
+    metadata: "metadata" Default,
+    spec: "spec" Default,
+    status: "status" Default,
+});
+decode_struct!(ReplicaSetSpec {
+    replicas: "replicas" Default,
+    min_ready_seconds: "minReadySeconds" Default,
+    selector: "selector" Default,
+    template: "template" Default,
+});
+decode_struct!(ReplicaSetStatus {
+    replicas: "replicas" Default,
+    fully_labeled_replicas: "fullyLabeledReplicas" Default,
+    ready_replicas: "readyReplicas" Default,
+    available_replicas: "availableReplicas" Default,
+    observed_generation: "observedGeneration" Default,
+});
+decode_struct!(Deployment {
+    metadata: "metadata" Default,
+    spec: "spec" Default,
+    status: "status" Default,
+});
+decode_struct!(DeploymentSpec {
+    replicas: "replicas" Default,
+    selector: "selector" Default,
+    template: "template" Default,
+    strategy: "strategy" Default,
+    min_ready_seconds: "minReadySeconds" Default,
+    revision_history_limit: "revisionHistoryLimit" Default,
+    paused: "paused" Default,
+    progress_deadline_seconds: "progressDeadlineSeconds" Default,
+});
+decode_struct!(DeploymentStrategy {
+    type_: "type" Default,
+    rolling_update: "rollingUpdate" Default,
+});
+decode_struct!(RollingUpdateDeployment {
+    max_unavailable: "maxUnavailable" Default,
+    max_surge: "maxSurge" Default,
+});
+decode_struct!(DeploymentStatus {
+    observed_generation: "observedGeneration" Default,
+    replicas: "replicas" Default,
+    updated_replicas: "updatedReplicas" Default,
+    ready_replicas: "readyReplicas" Default,
+    available_replicas: "availableReplicas" Default,
+    unavailable_replicas: "unavailableReplicas" Default,
+    conditions: "conditions" NullAsDefault,
+    collision_count: "collisionCount" Default,
+});
+decode_struct!(DeploymentCondition {
+    type_: "type" Required,
+    status: "status" Required,
+    last_update_time: "lastUpdateTime" Default,
+    last_transition_time: "lastTransitionTime" Default,
+    reason: "reason" Default,
+    message: "message" Default,
+});

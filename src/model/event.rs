@@ -1,11 +1,13 @@
 //! Event (core/v1) and Lease (coordination.k8s.io/v1): the record of what each loop did, and
 //! the heartbeat each kubelet renews.
 
+use super::decode::decode_struct;
 use super::meta::ObjectMeta;
 use super::time::{MicroTime, Time};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct Event {
     #[serde(default)]
@@ -32,7 +34,8 @@ pub struct Event {
     pub reporting_instance: String,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct ObjectReference {
     #[serde(default)]
@@ -49,7 +52,8 @@ pub struct ObjectReference {
     pub field_path: String,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct EventSource {
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -58,7 +62,8 @@ pub struct EventSource {
     pub host: String,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct Lease {
     #[serde(default)]
@@ -67,7 +72,8 @@ pub struct Lease {
     pub spec: LeaseSpec,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct LeaseSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -77,3 +83,39 @@ pub struct LeaseSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub renew_time: Option<MicroTime>,
 }
+
+// Decoding from JSON by hand (see `decode`): each struct's fields in declaration order.
+decode_struct!(Event {
+    metadata: "metadata" Default,
+    involved_object: "involvedObject" Default,
+    reason: "reason" Default,
+    message: "message" Default,
+    source: "source" Default,
+    first_timestamp: "firstTimestamp" Default,
+    last_timestamp: "lastTimestamp" Default,
+    count: "count" Default,
+    type_: "type" Default,
+    reporting_component: "reportingComponent" Default,
+    reporting_instance: "reportingInstance" Default,
+});
+decode_struct!(ObjectReference {
+    kind: "kind" Default,
+    namespace: "namespace" Default,
+    name: "name" Default,
+    uid: "uid" Default,
+    api_version: "apiVersion" Default,
+    field_path: "fieldPath" Default,
+});
+decode_struct!(EventSource {
+    component: "component" Default,
+    host: "host" Default,
+});
+decode_struct!(Lease {
+    metadata: "metadata" Default,
+    spec: "spec" Default,
+});
+decode_struct!(LeaseSpec {
+    holder_identity: "holderIdentity" Default,
+    lease_duration_seconds: "leaseDurationSeconds" Default,
+    renew_time: "renewTime" Default,
+});

@@ -4,6 +4,7 @@
 //! `-o json` prints what a real API server would. Unknown fields are ignored on input, as
 //! kubectl's client-side decoding does for fields it does not model.
 
+use super::decode::{decode_struct, FromValue};
 use super::time::Time;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
@@ -11,7 +12,8 @@ use std::collections::BTreeMap;
 /// Labels and annotations: ordered, so iteration never depends on hashing.
 pub type StringMap = BTreeMap<String, String>;
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct ObjectMeta {
     #[serde(default)]
@@ -52,7 +54,8 @@ impl ObjectMeta {
     }
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct OwnerReference {
     pub api_version: String,
@@ -66,7 +69,8 @@ pub struct OwnerReference {
 }
 
 /// `metav1.LabelSelector`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct LabelSelector {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty", deserialize_with = "null_as_default")]
@@ -75,7 +79,8 @@ pub struct LabelSelector {
     pub match_expressions: Vec<LabelSelectorRequirement>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct LabelSelectorRequirement {
     pub key: String,
@@ -119,7 +124,8 @@ impl LabelSelector {
 }
 
 /// `intstr.IntOrString`, as used by maxSurge and maxUnavailable.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(untagged)]
 pub enum IntOrString {
     Int(i64),
@@ -139,6 +145,18 @@ impl IntOrString {
                 let scaled = pct.saturating_mul(total);
                 Ok(if round_up { scaled.saturating_add(99).div_euclid(100) } else { scaled.div_euclid(100) })
             }
+        }
+    }
+}
+
+/// Untagged, as serde reads it: a number that fits an i64, else a string.
+impl FromValue for IntOrString {
+    fn from_value(v: &serde_json::Value) -> Result<Self, String> {
+        use serde_json::Value;
+        match v {
+            Value::Number(n) if n.as_i64().is_some() => Ok(IntOrString::Int(n.as_i64().unwrap_or_default())),
+            Value::String(s) => Ok(IntOrString::String(s.clone())),
+            _ => Err(super::decode::custom("data did not match any variant of untagged enum IntOrString".into())),
         }
     }
 }
@@ -174,6 +192,21 @@ mod resource_version {
     pub fn serialize<S: Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&v.to_string())
     }
+    /// The same reading as `deserialize`, by hand: `null`, `""`, a decimal string or an unsigned number.
+    pub(crate) fn decode(v: &serde_json::Value) -> Result<u64, String> {
+        use serde_json::Value;
+        match v {
+            Value::Null => Ok(0),
+            Value::String(s) if s.is_empty() => Ok(0),
+            Value::String(s) => s.parse().map_err(|_| crate::model::decode::custom(format!("invalid resourceVersion {s:?}"))),
+            Value::Number(n) => n.as_u64().ok_or_else(untagged),
+            _ => Err(untagged()),
+        }
+    }
+    fn untagged() -> String {
+        crate::model::decode::custom("data did not match any variant of untagged enum Rv".into())
+    }
+    #[cfg(test)]
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
         #[derive(Deserialize)]
         #[serde(untagged)]
@@ -189,6 +222,40 @@ mod resource_version {
         }
     }
 }
+
+// Decoding from JSON by hand (see `decode`): each struct's fields in declaration order.
+decode_struct!(ObjectMeta {
+    name: "name" Default,
+    generate_name: "generateName" Default,
+    namespace: "namespace" Default,
+    uid: "uid" Default,
+    resource_version: "resourceVersion" Default => resource_version::decode,
+    generation: "generation" Default,
+    creation_timestamp: "creationTimestamp" Default,
+    deletion_timestamp: "deletionTimestamp" Default,
+    deletion_grace_period_seconds: "deletionGracePeriodSeconds" Default,
+    labels: "labels" NullAsDefault,
+    annotations: "annotations" NullAsDefault,
+    owner_references: "ownerReferences" NullAsDefault,
+    finalizers: "finalizers" NullAsDefault,
+});
+decode_struct!(OwnerReference {
+    api_version: "apiVersion" Required,
+    kind: "kind" Required,
+    name: "name" Required,
+    uid: "uid" Required,
+    controller: "controller" Default,
+    block_owner_deletion: "blockOwnerDeletion" Default,
+});
+decode_struct!(LabelSelector {
+    match_labels: "matchLabels" NullAsDefault,
+    match_expressions: "matchExpressions" NullAsDefault,
+});
+decode_struct!(LabelSelectorRequirement {
+    key: "key" Required,
+    operator: "operator" Required,
+    values: "values" NullAsDefault,
+});
 
 #[cfg(test)]
 mod tests {

@@ -4,6 +4,7 @@
 //! few pure helpers that mirror upstream utility functions (selector matching, readiness).
 
 pub mod apps;
+mod decode;
 pub mod event;
 pub mod meta;
 pub mod node;

@@ -1,13 +1,17 @@
 //! The Node (core/v1): capacity, conditions and taints that the scheduler and the node
 //! lifecycle controller read, and that each kubelet reports.
 
-use super::meta::{null_as_default, ObjectMeta};
+use super::decode::decode_struct;
+#[cfg(test)]
+use super::meta::null_as_default;
+use super::meta::ObjectMeta;
 use super::quantity::Quantity;
 use super::time::Time;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::collections::BTreeMap;
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct Node {
     #[serde(default)]
@@ -18,7 +22,8 @@ pub struct Node {
     pub status: NodeStatus,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct NodeSpec {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -29,7 +34,8 @@ pub struct NodeSpec {
     pub pod_cidr: Option<String>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct Taint {
     pub key: String,
@@ -51,7 +57,8 @@ impl std::fmt::Display for Taint {
     }
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct NodeStatus {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty", deserialize_with = "null_as_default")]
@@ -66,7 +73,8 @@ pub struct NodeStatus {
     pub node_info: NodeSystemInfo,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct NodeCondition {
     #[serde(rename = "type")]
@@ -82,7 +90,8 @@ pub struct NodeCondition {
     pub message: Option<String>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct NodeAddress {
     #[serde(rename = "type")]
@@ -90,7 +99,8 @@ pub struct NodeAddress {
     pub address: String,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct NodeSystemInfo {
     #[serde(default)]
@@ -128,3 +138,47 @@ impl Node {
         Allocatable { milli_cpu: get("cpu", true), memory: get("memory", false), pods: get("pods", false) }
     }
 }
+
+// Decoding from JSON by hand (see `decode`): each struct's fields in declaration order.
+decode_struct!(Node {
+    metadata: "metadata" Default,
+    spec: "spec" Default,
+    status: "status" Default,
+});
+decode_struct!(NodeSpec {
+    unschedulable: "unschedulable" Default,
+    taints: "taints" NullAsDefault,
+    pod_cidr: "podCIDR" Default,
+});
+decode_struct!(Taint {
+    key: "key" Required,
+    value: "value" Default,
+    effect: "effect" Required,
+    time_added: "timeAdded" Default,
+});
+decode_struct!(NodeStatus {
+    capacity: "capacity" NullAsDefault,
+    allocatable: "allocatable" NullAsDefault,
+    conditions: "conditions" NullAsDefault,
+    addresses: "addresses" NullAsDefault,
+    node_info: "nodeInfo" Default,
+});
+decode_struct!(NodeCondition {
+    type_: "type" Required,
+    status: "status" Required,
+    last_heartbeat_time: "lastHeartbeatTime" Default,
+    last_transition_time: "lastTransitionTime" Default,
+    reason: "reason" Default,
+    message: "message" Default,
+});
+decode_struct!(NodeAddress {
+    type_: "type" Required,
+    address: "address" Required,
+});
+decode_struct!(NodeSystemInfo {
+    kubelet_version: "kubeletVersion" Default,
+    container_runtime_version: "containerRuntimeVersion" Default,
+    os_image: "osImage" Default,
+    architecture: "architecture" Default,
+    operating_system: "operatingSystem" Default,
+});

@@ -4,6 +4,7 @@
 //! stay plain data. Keys order by kind, namespace, then name, so listing is deterministic.
 
 use super::apps::{Deployment, ReplicaSet};
+use super::decode::FromValue;
 use super::event::{Event, Lease};
 use super::meta::ObjectMeta;
 use super::node::Node;
@@ -249,14 +250,14 @@ impl Object {
                 "resource mapping not found for kind {kind:?} in version {api_version:?}: ensure CRDs are installed first"
             ));
         };
-        let decode_err = |e: serde_json::Error| format!("error decoding {kind}: {e}");
+        let decode_err = |e: String| format!("error decoding {kind}: {e}");
         Ok(match k {
-            Kind::Node => Object::Node(serde_json::from_value(value).map_err(decode_err)?),
-            Kind::Pod => Object::Pod(serde_json::from_value(value).map_err(decode_err)?),
-            Kind::ReplicaSet => Object::ReplicaSet(serde_json::from_value(value).map_err(decode_err)?),
-            Kind::Deployment => Object::Deployment(serde_json::from_value(value).map_err(decode_err)?),
-            Kind::Event => Object::Event(serde_json::from_value(value).map_err(decode_err)?),
-            Kind::Lease => Object::Lease(serde_json::from_value(value).map_err(decode_err)?),
+            Kind::Node => Object::Node(FromValue::from_value(&value).map_err(decode_err)?),
+            Kind::Pod => Object::Pod(FromValue::from_value(&value).map_err(decode_err)?),
+            Kind::ReplicaSet => Object::ReplicaSet(FromValue::from_value(&value).map_err(decode_err)?),
+            Kind::Deployment => Object::Deployment(FromValue::from_value(&value).map_err(decode_err)?),
+            Kind::Event => Object::Event(FromValue::from_value(&value).map_err(decode_err)?),
+            Kind::Lease => Object::Lease(FromValue::from_value(&value).map_err(decode_err)?),
         })
     }
 }

@@ -1,12 +1,16 @@
 //! The Pod (core/v1) and the pieces of its spec and status the control plane reads or writes.
 
-use super::meta::{null_as_default, ObjectMeta, StringMap};
+use super::decode::decode_struct;
+#[cfg(test)]
+use super::meta::null_as_default;
+use super::meta::{ObjectMeta, StringMap};
 use super::quantity::Quantity;
 use super::time::Time;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::collections::BTreeMap;
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct Pod {
     #[serde(default)]
@@ -17,7 +21,8 @@ pub struct Pod {
     pub status: PodStatus,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct PodTemplateSpec {
     #[serde(default)]
@@ -26,7 +31,8 @@ pub struct PodTemplateSpec {
     pub spec: PodSpec,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct PodSpec {
     #[serde(default, deserialize_with = "null_as_default")]
@@ -49,7 +55,8 @@ pub struct PodSpec {
     pub priority: Option<i32>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct Container {
     #[serde(default)]
@@ -68,7 +75,8 @@ pub struct Container {
     pub args: Vec<String>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceRequirements {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty", deserialize_with = "null_as_default")]
@@ -83,7 +91,8 @@ impl ResourceRequirements {
     }
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerPort {
     #[serde(default)]
@@ -96,7 +105,8 @@ pub struct ContainerPort {
     pub name: Option<String>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct Toleration {
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -128,14 +138,16 @@ impl Toleration {
     }
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct Affinity {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node_affinity: Option<NodeAffinity>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct NodeAffinity {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -144,14 +156,16 @@ pub struct NodeAffinity {
     pub preferred_during_scheduling_ignored_during_execution: Vec<PreferredSchedulingTerm>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct NodeSelector {
     #[serde(default, deserialize_with = "null_as_default")]
     pub node_selector_terms: Vec<NodeSelectorTerm>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct NodeSelectorTerm {
     #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
@@ -160,7 +174,8 @@ pub struct NodeSelectorTerm {
     pub match_fields: Vec<NodeSelectorRequirement>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct NodeSelectorRequirement {
     pub key: String,
@@ -169,7 +184,8 @@ pub struct NodeSelectorRequirement {
     pub values: Vec<String>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct PreferredSchedulingTerm {
     pub weight: i32,
@@ -204,7 +220,8 @@ impl NodeSelectorRequirement {
     }
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct PodStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -228,7 +245,8 @@ pub struct PodStatus {
 }
 
 /// The five pod phases, and nothing else: `ContainerCreating` or `CrashLoopBackOff` are reasons.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 pub enum PodPhase {
     Pending,
     Running,
@@ -249,7 +267,16 @@ impl PodPhase {
     }
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+impl super::decode::FromValue for PodPhase {
+    fn from_value(v: &serde_json::Value) -> Result<Self, String> {
+        const VARIANTS: &[&str] = &["Pending", "Running", "Succeeded", "Failed", "Unknown"];
+        const PHASES: [PodPhase; 5] = [PodPhase::Pending, PodPhase::Running, PodPhase::Succeeded, PodPhase::Failed, PodPhase::Unknown];
+        super::decode::unit_variant(v, VARIANTS).map(|i| PHASES[i])
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct PodCondition {
     #[serde(rename = "type")]
@@ -265,7 +292,8 @@ pub struct PodCondition {
     pub message: Option<String>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerStatus {
     pub name: String,
@@ -287,7 +315,8 @@ pub struct ContainerStatus {
     pub started: Option<bool>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerState {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -304,7 +333,8 @@ impl ContainerState {
     }
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerStateWaiting {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -313,14 +343,16 @@ pub struct ContainerStateWaiting {
     pub message: Option<String>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerStateRunning {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started_at: Option<Time>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerStateTerminated {
     pub exit_code: i32,
@@ -375,3 +407,122 @@ impl Pod {
         matches!(self.phase(), PodPhase::Succeeded | PodPhase::Failed)
     }
 }
+
+// Decoding from JSON by hand (see `decode`): each struct's fields in declaration order.
+decode_struct!(Pod {
+    metadata: "metadata" Default,
+    spec: "spec" Default,
+    status: "status" Default,
+});
+decode_struct!(PodTemplateSpec {
+    metadata: "metadata" Default,
+    spec: "spec" Default,
+});
+decode_struct!(PodSpec {
+    containers: "containers" NullAsDefault,
+    node_name: "nodeName" Default,
+    node_selector: "nodeSelector" NullAsDefault,
+    affinity: "affinity" Default,
+    tolerations: "tolerations" NullAsDefault,
+    restart_policy: "restartPolicy" Default,
+    termination_grace_period_seconds: "terminationGracePeriodSeconds" Default,
+    scheduler_name: "schedulerName" Default,
+    priority: "priority" Default,
+});
+decode_struct!(Container {
+    name: "name" Default,
+    image: "image" Default,
+    image_pull_policy: "imagePullPolicy" Default,
+    resources: "resources" Default,
+    ports: "ports" NullAsDefault,
+    command: "command" NullAsDefault,
+    args: "args" NullAsDefault,
+});
+decode_struct!(ResourceRequirements {
+    requests: "requests" NullAsDefault,
+    limits: "limits" NullAsDefault,
+});
+decode_struct!(ContainerPort {
+    container_port: "containerPort" Default,
+    host_port: "hostPort" Default,
+    protocol: "protocol" Default,
+    name: "name" Default,
+});
+decode_struct!(Toleration {
+    key: "key" Default,
+    operator: "operator" Default,
+    value: "value" Default,
+    effect: "effect" Default,
+    toleration_seconds: "tolerationSeconds" Default,
+});
+decode_struct!(Affinity {
+    node_affinity: "nodeAffinity" Default,
+});
+decode_struct!(NodeAffinity {
+    required_during_scheduling_ignored_during_execution: "requiredDuringSchedulingIgnoredDuringExecution" Default,
+    preferred_during_scheduling_ignored_during_execution: "preferredDuringSchedulingIgnoredDuringExecution" NullAsDefault,
+});
+decode_struct!(NodeSelector {
+    node_selector_terms: "nodeSelectorTerms" NullAsDefault,
+});
+decode_struct!(NodeSelectorTerm {
+    match_expressions: "matchExpressions" NullAsDefault,
+    match_fields: "matchFields" NullAsDefault,
+});
+decode_struct!(NodeSelectorRequirement {
+    key: "key" Required,
+    operator: "operator" Required,
+    values: "values" NullAsDefault,
+});
+decode_struct!(PreferredSchedulingTerm {
+    weight: "weight" Required,
+    preference: "preference" Required,
+});
+decode_struct!(PodStatus {
+    phase: "phase" Default,
+    conditions: "conditions" NullAsDefault,
+    message: "message" Default,
+    reason: "reason" Default,
+    host_ip: "hostIP" Default,
+    pod_ip: "podIP" Default,
+    start_time: "startTime" Default,
+    container_statuses: "containerStatuses" NullAsDefault,
+    nominated_node_name: "nominatedNodeName" Default,
+});
+decode_struct!(PodCondition {
+    type_: "type" Required,
+    status: "status" Required,
+    last_probe_time: "lastProbeTime" Default,
+    last_transition_time: "lastTransitionTime" Default,
+    reason: "reason" Default,
+    message: "message" Default,
+});
+decode_struct!(ContainerStatus {
+    name: "name" Required,
+    state: "state" Default,
+    last_state: "lastState" Default,
+    ready: "ready" Default,
+    restart_count: "restartCount" Default,
+    image: "image" Default,
+    image_id: "imageID" Default,
+    container_id: "containerID" Default,
+    started: "started" Default,
+});
+decode_struct!(ContainerState {
+    waiting: "waiting" Default,
+    running: "running" Default,
+    terminated: "terminated" Default,
+});
+decode_struct!(ContainerStateWaiting {
+    reason: "reason" Default,
+    message: "message" Default,
+});
+decode_struct!(ContainerStateRunning {
+    started_at: "startedAt" Default,
+});
+decode_struct!(ContainerStateTerminated {
+    exit_code: "exitCode" Required,
+    reason: "reason" Default,
+    started_at: "startedAt" Default,
+    finished_at: "finishedAt" Default,
+});

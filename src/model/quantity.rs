@@ -84,6 +84,27 @@ impl<'de> Deserialize<'de> for Quantity {
     }
 }
 
+/// The serde reading above, by hand: the untagged `Raw` takes a string, an i64 or an f64.
+impl super::decode::FromValue for Quantity {
+    fn from_value(v: &serde_json::Value) -> Result<Self, String> {
+        use serde_json::Value;
+        let text = match v {
+            Value::String(s) => s.clone(),
+            Value::Number(n) => match n.as_i64() {
+                Some(i) => i.to_string(),
+                None => n.as_f64().unwrap_or_default().to_string(),
+            },
+            _ => return Err(super::decode::custom("data did not match any variant of untagged enum Raw".into())),
+        };
+        let q = Quantity(text);
+        if q.is_valid() {
+            Ok(q)
+        } else {
+            Err(super::decode::custom(QUANTITY_FORMAT_ERROR.to_string()))
+        }
+    }
+}
+
 /// Formats millicores the way kubectl describe does (`250m`, `2`).
 pub fn format_millicores(m: i64) -> String {
     if m % 1000 == 0 {

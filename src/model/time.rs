@@ -209,6 +209,14 @@ impl<'de> Deserialize<'de> for Time {
     }
 }
 
+/// An RFC 3339 string, with the message the serde reading above gives.
+impl super::decode::FromValue for Time {
+    fn from_value(v: &serde_json::Value) -> Result<Self, String> {
+        let text = String::from_value(v)?;
+        Time::parse_rfc3339(&text).ok_or_else(|| super::decode::custom(format!("invalid time {text:?}")))
+    }
+}
+
 /// `metav1.MicroTime`: serialised with microseconds (leases, events' eventTime).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct MicroTime(pub Time);
@@ -222,6 +230,12 @@ impl Serialize for MicroTime {
 impl<'de> Deserialize<'de> for MicroTime {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         Time::deserialize(d).map(MicroTime)
+    }
+}
+
+impl super::decode::FromValue for MicroTime {
+    fn from_value(v: &serde_json::Value) -> Result<Self, String> {
+        Time::from_value(v).map(MicroTime)
     }
 }
 
