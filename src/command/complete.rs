@@ -87,7 +87,7 @@ fn flags(verb: &str) -> &'static [&'static str] {
 pub fn complete(line: &str, session: &Session) -> Vec<String> {
     let (done, partial) = split_partial(line);
     let mut out: Vec<String> = candidates(&done, &partial, session).into_iter().filter(|c| c.starts_with(partial.as_str())).collect();
-    out.sort();
+    crate::sort::sort(&mut out);
     out.dedup();
     out
 }

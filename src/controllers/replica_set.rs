@@ -294,7 +294,7 @@ pub fn pods_to_delete<'a>(active: &[&'a Pod], related: &[&Pod], n: usize, now: T
     }
     let mut ranked: Vec<(&Pod, usize)> =
         active.iter().map(|p| (*p, on_node.get(p.node_name().unwrap_or("")).copied().unwrap_or(0))).collect();
-    ranked.sort_by(|a, b| deletion_order(a, b, now));
+    crate::sort::sort_by(&mut ranked, |a, b| deletion_order(a, b, now));
     ranked.into_iter().take(n).map(|(p, _)| p).collect()
 }
 

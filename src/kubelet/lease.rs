@@ -77,18 +77,21 @@ impl Kubelet {
     /// The Node this kubelet registers, with its status as of `now`.
     pub(super) fn node_object(&self, previous: Option<&NodeStatus>, now: Time) -> Node {
         let name = self.config.name.clone();
-        let labels: BTreeMap<String, String> = [
-            ("beta.kubernetes.io/arch", "amd64"),
-            ("beta.kubernetes.io/os", "linux"),
-            ("kubernetes.io/arch", "amd64"),
-            ("kubernetes.io/hostname", name.as_str()),
-            ("kubernetes.io/os", "linux"),
-            ("topology.kubernetes.io/zone", self.config.zone.as_str()),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-        let annotations = [("volumes.kubernetes.io/controller-managed-attach-detach".to_string(), "true".to_string())].into();
+        let mut labels: BTreeMap<String, String> = BTreeMap::new();
+        labels.extend(
+            [
+                ("beta.kubernetes.io/arch", "amd64"),
+                ("beta.kubernetes.io/os", "linux"),
+                ("kubernetes.io/arch", "amd64"),
+                ("kubernetes.io/hostname", name.as_str()),
+                ("kubernetes.io/os", "linux"),
+                ("topology.kubernetes.io/zone", self.config.zone.as_str()),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string())),
+        );
+        let mut annotations = BTreeMap::new();
+        annotations.insert("volumes.kubernetes.io/controller-managed-attach-detach".to_string(), "true".to_string());
         Node {
             metadata: ObjectMeta { name, labels, annotations, ..Default::default() },
             // kube-controller-manager's node IPAM fills podCIDR in a real cluster, just after

@@ -463,7 +463,8 @@ impl Component for Kubelet {
 
     fn loops(&self) -> Vec<LoopStatus> {
         let p = &self.proc;
-        let pending: BTreeSet<&String> = p.busy.iter().chain(&p.pleg_dirty).chain(&p.statuses.unsynced).collect();
+        let mut pending: BTreeSet<&String> = BTreeSet::new();
+        pending.extend(p.busy.iter().chain(&p.pleg_dirty).chain(&p.statuses.unsynced));
         vec![LoopStatus {
             name: self.name(),
             phase: if p.started { self.loop_phase() } else { LoopPhase::Idle },

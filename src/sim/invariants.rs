@@ -83,11 +83,10 @@ impl Checker {
     }
 
     fn check_owners(&mut self, api: &ApiServer, now: Time, out: &mut Vec<String>) {
-        let uids: BTreeSet<&str> = [Kind::Deployment, Kind::ReplicaSet, Kind::Node]
-            .iter()
-            .flat_map(|k| api.etcd.list(*k, None))
-            .map(|o| o.meta().uid.as_str())
-            .collect();
+        let mut uids: BTreeSet<&str> = BTreeSet::new();
+        uids.extend(
+            [Kind::Deployment, Kind::ReplicaSet, Kind::Node].iter().flat_map(|k| api.etcd.list(*k, None)).map(|o| o.meta().uid.as_str()),
+        );
         let mut still_missing = BTreeMap::new();
         for kind in [Kind::ReplicaSet, Kind::Pod] {
             for obj in api.etcd.list(kind, None) {

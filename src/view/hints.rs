@@ -78,7 +78,7 @@ impl HintTracker {
                 })
             })
             .collect();
-        hints.sort_by(|a, b| b.since.cmp(&a.since).then_with(|| a.key.cmp(&b.key)));
+        crate::sort::sort_by(&mut hints, |a, b| b.since.cmp(&a.since).then_with(|| a.key.cmp(&b.key)));
         hints.truncate(MAX_HINTS);
         hints
     }

@@ -188,7 +188,7 @@ impl Syncer<'_> {
                 claimed.push(self.update_rs(adopted, None));
             }
         }
-        claimed.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+        crate::sort::sort_by(&mut claimed, |a, b| a.metadata.name.cmp(&b.metadata.name));
         claimed
     }
 }

@@ -72,7 +72,7 @@ impl Syncer<'_> {
     /// first, at most `max_cleanup`), which costs no availability; the ReplicaSet controller
     /// removes not-ready pods before ready ones.
     fn cleanup_unhealthy_replicas(&mut self, mut old: Vec<Rc<ReplicaSet>>, max_cleanup: i64) -> Option<(Vec<Rc<ReplicaSet>>, i64)> {
-        old.sort_by(|a, b| by_creation(a, b));
+        crate::sort::sort_by(&mut old, |a, b| by_creation(a, b));
         let mut total = 0;
         for rs in old.iter_mut() {
             if total >= max_cleanup {
@@ -102,7 +102,7 @@ impl Syncer<'_> {
         if available <= min_available {
             return 0;
         }
-        old.sort_by(|a, b| by_creation(a, b));
+        crate::sort::sort_by(&mut old, |a, b| by_creation(a, b));
         let target = available - min_available;
         let mut total = 0;
         for rs in &old {

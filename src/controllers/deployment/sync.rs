@@ -295,9 +295,9 @@ impl<'a> Syncer<'a> {
         // first; among equals the newer grows first and the older shrinks first.
         let to_add = allowed - replica_count(&active);
         if to_add > 0 {
-            active.sort_by(|a, b| by_size_newer(a, b));
+            crate::sort::sort_by(&mut active, |a, b| by_size_newer(a, b));
         } else if to_add < 0 {
-            active.sort_by(|a, b| by_size_older(a, b));
+            crate::sort::sort_by(&mut active, |a, b| by_size_older(a, b));
         }
         let mut added = 0;
         let mut sizes: Vec<i64> = Vec::with_capacity(active.len());
@@ -327,7 +327,7 @@ impl<'a> Syncer<'a> {
         if diff <= 0 {
             return;
         }
-        cleanable.sort_by(|a, b| by_revision(a, b));
+        crate::sort::sort_by(&mut cleanable, |a, b| by_revision(a, b));
         for rs in cleanable.into_iter().take(diff as usize) {
             if rs.status.replicas != 0 || rs_replicas(rs) != 0 || rs.metadata.generation > rs.status.observed_generation {
                 continue;
