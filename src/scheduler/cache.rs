@@ -118,10 +118,11 @@ impl PodResources {
 }
 
 /// One node as the scheduler sees it: the node object and the sum of what its pods take.
+/// The fields the filters and scores read for every node come first (`repr(C)` keeps that
+/// order), so a cycle over hundreds of nodes touches as few cache lines per node as it can.
 #[derive(Debug)]
+#[repr(C)]
 pub struct NodeInfo {
-    pub name: Rc<str>,
-    node: Option<Rc<Object>>,
     pub allocatable: Allocatable,
     /// Requests of the pods here (bound and assumed, terminating included, terminal excluded).
     pub requested: Resources,
@@ -137,6 +138,8 @@ pub struct NodeInfo {
     pub(crate) cordoned: bool,
     pub(crate) hard_taints: bool,
     pub(crate) prefer_taints: bool,
+    pub name: Rc<str>,
+    node: Option<Rc<Object>>,
     /// TaintToleration's reason for each taint, formatted once per node update.
     taint_reasons: Vec<Rc<str>>,
     /// Pods here per spreading owner (interned), sorted by owner; terminating pods excluded.
@@ -425,10 +428,16 @@ impl Cache {
     /// Accounts a pod on `node`, replacing whatever was accounted for it before (so confirming
     /// an assumed pod, or a pod bound elsewhere than assumed, both come out right).
     pub fn add_pod(&mut self, key: &ObjectKey, pod: &Pod, node: &str, assumed: bool) {
+        self.add_pod_with(key, pod, PodResources::of(pod), node, assumed);
+    }
+
+    /// `add_pod` with the pod's resources already worked out (`PodResources::of(pod)`), as a
+    /// scheduling cycle has them when it assumes the pod.
+    pub fn add_pod_with(&mut self, key: &ObjectKey, pod: &Pod, resources: PodResources, node: &str, assumed: bool) {
         self.remove_pod(key);
         let slot = self.slot(node);
         let spread_owner = if pod.metadata.is_deleting() { None } else { spread_owner_uid(pod).map(|uid| self.owner_id(uid)) };
-        let cached = CachedPod { slot, resources: PodResources::of(pod), spread_owner, assumed };
+        let cached = CachedPod { slot, resources, spread_owner, assumed };
         self.account(&cached, 1);
         self.pods.insert(key.clone(), cached);
     }

@@ -2,10 +2,17 @@
 //! which filter turned each one away and why, each plugin's score on the nodes that passed, and
 //! the node chosen. Only the most recent decisions are kept (the last one per pod, for a bounded
 //! number of pods), so memory stays flat however long the simulation runs.
+//!
+//! A cycle in a large cluster examines hundreds of nodes, and the page looks at a handful of
+//! decisions, so a cycle keeps a compact `Record` (each node as its cache slot and an 8-byte
+//! verdict) and the page's `Decision`, with node names, is built from it the first time it is
+//! asked for.
 
+use super::cache::FastMap;
 use super::plugins::{FilterFailure, Plugin, MAX_NODE_SCORE};
 use crate::model::{ObjectKey, Time};
-use std::collections::{HashMap, VecDeque};
+use std::cell::OnceCell;
+use std::collections::VecDeque;
 use std::rc::Rc;
 
 /// Each score plugin's normalised score (0–100) on one node, and the weighted total.
@@ -19,17 +26,27 @@ pub struct NodeScores {
 }
 
 impl NodeScores {
-    /// From each score plugin's normalised score, in `Plugin::SCORING` order.
+    /// From each score plugin's normalised score, in `Plugin::SCORING` order. Written out per
+    /// plugin: a cycle builds one of these for each of hundreds of nodes, and the iterator form
+    /// compiled to a loop through memory.
     pub fn new(scores: [Option<i64>; 5]) -> Self {
         let mut out = NodeScores { scores: [-1; 5], total: 0 };
-        for (i, (plugin, score)) in Plugin::SCORING.iter().zip(scores).enumerate() {
-            if let Some(score) = score {
-                let score = score.clamp(0, MAX_NODE_SCORE);
-                out.scores[i] = score as i8;
-                out.total += score * plugin.weight();
-            }
-        }
+        let [a, b, c, d, e] = scores;
+        out.put(0, a);
+        out.put(1, b);
+        out.put(2, c);
+        out.put(3, d);
+        out.put(4, e);
         out
+    }
+    /// The weights of `Plugin::SCORING`, in order.
+    const WEIGHTS: [i64; 5] = [3, 2, 1, 2, 1];
+    fn put(&mut self, i: usize, score: Option<i64>) {
+        if let Some(score) = score {
+            let score = score.clamp(0, MAX_NODE_SCORE);
+            self.scores[i] = score as i8;
+            self.total += score * Self::WEIGHTS[i];
+        }
     }
     pub fn get(&self, plugin: Plugin) -> Option<i64> {
         Plugin::SCORING.iter().position(|p| *p == plugin).and_then(|i| Self::unpack(self.scores[i]))
@@ -97,27 +114,151 @@ impl Decision {
     }
 }
 
+/// One node's verdict, packed: a filter failure (a taint's reason as an index into the
+/// record's reasons), or feasible with its normalised scores (−1 for a skipped plugin).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Packed {
+    Unschedulable,
+    NodeName,
+    Taint(u32),
+    NodeAffinity,
+    Insufficient {
+        pods: bool,
+        cpu: bool,
+        memory: bool,
+    },
+    /// Feasible, not scored (the only feasible node).
+    Feasible,
+    Scored([i8; 5]),
+}
+
+impl Packed {
+    /// Packs a filter failure, keeping a taint's reason in `reasons`.
+    pub fn rejected(failure: FilterFailure, reasons: &mut Vec<Rc<str>>) -> Packed {
+        match failure {
+            FilterFailure::Unschedulable => Packed::Unschedulable,
+            FilterFailure::NodeName => Packed::NodeName,
+            FilterFailure::UntoleratedTaint(reason) => {
+                reasons.push(reason);
+                Packed::Taint(reasons.len() as u32 - 1)
+            }
+            FilterFailure::NodeAffinity => Packed::NodeAffinity,
+            FilterFailure::Insufficient { pods, cpu, memory } => Packed::Insufficient { pods, cpu, memory },
+        }
+    }
+    pub fn scored(scores: &NodeScores) -> Packed {
+        Packed::Scored(scores.scores)
+    }
+    /// The filter failure, if the node was rejected.
+    pub fn failure(self, reasons: &[Rc<str>]) -> Option<FilterFailure> {
+        Some(match self {
+            Packed::Unschedulable => FilterFailure::Unschedulable,
+            Packed::NodeName => FilterFailure::NodeName,
+            Packed::Taint(i) => FilterFailure::UntoleratedTaint(reasons.get(i as usize).cloned().unwrap_or_else(|| Rc::from(""))),
+            Packed::NodeAffinity => FilterFailure::NodeAffinity,
+            Packed::Insufficient { pods, cpu, memory } => FilterFailure::Insufficient { pods, cpu, memory },
+            Packed::Feasible | Packed::Scored(_) => return None,
+        })
+    }
+    fn verdict(self, reasons: &[Rc<str>]) -> Verdict {
+        match self {
+            Packed::Feasible => Verdict::Feasible(None),
+            Packed::Scored(scores) => Verdict::Feasible(Some(NodeScores::new(scores.map(NodeScores::unpack)))),
+            rejected => Verdict::Rejected(rejected.failure(reasons).unwrap_or(FilterFailure::NodeName)),
+        }
+    }
+}
+
+/// What one scheduling cycle keeps: its `Decision` in compact form (nodes by cache slot), and
+/// the `Decision` itself once someone asked for it.
+#[derive(Debug)]
+pub struct Record {
+    pub pod: ObjectKey,
+    pub at: Time,
+    pub attempt: u32,
+    pub nodes_in_cluster: usize,
+    pub feasible_wanted: usize,
+    /// (node slot, verdict), in the order the search met them.
+    pub nodes: Vec<(u32, Packed)>,
+    /// The reasons of the untolerated taints `Packed::Taint` points at.
+    pub taint_reasons: Vec<Rc<str>>,
+    pub chosen: Option<u32>,
+    pub message: String,
+    full: OnceCell<Decision>,
+}
+
+impl Record {
+    pub fn new(pod: ObjectKey, at: Time, attempt: u32, nodes_in_cluster: usize, feasible_wanted: usize) -> Record {
+        Record {
+            pod,
+            at,
+            attempt,
+            nodes_in_cluster,
+            feasible_wanted,
+            nodes: Vec::new(),
+            taint_reasons: Vec::new(),
+            chosen: None,
+            message: String::new(),
+            full: OnceCell::new(),
+        }
+    }
+    /// The filter failures, in the order the search met the nodes.
+    pub fn rejections(&self) -> impl Iterator<Item = FilterFailure> + '_ {
+        self.nodes.iter().filter_map(|(_, v)| v.failure(&self.taint_reasons))
+    }
+    /// The decision with node names (`name` gives a slot's node name), built once.
+    pub fn decision(&self, name: impl Fn(u32) -> Rc<str>) -> &Decision {
+        self.full.get_or_init(|| Decision {
+            pod: self.pod.clone(),
+            at: self.at,
+            attempt: self.attempt,
+            nodes_in_cluster: self.nodes_in_cluster,
+            feasible_wanted: self.feasible_wanted,
+            nodes: self.nodes.iter().map(|(slot, v)| NodeVerdict { node: name(*slot), verdict: v.verdict(&self.taint_reasons) }).collect(),
+            chosen: self.chosen.map(&name),
+            message: self.message.clone(),
+        })
+    }
+}
+
+/// What the log keeps per pod: it only needs to know whose decision it is.
+pub trait ForPod {
+    fn pod(&self) -> &ObjectKey;
+}
+
+impl ForPod for Decision {
+    fn pod(&self) -> &ObjectKey {
+        &self.pod
+    }
+}
+
+impl ForPod for Record {
+    fn pod(&self) -> &ObjectKey {
+        &self.pod
+    }
+}
+
 /// The last decision per pod, for at most `capacity` pods (the least recently decided go first).
-#[derive(Debug, Default)]
-pub struct DecisionLog {
+#[derive(Debug)]
+pub struct DecisionLog<T = Decision> {
     capacity: usize,
     seq: u64,
-    by_pod: HashMap<ObjectKey, (u64, Decision)>,
+    by_pod: FastMap<ObjectKey, (u64, T)>,
     order: VecDeque<(u64, ObjectKey)>,
 }
 
-impl DecisionLog {
+impl<T: ForPod> DecisionLog<T> {
     pub fn new(capacity: usize) -> Self {
-        DecisionLog { capacity, ..Default::default() }
+        DecisionLog { capacity, seq: 0, by_pod: FastMap::default(), order: VecDeque::new() }
     }
 
-    pub fn record(&mut self, decision: Decision) {
+    pub fn record(&mut self, decision: T) {
         if self.capacity == 0 {
             return;
         }
         self.seq += 1;
-        self.order.push_back((self.seq, decision.pod.clone()));
-        self.by_pod.insert(decision.pod.clone(), (self.seq, decision));
+        self.order.push_back((self.seq, decision.pod().clone()));
+        self.by_pod.insert(decision.pod().clone(), (self.seq, decision));
         while self.by_pod.len() > self.capacity {
             let Some((seq, key)) = self.order.pop_front() else { break };
             if self.by_pod.get(&key).is_some_and(|(s, _)| *s == seq) {
@@ -132,7 +273,7 @@ impl DecisionLog {
         }
     }
 
-    pub fn get(&self, pod: &ObjectKey) -> Option<&Decision> {
+    pub fn get(&self, pod: &ObjectKey) -> Option<&T> {
         self.by_pod.get(pod).map(|(_, d)| d)
     }
     pub fn len(&self) -> usize {
@@ -142,7 +283,7 @@ impl DecisionLog {
         self.by_pod.is_empty()
     }
     /// Kept decisions, oldest first.
-    pub fn iter(&self) -> impl Iterator<Item = &Decision> + '_ {
+    pub fn iter(&self) -> impl Iterator<Item = &T> + '_ {
         self.order.iter().filter_map(|(seq, key)| self.by_pod.get(key).filter(|(s, _)| s == seq).map(|(_, d)| d))
     }
 }
@@ -180,10 +321,33 @@ mod tests {
     }
 
     #[test]
+    fn a_record_builds_the_same_decision_with_names() {
+        let mut r = Record::new(ObjectKey::new(Kind::Pod, "default", "web"), Time(5), 2, 3, 3);
+        let scores = NodeScores::new([Some(100), None, Some(97), Some(0), Some(90)]);
+        let taint: Rc<str> = Rc::from("node(s) had untolerated taint {dedicated: gpu}");
+        let failures =
+            [FilterFailure::UntoleratedTaint(taint.clone()), FilterFailure::Insufficient { pods: false, cpu: true, memory: false }];
+        let mut reasons = Vec::new();
+        let packed: Vec<Packed> = failures.iter().cloned().map(|f| Packed::rejected(f, &mut reasons)).collect();
+        r.taint_reasons = reasons;
+        r.nodes = vec![(2, packed[0]), (0, Packed::scored(&scores)), (1, packed[1])];
+        r.chosen = Some(0);
+        assert_eq!(r.rejections().collect::<Vec<_>>(), failures);
+        let names = ["n0", "n1", "n2"];
+        let d = r.decision(|slot| Rc::from(names[slot as usize]));
+        assert_eq!(d.verdict("n2"), Some(&Verdict::Rejected(FilterFailure::UntoleratedTaint(taint))));
+        assert_eq!(d.verdict("n0"), Some(&Verdict::Feasible(Some(scores))));
+        assert_eq!((d.chosen.as_deref(), d.chosen_score(), d.attempt, d.feasible_count()), (Some("n0"), Some(scores.total), 2, 1));
+        assert_eq!(std::mem::size_of::<(u32, Packed)>(), 12, "a node costs a decision 12 bytes");
+    }
+
+    #[test]
     fn scores_total_with_the_profile_weights() {
         // TaintToleration, NodeAffinity (skipped), NodeResourcesFit, PodTopologySpread, BalancedAllocation.
         let s = NodeScores::new([Some(100), None, Some(97), Some(100), Some(90)]);
         assert_eq!(s.total, 300 + 97 + 200 + 90);
         assert_eq!(s.get(Plugin::NodeAffinity), None);
+        let weights: Vec<i64> = Plugin::SCORING.iter().map(|p| p.weight()).collect();
+        assert_eq!(weights, NodeScores::WEIGHTS, "the written-out weights are the profile's");
     }
 }

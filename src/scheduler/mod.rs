@@ -12,7 +12,7 @@
 //! waits among the unschedulable pods until a node or pod event could help it.
 //!
 //! Scheduling takes no simulated time: a cycle runs inside one `poll`. Every decision keeps
-//! its explanation (`last_decision`) for the page.
+//! its explanation (`last_decision`) for the page, compactly until the page asks for it.
 
 pub mod cache;
 pub mod decision;
@@ -30,8 +30,8 @@ use crate::rng::Rng;
 use crate::runtime::events::{reference_to, EventRecorder, EventSpec};
 use crate::runtime::informer::{Delta, Informer};
 use crate::runtime::{Component, Ctx, LoopPhase, LoopStatus, RequestId};
-use cache::Cache;
-use decision::DecisionLog;
+use cache::{Cache, PodResources};
+use decision::{DecisionLog, Packed, Record};
 use plugins::{PluginSet, PodFacts};
 use queue::{Popped, SchedulingQueue};
 use std::collections::BTreeMap;
@@ -115,7 +115,9 @@ struct Scratch {
 
 /// The outcome of the filter phase of one cycle.
 struct Search {
-    nodes: Vec<NodeVerdict>,
+    /// (slot, verdict) of each node examined, in order.
+    nodes: Vec<(u32, Packed)>,
+    taint_reasons: Vec<Rc<str>>,
     /// (index into `nodes`, cache slot) of each node that passed.
     feasible: Vec<(usize, u32)>,
     wanted: usize,
@@ -130,7 +132,7 @@ pub struct Scheduler {
     queue: SchedulingQueue,
     recorder: EventRecorder,
     binds: BTreeMap<RequestId, BindInFlight>,
-    decisions: DecisionLog,
+    decisions: DecisionLog<Record>,
     scratch: Scratch,
     /// `nextStartNodeIndex`: where the next search starts in the node order.
     next_start_node_index: usize,
@@ -182,11 +184,20 @@ impl Scheduler {
     }
     /// The last decision made for a pod, with every node's verdict.
     pub fn last_decision(&self, pod: &ObjectKey) -> Option<&Decision> {
-        self.decisions.get(pod)
+        self.decisions.get(pod).map(|r| r.decision(|slot| self.slot_name(slot)))
     }
     /// The kept decisions, oldest first.
     pub fn decisions(&self) -> impl Iterator<Item = &Decision> + '_ {
-        self.decisions.iter()
+        self.decisions.iter().map(|r| r.decision(|slot| self.slot_name(slot)))
+    }
+    /// A kept decision in its compact form (nodes as cache slots).
+    pub fn last_record(&self, pod: &ObjectKey) -> Option<&Record> {
+        self.decisions.get(pod)
+    }
+    /// The name of the node in a cache slot (slots are never reused, so this is the node a
+    /// decision examined).
+    fn slot_name(&self, slot: u32) -> Rc<str> {
+        self.cache.node(slot).name.clone()
     }
     /// What the cache holds for a node (requests, pod count), assumed pods included.
     pub fn node_info(&self, name: &str) -> Option<&NodeInfo> {
@@ -319,73 +330,77 @@ impl Scheduler {
         self.cache.refresh_order();
         let num_all = self.cache.num_nodes();
         if num_all == 0 {
-            let decision = self.new_decision(ctx.now, &popped, Vec::new(), 0);
-            self.fail(ctx, popped, decision, ERR_NO_NODES_AVAILABLE.to_string(), None);
+            let record = self.new_record(ctx.now, &popped, 0);
+            self.fail(ctx, popped, record, ERR_NO_NODES_AVAILABLE.to_string(), None);
             return;
         }
         let owner = plugins::spread_owner_uid(pod).map(|uid| self.cache.owner_id(uid));
         let facts = PodFacts::new(pod, owner);
-        let Search { mut nodes, feasible, wanted, processed } =
+        let Search { mut nodes, taint_reasons, feasible, wanted, processed } =
             find_feasible(&self.cache, &facts, self.next_start_node_index, self.config.percentage_of_nodes_to_score);
         self.next_start_node_index = (self.next_start_node_index + processed) % num_all;
+        // (slot, weighted total if scored) of the chosen node.
         let chosen = match feasible.as_slice() {
             [] => None,
-            [only] => Some(*only),
+            [(_, only)] => Some((*only, None)),
             _ => {
                 score_nodes(&self.cache, &facts, &mut nodes, &feasible, &mut self.scratch);
-                select_best(ctx.rng, &self.scratch.totals).and_then(|i| feasible.get(i).copied())
+                let totals = &self.scratch.totals;
+                select_best(ctx.rng, totals).and_then(|i| Some((feasible.get(i)?.1, totals.get(i).copied())))
             }
         };
-        let decision = self.new_decision(ctx.now, &popped, nodes, wanted);
+        let resources = facts.resources;
+        let mut record = self.new_record(ctx.now, &popped, wanted);
+        record.nodes = nodes;
+        record.taint_reasons = taint_reasons;
         match chosen {
-            Some((_, slot)) => self.assume_and_bind(ctx, popped, slot, decision),
+            Some((slot, score)) => self.assume_and_bind(ctx, popped, (slot, resources), score, record),
             None => {
-                let message = plugins::fit_error_message(num_all, decision.rejections());
+                let failures: Vec<FilterFailure> = record.rejections().collect();
+                let message = plugins::fit_error_message(num_all, failures.iter());
                 let mut rejected_by = PluginSet::default();
-                decision.rejections().for_each(|f| rejected_by.insert(f.plugin()));
-                self.fail(ctx, popped, decision, message, Some(rejected_by));
+                failures.iter().for_each(|f| rejected_by.insert(f.plugin()));
+                self.fail(ctx, popped, record, message, Some(rejected_by));
             }
         }
     }
 
-    fn new_decision(&self, now: Time, popped: &Popped, nodes: Vec<NodeVerdict>, wanted: usize) -> Decision {
-        Decision {
-            pod: popped.key.clone(),
-            at: now,
-            attempt: popped.attempts,
-            nodes_in_cluster: self.cache.num_nodes(),
-            feasible_wanted: wanted,
-            nodes,
-            chosen: None,
-            message: String::new(),
-        }
+    fn new_record(&self, now: Time, popped: &Popped, wanted: usize) -> Record {
+        Record::new(popped.key.clone(), now, popped.attempts, self.cache.num_nodes(), wanted)
     }
 
     /// Assumes the pod on the node, so the next cycle sees it there, and posts the binding.
-    fn assume_and_bind(&mut self, ctx: &mut Ctx, popped: Popped, slot: u32, mut decision: Decision) {
+    fn assume_and_bind(
+        &mut self,
+        ctx: &mut Ctx,
+        popped: Popped,
+        (slot, resources): (u32, PodResources),
+        score: Option<i64>,
+        mut record: Record,
+    ) {
         let node = self.cache.node(slot).name.clone();
         if let Some(pod) = popped.pod.as_pod() {
-            self.cache.add_pod(&popped.key, pod, &node, true);
+            self.cache.add_pod_with(&popped.key, pod, resources, &node, true);
         }
         let id = ctx.send(ApiRequest::Bind { pod: popped.key.clone(), node: node.to_string() });
-        decision.chosen = Some(node.clone());
-        let what = match decision.chosen_score() {
+        record.chosen = Some(slot);
+        let what = match score {
             Some(score) => format!("{} → {node} (score {score})", popped.key.name),
             None => format!("{} → {node} (the only feasible node)", popped.key.name),
         };
         self.act(ctx.now, what);
-        self.decisions.record(decision);
+        self.decisions.record(record);
         self.binds.insert(id, BindInFlight { popped, node });
     }
 
     /// `handleSchedulingFailure`: the event, the pod's condition, and back to the queue — among
     /// the unschedulable pods after a FitError (`rejected_by`), else into backoffQ.
-    fn fail(&mut self, ctx: &mut Ctx, popped: Popped, mut decision: Decision, message: String, rejected_by: Option<PluginSet>) {
+    fn fail(&mut self, ctx: &mut Ctx, popped: Popped, mut record: Record, message: String, rejected_by: Option<PluginSet>) {
         self.report_failure(ctx, &popped, "Unschedulable", &message);
         let short = message.split(" preemption:").next().unwrap_or(&message).trim_end_matches('.');
         self.act(ctx.now, format!("{}: {short}", popped.key.name));
-        decision.message = message;
-        self.decisions.record(decision);
+        record.message = message;
+        self.decisions.record(record);
         match rejected_by {
             Some(plugins) => self.queue.add_unschedulable(popped, plugins, ctx.now),
             None => self.queue.add_backoff(popped, ctx.now),
@@ -448,6 +463,7 @@ fn find_feasible(cache: &Cache, pod: &PodFacts, start: usize, percentage: u32) -
     let n = order.len();
     let wanted = plugins::num_feasible_nodes_to_find(percentage, n);
     let mut nodes = Vec::with_capacity(wanted.min(n));
+    let mut taint_reasons = Vec::new();
     let mut feasible = Vec::with_capacity(wanted.min(n));
     let mut processed = 0;
     let start = if n == 0 { 0 } else { start % n };
@@ -459,20 +475,20 @@ fn find_feasible(cache: &Cache, pod: &PodFacts, start: usize, percentage: u32) -
         match plugins::run_filters(info, pod) {
             Ok(()) => {
                 feasible.push((nodes.len(), slot));
-                nodes.push(NodeVerdict { node: info.name.clone(), verdict: Verdict::Feasible(None) });
+                nodes.push((slot, Packed::Feasible));
                 if feasible.len() >= wanted {
                     break;
                 }
             }
-            Err(failure) => nodes.push(NodeVerdict { node: info.name.clone(), verdict: Verdict::Rejected(failure) }),
+            Err(failure) => nodes.push((slot, Packed::rejected(failure, &mut taint_reasons))),
         }
     }
-    Search { nodes, feasible, wanted, processed }
+    Search { nodes, taint_reasons, feasible, wanted, processed }
 }
 
 /// Runs the score plugins over the feasible nodes, normalises each to 0–100 and writes each
 /// node's scores and weighted total into its verdict (and the totals into `s.totals`).
-fn score_nodes(cache: &Cache, pod: &PodFacts, nodes: &mut [NodeVerdict], feasible: &[(usize, u32)], s: &mut Scratch) {
+fn score_nodes(cache: &Cache, pod: &PodFacts, nodes: &mut [(u32, Packed)], feasible: &[(usize, u32)], s: &mut Scratch) {
     let (affinity, balanced) = (pod.has_preferred_affinity(), !pod.is_best_effort());
     for column in [&mut s.taint, &mut s.affinity, &mut s.fit, &mut s.spread, &mut s.balanced, &mut s.totals] {
         column.clear();
@@ -507,8 +523,8 @@ fn score_nodes(cache: &Cache, pod: &PodFacts, nodes: &mut [NodeVerdict], feasibl
             at(&s.balanced, balanced, i),
         ]);
         s.totals.push(scores.total);
-        if let Some(v) = nodes.get_mut(*index) {
-            v.verdict = Verdict::Feasible(Some(scores));
+        if let Some((_, v)) = nodes.get_mut(*index) {
+            *v = Packed::scored(&scores);
         }
     }
 }
