@@ -7,8 +7,6 @@
 //! `--name v`, `-n v`, `-nv`, grouped boolean shorthands (`-Aw`), `--` to stop, flags anywhere on
 //! the line, and pflag's own error messages, which kubectl prints verbatim.
 
-use std::collections::BTreeMap;
-
 /// A command line split into words, with the body of its here-document if it has one.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Words {
@@ -222,21 +220,37 @@ impl FlagSpec {
 }
 
 /// The flags a command received, by long name. Values are already checked against their kind.
+/// A list sorted by name rather than a map: a command has a handful of flags, and a B-tree of
+/// this one key/value pair would be a few KB of the page's wasm on its own.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Flags {
-    values: BTreeMap<&'static str, Vec<String>>,
+    values: Vec<(&'static str, Vec<String>)>,
 }
 
 impl Flags {
+    fn get(&self, long: &str) -> Option<&Vec<String>> {
+        self.values.binary_search_by(|(k, _)| (*k).cmp(long)).ok().map(|i| &self.values[i].1)
+    }
+    /// The values of `long`, created empty at its place in the order when first given.
+    fn entry(&mut self, long: &'static str) -> &mut Vec<String> {
+        let i = match self.values.binary_search_by(|(k, _)| (*k).cmp(long)) {
+            Ok(i) => i,
+            Err(i) => {
+                self.values.insert(i, (long, Vec::new()));
+                i
+            }
+        };
+        &mut self.values[i].1
+    }
     pub fn has(&self, long: &str) -> bool {
-        self.values.contains_key(long)
+        self.get(long).is_some()
     }
     /// The last value given (pflag: a repeated scalar flag keeps the last).
     pub fn str(&self, long: &str) -> Option<&str> {
-        self.values.get(long).and_then(|v| v.last()).map(String::as_str)
+        self.get(long).and_then(|v| v.last()).map(String::as_str)
     }
     pub fn list(&self, long: &str) -> Vec<String> {
-        self.values.get(long).cloned().unwrap_or_default()
+        self.get(long).cloned().unwrap_or_default()
     }
     pub fn bool(&self, long: &str) -> bool {
         self.str(long).and_then(parse_bool).unwrap_or(false)
@@ -367,7 +381,7 @@ fn set(flags: &mut Flags, spec: &FlagSpec, value: String) -> Result<(), String> 
         }
         FlagKind::String | FlagKind::StringList => {}
     }
-    let entry = flags.values.entry(spec.long).or_default();
+    let entry = flags.entry(spec.long);
     if spec.kind != FlagKind::StringList {
         entry.clear();
     }

@@ -293,11 +293,6 @@ pub fn json_text(value: &Value) -> String {
     out
 }
 
-/// `-o yaml`: sigs.k8s.io/yaml over the same unstructured object (sorted keys, block style).
-pub fn yaml_text(value: &Value) -> String {
-    yaml_serde::to_string(value).unwrap_or_else(|e| format!("error: {e}\n"))
-}
-
 /// An object as `-o json|yaml` show it: `Object::to_json`, minus the empty `name` the model
 /// writes into pod templates' metadata (a real API server omits empty strings there).
 pub fn object_json(o: &Object) -> Value {

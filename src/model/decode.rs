@@ -369,6 +369,26 @@ mod tests {
     }
 
     #[test]
+    fn to_json_through_text_is_the_value_serde_builds() {
+        for v in objects() {
+            let o = Object::from_json(v).unwrap();
+            let body = match &o {
+                Object::Node(x) => serde_json::to_value(x),
+                Object::Pod(x) => serde_json::to_value(x),
+                Object::ReplicaSet(x) => serde_json::to_value(x),
+                Object::Deployment(x) => serde_json::to_value(x),
+                Object::Event(x) => serde_json::to_value(x),
+                Object::Lease(x) => serde_json::to_value(x),
+            };
+            let mut want = body.unwrap();
+            want["apiVersion"] = json!(o.kind().api_version());
+            want["kind"] = json!(o.kind().as_str());
+            assert_eq!(o.to_json(), want);
+            assert_eq!(Object::from_json(o.to_json()).as_ref(), Ok(&o));
+        }
+    }
+
+    #[test]
     fn messages_read_as_serdes() {
         let pod = |spec: Value| Object::from_json(json!({"apiVersion": "v1", "kind": "Pod", "spec": spec})).unwrap_err();
         assert_eq!(pod(json!({"priority": "three"})), "error decoding Pod: invalid type: string \"three\", expected i32");

@@ -10,7 +10,6 @@ use crate::api::{ApiError, ApiRequest, DeleteRequest};
 use crate::command::parse::{FlagKind, FlagSpec};
 use crate::command::{CommandOutput, Session};
 use crate::model::*;
-use std::collections::BTreeSet;
 
 const CORDON_FLAGS: &[FlagSpec] =
     &[FlagSpec::new("dry-run", None, FlagKind::String), FlagSpec::new("selector", Some('l'), FlagKind::String)];
@@ -322,7 +321,8 @@ struct TaintChanges {
 /// `parseTaints`.
 fn parse_taints(specs: &[String]) -> Result<TaintChanges, String> {
     let mut changes = TaintChanges { add: Vec::new(), remove: Vec::new() };
-    let mut seen: BTreeSet<(String, String)> = BTreeSet::new();
+    // A list, not a set: a command names a few taints, and a set of pairs would be its own B-tree code.
+    let mut seen: Vec<(String, String)> = Vec::new();
     for spec in specs {
         if let Some(stripped) = spec.strip_suffix('-') {
             let t = parse_taint(stripped)?;
@@ -333,9 +333,11 @@ fn parse_taints(specs: &[String]) -> Result<TaintChanges, String> {
         if t.effect.is_empty() {
             return Err(format!("invalid taint spec: {spec}"));
         }
-        if !seen.insert((t.key.clone(), t.effect.clone())) {
+        let pair = (t.key.clone(), t.effect.clone());
+        if seen.contains(&pair) {
             return Err(format!("duplicated taints with the same key and effect: {}", go_taint(&t)));
         }
+        seen.push(pair);
         changes.add.push(t);
     }
     Ok(changes)
