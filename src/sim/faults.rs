@@ -75,6 +75,13 @@ pub(crate) struct Faults {
     pub relist: BTreeSet<(ComponentId, Kind)>,
 }
 
+impl Faults {
+    /// Whether any fault could refuse a request (`Sim::refusal` answers `None` otherwise).
+    pub(crate) fn may_refuse(&self) -> bool {
+        self.api_server_down || self.etcd_down || !self.nodes.is_empty() || !self.relist.is_empty()
+    }
+}
+
 impl Sim {
     /// What is wrong with this node's machine, if anything.
     pub fn node_fault(&self, node: &str) -> Option<NodeFault> {
@@ -127,8 +134,7 @@ impl Sim {
 
     /// Why a request from `from` gets no real answer, and how long the client waits to learn it.
     pub(super) fn refusal(&mut self, from: &ComponentId, request: &ApiRequest) -> Option<(ApiError, Duration)> {
-        let f = &self.faults;
-        if !f.api_server_down && !f.etcd_down && f.nodes.is_empty() && f.relist.is_empty() {
+        if !self.faults.may_refuse() {
             return None;
         }
         let watch = match request {
@@ -330,6 +336,7 @@ impl Sim {
         let severed: Vec<(ComponentId, Kind)> = self
             .watch_owner
             .iter()
+            .map(|(w, o)| (w, &self.components[*o].id))
             .filter(|(_, o)| of.is_none_or(|x| x == *o))
             .filter_map(|(w, o)| Some((o.clone(), self.api.watches.spec(*w)?.0)))
             .collect();
@@ -341,7 +348,7 @@ impl Sim {
 
     /// How many watches `sever_watches(of)` would end now.
     pub fn open_watches(&self, of: Option<&ComponentId>) -> usize {
-        self.watch_owner.values().filter(|o| of.is_none_or(|x| x == *o)).count()
+        self.watch_owner.values().filter(|o| of.is_none_or(|x| *x == self.components[**o].id)).count()
     }
 
     /// `sim etcd snapshot`: keeps a copy of etcd (`etcdctl snapshot save`). Returns it.

@@ -32,7 +32,11 @@ impl Checker {
 
     pub fn observe_write(&mut self, object: &Object, _now: Time) {
         if let Some(node) = object.as_pod().and_then(|p| p.node_name()) {
-            self.bound.entry(object.meta().uid.clone()).or_insert_with(|| node.to_string());
+            // Every status write of a bound pod passes here: copy its UID only the first time.
+            let uid = &object.meta().uid;
+            if !self.bound.contains_key(uid) {
+                self.bound.insert(uid.clone(), node.to_string());
+            }
         }
     }
 

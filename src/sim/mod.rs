@@ -16,7 +16,7 @@ use crate::model::{Duration, Object, Time};
 use crate::rng::Rng;
 use crate::runtime::{Component, Ctx, Effect, LoopStatus, RequestId};
 pub use faults::{NodeFault, WatchFault};
-use std::collections::{BTreeMap, BinaryHeap, HashMap};
+use std::collections::{BTreeMap, BinaryHeap};
 use std::fmt;
 pub use trace::{Message, MessageKind, Trace};
 
@@ -106,16 +106,21 @@ impl Default for Latencies {
     }
 }
 
+/// A component's place in `Sim::components`: deliveries and watch owners carry this small index
+/// instead of a `ComponentId`, so queueing one costs no string copy and finding its component no
+/// string comparisons. Components are never removed, so an index stays valid.
+type SlotIndex = usize;
+
 #[derive(Debug)]
 enum Delivery {
     /// A request reaches kube-apiserver.
     Arrive {
-        from: ComponentId,
+        from: SlotIndex,
         id: RequestId,
         request: Box<ApiRequest>,
     },
     Response {
-        to: ComponentId,
+        to: SlotIndex,
         id: RequestId,
         result: ApiResult,
     },
@@ -123,16 +128,18 @@ enum Delivery {
         watch: WatchId,
         event: WatchEvent,
     },
-    Wake(ComponentId),
+    Wake(SlotIndex),
 }
 
 /// A delivery waiting in the queue. Entries leave in (time, sequence) order: the sequence number
 /// breaks ties between equal times by when they were queued, so the order is deterministic. The
-/// delivery rides in the heap entry itself, saving a hash-map insert and remove per message.
+/// delivery itself waits in a slab (`Sim::parked`) and the heap entry holds its place there: the
+/// heap moves 24-byte entries on every push and pop instead of whole deliveries, and a reused slab
+/// place costs no allocation.
 struct Queued {
     at: Time,
     seq: u64,
-    delivery: Delivery,
+    parked: usize,
 }
 
 impl PartialEq for Queued {
@@ -154,6 +161,7 @@ impl Ord for Queued {
 }
 
 struct Slot {
+    id: ComponentId,
     component: Box<dyn Component>,
     running: bool,
     /// The wake-up currently queued for it, if any.
@@ -166,13 +174,18 @@ pub struct Sim {
     rng: Rng,
     pub latencies: Latencies,
     api: ApiServer,
-    components: BTreeMap<ComponentId, Slot>,
+    /// Every component, in the order added; `by_id` finds one by name, in name order.
+    components: Vec<Slot>,
+    by_id: BTreeMap<ComponentId, SlotIndex>,
     queue: BinaryHeap<Queued>,
+    /// The deliveries the queue's entries stand for, and the free places among them.
+    parked: Vec<Option<Delivery>>,
+    free: Vec<usize>,
     seq: u64,
     next_request: u64,
-    watch_owner: BTreeMap<WatchId, ComponentId>,
+    watch_owner: BTreeMap<WatchId, SlotIndex>,
     /// The last delivery time per watch, so one watch's notifications never overtake each other.
-    watch_clock: HashMap<WatchId, Time>,
+    watch_clock: BTreeMap<WatchId, Time>,
     trace: Trace,
     /// When kube-apiserver next compacts etcd, and the revision it will compact to (the one it
     /// noted at the previous tick, as `--etcd-compaction-interval` does).
@@ -194,12 +207,15 @@ impl Sim {
             rng: Rng::new(seed),
             latencies: Latencies::default(),
             api: ApiServer::new(),
-            components: BTreeMap::new(),
+            components: Vec::new(),
+            by_id: BTreeMap::new(),
             queue: BinaryHeap::new(),
+            parked: Vec::new(),
+            free: Vec::new(),
             seq: 0,
             next_request: 0,
             watch_owner: BTreeMap::new(),
-            watch_clock: HashMap::new(),
+            watch_clock: BTreeMap::new(),
             trace: Trace::new(4096),
             next_compaction: Time(0) + ETCD_COMPACTION_INTERVAL,
             compact_to: 0,
@@ -253,15 +269,33 @@ impl Sim {
 
     /// Adds a component and starts it now.
     pub fn add_component(&mut self, id: ComponentId, component: Box<dyn Component>) {
-        self.components.insert(id.clone(), Slot { component, running: true, wake_at: None });
-        self.call(&id, |c, ctx| c.start(ctx));
+        let slot = Slot { id: id.clone(), component, running: true, wake_at: None };
+        let index = match self.by_id.get(&id) {
+            // Replacing a component keeps its place, so deliveries queued for it still find it.
+            Some(&i) => {
+                self.components[i] = slot;
+                i
+            }
+            None => {
+                self.components.push(slot);
+                self.by_id.insert(id, self.components.len() - 1);
+                self.components.len() - 1
+            }
+        };
+        self.call_at(index, |c, ctx| c.start(ctx));
     }
 
     pub fn has_component(&self, id: &ComponentId) -> bool {
-        self.components.contains_key(id)
+        self.by_id.contains_key(id)
     }
     pub fn component_ids(&self) -> impl Iterator<Item = &ComponentId> {
-        self.components.keys()
+        self.by_id.keys()
+    }
+    fn slot(&self, id: &ComponentId) -> Option<&Slot> {
+        self.by_id.get(id).map(|&i| &self.components[i])
+    }
+    fn slot_mut(&mut self, id: &ComponentId) -> Option<&mut Slot> {
+        self.by_id.get(id).map(|&i| &mut self.components[i])
     }
     /// Whether the process runs: kube-apiserver and etcd unless stopped, other components when
     /// added and not stopped.
@@ -269,29 +303,39 @@ impl Sim {
         match id {
             ComponentId::ApiServer => !self.faults.api_server_down,
             ComponentId::Etcd => !self.faults.etcd_down,
-            _ => self.components.get(id).is_some_and(|s| s.running),
+            _ => self.slot(id).is_some_and(|s| s.running),
+        }
+    }
+    /// `is_running` for the component in this place.
+    fn is_running_at(&self, index: SlotIndex) -> bool {
+        let slot = &self.components[index];
+        match slot.id {
+            ComponentId::ApiServer => !self.faults.api_server_down,
+            ComponentId::Etcd => !self.faults.etcd_down,
+            _ => slot.running,
         }
     }
     pub fn component(&self, id: &ComponentId) -> Option<&dyn Component> {
-        self.components.get(id).map(|s| s.component.as_ref())
+        self.slot(id).map(|s| s.component.as_ref())
     }
     /// The concrete component, for views and tests.
     pub fn component_as<T: 'static>(&self, id: &ComponentId) -> Option<&T> {
-        self.components.get(id)?.component.as_any().downcast_ref()
+        self.slot(id)?.component.as_any().downcast_ref()
     }
     pub fn component_as_mut<T: 'static>(&mut self, id: &ComponentId) -> Option<&mut T> {
-        self.components.get_mut(id)?.component.as_any_mut().downcast_mut()
+        self.slot_mut(id)?.component.as_any_mut().downcast_mut()
     }
     pub fn loops(&self, id: &ComponentId) -> Vec<LoopStatus> {
-        self.components.get(id).map(|s| s.component.loops()).unwrap_or_default()
+        self.slot(id).map(|s| s.component.loops()).unwrap_or_default()
     }
 
     /// Stops a process: it is called no more, and the API server ends its watches.
     pub fn stop_component(&mut self, id: &ComponentId) -> bool {
-        let Some(slot) = self.components.get_mut(id) else { return false };
+        let Some(&index) = self.by_id.get(id) else { return false };
+        let slot = &mut self.components[index];
         slot.running = false;
         slot.wake_at = None;
-        let owned: Vec<WatchId> = self.watch_owner.iter().filter(|(_, o)| *o == id).map(|(w, _)| *w).collect();
+        let owned: Vec<WatchId> = self.watch_owner.iter().filter(|(_, o)| **o == index).map(|(w, _)| *w).collect();
         for w in owned {
             self.api.watches.close(w);
             self.watch_owner.remove(&w);
@@ -301,7 +345,7 @@ impl Sim {
 
     /// Starts a stopped process from nothing: it re-lists and rebuilds its caches.
     pub fn start_component(&mut self, id: &ComponentId) -> bool {
-        let Some(slot) = self.components.get_mut(id) else { return false };
+        let Some(slot) = self.slot_mut(id) else { return false };
         if slot.running {
             return false;
         }
@@ -368,7 +412,7 @@ impl Sim {
         for (watch, event) in notifications {
             let mut base = from_time + Duration(self.jitter(self.latencies.watch.0));
             if !self.faults.watch.is_empty() {
-                let delay = self.watch_owner.get(&watch).and_then(|o| self.watch_fault_for(o)).map(|f| f.delay);
+                let delay = self.watch_owner.get(&watch).and_then(|&o| self.watch_fault_for(&self.components[o].id)).map(|f| f.delay);
                 base = base + delay.unwrap_or(Duration::ZERO);
             }
             let last = self.watch_clock.get(&watch).copied().unwrap_or(Time(0));
@@ -384,7 +428,17 @@ impl Sim {
 
     fn push(&mut self, at: Time, delivery: Delivery) {
         self.seq += 1;
-        self.queue.push(Queued { at, seq: self.seq, delivery });
+        let parked = match self.free.pop() {
+            Some(i) => {
+                self.parked[i] = Some(delivery);
+                i
+            }
+            None => {
+                self.parked.push(Some(delivery));
+                self.parked.len() - 1
+            }
+        };
+        self.queue.push(Queued { at, seq: self.seq, parked });
     }
 
     /// The time of the next thing that will happen, if anything is queued.
@@ -394,7 +448,9 @@ impl Sim {
 
     /// Processes the next queued delivery, moving the clock to it. False if nothing is queued.
     pub fn step(&mut self) -> bool {
-        let Some(Queued { at, delivery, .. }) = self.queue.pop() else { return false };
+        let Some(Queued { at, parked, .. }) = self.queue.pop() else { return false };
+        let delivery = self.parked[parked].take().expect("a queued delivery is parked");
+        self.free.push(parked);
         self.now = self.now.max(at);
         self.compact_if_due();
         self.deliver(delivery);
@@ -424,8 +480,8 @@ impl Sim {
 
     /// Whether no message is in flight and no component has work beyond its heartbeats.
     pub fn is_settled(&self) -> bool {
-        let in_flight = self.queue.iter().any(|q| !matches!(q.delivery, Delivery::Wake(_)));
-        !in_flight && self.components.values().all(|s| !s.running || !s.component.is_busy())
+        let in_flight = self.queue.iter().any(|q| !matches!(self.parked[q.parked], Some(Delivery::Wake(_))));
+        !in_flight && self.components.iter().all(|s| !s.running || !s.component.is_busy())
     }
 
     /// Runs until settled, for at most `limit` of simulated time. Returns how long it took, or
@@ -454,23 +510,23 @@ impl Sim {
         match delivery {
             Delivery::Arrive { from, id, request } => self.arrive(from, id, request),
             Delivery::Response { to, id, result } => {
-                if self.is_running(&to) {
+                if self.is_running_at(to) {
                     if let Ok(crate::api::ApiResponse::Watching(w)) = &result {
                         let w = *w;
-                        if !self.api.watches.is_open(w) || self.is_partitioned(&to) {
+                        if !self.api.watches.is_open(w) || self.is_partitioned(&self.components[to].id) {
                             // The watch ended (server stopped, node cut off) before its client
                             // heard it was open: it opens and ends at once.
                             self.api.watches.close(w);
                             self.watch_owner.remove(&w);
-                            self.call(&to, |c, ctx| {
+                            self.call_at(to, |c, ctx| {
                                 c.handle_response(ctx, id, result);
                                 c.handle_watch_closed(ctx, w);
                             });
                             return;
                         }
-                        self.watch_owner.insert(w, to.clone());
+                        self.watch_owner.insert(w, to);
                     }
-                    self.call(&to, |c, ctx| c.handle_response(ctx, id, result));
+                    self.call_at(to, |c, ctx| c.handle_response(ctx, id, result));
                 } else if let Ok(crate::api::ApiResponse::Watching(w)) = result {
                     // Its client is gone; the server notices the closed connection.
                     self.api.watches.close(w);
@@ -480,11 +536,11 @@ impl Sim {
                 if !self.api.watches.is_open(watch) {
                     return;
                 }
-                let Some(owner) = self.watch_owner.get(&watch).cloned() else { return };
-                if !self.is_running(&owner) {
+                let Some(&owner) = self.watch_owner.get(&watch) else { return };
+                if !self.is_running_at(owner) {
                     return;
                 }
-                if let Some(fault) = self.watch_fault_for(&owner) {
+                if let Some(fault) = self.watch_fault_for(&self.components[owner].id) {
                     if fault.drop_percent > 0 && self.rng.below(100) < u64::from(fault.drop_percent) {
                         self.faults.dropped += 1;
                         return;
@@ -495,36 +551,39 @@ impl Sim {
                     self.now,
                     self.now,
                     &"kube-apiserver",
-                    &owner,
+                    &self.components[owner].id,
                     MessageKind::Watch,
                     format_args!("{} {key}", event.type_.as_str()),
                     &key,
                 );
-                self.call(&owner, |c, ctx| c.handle_watch_event(ctx, watch, event));
+                self.call_at(owner, |c, ctx| c.handle_watch_event(ctx, watch, event));
             }
-            Delivery::Wake(id) => {
-                let due = self.components.get(&id).and_then(|s| s.wake_at);
-                if due.is_some_and(|t| t <= self.now) {
-                    if let Some(slot) = self.components.get_mut(&id) {
-                        slot.wake_at = None;
-                    }
-                    if self.is_running(&id) {
-                        self.call(&id, |c, ctx| c.poll(ctx));
+            Delivery::Wake(index) => {
+                if self.components[index].wake_at.is_some_and(|t| t <= self.now) {
+                    self.components[index].wake_at = None;
+                    if self.is_running_at(index) {
+                        self.call_at(index, |c, ctx| c.poll(ctx));
                     }
                 }
             }
         }
     }
 
-    fn arrive(&mut self, from: ComponentId, id: RequestId, request: Box<ApiRequest>) {
+    fn arrive(&mut self, from: SlotIndex, id: RequestId, request: Box<ApiRequest>) {
         let arrived = self.now;
-        if let Some((error, wait)) = self.refusal(&from, &request) {
+        let refusal = if self.faults.may_refuse() {
+            let client = self.components[from].id.clone();
+            self.refusal(&client, &request)
+        } else {
+            None
+        };
+        if let Some((error, wait)) = refusal {
             let back = arrived + wait;
             self.trace.record(
                 arrived,
                 back,
                 &"kube-apiserver",
-                &from,
+                &self.components[from].id,
                 MessageKind::Response,
                 // A transport error has no status code; a server error is traced as any other.
                 format_args!(
@@ -544,7 +603,7 @@ impl Sim {
         let etcd_time = if handled.revision.is_some() { self.latencies.etcd_write.0 } else { 0 };
         let back = arrived + Duration(etcd_time + self.jitter(self.latencies.response.0));
         if let Ok(crate::api::ApiResponse::Watching(w)) = &handled.result {
-            self.watch_owner.insert(*w, from.clone());
+            self.watch_owner.insert(*w, from);
             // A watch's events travel on the stream its response opened: none may reach the
             // client before the response that tells it the watch exists.
             self.watch_clock.insert(*w, back);
@@ -553,7 +612,7 @@ impl Sim {
             Ok(_) => format_args!("200"),
             Err(e) => format_args!("{} {}", e.code(), e.reason.as_str()),
         };
-        self.trace.record(arrived, back, &"kube-apiserver", &from, MessageKind::Response, status, &"");
+        self.trace.record(arrived, back, &"kube-apiserver", &self.components[from].id, MessageKind::Response, status, &"");
         let Handled { result, notifications, revision } = handled;
         let written = result.as_ref().ok().and_then(|r| r.object()).cloned();
         // Queued before the watch's first events, so at the same millisecond it still comes first.
@@ -564,7 +623,14 @@ impl Sim {
     /// Calls into one component with a fresh context, then sends what it asked for and
     /// queues its next wake-up.
     fn call(&mut self, id: &ComponentId, f: impl FnOnce(&mut dyn Component, &mut Ctx)) {
-        let Some(slot) = self.components.get_mut(id) else { return };
+        if let Some(&index) = self.by_id.get(id) {
+            self.call_at(index, f);
+        }
+    }
+
+    /// `call` for the component in this place.
+    fn call_at(&mut self, index: SlotIndex, f: impl FnOnce(&mut dyn Component, &mut Ctx)) {
+        let slot = &mut self.components[index];
         let mut ctx = Ctx::new(self.now, &mut self.rng, &mut self.next_request);
         f(slot.component.as_mut(), &mut ctx);
         let effects = ctx.into_effects();
@@ -577,13 +643,13 @@ impl Sim {
                     self.trace.record(
                         self.now,
                         at,
-                        id,
+                        &self.components[index].id,
                         &"kube-apiserver",
                         MessageKind::Request,
                         format_args!("{} {target}", request.verb()),
                         &target,
                     );
-                    self.push(at, Delivery::Arrive { from: id.clone(), id: rid, request });
+                    self.push(at, Delivery::Arrive { from: index, id: rid, request });
                 }
                 Effect::CloseWatch(w) => {
                     self.api.watches.close(w);
@@ -593,10 +659,10 @@ impl Sim {
         }
         if let Some(t) = next {
             let t = t.max(self.now);
-            let slot = self.components.get_mut(id).expect("slot exists");
+            let slot = &mut self.components[index];
             if slot.wake_at.is_none_or(|w| t < w) {
                 slot.wake_at = Some(t);
-                self.push(t, Delivery::Wake(id.clone()));
+                self.push(t, Delivery::Wake(index));
             }
         }
     }
@@ -604,27 +670,28 @@ impl Sim {
     /// Asks a running component for its next wake-up again, after something outside a delivery
     /// changed it (a setting switched through [`Sim::component_as_mut`]).
     pub fn reschedule(&mut self, id: &ComponentId) {
-        let Some(slot) = self.components.get_mut(id) else { return };
+        let Some(&index) = self.by_id.get(id) else { return };
+        let slot = &mut self.components[index];
         if !slot.running {
             return;
         }
         if let Some(t) = slot.component.next_wakeup().map(|t| t.max(self.now)) {
             if slot.wake_at.is_none_or(|w| t < w) {
                 slot.wake_at = Some(t);
-                self.push(t, Delivery::Wake(id.clone()));
+                self.push(t, Delivery::Wake(index));
             }
         }
     }
 
     /// Ends every open watch (a watch severed, the API server restarted): clients must re-list.
     pub fn sever_watches(&mut self, of: Option<&ComponentId>) {
-        let ids: Vec<(WatchId, ComponentId)> =
-            self.watch_owner.iter().filter(|(_, o)| of.is_none_or(|x| x == *o)).map(|(w, o)| (*w, o.clone())).collect();
+        let ids: Vec<(WatchId, SlotIndex)> =
+            self.watch_owner.iter().filter(|(_, o)| of.is_none_or(|x| *x == self.components[**o].id)).map(|(w, o)| (*w, *o)).collect();
         for (w, owner) in ids {
             self.api.watches.close(w);
             self.watch_owner.remove(&w);
-            if self.is_running(&owner) {
-                self.call(&owner, |c, ctx| c.handle_watch_closed(ctx, w));
+            if self.is_running_at(owner) {
+                self.call_at(owner, |c, ctx| c.handle_watch_closed(ctx, w));
             }
         }
     }
