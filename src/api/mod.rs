@@ -15,8 +15,9 @@ pub use watch::{FieldFilter, WatchEvent, WatchId, WatchRegistry};
 
 use crate::model::*;
 use crate::rng::Rng;
+use crate::runtime::fasthash::FastMap;
 use crate::store::{Change, ChangeType, Etcd, StoreError};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::rc::Rc;
 
 /// A request to the API server, as a client sends it.
@@ -166,7 +167,7 @@ pub struct ApiServer {
     pub etcd: Etcd,
     pub watches: WatchRegistry,
     /// Pods by `spec.nodeName`, for kubelets' filtered lists (the watch cache's index).
-    pods_by_node: HashMap<String, BTreeSet<ObjectKey>>,
+    pods_by_node: FastMap<String, BTreeSet<ObjectKey>>,
     /// The oldest revision the watch cache can serve from. A freshly started API server fills its
     /// cache with a list at the current revision, so a watch from before it is 410 Gone.
     watch_cache_floor: u64,
@@ -217,11 +218,15 @@ impl ApiServer {
         if change.object.kind() != Kind::Pod {
             return;
         }
+        let prev_node = change.prev.as_ref().and_then(|p| p.as_pod()?.node_name());
+        let node = change.object.as_pod().and_then(|p| p.node_name());
+        if change.type_ != ChangeType::Deleted && prev_node.is_some() && prev_node == node {
+            // A status write of a bound pod: it stays where the index has it.
+            return;
+        }
         let key = change.object.key();
-        if let Some(node) = change.prev.as_ref().and_then(|p| p.as_pod()?.node_name().map(str::to_string)) {
-            if let Some(set) = self.pods_by_node.get_mut(&node) {
-                set.remove(&key);
-            }
+        if let Some(set) = prev_node.and_then(|node| self.pods_by_node.get_mut(node)) {
+            set.remove(&key);
         }
         if change.type_ != ChangeType::Deleted {
             if let Some(node) = change.object.as_pod().and_then(|p| p.node_name()) {

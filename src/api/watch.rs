@@ -5,8 +5,9 @@
 //! of nodes, as the real API server's watch cache indexes do.
 
 use crate::model::{Kind, LabelSelector, Object};
+use crate::runtime::fasthash::FastMap;
 use crate::store::{Change, ChangeType};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -48,8 +49,10 @@ pub struct WatchRegistry {
     labels: BTreeMap<WatchId, LabelSelector>,
     /// Unfiltered watches per kind.
     all: BTreeMap<Kind, Vec<WatchId>>,
-    /// Filtered watches, looked up by the field value a change carries.
-    by_field: HashMap<(Kind, FieldFilter), Vec<WatchId>>,
+    /// Filtered watches, looked up by the field value a change carries (by kind, then by the
+    /// node name or the object name), so a change finds them without building a key.
+    by_node: BTreeMap<Kind, FastMap<String, Vec<WatchId>>>,
+    by_name: BTreeMap<Kind, FastMap<String, Vec<WatchId>>>,
 }
 
 impl WatchRegistry {
@@ -67,7 +70,8 @@ impl WatchRegistry {
         let id = WatchId(self.next);
         match &filter {
             FieldFilter::All => self.all.entry(kind).or_default().push(id),
-            f => self.by_field.entry((kind, f.clone())).or_default().push(id),
+            FieldFilter::NodeName(node) => self.by_node.entry(kind).or_default().entry(node.clone()).or_default().push(id),
+            FieldFilter::Name(name) => self.by_name.entry(kind).or_default().entry(name.clone()).or_default().push(id),
         }
         self.specs.insert(id, (kind, filter));
         id
@@ -78,7 +82,8 @@ impl WatchRegistry {
         self.labels.remove(&id);
         let list = match filter {
             FieldFilter::All => self.all.get_mut(&kind),
-            f => self.by_field.get_mut(&(kind, f)),
+            FieldFilter::NodeName(node) => self.by_node.get_mut(&kind).and_then(|m| m.get_mut(&node)),
+            FieldFilter::Name(name) => self.by_name.get_mut(&kind).and_then(|m| m.get_mut(&name)),
         };
         if let Some(list) = list {
             list.retain(|w| *w != id);
@@ -102,14 +107,22 @@ impl WatchRegistry {
     pub fn fan_out(&self, change: &Change) -> Vec<(WatchId, WatchEvent)> {
         let kind = change.object.kind();
         let mut out: Vec<(WatchId, WatchEvent)> = Vec::new();
-        let mut candidates: Vec<(WatchId, FieldFilter)> =
-            self.all.get(&kind).into_iter().flatten().map(|id| (*id, FieldFilter::All)).collect();
-        for filter in candidate_filters(change) {
-            if let Some(ids) = self.by_field.get(&(kind, filter.clone())) {
-                candidates.extend(ids.iter().map(|id| (*id, filter.clone())));
-            }
-        }
-        for (id, filter) in candidates {
+        // Each open watch is listed under one filter, and the two node names are distinct, so
+        // no watch is a candidate twice.
+        let candidates = self
+            .all
+            .get(&kind)
+            .into_iter()
+            .flatten()
+            .chain(candidate_ids(&self.by_name, kind, Some(change.object.meta().name.as_str())))
+            .chain(candidate_ids(&self.by_node, kind, node_of(&change.object)))
+            .chain(candidate_ids(
+                &self.by_node,
+                kind,
+                change.prev.as_deref().and_then(node_of).filter(|n| Some(*n) != node_of(&change.object)),
+            ));
+        for &id in candidates {
+            let Some((_, filter)) = self.specs.get(&id) else { continue };
             let labels = self.labels.get(&id);
             let member = |o: &Object| filter.matches(o) && labels.is_none_or(|s| s.matches(&o.meta().labels));
             let now_in = change.type_ != ChangeType::Deleted && member(&change.object);
@@ -131,14 +144,18 @@ impl WatchRegistry {
     }
 }
 
-/// The filtered-watch keys a change could match: its node name (now and before) and its name.
-fn candidate_filters(change: &Change) -> Vec<FieldFilter> {
-    let mut filters = vec![FieldFilter::Name(change.object.meta().name.clone())];
-    let node_of = |o: &Object| o.as_pod().and_then(|p| p.node_name()).map(str::to_string);
-    let mut nodes: Vec<String> = [node_of(&change.object), change.prev.as_deref().and_then(node_of)].into_iter().flatten().collect();
-    nodes.dedup();
-    filters.extend(nodes.into_iter().map(FieldFilter::NodeName));
-    filters
+/// The node a pod is bound to, which its `spec.nodeName` watches are listed under.
+fn node_of(o: &Object) -> Option<&str> {
+    o.as_pod().and_then(|p| p.node_name())
+}
+
+/// The watches of `kind` listed under `value` in one of the field indexes.
+fn candidate_ids<'a>(
+    index: &'a BTreeMap<Kind, FastMap<String, Vec<WatchId>>>,
+    kind: Kind,
+    value: Option<&str>,
+) -> impl Iterator<Item = &'a WatchId> + 'a {
+    value.and_then(|v| index.get(&kind)?.get(v)).into_iter().flatten()
 }
 
 #[cfg(test)]

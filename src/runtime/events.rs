@@ -4,9 +4,10 @@
 //! reason, message and source) update one Event's count and lastTimestamp instead of creating a
 //! new one, as the recorder's EventCorrelator does.
 
+use super::fasthash::FastMap;
 use crate::api::ApiRequest;
 use crate::model::*;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::rc::Rc;
 
 /// How many distinct events the recorder remembers for aggregation (client-go's
@@ -55,7 +56,7 @@ pub struct EventRecorder {
     /// Events already written, by what makes them the same event. Only looked up, never
     /// iterated (`order` keeps the age), so a hash map: cheaper than comparing four strings per
     /// tree level on every event.
-    seen: HashMap<Rc<EventIdentity>, Event>,
+    seen: FastMap<Rc<EventIdentity>, Event>,
     /// Remembered identities, oldest first, to forget beyond `MAX_REMEMBERED_EVENTS` (shared
     /// with `seen`, so remembering one costs no copies of its four strings).
     order: VecDeque<Rc<EventIdentity>>,

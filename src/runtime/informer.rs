@@ -6,11 +6,12 @@
 //! re-list is diffed against the cache so handlers see what changed while it was not watching —
 //! which is why a level-triggered controller recovers from missed events.
 
+use super::fasthash::FastMap;
 use super::{Ctx, RequestId};
 use crate::api::{ApiRequest, ApiResponse, ApiResult, FieldFilter, ListRequest, WatchEvent, WatchId, WatchRequest};
 use crate::model::{Duration, Kind, Object, ObjectKey, Time};
 use crate::store::ChangeType;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 const INITIAL_BACKOFF: Duration = Duration::millis(800);
@@ -63,9 +64,9 @@ pub struct Informer {
     cache: BTreeMap<ObjectKey, Rc<Object>>,
     /// Objects by their controller owner's UID (ReplicaSets' pods, Deployments' ReplicaSets).
     /// The indexes hold the objects themselves, so reading one costs no lookup in the cache.
-    by_owner: HashMap<String, BTreeMap<ObjectKey, Rc<Object>>>,
+    by_owner: FastMap<String, BTreeMap<ObjectKey, Rc<Object>>>,
     /// Pods by node name.
-    by_node: HashMap<String, BTreeMap<ObjectKey, Rc<Object>>>,
+    by_node: FastMap<String, BTreeMap<ObjectKey, Rc<Object>>>,
     /// Whether the first list has been applied (`HasSynced`).
     synced: bool,
 }
@@ -78,8 +79,8 @@ impl Informer {
             state: ReflectorState::Stopped,
             backoff: INITIAL_BACKOFF,
             cache: BTreeMap::new(),
-            by_owner: HashMap::new(),
-            by_node: HashMap::new(),
+            by_owner: FastMap::default(),
+            by_node: FastMap::default(),
             synced: false,
         }
     }
@@ -256,7 +257,14 @@ impl Informer {
     }
 
     fn insert(&mut self, key: ObjectKey, object: Rc<Object>) -> Option<Rc<Object>> {
-        let old = self.cache.insert(key.clone(), object.clone());
+        // An update replaces the value under the stored key: no key copy for the common case.
+        let old = match self.cache.get_mut(&key) {
+            Some(slot) => Some(std::mem::replace(slot, object.clone())),
+            None => {
+                self.cache.insert(key.clone(), object.clone());
+                None
+            }
+        };
         let owner = object.meta().controller_ref().map(|r| r.uid.as_str()).unwrap_or_default();
         let node = object.as_pod().and_then(|p| p.node_name());
         if let Some(old) = &old {

@@ -7,6 +7,7 @@
 
 pub mod events;
 pub mod expectations;
+pub mod fasthash;
 pub mod informer;
 pub mod workqueue;
 
