@@ -170,7 +170,9 @@ impl Kubelet {
             self.proc.timers.insert((t, w.uid.clone()));
         }
         if w.is_busy() {
-            self.proc.busy.insert(w.uid.clone());
+            if !self.proc.busy.contains(&w.uid) {
+                self.proc.busy.insert(w.uid.clone());
+            }
         } else {
             self.proc.busy.remove(&w.uid);
         }
@@ -773,7 +775,9 @@ impl Kubelet {
 
     /// A pod's runtime changed at `now`: the next relist will see it.
     pub(super) fn mark_pleg_dirty(&mut self, uid: &str, now: Time) {
-        self.proc.pleg_dirty.insert(uid.to_string());
+        if !self.proc.pleg_dirty.contains(uid) {
+            self.proc.pleg_dirty.insert(uid.to_string());
+        }
         if self.proc.pleg_next.is_none() {
             self.proc.pleg_next = Some(self.next_relist_after(now));
         }

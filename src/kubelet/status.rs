@@ -383,16 +383,22 @@ impl StatusManager {
 
     /// `SetPodStatus`: records a freshly generated status; true if it needs writing.
     pub fn set(&mut self, uid: &str, key: &ObjectKey, status: PodStatus, api_status: &PodStatus) -> bool {
-        let entry = self.entries.entry(uid.to_string()).or_insert_with(|| StatusEntry {
-            key: key.clone(),
-            status: api_status.clone(),
-            dirty: false,
-            writing: None,
-            delete_when_written: false,
-            deleting: None,
-            retry_at: None,
-            acked_version: 0,
-        });
+        // Looked up before inserting: a pod's every sync passes here, and only its first needs
+        // the UID copied into a new entry.
+        if !self.entries.contains_key(uid) {
+            let entry = StatusEntry {
+                key: key.clone(),
+                status: api_status.clone(),
+                dirty: false,
+                writing: None,
+                delete_when_written: false,
+                deleting: None,
+                retry_at: None,
+                acked_version: 0,
+            };
+            self.entries.insert(uid.to_string(), entry);
+        }
+        let Some(entry) = self.entries.get_mut(uid) else { return false };
         if entry.status != status {
             entry.status = status;
             entry.dirty = true;
@@ -405,7 +411,9 @@ impl StatusManager {
     pub fn refresh(&mut self, uid: &str) {
         match self.entries.get(uid) {
             Some(e) if e.is_busy() => {
-                self.unsynced.insert(uid.to_string());
+                if !self.unsynced.contains(uid) {
+                    self.unsynced.insert(uid.to_string());
+                }
             }
             _ => {
                 self.unsynced.remove(uid);
