@@ -2,7 +2,9 @@
 //!
 //! A key waiting in the queue is stored once however often it is added (dedup); a key being
 //! processed is never handed out again until `done`, and if it was added meanwhile it goes back
-//! in the queue then. Failed keys come back after the default controller rate limiter's delay:
+//! in the queue then. A delayed key is also stored once: adding it again with a later due time
+//! changes nothing, with an earlier one moves it earlier (client-go's delaying queue `insert`),
+//! so a burst of failed syncs leaves one retry, not one per failure. Failed keys come back after the default controller rate limiter's delay:
 //! the larger of 5 ms × 2^failures (capped at 1000 s) and a 10 qps / burst 100 token bucket.
 
 use crate::model::{Duration, Time};
@@ -20,6 +22,8 @@ pub struct WorkQueue<K: Ord + Clone> {
     processing: BTreeSet<K>,
     /// Delayed adds, ordered by due time then insertion.
     waiting: BTreeMap<(Time, u64), K>,
+    /// Where each delayed key sits in `waiting`: one entry per key.
+    waiting_at: BTreeMap<K, (Time, u64)>,
     waiting_seq: u64,
     failures: BTreeMap<K, u32>,
     tokens: f64,
@@ -35,6 +39,7 @@ impl<K: Ord + Clone> Default for WorkQueue<K> {
             dirty: BTreeSet::new(),
             processing: BTreeSet::new(),
             waiting: BTreeMap::new(),
+            waiting_at: BTreeMap::new(),
             waiting_seq: 0,
             failures: BTreeMap::new(),
             tokens: BUCKET_BURST,
@@ -63,8 +68,17 @@ impl<K: Ord + Clone> WorkQueue<K> {
         if delay.0 == 0 {
             return self.add(key);
         }
+        let due = now + delay;
+        if let Some(&slot) = self.waiting_at.get(&key) {
+            if slot.0 <= due {
+                return;
+            }
+            self.waiting.remove(&slot);
+        }
         self.waiting_seq += 1;
-        self.waiting.insert((now + delay, self.waiting_seq), key);
+        let slot = (due, self.waiting_seq);
+        self.waiting_at.insert(key.clone(), slot);
+        self.waiting.insert(slot, key);
     }
 
     /// Adds the key after the rate limiter's delay for it (`AddRateLimited`).
@@ -108,6 +122,7 @@ impl<K: Ord + Clone> WorkQueue<K> {
                 break;
             }
             let key = entry.remove();
+            self.waiting_at.remove(&key);
             self.add(key);
         }
     }
@@ -197,5 +212,24 @@ mod tests {
         assert_eq!(q.next_due(), Some(Time(100)));
         q.promote_due(Time(100));
         assert_eq!(q.get(), Some("a"));
+    }
+
+    #[test]
+    fn a_delayed_key_is_stored_once_at_its_earliest_due_time() {
+        let mut q = WorkQueue::new();
+        q.add_after("a", Duration(100), Time(0));
+        q.add_after("a", Duration(300), Time(0));
+        q.add_after("a", Duration(500), Time(0));
+        assert_eq!(q.delayed(), 1, "later adds of a waiting key change nothing");
+        assert_eq!(q.next_due(), Some(Time(100)));
+        q.add_after("a", Duration(50), Time(0));
+        assert_eq!((q.delayed(), q.next_due()), (1, Some(Time(50))), "an earlier add moves it earlier");
+        q.promote_due(Time(50));
+        assert_eq!((q.get(), q.delayed()), (Some("a"), 0));
+        q.done(&"a");
+        q.promote_due(Time(1000));
+        assert_eq!(q.get(), None, "nothing was left behind to run the key again");
+        q.add_after("a", Duration(10), Time(1000));
+        assert_eq!(q.next_due(), Some(Time(1010)), "once promoted, the key can wait again");
     }
 }
