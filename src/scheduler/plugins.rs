@@ -256,6 +256,7 @@ pub fn pod_matches_node_affinity(pod: &Pod, node: &Node) -> bool {
 }
 
 /// NodeResourcesFit's `fitsRequest`: pods count always, cpu and memory only when requested.
+#[inline]
 pub fn fits_request(allocatable: &Allocatable, requested: Resources, pod_count: i64, pod: &PodResources) -> Option<FilterFailure> {
     let want = pod.requested;
     let pods = pod_count + 1 > allocatable.pods;
@@ -266,7 +267,9 @@ pub fn fits_request(allocatable: &Allocatable, requested: Resources, pod_count: 
 
 /// Runs the filters in order; the first failure is the node's verdict. A plain node (not
 /// cordoned, no NoSchedule/NoExecute taint) and a plain pod (no node name, no selector) come
-/// down to the resource check, without reading the node object.
+/// down to the resource check, without reading the node object. Inlined into the search loop,
+/// which calls it for hundreds of nodes per cycle.
+#[inline]
 pub fn run_filters(node: &NodeInfo, pod: &PodFacts) -> Result<(), FilterFailure> {
     if node.cordoned && !pod.tolerates_unschedulable {
         return Err(FilterFailure::Unschedulable);
