@@ -146,6 +146,12 @@ impl EventFeed {
         self.cursor = Cursor::at(sim);
         out
     }
+
+    /// Moves on to `sim`'s present without reporting what was written meanwhile (no one is
+    /// listening); the next [`poll`](Self::poll) reports only what comes after.
+    pub fn skip(&mut self, sim: &Sim) {
+        self.cursor = Cursor::at(sim);
+    }
 }
 
 fn event_message(e: &crate::model::Event) -> Option<OutMessage> {
@@ -210,6 +216,21 @@ mod tests {
             OutMessage::StepCompleted { lesson: "scale".into(), step: 2, title: "Watch it converge".into(), time_ms: 5000 }.to_json(),
             r#"{"source":"kubeloop","type":"step-completed","lesson":"scale","step":2,"title":"Watch it converge","timeMs":5000}"#
         );
+    }
+
+    #[test]
+    fn a_skipped_span_is_never_reported_and_what_follows_is() {
+        let mut session = Session::new(scenario("default").unwrap(), Some(1)).unwrap();
+        let mut feed = EventFeed::new();
+        session.advance(Duration::secs(5));
+        assert!(session.sim().objects(Kind::Event).count() > 3, "the span skipped has events");
+        feed.skip(session.sim());
+        assert_eq!(feed.poll(session.sim()), vec![]);
+        assert!(session.execute("kubectl scale deployment web --replicas=4").ok);
+        session.advance(Duration::secs(5));
+        let scheduled =
+            feed.poll(session.sim()).into_iter().filter(|m| matches!(m, OutMessage::Event { reason, .. } if reason == "Scheduled")).count();
+        assert_eq!(scheduled, 1, "only the fourth pod's Scheduled comes after the skip");
     }
 
     #[test]

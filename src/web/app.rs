@@ -229,6 +229,9 @@ fn start_frames(shared: Rc<Shared>, root: NodeRef, show: impl Fn(Rc<Snapshot>) +
     let (id_in, callback_in) = (id.clone(), callback.clone());
     let mut height = 0u32;
     let mut last_check = f64::NEG_INFINITY;
+    // Only a host needs the outbox and the height; reading the height forces a layout.
+    let listens = shared.listens();
+    shared.engine.borrow_mut().set_host_listens(listens);
     *callback.borrow_mut() = Some(Closure::new(move |ts: f64| {
         if let Some(next) = handle_inbox(&shared) {
             show(next);
@@ -238,7 +241,7 @@ fn start_frames(shared: Rc<Shared>, root: NodeRef, show: impl Fn(Rc<Snapshot>) +
             show(next);
         }
         flush_outbox(&shared);
-        if ts - last_check >= RESIZE_CHECK_MS {
+        if listens && ts - last_check >= RESIZE_CHECK_MS {
             last_check = ts;
             let now = root.cast::<web_sys::HtmlElement>().map(|e| e.offset_height().max(0) as u32).unwrap_or(0);
             if now != height && now > 0 {

@@ -56,6 +56,16 @@ impl Shared {
         Rc::new(Shared { engine: RefCell::new(engine), inbox: RefCell::new(Vec::new()), host })
     }
 
+    /// Whether a host can hear this widget: always for an element; for the whole page only when
+    /// it is framed by an allowed origin. A standalone page has no one to tell, so it skips the
+    /// event feed, the JSON of every message and the height checks (each forces a layout).
+    pub fn listens(&self) -> bool {
+        match &self.host {
+            Host::Element(_) => true,
+            Host::Page => parent_window().is_some() && self.engine.try_borrow().ok().and_then(|e| target_origin(&e)).is_some(),
+        }
+    }
+
     /// Posts `message` to the host, if there is one that may hear it.
     pub fn post(&self, message: &OutMessage) {
         let Ok(value) = js_sys::JSON::parse(&message.to_json()) else { return };
