@@ -16,16 +16,17 @@ import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
 /** Budget for the brotli-compressed total of wasm + JS, in bytes (1 KB = 1024 bytes): issue 4's. */
 const BUDGET_BROTLI_BYTES = 250 * 1024;
 /**
- * What the build fails over. The page is still well over the budget: what remains big is serde's
- * derived (de)serialisers for the model (about a sixth of the wasm), BTreeMap code instantiated for
- * some thirty key/value pairs, yew and the page's components, and the kubectl language. Sorting is
- * instantiated once (src/sort.rs) and YAML is read by our own small reader (src/command/yaml/), so
- * neither should come back. The ceiling sits a little above today's page (516.7 KB with the failure
- * verbs, node lifecycle, lessons, console, editor and embedding of issues 5 and 6) so that CI
- * fails on further growth; lower it as the page shrinks, to BUDGET_BROTLI_BYTES once the budget
- * is met.
+ * What the build fails over. The page is still well over the budget. The model is read by
+ * hand-written decoders (src/model/decode.rs, not serde's derives), sorting is instantiated once
+ * (src/sort.rs), YAML is read and written by our own code (src/command/yaml/), and wasm-opt runs
+ * -Oz --converge (index.html); none of those should come back. What remains big (raw wasm before
+ * wasm-opt, session 9): yew and the page's components (~360 KB), B-tree code instantiated for some
+ * sixty key/value pairs (~270 KB, half of it removal and rebalancing), the simulation core
+ * (~330 KB), the kubectl language and the model (~300 KB). The ceiling sits a little above today's
+ * page (482.3 KB) so that CI fails on growth; lower it as the page shrinks, to BUDGET_BROTLI_BYTES
+ * once the budget is met.
  */
-const CEILING_BROTLI_BYTES = 530 * 1024;
+const CEILING_BROTLI_BYTES = 490 * 1024;
 
 const BEGIN = '<!-- size:begin -->';
 const END = '<!-- size:end -->';
