@@ -12,57 +12,11 @@
 
 use super::plugins::{spread_owner_uid, untolerated_taint_reason, LABEL_HOSTNAME, LABEL_ZONE};
 use crate::model::{Allocatable, Node, Object, ObjectKey, Pod, StringMap, Taint};
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::rc::Rc;
 
-/// A fast fixed hasher for the scheduler's maps (the Fx hash): their keys are names and small
-/// ids, not hostile input, and none of these maps is iterated where the order could reach a
-/// decision. SipHash showed up in profiles of every bind.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct FxHasher(u64);
-
-impl FxHasher {
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-impl Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            self.add(u64::from_le_bytes(word));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut word = [0u8; 8];
-            word[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(word));
-        }
-    }
-    fn write_u8(&mut self, i: u8) {
-        self.add(i as u64);
-    }
-    fn write_u32(&mut self, i: u32) {
-        self.add(i as u64);
-    }
-    fn write_u64(&mut self, i: u64) {
-        self.add(i);
-    }
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-    fn finish(&self) -> u64 {
-        // The multiply leaves the low bits weakest; the table indexes by them.
-        self.0.rotate_left(26)
-    }
-}
-
-/// A `HashMap` with the Fx hash.
-pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+/// The scheduler's maps use the simulation's Fx hash: their keys are names and small ids, not
+/// hostile input, and none of them is iterated where the order could reach a decision.
+pub use crate::runtime::fasthash::FastMap;
 
 const LABEL_REGION: &str = "topology.kubernetes.io/region";
 const LABEL_ZONE_BETA: &str = "failure-domain.beta.kubernetes.io/zone";
