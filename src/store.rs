@@ -6,8 +6,8 @@
 //! after which such a watch is told the revision is gone (410) and the client must re-list.
 
 use crate::model::{Kind, Object, ObjectKey};
-use crate::runtime::fasthash::FastMap;
-use std::collections::{BTreeMap, VecDeque};
+use crate::runtime::table::ObjectTable;
+use std::collections::VecDeque;
 use std::rc::Rc;
 
 /// What happened to a key at one revision, as a watch reports it.
@@ -55,7 +55,7 @@ pub enum StoreError {
 #[derive(Clone, Debug)]
 pub struct Snapshot {
     pub revision: u64,
-    objects: BTreeMap<ObjectKey, Rc<Object>>,
+    objects: ObjectTable,
 }
 
 impl Snapshot {
@@ -67,75 +67,12 @@ impl Snapshot {
     }
 }
 
-/// The stored objects. Values sit in a slab; `ordered` gives key order for lists and `index`
-/// finds a key without walking the tree. Most writes are updates of existing keys (status
-/// writes, bindings): they only touch the hash index and the slab, never the ordered tree, whose
-/// every level compares key strings — with a million objects, a dozen cache misses per search.
-#[derive(Debug, Default)]
-struct Objects {
-    ordered: BTreeMap<ObjectKey, usize>,
-    index: FastMap<ObjectKey, usize>,
-    slab: Vec<Option<Rc<Object>>>,
-    free: Vec<usize>,
-}
-
-impl Objects {
-    fn len(&self) -> usize {
-        self.index.len()
-    }
-    fn is_empty(&self) -> bool {
-        self.index.is_empty()
-    }
-    fn get(&self, key: &ObjectKey) -> Option<&Rc<Object>> {
-        self.index.get(key).and_then(|&i| self.slab[i].as_ref())
-    }
-    fn get_mut(&mut self, key: &ObjectKey) -> Option<&mut Rc<Object>> {
-        let &i = self.index.get(key)?;
-        self.slab[i].as_mut()
-    }
-    fn contains_key(&self, key: &ObjectKey) -> bool {
-        self.index.contains_key(key)
-    }
-    /// Stores a new key (the caller checked it is absent).
-    fn insert_new(&mut self, key: ObjectKey, object: Rc<Object>) {
-        let i = match self.free.pop() {
-            Some(i) => {
-                self.slab[i] = Some(object);
-                i
-            }
-            None => {
-                self.slab.push(Some(object));
-                self.slab.len() - 1
-            }
-        };
-        self.index.insert(key.clone(), i);
-        self.ordered.insert(key, i);
-    }
-    fn remove(&mut self, key: &ObjectKey) -> Option<Rc<Object>> {
-        let i = self.index.remove(key)?;
-        self.ordered.remove(key);
-        self.free.push(i);
-        self.slab[i].take()
-    }
-    fn range_from<'a>(&'a self, start: &ObjectKey) -> impl Iterator<Item = (&'a ObjectKey, &'a Rc<Object>)> + 'a {
-        self.ordered.range(start..).filter_map(|(k, &i)| Some((k, self.slab[i].as_ref()?)))
-    }
-    fn to_map(&self) -> BTreeMap<ObjectKey, Rc<Object>> {
-        self.ordered.iter().filter_map(|(k, &i)| Some((k.clone(), self.slab[i].clone()?))).collect()
-    }
-    fn from_map(map: &BTreeMap<ObjectKey, Rc<Object>>) -> Self {
-        let mut objects = Objects::default();
-        for (k, v) in map {
-            objects.insert_new(k.clone(), v.clone());
-        }
-        objects
-    }
-}
-
 #[derive(Debug, Default)]
 pub struct Etcd {
     revision: u64,
-    objects: Objects,
+    /// In a table that is ordered for lists and hashed for lookups: most writes update a key
+    /// that exists, and touch only the hash index.
+    objects: ObjectTable,
     log: VecDeque<Change>,
     /// Revisions at or below this one are compacted away.
     compacted: u64,
@@ -184,7 +121,7 @@ impl Etcd {
         self.revision += 1;
         object.meta_mut().resource_version = self.revision;
         let object = Rc::new(object);
-        self.objects.insert_new(key, object.clone());
+        self.objects.insert(key, object.clone());
         Ok(self.record(ChangeType::Added, object, None))
     }
 
@@ -241,14 +178,14 @@ impl Etcd {
     }
 
     pub fn snapshot(&self) -> Snapshot {
-        Snapshot { revision: self.revision, objects: self.objects.to_map() }
+        Snapshot { revision: self.revision, objects: self.objects.clone() }
     }
 
     /// Restores a snapshot. Like `etcdutl snapshot restore`, the revision never goes backwards:
     /// it continues from the higher of the two, and history before the restore is compacted,
     /// so every watcher must re-list.
     pub fn restore(&mut self, snapshot: &Snapshot) {
-        self.objects = Objects::from_map(&snapshot.objects);
+        self.objects = snapshot.objects.clone();
         self.revision = self.revision.max(snapshot.revision) + 1;
         self.log.clear();
         self.compacted = self.revision;
@@ -257,7 +194,7 @@ impl Etcd {
     /// Loses everything: the data directory is gone. Revisions still only increase, so watchers
     /// that reconnect are forced to re-list rather than trusting a revision that was reused.
     pub fn wipe(&mut self) {
-        self.objects = Objects::default();
+        self.objects.clear();
         self.log.clear();
         self.revision += 1;
         self.compacted = self.revision;

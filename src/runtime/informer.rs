@@ -7,6 +7,7 @@
 //! which is why a level-triggered controller recovers from missed events.
 
 use super::fasthash::FastMap;
+use super::table::ObjectTable;
 use super::{Ctx, RequestId};
 use crate::api::{ApiRequest, ApiResponse, ApiResult, FieldFilter, ListRequest, WatchEvent, WatchId, WatchRequest};
 use crate::model::{Duration, Kind, Object, ObjectKey, Time};
@@ -61,7 +62,8 @@ pub struct Informer {
     pub field: FieldFilter,
     state: ReflectorState,
     backoff: Duration,
-    cache: BTreeMap<ObjectKey, Rc<Object>>,
+    /// Ordered for lists, hashed for the lookup every watch notification makes.
+    cache: ObjectTable,
     /// Objects by their controller owner's UID (ReplicaSets' pods, Deployments' ReplicaSets).
     /// The indexes hold the objects themselves, so reading one costs no lookup in the cache.
     by_owner: FastMap<String, BTreeMap<ObjectKey, Rc<Object>>>,
@@ -78,7 +80,7 @@ impl Informer {
             field,
             state: ReflectorState::Stopped,
             backoff: INITIAL_BACKOFF,
-            cache: BTreeMap::new(),
+            cache: ObjectTable::default(),
             by_owner: FastMap::default(),
             by_node: FastMap::default(),
             synced: false,
@@ -260,10 +262,7 @@ impl Informer {
         // An update replaces the value under the stored key: no key copy for the common case.
         let old = match self.cache.get_mut(&key) {
             Some(slot) => Some(std::mem::replace(slot, object.clone())),
-            None => {
-                self.cache.insert(key.clone(), object.clone());
-                None
-            }
+            None => self.cache.insert(key.clone(), object.clone()),
         };
         let owner = object.meta().controller_ref().map(|r| r.uid.as_str()).unwrap_or_default();
         let node = object.as_pod().and_then(|p| p.node_name());
@@ -335,7 +334,7 @@ impl Informer {
     /// Cached objects in one namespace, in key order.
     pub fn in_namespace<'a>(&'a self, namespace: &'a str) -> impl Iterator<Item = &'a Rc<Object>> + 'a {
         let start = ObjectKey { kind: self.kind, namespace: namespace.to_string(), name: String::new() };
-        self.cache.range(start..).take_while(move |(k, _)| k.namespace == namespace).map(|(_, v)| v)
+        self.cache.range_from(&start).take_while(move |(k, _)| k.namespace == namespace).map(|(_, v)| v)
     }
     /// Objects whose controller owner has this UID, in key order; `""` gives the orphans.
     pub fn owned_by<'a>(&'a self, owner_uid: &str) -> impl Iterator<Item = &'a Rc<Object>> + 'a {
