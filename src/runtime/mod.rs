@@ -9,6 +9,7 @@ pub mod events;
 pub mod expectations;
 pub mod fasthash;
 pub mod informer;
+pub mod slab;
 pub mod table;
 pub mod workqueue;
 

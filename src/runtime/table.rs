@@ -8,6 +8,7 @@
 //! index and the slab; only a new key or a removal walks the tree.
 
 use super::fasthash::FastMap;
+use super::slab::Slab;
 use crate::model::{Object, ObjectKey};
 use std::collections::BTreeMap;
 use std::ops::RangeFrom;
@@ -17,8 +18,7 @@ use std::rc::Rc;
 pub struct ObjectTable {
     ordered: BTreeMap<ObjectKey, usize>,
     index: FastMap<ObjectKey, usize>,
-    slab: Vec<Option<Rc<Object>>>,
-    free: Vec<usize>,
+    slab: Slab<Rc<Object>>,
 }
 
 impl ObjectTable {
@@ -29,11 +29,11 @@ impl ObjectTable {
         self.index.is_empty()
     }
     pub fn get(&self, key: &ObjectKey) -> Option<&Rc<Object>> {
-        self.index.get(key).and_then(|&i| self.slab[i].as_ref())
+        self.index.get(key).and_then(|&i| self.slab.get(i))
     }
     pub fn get_mut(&mut self, key: &ObjectKey) -> Option<&mut Rc<Object>> {
         let &i = self.index.get(key)?;
-        self.slab[i].as_mut()
+        self.slab.get_mut(i)
     }
     pub fn contains_key(&self, key: &ObjectKey) -> bool {
         self.index.contains_key(key)
@@ -44,16 +44,7 @@ impl ObjectTable {
         if let Some(slot) = self.get_mut(&key) {
             return Some(std::mem::replace(slot, object));
         }
-        let i = match self.free.pop() {
-            Some(i) => {
-                self.slab[i] = Some(object);
-                i
-            }
-            None => {
-                self.slab.push(Some(object));
-                self.slab.len() - 1
-            }
-        };
+        let i = self.slab.insert(object);
         self.index.insert(key.clone(), i);
         self.ordered.insert(key, i);
         None
@@ -62,8 +53,7 @@ impl ObjectTable {
     pub fn remove(&mut self, key: &ObjectKey) -> Option<Rc<Object>> {
         let i = self.index.remove(key)?;
         self.ordered.remove(key);
-        self.free.push(i);
-        self.slab[i].take()
+        self.slab.take(i)
     }
 
     pub fn clear(&mut self) {
@@ -87,7 +77,7 @@ impl ObjectTable {
     }
 
     fn range<'a, R: std::ops::RangeBounds<ObjectKey>>(&'a self, range: R) -> impl Iterator<Item = (&'a ObjectKey, &'a Rc<Object>)> + 'a {
-        self.ordered.range(range).filter_map(|(k, &i)| Some((k, self.slab[i].as_ref()?)))
+        self.ordered.range(range).filter_map(|(k, &i)| Some((k, self.slab.get(i)?)))
     }
 }
 

@@ -14,6 +14,7 @@ pub mod trace;
 use crate::api::{ApiRequest, ApiResult, ApiServer, Handled, WatchEvent, WatchId};
 use crate::model::{Duration, Object, Time};
 use crate::rng::Rng;
+use crate::runtime::slab::Slab;
 use crate::runtime::{Component, Ctx, Effect, LoopStatus, RequestId};
 pub use faults::{NodeFault, WatchFault};
 use std::collections::{BTreeMap, BinaryHeap};
@@ -178,9 +179,8 @@ pub struct Sim {
     components: Vec<Slot>,
     by_id: BTreeMap<ComponentId, SlotIndex>,
     queue: BinaryHeap<Queued>,
-    /// The deliveries the queue's entries stand for, and the free places among them.
-    parked: Vec<Option<Delivery>>,
-    free: Vec<usize>,
+    /// The deliveries the queue's entries stand for.
+    parked: Slab<Delivery>,
     seq: u64,
     next_request: u64,
     watch_owner: BTreeMap<WatchId, SlotIndex>,
@@ -210,8 +210,7 @@ impl Sim {
             components: Vec::new(),
             by_id: BTreeMap::new(),
             queue: BinaryHeap::new(),
-            parked: Vec::new(),
-            free: Vec::new(),
+            parked: Slab::default(),
             seq: 0,
             next_request: 0,
             watch_owner: BTreeMap::new(),
@@ -428,16 +427,7 @@ impl Sim {
 
     fn push(&mut self, at: Time, delivery: Delivery) {
         self.seq += 1;
-        let parked = match self.free.pop() {
-            Some(i) => {
-                self.parked[i] = Some(delivery);
-                i
-            }
-            None => {
-                self.parked.push(Some(delivery));
-                self.parked.len() - 1
-            }
-        };
+        let parked = self.parked.insert(delivery);
         self.queue.push(Queued { at, seq: self.seq, parked });
     }
 
@@ -449,8 +439,7 @@ impl Sim {
     /// Processes the next queued delivery, moving the clock to it. False if nothing is queued.
     pub fn step(&mut self) -> bool {
         let Some(Queued { at, parked, .. }) = self.queue.pop() else { return false };
-        let delivery = self.parked[parked].take().expect("a queued delivery is parked");
-        self.free.push(parked);
+        let delivery = self.parked.take(parked).expect("a queued delivery is parked");
         self.now = self.now.max(at);
         self.compact_if_due();
         self.deliver(delivery);
@@ -480,7 +469,7 @@ impl Sim {
 
     /// Whether no message is in flight and no component has work beyond its heartbeats.
     pub fn is_settled(&self) -> bool {
-        let in_flight = self.queue.iter().any(|q| !matches!(self.parked[q.parked], Some(Delivery::Wake(_))));
+        let in_flight = self.queue.iter().any(|q| !matches!(self.parked.get(q.parked), Some(Delivery::Wake(_))));
         !in_flight && self.components.iter().all(|s| !s.running || !s.component.is_busy())
     }
 
