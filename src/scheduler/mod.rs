@@ -595,17 +595,6 @@ fn select_best(rng: &mut Rng, totals: &[i64]) -> Option<usize> {
     Some(best)
 }
 
-/// `selectHost` over verdicts (`select_best` on their totals), as the tests call it.
-#[cfg(test)]
-fn select_host(rng: &mut Rng, nodes: &[NodeVerdict], feasible: &[(usize, u32)]) -> Option<(usize, u32)> {
-    let total = |index: usize| match nodes.get(index).map(|v| &v.verdict) {
-        Some(Verdict::Feasible(Some(s))) => s.total,
-        _ => 0,
-    };
-    let totals: Vec<i64> = feasible.iter().map(|(index, _)| total(*index)).collect();
-    select_best(rng, &totals).and_then(|i| feasible.get(i).copied())
-}
-
 /// `truncateMessage`: long messages end in " ...".
 fn truncate(message: &str, limit: usize) -> String {
     if message.len() <= limit {

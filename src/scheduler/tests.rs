@@ -604,6 +604,17 @@ fn the_loop_shows_observe_compare_act_and_idle() {
     assert_eq!(h.sched.loops()[0].last_action, "web → node-1 (the only feasible node)");
 }
 
+/// `selectHost` over verdicts (`select_best` on their totals), so a test can
+/// name the winner by its verdict.
+fn select_host(rng: &mut Rng, nodes: &[NodeVerdict], feasible: &[(usize, u32)]) -> Option<(usize, u32)> {
+    let total = |index: usize| match nodes.get(index).map(|v| &v.verdict) {
+        Some(Verdict::Feasible(Some(s))) => s.total,
+        _ => 0,
+    };
+    let totals: Vec<i64> = feasible.iter().map(|(index, _)| total(*index)).collect();
+    select_best(rng, &totals).and_then(|i| feasible.get(i).copied())
+}
+
 #[test]
 fn ties_are_broken_at_random_from_the_seed() {
     let scores = NodeScores::new([Some(100), None, Some(50), None, None]);
