@@ -259,11 +259,7 @@ impl Informer {
     }
 
     fn insert(&mut self, key: ObjectKey, object: Rc<Object>) -> Option<Rc<Object>> {
-        // An update replaces the value under the stored key: no key copy for the common case.
-        let old = match self.cache.get_mut(&key) {
-            Some(slot) => Some(std::mem::replace(slot, object.clone())),
-            None => self.cache.insert(key.clone(), object.clone()),
-        };
+        let old = self.cache.upsert(&key, object.clone());
         let owner = object.meta().controller_ref().map(|r| r.uid.as_str()).unwrap_or_default();
         let node = object.as_pod().and_then(|p| p.node_name());
         if let Some(old) = &old {

@@ -44,10 +44,24 @@ impl ObjectTable {
         if let Some(slot) = self.get_mut(&key) {
             return Some(std::mem::replace(slot, object));
         }
+        self.insert_new(key, object);
+        None
+    }
+
+    /// Stores `object` under `key`, copying the key only when it is new (an update — most writes
+    /// an informer sees — replaces the value under the stored key); returns what was there.
+    pub fn upsert(&mut self, key: &ObjectKey, object: Rc<Object>) -> Option<Rc<Object>> {
+        if let Some(slot) = self.get_mut(key) {
+            return Some(std::mem::replace(slot, object));
+        }
+        self.insert_new(key.clone(), object);
+        None
+    }
+
+    fn insert_new(&mut self, key: ObjectKey, object: Rc<Object>) {
         let i = self.slab.insert(object);
         self.index.insert(key.clone(), i);
         self.ordered.insert(key, i);
-        None
     }
 
     pub fn remove(&mut self, key: &ObjectKey) -> Option<Rc<Object>> {
@@ -138,6 +152,9 @@ mod tests {
         assert_eq!(old.map(|o| o.meta().resource_version), Some(1));
         assert_eq!(t.get(&key("a")).map(|o| o.meta().resource_version), Some(2));
         assert_eq!((t.len(), t.clone().len()), (1, 1));
+        assert_eq!(t.upsert(&key("a"), pod("a", 3)).map(|o| o.meta().resource_version), Some(2), "upsert replaces too");
+        assert!(t.upsert(&key("b"), pod("b", 1)).is_none());
+        assert_eq!(names(&t), ["a", "b"]);
         t.clear();
         assert!(t.is_empty() && t.iter().next().is_none());
     }
