@@ -1,20 +1,34 @@
 //! The event recorder (client-go tools/record): turns "this happened" into Event objects.
 //!
 //! Events go through the API server like any other write. Repeats of the same event (same object,
-//! reason, message and source) update one Event's count and lastTimestamp instead of creating a
-//! new one, as the recorder's EventCorrelator does.
+//! reason, message and type) update one Event's count and lastTimestamp instead of creating a
+//! new one, as the recorder's EventCorrelator does. Like client-go's `eventLogger`, it remembers
+//! per event only what a repeat cannot rebuild from itself — the count, the first timestamp and
+//! the name — not the whole Event: a kubelet or the scheduler remembers thousands of them.
 
 use super::fasthash::FastMap;
 use crate::api::ApiRequest;
 use crate::model::*;
 use std::collections::VecDeque;
+use std::fmt::Write;
 use std::rc::Rc;
 
 /// How many distinct events the recorder remembers for aggregation (client-go's
 /// `maxLruCacheEntries`); older ones are forgotten, and a repeat of one of them starts a new Event.
 pub const MAX_REMEMBERED_EVENTS: usize = 4096;
 
-type EventIdentity = (String, String, String, String);
+/// What makes two events the same event: the involved object, type, reason and message, in one
+/// string (each part length-prefixed, so no two different tuples give the same text).
+type EventIdentity = Rc<str>;
+
+/// What the recorder keeps of an Event it wrote (client-go's `eventLog`).
+#[derive(Clone, Copy, Debug)]
+struct Remembered {
+    count: i32,
+    first_timestamp: Time,
+    /// The suffix of the Event's name (`<object>.<nanos in hex>`).
+    nanos: u64,
+}
 
 /// One thing worth telling people, before it becomes an Event object.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -54,12 +68,11 @@ pub struct EventRecorder {
     host: String,
     seq: u64,
     /// Events already written, by what makes them the same event. Only looked up, never
-    /// iterated (`order` keeps the age), so a hash map: cheaper than comparing four strings per
-    /// tree level on every event.
-    seen: FastMap<Rc<EventIdentity>, Event>,
+    /// iterated (`order` keeps the age), so a hash map.
+    seen: FastMap<EventIdentity, Remembered>,
     /// Remembered identities, oldest first, to forget beyond `MAX_REMEMBERED_EVENTS` (shared
-    /// with `seen`, so remembering one costs no copies of its four strings).
-    order: VecDeque<Rc<EventIdentity>>,
+    /// with `seen`, so remembering one costs no second copy of its text).
+    order: VecDeque<EventIdentity>,
 }
 
 impl EventRecorder {
@@ -69,20 +82,33 @@ impl EventRecorder {
 
     /// The write that records `spec` at `now`: a create, or an update of a repeated event.
     pub fn record(&mut self, spec: EventSpec, now: Time) -> ApiRequest {
-        let key = (spec.involved.uid.clone() + &spec.involved.name, spec.reason.clone(), spec.message.clone(), spec.type_.to_string());
-        if let Some(previous) = self.seen.get_mut(&key) {
+        let key = identity(&spec);
+        if let Some(previous) = self.seen.get_mut(key.as_str()) {
             previous.count += 1;
-            previous.last_timestamp = Some(now);
-            previous.metadata.resource_version = 0;
-            return ApiRequest::Update(Object::Event(previous.clone()));
+            let previous = *previous;
+            return ApiRequest::Update(Object::Event(self.event(spec, previous, now)));
         }
         self.seq += 1;
         // client-go names events `<object>.<unix nanos in hex>`; the sequence keeps two events
         // in the same simulated millisecond apart.
         let nanos = (EPOCH_UNIX_SECS * 1000 + now.0) * 1_000_000 + self.seq % 1_000_000;
-        let event = Event {
+        let remembered = Remembered { count: 1, first_timestamp: now, nanos };
+        if self.order.len() == MAX_REMEMBERED_EVENTS {
+            if let Some(oldest) = self.order.pop_front() {
+                self.seen.remove(&oldest);
+            }
+        }
+        let key: EventIdentity = key.into();
+        self.order.push_back(key.clone());
+        self.seen.insert(key, remembered);
+        ApiRequest::Create(Object::Event(self.event(spec, remembered, now)))
+    }
+
+    /// The Event as written at `now`, its count and first timestamp as remembered.
+    fn event(&self, spec: EventSpec, remembered: Remembered, now: Time) -> Event {
+        Event {
             metadata: ObjectMeta {
-                name: format!("{}.{nanos:x}", spec.involved.name),
+                name: format!("{}.{:x}", spec.involved.name, remembered.nanos),
                 namespace: spec.involved.namespace.clone(),
                 ..Default::default()
             },
@@ -90,22 +116,13 @@ impl EventRecorder {
             reason: spec.reason,
             message: spec.message,
             source: EventSource { component: self.component.clone(), host: self.host.clone() },
-            first_timestamp: Some(now),
+            first_timestamp: Some(remembered.first_timestamp),
             last_timestamp: Some(now),
-            count: 1,
+            count: remembered.count,
             type_: spec.type_.into(),
             reporting_component: self.component.clone(),
             reporting_instance: self.host.clone(),
-        };
-        if self.order.len() == MAX_REMEMBERED_EVENTS {
-            if let Some(oldest) = self.order.pop_front() {
-                self.seen.remove(&oldest);
-            }
         }
-        let key = Rc::new(key);
-        self.order.push_back(key.clone());
-        self.seen.insert(key, event.clone());
-        ApiRequest::Create(Object::Event(event))
     }
 
     /// Forgets what it has written (the process restarted).
@@ -113,6 +130,24 @@ impl EventRecorder {
         self.seen.clear();
         self.order.clear();
     }
+
+    /// How many events it remembers.
+    pub fn remembered(&self) -> usize {
+        self.order.len()
+    }
+}
+
+/// The identity of an event as one string: every field of the involved object (client-go's
+/// `getEventKey` keys on them all), then type, reason and message, each after its length.
+fn identity(spec: &EventSpec) -> String {
+    let o = &spec.involved;
+    let parts = [&*o.kind, &o.namespace, &o.name, &o.uid, &o.api_version, &o.field_path, spec.type_, &spec.reason, &spec.message];
+    let mut key = String::with_capacity(parts.iter().map(|p| p.len() + 4).sum());
+    for part in parts {
+        let _ = write!(key, "{}:", part.len());
+        key.push_str(part);
+    }
+    key
 }
 
 #[cfg(test)]
@@ -138,5 +173,62 @@ mod tests {
         assert_eq!(e2.count, 2);
         assert_eq!(e2.metadata.name, e.metadata.name);
         assert_eq!(e2.last_timestamp, Some(Time(5000)));
+    }
+
+    fn pod_ref(name: &str, field_path: &str) -> ObjectReference {
+        ObjectReference {
+            kind: "Pod".into(),
+            namespace: "default".into(),
+            name: name.into(),
+            uid: format!("uid-{name}"),
+            api_version: "v1".into(),
+            field_path: field_path.into(),
+        }
+    }
+
+    #[test]
+    fn a_repeat_is_the_first_event_with_its_count_and_last_timestamp_moved_on() {
+        let mut rec = EventRecorder::new("kubelet", "node-1");
+        let spec = || EventSpec::normal(pod_ref("web-1", "spec.containers{nginx}"), "Pulled", "Container image already present");
+        let ApiRequest::Create(Object::Event(first)) = rec.record(spec(), Time(1000)) else { panic!("first record must create") };
+        rec.record(spec(), Time(2000));
+        let ApiRequest::Update(Object::Event(third)) = rec.record(spec(), Time(7000)) else { panic!("a repeat must update") };
+        let expected = Event { count: 3, last_timestamp: Some(Time(7000)), ..first.clone() };
+        assert_eq!(third, expected);
+        assert_eq!(third.first_timestamp, Some(Time(1000)));
+        assert_eq!(rec.remembered(), 1);
+    }
+
+    #[test]
+    fn events_on_different_containers_of_one_pod_are_different_events() {
+        let mut rec = EventRecorder::new("kubelet", "node-1");
+        let on = |path: &str| EventSpec::warning(pod_ref("web-1", path), "BackOff", "Back-off pulling image");
+        assert!(matches!(rec.record(on("spec.containers{a}"), Time(0)), ApiRequest::Create(_)));
+        assert!(matches!(rec.record(on("spec.containers{b}"), Time(0)), ApiRequest::Create(_)));
+        assert!(matches!(rec.record(on("spec.containers{a}"), Time(0)), ApiRequest::Update(_)));
+        assert_eq!(rec.remembered(), 2);
+    }
+
+    #[test]
+    fn the_oldest_event_is_forgotten_beyond_the_limit_and_its_repeat_starts_a_new_event() {
+        let mut rec = EventRecorder::new("default-scheduler", "");
+        let scheduled = |i: usize| EventSpec::normal(pod_ref(&format!("p-{i}"), ""), "Scheduled", format!("assigned p-{i}"));
+        for i in 0..=MAX_REMEMBERED_EVENTS {
+            rec.record(scheduled(i), Time(i as u64));
+        }
+        assert_eq!(rec.remembered(), MAX_REMEMBERED_EVENTS);
+        let ApiRequest::Create(Object::Event(again)) = rec.record(scheduled(0), Time(9000)) else { panic!("forgotten: must create") };
+        assert_eq!((again.count, again.first_timestamp), (1, Some(Time(9000))));
+        assert!(matches!(rec.record(scheduled(MAX_REMEMBERED_EVENTS), Time(9001)), ApiRequest::Update(_)));
+    }
+
+    #[test]
+    fn identities_do_not_run_into_each_other() {
+        let mut a = EventSpec::normal(pod_ref("x", ""), "R", "c");
+        a.involved.uid = "u1".into();
+        let mut b = EventSpec::normal(pod_ref("1x", ""), "R", "c");
+        b.involved.uid = "u".into();
+        assert_ne!(identity(&a), identity(&b));
+        assert_eq!(identity(&a), "3:Pod7:default1:x2:u12:v10:6:Normal1:R1:c");
     }
 }
