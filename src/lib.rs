@@ -20,4 +20,5 @@ pub mod scheduler;
 pub mod sim;
 pub mod sort;
 pub mod store;
+pub mod vec_map;
 pub mod view;

@@ -24,7 +24,8 @@ use crate::kubelet::lease::LEASE_NAMESPACE;
 use crate::model::*;
 use crate::runtime::events::{reference_to, EventSpec};
 use crate::runtime::informer::Delta;
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use crate::vec_map::{VecMap, VecSet};
+use std::collections::VecDeque;
 
 /// `--node-monitor-period`.
 pub const NODE_MONITOR_PERIOD: Duration = Duration::secs(5);
@@ -121,13 +122,13 @@ impl TokenBucket {
 #[derive(Clone, Debug)]
 struct ZoneTainter {
     queue: VecDeque<String>,
-    members: BTreeSet<String>,
+    members: VecSet<String>,
     limiter: TokenBucket,
 }
 
 impl ZoneTainter {
     fn new(now: Time) -> Self {
-        ZoneTainter { queue: VecDeque::new(), members: BTreeSet::new(), limiter: TokenBucket::new(EVICTION_QPS, now) }
+        ZoneTainter { queue: VecDeque::new(), members: VecSet::new(), limiter: TokenBucket::new(EVICTION_QPS, now) }
     }
     fn add(&mut self, node: &str) -> bool {
         if !self.members.insert(node.to_string()) {
@@ -151,11 +152,11 @@ impl ZoneTainter {
 #[derive(Debug, Default)]
 pub struct NodeLifecycleController {
     /// Lease renew times by node, as the lease informer delivered them.
-    leases: BTreeMap<String, Time>,
-    health: BTreeMap<String, NodeHealth>,
-    known: BTreeSet<String>,
-    zone_states: BTreeMap<String, ZoneState>,
-    tainters: BTreeMap<String, ZoneTainter>,
+    leases: VecMap<String, Time>,
+    health: VecMap<String, NodeHealth>,
+    known: VecSet<String>,
+    zone_states: VecMap<String, ZoneState>,
+    tainters: VecMap<String, ZoneTainter>,
     next_monitor: Option<Time>,
     ticking: bool,
     events: Vec<EventSpec>,
@@ -167,7 +168,7 @@ struct Writes {
     status: Vec<Call>,
     pods: Vec<Call>,
     /// Nodes whose taints this pass already rewrote (later changes build on that copy).
-    tainted: BTreeMap<String, Node>,
+    tainted: VecMap<String, Node>,
 }
 
 /// The zone a node counts in (`GetZoneKey`: region and zone labels).
@@ -233,7 +234,7 @@ impl NodeLifecycleController {
 
     /// The taint writes go on top of what this pass already changed on the node.
     fn node_for_taints<'a>(writes: &'a mut Writes, node: &Node) -> &'a mut Node {
-        writes.tainted.entry(node.metadata.name.clone()).or_insert_with(|| node.clone())
+        writes.tainted.get_or_insert_with(node.metadata.name.clone(), || node.clone())
     }
 
     /// Swaps NoExecute taints (`SwapNodeControllerTaint`) on this pass's copy of the node.
@@ -249,7 +250,7 @@ impl NodeLifecycleController {
 
     /// The taint writes, one per node whose taints this pass changed, sent as a patch would be
     /// (no resourceVersion precondition: the status write of the same pass must not conflict).
-    fn taint_calls(caches: &Caches, tainted: BTreeMap<String, Node>) -> Vec<Call> {
+    fn taint_calls(caches: &Caches, tainted: VecMap<String, Node>) -> Vec<Call> {
         tainted
             .into_values()
             .filter(|n| {
@@ -285,8 +286,9 @@ impl NodeLifecycleController {
         let name = node.metadata.name.clone();
         let created = node.metadata.creation_timestamp.unwrap_or(Time(0));
         let current = node.condition("Ready").cloned();
-        // Taken out rather than copied: it goes back in at the end of this pass.
-        let mut health = self.health.remove(&name);
+        // Taken out rather than copied (a default stands in its place): it goes back in at the
+        // end of this pass, overwriting in place rather than shifting the map twice.
+        let mut health = self.health.get_mut(&name).map(std::mem::take);
         let (observed, grace) = match &current {
             None => {
                 let fake = NodeCondition {
@@ -403,7 +405,7 @@ impl NodeLifecycleController {
     /// `monitorNodeHealth`.
     fn monitor(&mut self, caches: &Caches, writes: &mut Writes, now: Time) {
         let nodes: Vec<&Node> = caches.nodes.iter().filter_map(|o| o.as_node()).collect();
-        let present: BTreeSet<&str> = nodes.iter().map(|n| n.metadata.name.as_str()).collect();
+        let present: VecSet<&str> = nodes.iter().map(|n| n.metadata.name.as_str()).collect();
         self.known.retain(|n| present.contains(n.as_str()));
         self.health.retain(|n, _| present.contains(n.as_str()));
         for node in &nodes {
@@ -416,11 +418,11 @@ impl NodeLifecycleController {
                 self.mark_reachable(writes, node, now);
             }
         }
-        let mut zones: BTreeMap<String, Vec<bool>> = BTreeMap::new();
+        let mut zones: VecMap<String, Vec<bool>> = VecMap::new();
         for node in &nodes {
             let (observed, current) = self.update_health(node, writes, now);
             if !node.metadata.labels.contains_key("node.kubernetes.io/exclude-disruption") {
-                zones.entry(zone_key(node)).or_default().push(current.as_ref().is_some_and(|c| c.status == "True"));
+                zones.get_or_insert_with(zone_key(node), Vec::new).push(current.as_ref().is_some_and(|c| c.status == "True"));
             }
             let Some(current) = current else { continue };
             self.taint_based_eviction(node, &observed, writes, now);
@@ -435,8 +437,8 @@ impl NodeLifecycleController {
     }
 
     /// `handleDisruption`: zone states and their tainting rates.
-    fn handle_disruption(&mut self, zones: &BTreeMap<String, Vec<bool>>, nodes: &[&Node], writes: &mut Writes, now: Time) {
-        let new_states: BTreeMap<&String, ZoneState> = zones.iter().map(|(z, ready)| (z, compute_zone_state(ready).1)).collect();
+    fn handle_disruption(&mut self, zones: &VecMap<String, Vec<bool>>, nodes: &[&Node], writes: &mut Writes, now: Time) {
+        let new_states: VecMap<&String, ZoneState> = zones.iter().map(|(z, ready)| (z, compute_zone_state(ready).1)).collect();
         let all_are_fully_disrupted = new_states.values().all(|s| *s == ZoneState::FullDisruption);
         self.zone_states.retain(|z, _| zones.contains_key(z));
         let all_were_fully_disrupted = self.zone_states.values().all(|s| *s == ZoneState::FullDisruption);

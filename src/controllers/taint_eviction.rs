@@ -15,7 +15,7 @@ use crate::api::{ApiRequest, DeleteRequest};
 use crate::model::*;
 use crate::runtime::events::EventSpec;
 use crate::runtime::informer::Delta;
-use std::collections::BTreeMap;
+use crate::vec_map::VecMap;
 
 /// A scheduled deletion (`TimedWorker`); once fired it stays, empty, until cancelled, so the
 /// same pod is not deleted twice.
@@ -29,8 +29,8 @@ struct Work {
 #[derive(Debug, Default)]
 pub struct TaintEvictionController {
     /// The NoExecute taints of each tainted node, as last handled.
-    tainted: BTreeMap<String, Vec<Taint>>,
-    work: BTreeMap<ObjectKey, Work>,
+    tainted: VecMap<String, Vec<Taint>>,
+    work: VecMap<ObjectKey, Work>,
     events: Vec<EventSpec>,
 }
 

@@ -15,7 +15,7 @@ use crate::api::ApiRequest;
 use crate::kubelet::{CrashPlan, Kubelet};
 use crate::model::{Duration, Kind, ObjectKey};
 use crate::store::Snapshot;
-use std::collections::{BTreeMap, BTreeSet};
+use crate::vec_map::{VecMap, VecSet};
 
 /// How long kube-apiserver waits on an unreachable etcd before failing a request: etcd's own
 /// request timeout (5 s plus two 1 s election timeouts), after which the API server passes on
@@ -64,15 +64,15 @@ impl WatchFault {
 pub(crate) struct Faults {
     pub api_server_down: bool,
     pub etcd_down: bool,
-    pub nodes: BTreeMap<String, NodeFault>,
+    pub nodes: VecMap<String, NodeFault>,
     /// By target: `None` is every component; a component's own entry wins over it.
-    pub watch: BTreeMap<Option<ComponentId>, WatchFault>,
+    pub watch: VecMap<Option<ComponentId>, WatchFault>,
     pub snapshot: Option<Snapshot>,
     /// Watch notifications lost to `watch drop` so far.
     pub dropped: u64,
     /// Watches severed by `sim watch sever`, by client and kind: the client's next watch of
     /// that kind is answered 410 Gone, so it re-lists.
-    pub relist: BTreeSet<(ComponentId, Kind)>,
+    pub relist: VecSet<(ComponentId, Kind)>,
 }
 
 impl Faults {
@@ -88,11 +88,11 @@ impl Sim {
         self.faults.nodes.get(node).copied()
     }
     /// Every faulty node, by name.
-    pub fn node_faults(&self) -> &BTreeMap<String, NodeFault> {
+    pub fn node_faults(&self) -> &VecMap<String, NodeFault> {
         &self.faults.nodes
     }
     /// The watch faults in force, by target (`None`: every component).
-    pub fn watch_faults(&self) -> &BTreeMap<Option<ComponentId>, WatchFault> {
+    pub fn watch_faults(&self) -> &VecMap<Option<ComponentId>, WatchFault> {
         &self.faults.watch
     }
     /// How many watch notifications `watch drop` has lost so far.
@@ -323,7 +323,7 @@ impl Sim {
                 set(f);
             }
         }
-        let entry = self.faults.watch.entry(target).or_default();
+        let entry = self.faults.watch.get_or_insert_with(target, WatchFault::default);
         set(entry);
         self.faults.watch.retain(|_, f| !f.is_clear());
     }

@@ -8,7 +8,8 @@
 
 use crate::api::ApiServer;
 use crate::model::{Duration, Kind, Object, Time};
-use std::collections::{BTreeMap, BTreeSet};
+use crate::vec_map::{VecMap, VecSet};
+use std::collections::BTreeMap;
 
 /// How long an object may outlive its owner before the garbage collector is deemed to have failed.
 pub const OWNERLESS_GRACE: Duration = Duration::secs(60);
@@ -19,7 +20,7 @@ pub struct Checker {
     /// The node each pod (by UID) was first bound to.
     bound: BTreeMap<String, String>,
     /// When each dependent (by UID) was first seen without its owner.
-    ownerless_since: BTreeMap<String, Time>,
+    ownerless_since: VecMap<String, Time>,
 }
 
 impl Checker {
@@ -87,11 +88,11 @@ impl Checker {
     }
 
     fn check_owners(&mut self, api: &ApiServer, now: Time, out: &mut Vec<String>) {
-        let mut uids: BTreeSet<&str> = BTreeSet::new();
+        let mut uids: VecSet<&str> = VecSet::new();
         uids.extend(
             [Kind::Deployment, Kind::ReplicaSet, Kind::Node].iter().flat_map(|k| api.etcd.list(*k, None)).map(|o| o.meta().uid.as_str()),
         );
-        let mut still_missing = BTreeMap::new();
+        let mut still_missing = Vec::new();
         for kind in [Kind::ReplicaSet, Kind::Pod] {
             for obj in api.etcd.list(kind, None) {
                 let meta = obj.meta();
@@ -103,9 +104,10 @@ impl Checker {
                 if now.since(since) > OWNERLESS_GRACE {
                     out.push(format!("{} outlived its owner by more than {}", obj.key(), OWNERLESS_GRACE));
                 }
-                still_missing.insert(meta.uid.clone(), since);
+                still_missing.push((meta.uid.clone(), since));
             }
         }
-        self.ownerless_since = still_missing;
+        // Sorted once here rather than shifted into place one by one.
+        self.ownerless_since = still_missing.into_iter().collect();
     }
 }

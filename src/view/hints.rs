@@ -9,6 +9,7 @@
 
 use crate::model::{Kind, Time};
 use crate::sim::{ComponentId, Sim};
+use crate::vec_map::VecMap;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -38,7 +39,7 @@ pub struct Hint {
 /// Remembers when each symptom first appeared, so only lasting ones become hints.
 #[derive(Clone, Debug, Default)]
 pub struct HintTracker {
-    first_seen: BTreeMap<String, Time>,
+    first_seen: VecMap<String, Time>,
 }
 
 /// A symptom found in one look at the cluster.
@@ -68,7 +69,7 @@ impl HintTracker {
         let mut hints: Vec<Hint> = symptoms
             .into_iter()
             .filter_map(|s| {
-                let since = now.0 - self.first_seen.entry(s.key.clone()).or_insert(now).0;
+                let since = now.0 - self.first_seen.get_or_insert_with(s.key.clone(), || now).0;
                 (s.immediate || since >= PERSISTS_FOR_MS).then_some(Hint {
                     key: s.key,
                     symptom: s.symptom,
