@@ -114,9 +114,11 @@ pub fn App(props: &AppProps) -> Html {
 
     let s = &shown.0;
     let p = &*params;
+    // Past teaching scale the panels below the cluster are skipped by the browser while off screen.
+    let large = s.cluster.pod_count > crate::engine::LARGE_CLUSTER_PODS;
     let theme = (p.theme != kubeloop::view::page::Theme::Auto).then(|| p.theme.name());
     html! {
-        <div ref={root} class={classes!("app", props.embedded.then_some("embedded"))} data-theme={theme} data-sim-time={s.time_ms.to_string()} data-mode={mode_name(s)}>
+        <div ref={root} class={classes!("app", props.embedded.then_some("embedded"), large.then_some("large"))} data-theme={theme} data-sim-time={s.time_ms.to_string()} data-mode={mode_name(s)}>
             if p.shows_panel("header") {
                 <Header version={kubeloop::VERSION} />
             }

@@ -44,7 +44,7 @@ pub fn ClusterPanel(props: &ClusterPanelProps) -> Html {
             </h2>
             <div class="unscheduled" role="group" aria-label="Pods waiting for a node" data-testid="unscheduled">
                 <span class="unscheduled-label">{ format!("Unscheduled ({})", pending.len()) }</span>
-                <PodList pods={shown} compact={compact} selected={selected.map(AttrValue::from)} on_action={props.on_action.clone()} />
+                <PodList pods={Pods::Waiting(shown)} compact={compact} selected={selected.map(AttrValue::from)} on_action={props.on_action.clone()} />
                 if pending.len() > UNSCHEDULED_SHOWN {
                     <span class="muted">{ format!("…and {} more", pending.len() - UNSCHEDULED_SHOWN) }</span>
                 }
@@ -92,7 +92,7 @@ pub fn NodeBox(props: &NodeBoxProps) -> Html {
             <Bar label="cpu" usage={n.cpu} text={n.cpu_label()} />
             <Bar label="memory" usage={n.memory} text={n.memory_label()} />
             <Bar label="pods" usage={n.pods_used} text={n.pods_label()} />
-            <PodList pods={Rc::new(n.pods.clone())} compact={props.compact} selected={props.selected.clone()} on_action={props.on_action.clone()} />
+            <PodList pods={Pods::Node(n.clone())} compact={props.compact} selected={props.selected.clone()} on_action={props.on_action.clone()} />
         </li>
     }
 }
@@ -154,9 +154,26 @@ pub fn Bar(props: &BarProps) -> Html {
     }
 }
 
+/// The pods a list shows: a node's own (shared with its box, not copied each time the box is
+/// redrawn) or the ones waiting for a node.
+#[derive(Clone, PartialEq)]
+pub enum Pods {
+    Node(Rc<NodeView>),
+    Waiting(Rc<Vec<PodView>>),
+}
+
+impl Pods {
+    fn as_slice(&self) -> &[PodView] {
+        match self {
+            Pods::Node(node) => &node.pods,
+            Pods::Waiting(pods) => pods,
+        }
+    }
+}
+
 #[derive(Properties, PartialEq)]
 pub struct PodListProps {
-    pub pods: Rc<Vec<PodView>>,
+    pub pods: Pods,
     pub compact: bool,
     pub selected: Option<AttrValue>,
     pub on_action: Callback<Action>,
@@ -167,7 +184,7 @@ pub struct PodListProps {
 pub fn PodList(props: &PodListProps) -> Html {
     html! {
         <ul class="pods" aria-label="Pods">
-            { for props.pods.iter().map(|p| {
+            { for props.pods.as_slice().iter().map(|p| {
                 let selected = props.selected.as_deref().is_some_and(|key| is_key(p, key));
                 html! { <PodChip key={p.key()} pod={p.clone()} compact={props.compact} selected={selected} on_action={props.on_action.clone()} /> }
             }) }

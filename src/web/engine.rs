@@ -38,8 +38,12 @@ use std::rc::Rc;
 /// falls behind the clock rather than the page dropping frames. One delivery is never cut short,
 /// so a frame can overrun by the cost of one step.
 pub const PLAY_BUDGET_MS: f64 = 4.0;
-/// The same budget for a large cluster, whose drawing is spread over frames.
+/// The most a large cluster's simulation may take per frame. Its drawing is spread over frames
+/// but still costs most of one, so the budget it gets is governed by [`FrameGovernor`].
 pub const LARGE_PLAY_BUDGET_MS: f64 = 4.0;
+/// The least a large cluster's simulation gets per frame, however late the frames are, so it
+/// always moves.
+const LARGE_MIN_BUDGET_MS: f64 = 1.0;
 /// A cluster with more pods than this is large: compact pods, redrawing spread over frames.
 pub const LARGE_CLUSTER_PODS: usize = 300;
 /// In a large cluster, at most this many node boxes are redrawn per frame (taking turns).
@@ -47,6 +51,9 @@ const LARGE_BOXES_PER_FRAME: usize = 3;
 /// In a large cluster, the room of loops, the flow and the event log are redrawn this often
 /// (wall ms) rather than every frame.
 const LARGE_PANELS_MS: f64 = 250.0;
+/// In a large cluster, the "what is wrong?" tracker looks at every pod; it does so this often
+/// (wall ms), open or closed, rather than with every redraw of the panels.
+const LARGE_HINTS_MS: f64 = 1000.0;
 /// While fast-forwarding: most of a frame, leaving room to draw.
 pub const FAST_FORWARD_BUDGET_MS: f64 = 10.0;
 /// Fast-forward gives up after this much simulated time without settling (`sim settle`'s default).
@@ -225,6 +232,11 @@ pub struct Engine {
     last_redraw: f64,
     /// Whether this frame redraws the room of loops, the flow and the event log.
     panels_due: bool,
+    /// Wall time the hint tracker last looked, and whether this frame skips it (large cluster).
+    last_hints: f64,
+    hints_skip: bool,
+    /// The large cluster's simulation budget, following how late the frames are.
+    governor: FrameGovernor,
     note: String,
     selected: Option<(String, String)>,
     filter: EventFilter,
@@ -581,6 +593,9 @@ impl Engine {
             lagging: false,
             last_redraw: f64::NEG_INFINITY,
             panels_due: true,
+            last_hints: f64::NEG_INFINITY,
+            hints_skip: false,
+            governor: FrameGovernor::new(LARGE_MIN_BUDGET_MS, LARGE_PLAY_BUDGET_MS),
             note: String::new(),
             selected: None,
             filter: EventFilter { limit: EVENT_ROWS, ..Default::default() },
@@ -628,7 +643,7 @@ impl Engine {
                 if let Some(deadline) = self.lesson.as_ref().and_then(LessonRun::next_deadline) {
                     target = target.min(deadline.max(self.session.sim().now()));
                 }
-                let budget = if large { LARGE_PLAY_BUDGET_MS } else { PLAY_BUDGET_MS };
+                let budget = if large { self.governor.budget(dt) } else { PLAY_BUDGET_MS };
                 self.lagging = !self.run_until(target, started + budget, clock);
                 if self.lagging {
                     self.carry = 0.0;
@@ -642,6 +657,10 @@ impl Engine {
         self.panels_due = !large || self.mode == Mode::Paused || started - self.last_redraw >= LARGE_PANELS_MS;
         if self.panels_due {
             self.last_redraw = started;
+        }
+        self.hints_skip = large && self.mode != Mode::Paused && started - self.last_hints < LARGE_HINTS_MS;
+        if self.panels_due && !self.hints_skip {
+            self.last_hints = started;
         }
         self.publish()
     }
@@ -953,6 +972,8 @@ impl Engine {
     fn publish(&mut self) -> Option<Rc<Snapshot>> {
         self.observe();
         let next = self.build();
+        // Only a frame decides to skip the hints; anything else that publishes looks.
+        self.hints_skip = false;
         if *next == *self.snapshot {
             return None;
         }
@@ -965,6 +986,7 @@ impl Engine {
         let now = sim.now();
         let old = self.snapshot.clone();
         let panels = self.panels_due;
+        let hints_due = panels && !self.hints_skip;
         // Ages in the event log move once a second of simulated time.
         let events = if panels && (self.events_dirty || old.time_ms / 1000 != now.0 / 1000) {
             self.events_dirty = false;
@@ -1004,7 +1026,8 @@ impl Engine {
             cluster: self.cluster.view().clone(),
             components: if panels { keep(&old.components, components(sim)) } else { old.components.clone() },
             gap: keep(&old.gap, self.gap.view().clone()),
-            chart: keep(&old.chart, self.gap.chart(chart_now, 240, 64)),
+            // A large cluster redraws its chart with the panels, not every frame.
+            chart: if panels { keep(&old.chart, self.gap.chart(chart_now, 240, 64)) } else { old.chart.clone() },
             events,
             filter: keep(&old.filter, self.filter.clone()),
             layout: if panels { keep(&old.layout, FlowLayout::new(&self.node_names())) } else { old.layout.clone() },
@@ -1014,7 +1037,7 @@ impl Engine {
             hints: self.hints.as_mut().map(|tracker| {
                 let old_hints = old.hints.as_ref().map(|h| h.hints.clone()).unwrap_or_default();
                 // Watched while closed too, so a symptom's age is right when the panel opens.
-                let hints = match (self.hints_open, panels) {
+                let hints = match (self.hints_open, hints_due) {
                     (open, true) => {
                         let seen = tracker.observe(sim);
                         if open {
@@ -1042,6 +1065,47 @@ impl Engine {
             }),
             lesson_problem: self.lesson_problem.clone(),
         })
+    }
+}
+
+/// Frame intervals longer than this many vsyncs count as a missed frame.
+const MISSED_FRAME_VSYNCS: f64 = 1.5;
+/// How much of the budget a missed frame takes away, and how much an on-time frame gives back.
+const BUDGET_CUT: f64 = 0.7;
+const BUDGET_GROWTH_MS: f64 = 0.25;
+
+/// The large cluster's per-frame simulation budget, which follows the frame rate: a frame that
+/// came later than one vsync after the last (the page missed one) cuts the budget, an on-time
+/// frame gives a little back. Drawing 3,000 pods takes most of a frame, and what it takes
+/// depends on the machine; the simulation gets what is left, and falls behind (shown as
+/// lagging) rather than the page dropping frames.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FrameGovernor {
+    min_ms: f64,
+    max_ms: f64,
+    budget_ms: f64,
+    /// The shortest frame interval seen: the display's vsync.
+    vsync_ms: f64,
+}
+
+impl FrameGovernor {
+    pub fn new(min_ms: f64, max_ms: f64) -> FrameGovernor {
+        FrameGovernor { min_ms, max_ms, budget_ms: max_ms, vsync_ms: f64::INFINITY }
+    }
+
+    /// The budget for a frame that came `dt` wall ms after the last one (0 for the first).
+    pub fn budget(&mut self, dt: f64) -> f64 {
+        if dt > 0.0 {
+            // A few milliseconds of jitter below the true vsync would make every frame look
+            // late; frames never come faster than the display, so the minimum is the vsync.
+            self.vsync_ms = self.vsync_ms.min(dt);
+            self.budget_ms = if dt > self.vsync_ms * MISSED_FRAME_VSYNCS {
+                (self.budget_ms * BUDGET_CUT).max(self.min_ms)
+            } else {
+                (self.budget_ms + BUDGET_GROWTH_MS).min(self.max_ms)
+            };
+        }
+        self.budget_ms
     }
 }
 

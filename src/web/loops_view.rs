@@ -204,7 +204,7 @@ pub fn FlowPanel(props: &FlowPanelProps) -> Html {
                         <text x={p.x.to_string()} y={(p.y + 4).to_string()} text-anchor="middle">{ p.label.clone() }</text>
                     </g>
                 }) }
-                { for props.hops.iter().map(|h| hop_shape(l, h, props.selected.as_deref())) }
+                { for props.hops.iter().filter_map(|h| hop_shape(l, h, props.selected.as_deref())) }
             </svg>
             <ul class="legend" aria-label="Legend">
                 <li><svg viewBox="0 0 12 12" aria-hidden="true"><circle class="hop request" cx="6" cy="6" r="5" /></svg>{ "request to kube-apiserver" }</li>
@@ -230,9 +230,10 @@ fn is_chain(h: &Hop, selected: Option<&str>) -> bool {
 }
 
 /// One hop: a shape that travels from sender to receiver once (CSS animation, custom properties
-/// for the ends).
-fn hop_shape(l: &FlowLayout, h: &Hop, selected: Option<&str>) -> Html {
-    let (Some(from), Some(to)) = (l.position(&h.from), l.position(&h.to)) else { return html! {} };
+/// for the ends). None for a hop with an end off the diagram: every hop drawn is keyed, so Yew
+/// moves hops rather than rewriting them in place (which would restart their animations).
+fn hop_shape(l: &FlowLayout, h: &Hop, selected: Option<&str>) -> Option<Html> {
+    let (from, to) = (l.position(&h.from)?, l.position(&h.to)?);
     let style = format!("--x1:{}px;--y1:{}px;--x2:{}px;--y2:{}px", from.x, from.y, to.x, to.y);
     let class = classes!("hop", h.kind.clone(), is_chain(h, selected).then_some("chain"));
     let shape = match h.kind.as_str() {
@@ -241,12 +242,12 @@ fn hop_shape(l: &FlowLayout, h: &Hop, selected: Option<&str>) -> Html {
         "response" => html! { <circle r="3.5" /> },
         _ => html! { <circle r="5" /> },
     };
-    html! {
+    Some(html! {
         <g key={h.seq} class={class} style={style}>
             { shape }
             if h.count > 1 {
                 <text y="-8" text-anchor="middle" class="fold">{ format!("×{}", h.count) }</text>
             }
         </g>
-    }
+    })
 }
