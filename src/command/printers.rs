@@ -299,23 +299,10 @@ pub fn object_json(o: &Object) -> Value {
     let mut v = o.to_json();
     if let Some(Value::Object(meta)) = v.pointer_mut("/spec/template/metadata") {
         if meta.get("name").is_some_and(|n| n == "") {
-            *meta = json_without(std::mem::take(meta), |k| k == "name");
+            meta.remove("name");
         }
     }
     v
-}
-
-/// `map` without the keys `drop` picks, in the same order. Built afresh by insertion rather than
-/// with `Map::remove`: nothing else removes from a JSON object, so the page then links no B-tree
-/// removal code for them (see `vec_map.rs`). These are a manifest's few fields.
-pub fn json_without(map: serde_json::Map<String, Value>, drop: impl Fn(&str) -> bool) -> serde_json::Map<String, Value> {
-    let mut kept = serde_json::Map::new();
-    for (k, v) in map {
-        if !drop(&k) {
-            kept.insert(k, v);
-        }
-    }
-    kept
 }
 
 /// The `List` kubectl wraps several objects in for `-o json` and `-o yaml`.

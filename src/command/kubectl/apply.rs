@@ -16,7 +16,7 @@
 use super::{check_namespace, flags, submit, usage_error};
 use crate::api::{defaults, validation, ApiError, ApiRequest, Reason};
 use crate::command::parse::{FlagKind, FlagSpec, Flags};
-use crate::command::printers::{json_text, json_without};
+use crate::command::printers::json_text;
 use crate::command::resources::kind_string;
 use crate::command::yaml::{documents, to_yaml};
 use crate::command::{CommandOutput, Session};
@@ -243,8 +243,8 @@ pub fn print_result(object: &Object, verb: &str, dry_run: DryRun, output: Option
 fn last_applied(raw: &Value) -> String {
     let mut v = raw.clone();
     if let Some(meta) = v.get_mut("metadata").and_then(Value::as_object_mut) {
-        let annotations = meta.get("annotations").and_then(Value::as_object).cloned().unwrap_or_default();
-        let annotations = json_without(annotations, |k| k == LAST_APPLIED);
+        let mut annotations = meta.get("annotations").and_then(Value::as_object).cloned().unwrap_or_default();
+        annotations.remove(LAST_APPLIED);
         meta.insert("annotations".into(), Value::Object(annotations));
     }
     serde_json::to_string(&v).unwrap_or_default() + "\n"
@@ -331,22 +331,20 @@ pub fn three_way(live: &Value, original: Option<&Value>, modified: &Value) -> Va
     match (live, modified) {
         (Value::Object(l), Value::Object(m)) => {
             let mut result = l.clone();
-            // Keys to delete: set to null in the manifest, or dropped from it since the last
-            // apply. None of them is inserted below, so they can all go at the end.
-            let mut gone: Vec<&str> = Vec::new();
             for (k, mv) in m {
                 if mv.is_null() {
-                    gone.push(k);
+                    result.remove(k);
                     continue;
                 }
                 let merged = three_way(l.get(k).unwrap_or(&Value::Null), original.and_then(|o| o.get(k)), mv);
                 result.insert(k.clone(), merged);
             }
             if let Some(Value::Object(o)) = original {
-                gone.extend(o.keys().filter(|k| !m.contains_key(*k)).map(String::as_str));
-            }
-            if !gone.is_empty() {
-                result = json_without(result, |k| gone.contains(&k));
+                for k in o.keys() {
+                    if !m.contains_key(k) {
+                        result.remove(k);
+                    }
+                }
             }
             Value::Object(result)
         }
