@@ -14,6 +14,7 @@ pub mod trace;
 use crate::api::{ApiRequest, ApiResult, ApiServer, Handled, WatchEvent, WatchId};
 use crate::model::{Duration, Object, Time};
 use crate::rng::Rng;
+use crate::runtime::fasthash::FastMap;
 use crate::runtime::slab::Slab;
 use crate::runtime::{Component, Ctx, Effect, LoopStatus, RequestId};
 pub use faults::{NodeFault, WatchFault};
@@ -163,6 +164,8 @@ impl Ord for Queued {
 
 struct Slot {
     id: ComponentId,
+    /// `id` as the trace writes it, rendered once instead of at every hop.
+    name: String,
     component: Box<dyn Component>,
     running: bool,
     /// The wake-up currently queued for it, if any.
@@ -185,8 +188,11 @@ pub struct Sim {
     next_request: u64,
     watch_owner: BTreeMap<WatchId, SlotIndex>,
     /// The last delivery time per watch, so one watch's notifications never overtake each other.
-    watch_clock: BTreeMap<WatchId, Time>,
+    /// Looked up for every notification and never listed, so hashed.
+    watch_clock: FastMap<WatchId, Time>,
     trace: Trace,
+    /// The text of the hop being traced, reused from hop to hop.
+    text: String,
     /// When kube-apiserver next compacts etcd, and the revision it will compact to (the one it
     /// noted at the previous tick, as `--etcd-compaction-interval` does).
     next_compaction: Time,
@@ -214,8 +220,9 @@ impl Sim {
             seq: 0,
             next_request: 0,
             watch_owner: BTreeMap::new(),
-            watch_clock: BTreeMap::new(),
+            watch_clock: FastMap::default(),
             trace: Trace::new(4096),
+            text: String::new(),
             next_compaction: Time(0) + ETCD_COMPACTION_INTERVAL,
             compact_to: 0,
             invariants: invariants::Checker::default(),
@@ -268,7 +275,7 @@ impl Sim {
 
     /// Adds a component and starts it now.
     pub fn add_component(&mut self, id: ComponentId, component: Box<dyn Component>) {
-        let slot = Slot { id: id.clone(), component, running: true, wake_at: None };
+        let slot = Slot { name: id.to_string(), id: id.clone(), component, running: true, wake_at: None };
         let index = match self.by_id.get(&id) {
             // Replacing a component keeps its place, so deliveries queued for it still find it.
             Some(&i) => {
@@ -395,7 +402,10 @@ impl Sim {
                 Some(o) => &o.key_ref(),
                 None => &"",
             };
-            self.trace.record(at, commit, &"kube-apiserver", &"etcd", MessageKind::EtcdWrite, format_args!("rev {rev}"), object);
+            self.text.clear();
+            self.text.push_str("rev ");
+            push_decimal(&mut self.text, rev);
+            self.trace.record_text(at, commit, "kube-apiserver", "etcd", MessageKind::EtcdWrite, &self.text, object);
             self.invariants.observe_revision(rev, &mut self.violations);
             if let Some(o) = written {
                 self.invariants.observe_write(o, self.now);
@@ -535,16 +545,12 @@ impl Sim {
                         return;
                     }
                 }
-                let key = event.object.key_ref();
-                self.trace.record(
-                    self.now,
-                    self.now,
-                    &"kube-apiserver",
-                    &self.components[owner].id,
-                    MessageKind::Watch,
-                    format_args!("{} {key}", event.type_.as_str()),
-                    &key,
-                );
+                self.text.clear();
+                self.text.push_str(event.type_.as_str());
+                self.text.push(' ');
+                push_object_key(&mut self.text, &event.object);
+                let (to, what) = (&self.components[owner].name, &self.text);
+                self.trace.record_text(self.now, self.now, "kube-apiserver", to, MessageKind::Watch, what, &event.object.key_ref());
                 self.call_at(owner, |c, ctx| c.handle_watch_event(ctx, watch, event));
             }
             Delivery::Wake(index) => {
@@ -597,11 +603,16 @@ impl Sim {
             // client before the response that tells it the watch exists.
             self.watch_clock.insert(*w, back);
         }
-        let status = match &handled.result {
-            Ok(_) => format_args!("200"),
-            Err(e) => format_args!("{} {}", e.code(), e.reason.as_str()),
-        };
-        self.trace.record(arrived, back, &"kube-apiserver", &self.components[from].id, MessageKind::Response, status, &"");
+        self.text.clear();
+        match &handled.result {
+            Ok(_) => self.text.push_str("200"),
+            Err(e) => {
+                push_decimal(&mut self.text, u64::from(e.code()));
+                self.text.push(' ');
+                self.text.push_str(e.reason.as_str());
+            }
+        }
+        self.trace.record_text(arrived, back, "kube-apiserver", &self.components[from].name, MessageKind::Response, &self.text, &"");
         let Handled { result, notifications, revision } = handled;
         let written = result.as_ref().ok().and_then(|r| r.object()).cloned();
         // Queued before the watch's first events, so at the same millisecond it still comes first.
@@ -628,16 +639,12 @@ impl Sim {
             match effect {
                 Effect::Request { id: rid, request } => {
                     let at = self.now + Duration(self.rng.jitter(self.latencies.request.0, self.latencies.jitter));
-                    let target = request.target_ref();
-                    self.trace.record(
-                        self.now,
-                        at,
-                        &self.components[index].id,
-                        &"kube-apiserver",
-                        MessageKind::Request,
-                        format_args!("{} {target}", request.verb()),
-                        &target,
-                    );
+                    self.text.clear();
+                    self.text.push_str(request.verb());
+                    self.text.push(' ');
+                    push_target(&mut self.text, &request);
+                    let (from, what) = (&self.components[index].name, &self.text);
+                    self.trace.record_text(self.now, at, from, "kube-apiserver", MessageKind::Request, what, &request.target_ref());
                     self.push(at, Delivery::Arrive { from: index, id: rid, request });
                 }
                 Effect::CloseWatch(w) => {
@@ -707,5 +714,105 @@ impl Sim {
     /// Mutable access to the API server, for scenario set-up that bypasses the network.
     pub fn api_mut(&mut self) -> &mut ApiServer {
         &mut self.api
+    }
+}
+
+/// Appends `n` in decimal, as `Display` writes it.
+fn push_decimal(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend(digits[start..].iter().map(|&d| char::from(d)));
+}
+
+/// Appends `kind/namespace/name` (`kind/name` without a namespace), as `ObjectKey` prints.
+fn push_key(out: &mut String, kind: crate::model::Kind, namespace: &str, name: &str) {
+    out.push_str(kind.lower());
+    out.push('/');
+    if !namespace.is_empty() {
+        out.push_str(namespace);
+        out.push('/');
+    }
+    out.push_str(name);
+}
+
+/// Appends an object's key, as `Object::key_ref` prints it.
+fn push_object_key(out: &mut String, object: &Object) {
+    let (kind, meta) = (object.kind(), object.meta());
+    push_key(out, kind, if kind.namespaced() { &meta.namespace } else { "" }, &meta.name);
+}
+
+/// Appends what a request is about, as `ApiRequest::target_ref` prints it.
+fn push_target(out: &mut String, request: &ApiRequest) {
+    match request {
+        ApiRequest::Create(o) | ApiRequest::Update(o) | ApiRequest::UpdateStatus(o) if o.meta().name.is_empty() => {
+            let kind = o.kind();
+            push_key(out, kind, if kind.namespaced() { &o.meta().namespace } else { "" }, &o.meta().generate_name);
+            out.push('*');
+        }
+        ApiRequest::Create(o) | ApiRequest::Update(o) | ApiRequest::UpdateStatus(o) => push_object_key(out, o),
+        ApiRequest::Delete(d) | ApiRequest::Evict(d) => push_key(out, d.key.kind, &d.key.namespace, &d.key.name),
+        ApiRequest::Bind { pod: k, .. } | ApiRequest::Get(k) => push_key(out, k.kind, &k.namespace, &k.name),
+        ApiRequest::List(l) => out.push_str(l.kind.map(|k| k.plural()).unwrap_or_default()),
+        ApiRequest::Watch(w) => out.push_str(w.kind.plural()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{DeleteRequest, FieldFilter, ListRequest, WatchRequest};
+    use crate::model::{Kind, Node, ObjectKey, ObjectMeta, Pod};
+
+    fn pod(name: &str, generate_name: &str) -> Object {
+        let metadata =
+            ObjectMeta { name: name.into(), generate_name: generate_name.into(), namespace: "default".into(), ..Default::default() };
+        Object::Pod(Pod { metadata, ..Default::default() })
+    }
+
+    #[test]
+    fn hop_texts_are_written_as_their_display_forms() {
+        let node = Object::Node(Node {
+            metadata: ObjectMeta { name: "node-1".into(), namespace: "ignored".into(), ..Default::default() },
+            ..Default::default()
+        });
+        let requests = [
+            ApiRequest::Create(pod("", "web-7d9c-")),
+            ApiRequest::Update(pod("web-1", "")),
+            ApiRequest::UpdateStatus(node.clone()),
+            ApiRequest::Create(Object::Node(Node::default())),
+            ApiRequest::Delete(DeleteRequest::new(ObjectKey::new(Kind::Pod, "default", "web-1"))),
+            ApiRequest::Evict(DeleteRequest::new(ObjectKey::new(Kind::Pod, "kube-system", "dns"))),
+            ApiRequest::Bind { pod: ObjectKey::new(Kind::Pod, "default", "web-2"), node: "node-1".into() },
+            ApiRequest::Get(ObjectKey::new(Kind::Node, "", "node-1")),
+            ApiRequest::List(ListRequest { kind: Some(Kind::ReplicaSet), namespace: None, field: FieldFilter::All, labels: None }),
+            ApiRequest::List(ListRequest { kind: None, namespace: None, field: FieldFilter::All, labels: None }),
+            ApiRequest::Watch(WatchRequest { kind: Kind::Lease, field: FieldFilter::All, resource_version: 3, labels: None }),
+        ];
+        for request in &requests {
+            let mut text = String::new();
+            push_target(&mut text, request);
+            assert_eq!(text, request.target_ref().to_string());
+        }
+        let mut text = String::new();
+        push_target(&mut text, &requests[0]);
+        assert_eq!(text, "pod/default/web-7d9c-*");
+        for object in [node, pod("web-1", "")] {
+            let mut text = String::new();
+            push_object_key(&mut text, &object);
+            assert_eq!(text, object.key_ref().to_string());
+        }
+        for n in [0, 9, 10, 409, u64::MAX] {
+            let mut text = String::from("rev ");
+            push_decimal(&mut text, n);
+            assert_eq!(text, format!("rev {n}"));
+        }
     }
 }
