@@ -226,7 +226,12 @@ pub fn slow_start_batches(calls: Vec<Call>) -> Vec<Vec<Call>> {
 /// The pods this ReplicaSet owns, plus orphans it adopts (`claimPods`): the adoptions are
 /// writes that add the owner reference.
 fn claim_pods<'a>(caches: &'a Caches, rs: &ReplicaSet) -> (Vec<&'a Pod>, Vec<Call>) {
-    let matches = |p: &Pod| rs.spec.selector.matches(&p.metadata.labels);
+    let selector = &rs.spec.selector;
+    // `matches`, with its label terms answered first by the cheap containment check.
+    let matches = |p: &Pod| {
+        labels_contain(&p.metadata.labels, &selector.match_labels)
+            && (selector.match_expressions.is_empty() || selector.matches(&p.metadata.labels))
+    };
     let mut owned: Vec<&Pod> = caches.pods.owned_by(&rs.metadata.uid).filter_map(|o| o.as_pod()).filter(|p| matches(p)).collect();
     let mut adoptions = Vec::new();
     if rs.metadata.is_deleting() {
@@ -369,6 +374,13 @@ fn by_log_age(a: Time, b: Time, now: Time, pa: &Pod, pb: &Pod) -> std::cmp::Orde
     }
 }
 
+/// Whether `labels` hold every key of `wanted` with the same value. Label maps are small, so a
+/// scan comparing lengths before bytes beats a tree lookup, whose every step compares the bytes
+/// of two keys: a sync asks this of every pod of its ReplicaSet, twice.
+fn labels_contain(labels: &StringMap, wanted: &StringMap) -> bool {
+    wanted.len() <= labels.len() && wanted.iter().all(|(k, v)| labels.iter().any(|(lk, lv)| lk == k && lv == v))
+}
+
 /// `calculateStatus`: counts over the pods it owns.
 pub fn calculate_status(rs: &ReplicaSet, owned: &[&Pod], now: Time) -> ReplicaSetStatus {
     let template_labels = &rs.spec.template.metadata.labels;
@@ -379,7 +391,7 @@ pub fn calculate_status(rs: &ReplicaSet, owned: &[&Pod], now: Time) -> ReplicaSe
     let (mut replicas, mut fully_labeled, mut ready, mut available) = (0, 0, 0, 0);
     for pod in owned.iter().filter(|p| is_pod_active(p)) {
         replicas += 1;
-        if template_labels.iter().all(|(k, v)| pod.metadata.labels.get(k) == Some(v)) {
+        if labels_contain(&pod.metadata.labels, template_labels) {
             fully_labeled += 1;
         }
         if pod.is_ready() {
@@ -431,6 +443,25 @@ mod tests {
     use super::*;
     use crate::runtime::informer::Informer;
     use std::rc::Rc;
+
+    #[test]
+    fn label_containment_answers_as_the_selector_does() {
+        let map = |pairs: &[(&str, &str)]| -> StringMap { pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect() };
+        let pod = map(&[("app", "web"), ("pod-template-hash", "7d9c"), ("tier", "front")]);
+        for (wanted, expected) in [
+            (map(&[]), true),
+            (map(&[("app", "web")]), true),
+            (map(&[("app", "web"), ("pod-template-hash", "7d9c")]), true),
+            (map(&[("app", "db")]), false),
+            (map(&[("ap", "web")]), false),
+            (map(&[("app", "web"), ("zone", "a")]), false),
+            (map(&[("app", "web"), ("pod-template-hash", "7d9c"), ("tier", "front"), ("x", "y")]), false),
+        ] {
+            let selector = LabelSelector { match_labels: wanted.clone(), ..Default::default() };
+            assert_eq!(labels_contain(&pod, &wanted), expected, "{wanted:?}");
+            assert_eq!(selector.matches(&pod), expected, "{wanted:?}");
+        }
+    }
 
     fn pod_of(rs: &ReplicaSet, name: &str, node: Option<&str>, phase: PodPhase, ready_at: Option<u64>) -> Pod {
         let mut p = pod_from_template(rs);
