@@ -6,9 +6,15 @@
 //! changes nothing, with an earlier one moves it earlier (client-go's delaying queue `insert`),
 //! so a burst of failed syncs leaves one retry, not one per failure. Failed keys come back after the default controller rate limiter's delay:
 //! the larger of 5 ms × 2^failures (capped at 1000 s) and a 10 qps / burst 100 token bucket.
+//!
+//! Order lives only in `queue` (FIFO) and `waiting` (due time, then insertion); the sets and
+//! maps beside them are only asked about one key, so they are hashed rather than ordered trees
+//! of key strings.
 
+use super::fasthash::{FastMap, FastSet};
 use crate::model::{Duration, Time};
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
+use std::hash::Hash;
 
 const BASE_DELAY_MS: u64 = 5;
 const MAX_DELAY_MS: u64 = 1_000_000;
@@ -16,32 +22,32 @@ const BUCKET_QPS: f64 = 10.0;
 const BUCKET_BURST: f64 = 100.0;
 
 #[derive(Debug)]
-pub struct WorkQueue<K: Ord + Clone> {
+pub struct WorkQueue<K: Clone + Eq + Hash> {
     queue: VecDeque<K>,
-    dirty: BTreeSet<K>,
-    processing: BTreeSet<K>,
+    dirty: FastSet<K>,
+    processing: FastSet<K>,
     /// Delayed adds, ordered by due time then insertion.
     waiting: BTreeMap<(Time, u64), K>,
     /// Where each delayed key sits in `waiting`: one entry per key.
-    waiting_at: BTreeMap<K, (Time, u64)>,
+    waiting_at: FastMap<K, (Time, u64)>,
     waiting_seq: u64,
-    failures: BTreeMap<K, u32>,
+    failures: FastMap<K, u32>,
     tokens: f64,
     tokens_at: Time,
     /// The time of the latest token-bucket reservation, which can run ahead of now.
     bucket_next_free: Time,
 }
 
-impl<K: Ord + Clone> Default for WorkQueue<K> {
+impl<K: Clone + Eq + Hash> Default for WorkQueue<K> {
     fn default() -> Self {
         WorkQueue {
             queue: VecDeque::new(),
-            dirty: BTreeSet::new(),
-            processing: BTreeSet::new(),
+            dirty: FastSet::default(),
+            processing: FastSet::default(),
             waiting: BTreeMap::new(),
-            waiting_at: BTreeMap::new(),
+            waiting_at: FastMap::default(),
             waiting_seq: 0,
-            failures: BTreeMap::new(),
+            failures: FastMap::default(),
             tokens: BUCKET_BURST,
             tokens_at: Time(0),
             bucket_next_free: Time(0),
@@ -49,7 +55,7 @@ impl<K: Ord + Clone> Default for WorkQueue<K> {
     }
 }
 
-impl<K: Ord + Clone> WorkQueue<K> {
+impl<K: Clone + Eq + Hash> WorkQueue<K> {
     pub fn new() -> Self {
         Self::default()
     }
