@@ -8,8 +8,8 @@
 
 use super::edge::{self, EdgeState, Mode};
 use super::{Action, Caches, Call, Controller, Expect, Outcome, Sync};
-use crate::api::{ApiResponse, ApiResult, FieldFilter, Reason, WatchEvent, WatchId};
-use crate::model::{Duration, Kind, ObjectKey, Time};
+use crate::api::{ApiRequest, ApiResponse, ApiResult, FieldFilter, Reason, WatchEvent, WatchId};
+use crate::model::{Deployment, Duration, Event, Kind, Lease, Node, Object, ObjectKey, ObjectMeta, Pod, ReplicaSet, Time};
 use crate::runtime::events::{EventRecorder, EventSpec};
 use crate::runtime::informer::{Delta, Informer};
 use crate::runtime::workqueue::WorkQueue;
@@ -249,8 +249,9 @@ impl ControllerManager {
         }
         if !run.failed && !run.stopped {
             if let Some(step) = run.steps.pop_front() {
-                for call in step {
-                    let id = ctx.send(call.request.clone());
+                for mut call in step {
+                    let identity = sent_identity(&call.request);
+                    let id = ctx.send(std::mem::replace(&mut call.request, identity));
                     run.in_flight.insert(id, call);
                     self.pending.insert(id, (index, key.clone()));
                 }
@@ -311,6 +312,39 @@ impl ControllerManager {
             record(&mut slot.recorder, spec, ctx);
         }
         self.next_step(index, &key, ctx);
+    }
+}
+
+/// What an in-flight call keeps of its request once it is sent: the verb and, for an object,
+/// its kind and identity (name, generateName, namespace, UID) — all that `on_outcome` and the
+/// events read; the object's content travels with the request. Copying a whole pod or
+/// ReplicaSet for every write a sync sends cost more than the rest of sending it.
+fn sent_identity(request: &ApiRequest) -> ApiRequest {
+    let identity = |o: &Object| {
+        let m = o.meta();
+        let meta = ObjectMeta {
+            name: m.name.clone(),
+            generate_name: m.generate_name.clone(),
+            namespace: m.namespace.clone(),
+            uid: m.uid.clone(),
+            ..Default::default()
+        };
+        let mut out = match o {
+            Object::Node(_) => Object::Node(Node::default()),
+            Object::Pod(_) => Object::Pod(Pod::default()),
+            Object::ReplicaSet(_) => Object::ReplicaSet(ReplicaSet::default()),
+            Object::Deployment(_) => Object::Deployment(Deployment::default()),
+            Object::Event(_) => Object::Event(Event::default()),
+            Object::Lease(_) => Object::Lease(Lease::default()),
+        };
+        *out.meta_mut() = meta;
+        out
+    };
+    match request {
+        ApiRequest::Create(o) => ApiRequest::Create(identity(o)),
+        ApiRequest::Update(o) => ApiRequest::Update(identity(o)),
+        ApiRequest::UpdateStatus(o) => ApiRequest::UpdateStatus(identity(o)),
+        other => other.clone(),
     }
 }
 
@@ -419,5 +453,38 @@ impl Component for ControllerManager {
     }
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::DeleteRequest;
+    use crate::model::{Container, PodSpec};
+
+    #[test]
+    fn a_sent_call_keeps_the_verb_and_the_objects_identity_only() {
+        let pod = Pod {
+            metadata: ObjectMeta {
+                generate_name: "web-7d9c-".into(),
+                namespace: "default".into(),
+                uid: "uid-1".into(),
+                resource_version: 7,
+                ..Default::default()
+            },
+            spec: PodSpec { containers: vec![Container { name: "nginx".into(), ..Default::default() }], ..Default::default() },
+            ..Default::default()
+        };
+        let ApiRequest::Create(Object::Pod(kept)) = sent_identity(&ApiRequest::Create(Object::Pod(pod))) else { panic!("a pod create") };
+        assert_eq!(
+            (kept.metadata.generate_name.as_str(), kept.metadata.namespace.as_str(), kept.metadata.uid.as_str()),
+            ("web-7d9c-", "default", "uid-1")
+        );
+        assert_eq!((kept.metadata.resource_version, kept.spec.containers.len()), (0, 0));
+        let rs = ReplicaSet { metadata: ObjectMeta { name: "web-7d9c".into(), ..Default::default() }, ..Default::default() };
+        let kept = sent_identity(&ApiRequest::UpdateStatus(Object::ReplicaSet(rs)));
+        assert!(matches!(&kept, ApiRequest::UpdateStatus(Object::ReplicaSet(r)) if r.metadata.name == "web-7d9c"));
+        let delete = ApiRequest::Delete(DeleteRequest::new(ObjectKey::new(Kind::Pod, "default", "web-1")));
+        assert!(matches!(sent_identity(&delete), ApiRequest::Delete(d) if d.key == ObjectKey::new(Kind::Pod, "default", "web-1")));
     }
 }
