@@ -44,9 +44,11 @@ pub struct WatchEvent {
 #[derive(Debug, Default)]
 pub struct WatchRegistry {
     next: u64,
-    specs: BTreeMap<WatchId, (Kind, FieldFilter)>,
+    /// Every open watch. Hashed: it is looked up for each candidate of each change and for each
+    /// notification delivered, and listed (in id order) only by `open_ids`.
+    specs: FastMap<WatchId, (Kind, FieldFilter)>,
     /// Label selectors of the watches that have one (checked after the field index).
-    labels: BTreeMap<WatchId, LabelSelector>,
+    labels: FastMap<WatchId, LabelSelector>,
     /// Unfiltered watches per kind.
     all: BTreeMap<Kind, Vec<WatchId>>,
     /// Filtered watches, looked up by the field value a change carries (by kind, then by the
@@ -98,8 +100,11 @@ impl WatchRegistry {
         self.specs.get(&id)
     }
 
+    /// The open watches, in id order.
     pub fn open_ids(&self) -> impl Iterator<Item = WatchId> + '_ {
-        self.specs.keys().copied()
+        let mut ids: Vec<WatchId> = self.specs.keys().copied().collect();
+        ids.sort();
+        ids.into_iter()
     }
 
     /// Who sees `change`, and as what. A filtered watch sees an object enter its filter as ADDED
