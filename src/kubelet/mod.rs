@@ -32,6 +32,7 @@ pub use timings::KubeletTimings;
 use crate::api::{ApiResult, FieldFilter, Reason, WatchEvent, WatchId};
 use crate::model::*;
 use crate::runtime::events::EventRecorder;
+use crate::runtime::fasthash::FastMap;
 use crate::runtime::informer::{Delta, Informer};
 use crate::runtime::{Component, Ctx, LoopPhase, LoopStatus, RequestId};
 use crate::sim::NodeConfig;
@@ -82,8 +83,9 @@ pub(crate) struct Process {
     pods: Informer,
     node: Informer,
     recorder: EventRecorder,
-    /// Pod workers by pod UID.
-    workers: BTreeMap<String, PodWorker>,
+    /// Pod workers by pod UID: only ever looked up (`timers` keeps the order that matters),
+    /// and taken out and put back around every step of a pod, so hashed.
+    workers: FastMap<String, PodWorker>,
     /// Worker timers by time.
     timers: BTreeSet<(Time, String)>,
     /// Pods with lifecycle work in progress (`is_busy` without a scan).
@@ -119,7 +121,7 @@ impl Process {
             pods: Informer::new(Kind::Pod, FieldFilter::NodeName(node.to_string())),
             node: Informer::new(Kind::Node, FieldFilter::Name(node.to_string())),
             recorder: EventRecorder::new("kubelet", node),
-            workers: BTreeMap::new(),
+            workers: FastMap::default(),
             timers: BTreeSet::new(),
             busy: BTreeSet::new(),
             pleg_dirty: BTreeSet::new(),
