@@ -13,7 +13,7 @@
 //! [`Shared`] state (engine, inbox, host) and each frame it handles what the host sent, moves
 //! the engine, posts the engine's outbox and, when the content's height changed, a `resize`.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use wasm_bindgen::closure::Closure;
@@ -24,7 +24,7 @@ use crate::cluster_view::ClusterPanel;
 use crate::console::{Completion, Console};
 use crate::controls::Toolbar;
 use crate::editor::Editor;
-use crate::engine::{Action, Snapshot};
+use crate::engine::{Action, Offscreen, Snapshot};
 use crate::events_view::{CommandLog, EventsPanel};
 use crate::header::Header;
 use crate::hints_view::HintsPanel;
@@ -207,6 +207,7 @@ type FrameCallback = Rc<RefCell<Option<Closure<dyn FnMut(f64)>>>>;
 struct Frames {
     id: Rc<RefCell<Option<i32>>>,
     callback: FrameCallback,
+    skips: Option<SkipListener>,
 }
 
 impl Frames {
@@ -216,7 +217,40 @@ impl Frames {
         }
         // Dropping the closure breaks its reference to itself.
         self.callback.borrow_mut().take();
+        if let Some((root, listener)) = self.skips {
+            let _ = root.remove_event_listener_with_callback_and_bool(SKIP_EVENT, listener.as_ref().unchecked_ref(), true);
+        }
     }
+}
+
+/// The event the browser fires at a `content-visibility: auto` element when it starts or stops
+/// skipping its rendering (off screen or back).
+const SKIP_EVENT: &str = "contentvisibilityautostatechange";
+
+/// The root the skip listener is on, and the listener.
+type SkipListener = (web_sys::Element, Closure<dyn FnMut(web_sys::Event)>);
+
+/// Listens at the app's root (capturing: the event does not bubble) for the browser skipping or
+/// drawing again the panels below the cluster, and keeps `skipped` up to date. No layout is
+/// read: the browser says what it decided when it laid out the frame.
+fn watch_skips(root: &NodeRef, skipped: Rc<Cell<Offscreen>>) -> Option<SkipListener> {
+    let root = root.cast::<web_sys::Element>()?;
+    let listener = Closure::<dyn FnMut(web_sys::Event)>::new(move |event: web_sys::Event| {
+        let Some(target) = event.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return };
+        let now = js_sys::Reflect::get(&event, &"skipped".into()).ok().and_then(|v| v.as_bool()).unwrap_or(false);
+        let classes = target.class_list();
+        let mut state = skipped.get();
+        if classes.contains("loops-panel") {
+            state.loops = now;
+        } else if classes.contains("flow-panel") {
+            state.flow = now;
+        } else if classes.contains("events-panel") {
+            state.events = now;
+        }
+        skipped.set(state);
+    });
+    root.add_event_listener_with_callback_and_bool(SKIP_EVENT, listener.as_ref().unchecked_ref(), true).ok()?;
+    Some((root, listener))
 }
 
 /// Wall milliseconds between checks of the content's height.
@@ -231,6 +265,8 @@ fn start_frames(shared: Rc<Shared>, root: NodeRef, show: impl Fn(Rc<Snapshot>) +
     let (id_in, callback_in) = (id.clone(), callback.clone());
     let mut height = 0u32;
     let mut last_check = f64::NEG_INFINITY;
+    let skipped = Rc::new(Cell::new(Offscreen::default()));
+    let skips = watch_skips(&root, skipped.clone());
     // Only a host needs the outbox and the height; reading the height forces a layout.
     let listens = shared.listens();
     shared.engine.borrow_mut().set_host_listens(listens);
@@ -238,6 +274,7 @@ fn start_frames(shared: Rc<Shared>, root: NodeRef, show: impl Fn(Rc<Snapshot>) +
         if let Some(next) = handle_inbox(&shared) {
             show(next);
         }
+        shared.engine.borrow_mut().set_offscreen(skipped.get());
         let next = shared.engine.borrow_mut().frame(ts, &clock);
         if let Some(next) = next {
             show(next);
@@ -254,7 +291,7 @@ fn start_frames(shared: Rc<Shared>, root: NodeRef, show: impl Fn(Rc<Snapshot>) +
         request(&id_in, &callback_in);
     }));
     request(&id, &callback);
-    Frames { id, callback }
+    Frames { id, callback, skips }
 }
 
 /// Hands what arrived to the engine, and starts any fetch it asks for. Returns the latest

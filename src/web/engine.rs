@@ -17,6 +17,7 @@
 //! [`Engine::emit`]) that the app posts to the host.
 
 use crate::console::{ConsoleKind, ConsoleLine};
+use crate::governor::FrameGovernor;
 use kubeloop::command::{CommandOutput, Session};
 use kubeloop::lesson::{Driver, LessonRun, LessonView};
 use kubeloop::model::{Duration, Time};
@@ -39,7 +40,7 @@ use std::rc::Rc;
 /// so a frame can overrun by the cost of one step.
 pub const PLAY_BUDGET_MS: f64 = 4.0;
 /// The most a large cluster's simulation may take per frame. Its drawing is spread over frames
-/// but still costs most of one, so the budget it gets is governed by [`FrameGovernor`].
+/// but still costs most of one, so the budget it gets is governed by [`FrameGovernor`](crate::governor::FrameGovernor).
 pub const LARGE_PLAY_BUDGET_MS: f64 = 4.0;
 /// The least a large cluster's simulation gets per frame, however late the frames are, so it
 /// always moves.
@@ -237,6 +238,10 @@ pub struct Engine {
     hints_skip: bool,
     /// The large cluster's simulation budget, following how late the frames are.
     governor: FrameGovernor,
+    /// The panels the app last saw off screen, and whether this frame leaves them as they are
+    /// (large cluster): nobody sees them, and they are redrawn when they come into view.
+    offscreen: Offscreen,
+    skip_offscreen: bool,
     note: String,
     selected: Option<(String, String)>,
     filter: EventFilter,
@@ -596,6 +601,8 @@ impl Engine {
             last_hints: f64::NEG_INFINITY,
             hints_skip: false,
             governor: FrameGovernor::new(LARGE_MIN_BUDGET_MS, LARGE_PLAY_BUDGET_MS),
+            offscreen: Offscreen::default(),
+            skip_offscreen: false,
             note: String::new(),
             selected: None,
             filter: EventFilter { limit: EVENT_ROWS, ..Default::default() },
@@ -658,11 +665,22 @@ impl Engine {
         if self.panels_due {
             self.last_redraw = started;
         }
+        self.skip_offscreen = large;
         self.hints_skip = large && self.mode != Mode::Paused && started - self.last_hints < LARGE_HINTS_MS;
         if self.panels_due && !self.hints_skip {
             self.last_hints = started;
         }
         self.publish()
+    }
+
+    /// Tells the engine which panels the browser skips as off screen. At large scale their
+    /// redraws wait until they come into view, and the next frame redraws one that does.
+    pub fn set_offscreen(&mut self, offscreen: Offscreen) {
+        let old = self.offscreen;
+        if (old.loops && !offscreen.loops) || (old.flow && !offscreen.flow) || (old.events && !offscreen.events) {
+            self.last_redraw = f64::NEG_INFINITY;
+        }
+        self.offscreen = offscreen;
     }
 
     /// Whether the cluster is past teaching scale.
@@ -972,8 +990,10 @@ impl Engine {
     fn publish(&mut self) -> Option<Rc<Snapshot>> {
         self.observe();
         let next = self.build();
-        // Only a frame decides to skip the hints; anything else that publishes looks.
+        // Only a frame decides to skip the hints and the panels off screen; anything else that
+        // publishes redraws them.
         self.hints_skip = false;
+        self.skip_offscreen = false;
         if *next == *self.snapshot {
             return None;
         }
@@ -987,8 +1007,10 @@ impl Engine {
         let old = self.snapshot.clone();
         let panels = self.panels_due;
         let hints_due = panels && !self.hints_skip;
+        let shown = |hidden: bool| panels && !(self.skip_offscreen && hidden);
+        let off = self.offscreen;
         // Ages in the event log move once a second of simulated time.
-        let events = if panels && (self.events_dirty || old.time_ms / 1000 != now.0 / 1000) {
+        let events = if shown(off.events) && (self.events_dirty || old.time_ms / 1000 != now.0 / 1000) {
             self.events_dirty = false;
             let mut filter = self.filter.clone();
             filter.pod = self.selected.clone();
@@ -996,7 +1018,7 @@ impl Engine {
         } else {
             old.events.clone()
         };
-        let hops = if panels && self.hops_dirty {
+        let hops = if shown(off.flow) && self.hops_dirty {
             self.hops_dirty = false;
             keep(&old.hops, self.hops.iter().cloned().collect())
         } else {
@@ -1024,13 +1046,13 @@ impl Engine {
             errors: keep(&old.errors, self.errors.clone()),
             share: self.share.clone(),
             cluster: self.cluster.view().clone(),
-            components: if panels { keep(&old.components, components(sim)) } else { old.components.clone() },
+            components: if shown(off.loops) { keep(&old.components, components(sim)) } else { old.components.clone() },
             gap: keep(&old.gap, self.gap.view().clone()),
             // A large cluster redraws its chart with the panels, not every frame.
             chart: if panels { keep(&old.chart, self.gap.chart(chart_now, 240, 64)) } else { old.chart.clone() },
             events,
             filter: keep(&old.filter, self.filter.clone()),
-            layout: if panels { keep(&old.layout, FlowLayout::new(&self.node_names())) } else { old.layout.clone() },
+            layout: if shown(off.flow) { keep(&old.layout, FlowLayout::new(&self.node_names())) } else { old.layout.clone() },
             hops,
             selection,
             commands: keep(&old.commands, self.commands.iter().cloned().collect()),
@@ -1068,45 +1090,12 @@ impl Engine {
     }
 }
 
-/// Frame intervals longer than this many vsyncs count as a missed frame.
-const MISSED_FRAME_VSYNCS: f64 = 1.5;
-/// How much of the budget a missed frame takes away, and how much an on-time frame gives back.
-const BUDGET_CUT: f64 = 0.7;
-const BUDGET_GROWTH_MS: f64 = 0.25;
-
-/// The large cluster's per-frame simulation budget, which follows the frame rate: a frame that
-/// came later than one vsync after the last (the page missed one) cuts the budget, an on-time
-/// frame gives a little back. Drawing 3,000 pods takes most of a frame, and what it takes
-/// depends on the machine; the simulation gets what is left, and falls behind (shown as
-/// lagging) rather than the page dropping frames.
-#[derive(Clone, Debug, PartialEq)]
-pub struct FrameGovernor {
-    min_ms: f64,
-    max_ms: f64,
-    budget_ms: f64,
-    /// The shortest frame interval seen: the display's vsync.
-    vsync_ms: f64,
-}
-
-impl FrameGovernor {
-    pub fn new(min_ms: f64, max_ms: f64) -> FrameGovernor {
-        FrameGovernor { min_ms, max_ms, budget_ms: max_ms, vsync_ms: f64::INFINITY }
-    }
-
-    /// The budget for a frame that came `dt` wall ms after the last one (0 for the first).
-    pub fn budget(&mut self, dt: f64) -> f64 {
-        if dt > 0.0 {
-            // A few milliseconds of jitter below the true vsync would make every frame look
-            // late; frames never come faster than the display, so the minimum is the vsync.
-            self.vsync_ms = self.vsync_ms.min(dt);
-            self.budget_ms = if dt > self.vsync_ms * MISSED_FRAME_VSYNCS {
-                (self.budget_ms * BUDGET_CUT).max(self.min_ms)
-            } else {
-                (self.budget_ms + BUDGET_GROWTH_MS).min(self.max_ms)
-            };
-        }
-        self.budget_ms
-    }
+/// Which of the panels below the cluster the browser skips as off screen.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Offscreen {
+    pub loops: bool,
+    pub flow: bool,
+    pub events: bool,
 }
 
 /// Simulated time as the page prints it (`1m30.25s`).

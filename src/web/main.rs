@@ -16,6 +16,7 @@ mod controls;
 mod editor;
 mod engine;
 mod events_view;
+mod governor;
 mod header;
 mod hints_view;
 mod host;
