@@ -186,26 +186,18 @@ pub fn PodList(props: &PodListProps) -> Html {
         <ul class="pods" aria-label="Pods">
             { for props.pods.as_slice().iter().map(|p| {
                 let selected = props.selected.as_deref().is_some_and(|key| is_key(p, key));
-                html! { <PodChip key={p.key()} pod={p.clone()} compact={props.compact} selected={selected} on_action={props.on_action.clone()} /> }
+                pod_chip(p, props.compact, selected, &props.on_action)
             }) }
         </ul>
     }
 }
 
-#[derive(Properties, PartialEq)]
-pub struct PodChipProps {
-    pub pod: PodView,
-    pub compact: bool,
-    pub selected: bool,
-    pub on_action: Callback<Action>,
-}
-
-/// One pod: a button showing kubectl's STATUS by colour and in its label.
-#[component]
-pub fn PodChip(props: &PodChipProps) -> Html {
-    let p = &props.pod;
+/// One pod: a button showing kubectl's STATUS by colour and in its label, keyed by the pod.
+/// Plain elements rather than a component: a large cluster creates pods by the thousand, and
+/// the list they sit in is only redrawn when its node's box changed.
+fn pod_chip(p: &PodView, compact: bool, selected: bool, on_action: &Callback<Action>) -> Html {
     let onclick = {
-        let (cb, ns, name, selected) = (props.on_action.clone(), p.namespace.clone(), p.name.clone(), props.selected);
+        let (cb, ns, name) = (on_action.clone(), p.namespace.clone(), p.name.clone());
         Callback::from(move |_: MouseEvent| cb.emit(if selected { Action::Deselect } else { Action::Select(ns.clone(), name.clone()) }))
     };
     let label = format!(
@@ -217,12 +209,12 @@ pub fn PodChip(props: &PodChipProps) -> Html {
         if p.owner.is_empty() { String::new() } else { format!(", owned by {}", p.owner) }
     );
     html! {
-        <li class="pod-item">
-            <button type="button" class={classes!("pod", p.tone(), props.selected.then_some("selected"))}
+        <li key={p.key()} class="pod-item">
+            <button type="button" class={classes!("pod", p.tone(), selected.then_some("selected"))}
                 data-testid="pod" data-name={p.name.clone()} data-node={p.node.clone()}
                 data-phase={p.phase.clone()} data-status={p.status.clone()} data-ready={p.is_ready.to_string()}
-                aria-pressed={props.selected.to_string()} aria-label={label.clone()} title={(!props.compact).then_some(label)} {onclick}>
-                if !props.compact {
+                aria-pressed={selected.to_string()} aria-label={label.clone()} title={(!compact).then_some(label)} {onclick}>
+                if !compact {
                     <span class="pod-dot" aria-hidden="true"></span>
                     <span class="pod-name">{ short_name(&p.name) }</span>
                     if p.restarts > 0 {
