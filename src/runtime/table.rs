@@ -5,63 +5,18 @@
 //! of a hundred thousand keys each lookup compares key strings at every level — a dozen cache
 //! misses. Here the values sit in a slab, the tree maps keys to slab places for ordered walks, and
 //! a hash index maps keys to the same places: a lookup or an in-place update touches only the hash
-//! index and the slab; only a new key or a removal walks the tree. That walk compares keys in
-//! eight-byte words inline (`Ordered`) rather than calling `memcmp` twice per step: names in a
-//! large run share long prefixes (`app-12-7d9c8f6b5-…`), and etcd's tree holds every pod and event.
+//! index and the slab; only a new key or a removal walks the tree.
 
 use super::fasthash::FastMap;
 use super::slab::Slab;
 use crate::model::{Object, ObjectKey};
-use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::ops::RangeFrom;
 use std::rc::Rc;
 
-/// An `ObjectKey` ordered exactly as `ObjectKey`'s own `Ord` (kind, then namespace, then name,
-/// each string by its bytes, a prefix first), only compared faster.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Ordered(ObjectKey);
-
-impl Ord for Ordered {
-    fn cmp(&self, other: &Self) -> Ordering {
-        let (a, b) = (&self.0, &other.0);
-        a.kind
-            .cmp(&b.kind)
-            .then_with(|| cmp_bytes(a.namespace.as_bytes(), b.namespace.as_bytes()))
-            .then_with(|| cmp_bytes(a.name.as_bytes(), b.name.as_bytes()))
-    }
-}
-impl PartialOrd for Ordered {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-/// Lexicographic byte order, as `str`'s: eight bytes at a time as big-endian words (whose
-/// order is the bytes' order), then the tail byte by byte, then the shorter first.
-#[inline]
-fn cmp_bytes(a: &[u8], b: &[u8]) -> Ordering {
-    let (mut x, mut y) = (a.chunks_exact(8), b.chunks_exact(8));
-    for (p, q) in (&mut x).zip(&mut y) {
-        let (p, q) = (word(p), word(q));
-        if p != q {
-            return p.cmp(&q);
-        }
-    }
-    let done = (a.len().min(b.len()) / 8) * 8;
-    a[done..].cmp(&b[done..])
-}
-
-#[inline]
-fn word(chunk: &[u8]) -> u64 {
-    let mut w = [0u8; 8];
-    w.copy_from_slice(chunk);
-    u64::from_be_bytes(w)
-}
-
 #[derive(Debug, Default)]
 pub struct ObjectTable {
-    ordered: BTreeMap<Ordered, usize>,
+    ordered: BTreeMap<ObjectKey, usize>,
     index: FastMap<ObjectKey, usize>,
     slab: Slab<Rc<Object>>,
 }
@@ -106,12 +61,12 @@ impl ObjectTable {
     fn insert_new(&mut self, key: ObjectKey, object: Rc<Object>) {
         let i = self.slab.insert(object);
         self.index.insert(key.clone(), i);
-        self.ordered.insert(Ordered(key), i);
+        self.ordered.insert(key, i);
     }
 
     pub fn remove(&mut self, key: &ObjectKey) -> Option<Rc<Object>> {
-        let (key, i) = self.index.remove_entry(key)?;
-        self.ordered.remove(&Ordered(key));
+        let i = self.index.remove(key)?;
+        self.ordered.remove(key);
         self.slab.take(i)
     }
 
@@ -124,7 +79,7 @@ impl ObjectTable {
         self.range(..)
     }
     pub fn keys(&self) -> impl Iterator<Item = &ObjectKey> + '_ {
-        self.ordered.keys().map(|k| &k.0)
+        self.ordered.keys()
     }
     pub fn values(&self) -> impl Iterator<Item = &Rc<Object>> + '_ {
         self.iter().map(|(_, v)| v)
@@ -132,11 +87,11 @@ impl ObjectTable {
 
     /// Entries from `start` on, in key order.
     pub fn range_from<'a>(&'a self, start: &ObjectKey) -> impl Iterator<Item = (&'a ObjectKey, &'a Rc<Object>)> + 'a {
-        self.range(RangeFrom { start: Ordered(start.clone()) })
+        self.range(RangeFrom { start: start.clone() })
     }
 
-    fn range<'a, R: std::ops::RangeBounds<Ordered>>(&'a self, range: R) -> impl Iterator<Item = (&'a ObjectKey, &'a Rc<Object>)> + 'a {
-        self.ordered.range(range).filter_map(|(k, &i)| Some((&k.0, self.slab.get(i)?)))
+    fn range<'a, R: std::ops::RangeBounds<ObjectKey>>(&'a self, range: R) -> impl Iterator<Item = (&'a ObjectKey, &'a Rc<Object>)> + 'a {
+        self.ordered.range(range).filter_map(|(k, &i)| Some((k, self.slab.get(i)?)))
     }
 }
 
@@ -173,35 +128,6 @@ mod tests {
     }
     fn names(t: &ObjectTable) -> Vec<String> {
         t.values().map(|o| o.meta().name.clone()).collect()
-    }
-
-    #[test]
-    fn keys_order_exactly_as_object_keys_do() {
-        let names = [
-            "",
-            "a",
-            "ab",
-            "abcdefgh",
-            "abcdefgh\u{0}",
-            "abcdefghi",
-            "abcdefgi",
-            "app-12-7d9c8f6b5-x7k2p",
-            "app-12-7d9c8f6b5-x7k2",
-            "app-2",
-            "é",
-            "zzzzzzzzzzzzzzzzz",
-        ];
-        let mut keys = Vec::new();
-        for kind in [Kind::Node, Kind::Pod, Kind::Event] {
-            for ns in ["", "default", "default-x", "kube-system"] {
-                keys.extend(names.iter().map(|n| ObjectKey { kind, namespace: ns.into(), name: n.to_string() }));
-            }
-        }
-        for a in &keys {
-            for b in &keys {
-                assert_eq!(Ordered(a.clone()).cmp(&Ordered(b.clone())), a.cmp(b), "{a} vs {b}");
-            }
-        }
     }
 
     #[test]
