@@ -134,7 +134,8 @@ fn pod(i: usize) -> Object {
         uid: format!("rs-uid-{}", i / 100),
         controller: Some(true),
         block_owner_deletion: Some(true),
-    }];
+    }]
+    .into();
     p.spec.containers = vec![Container {
         name: "nginx".into(),
         image: "nginx:1.14.2".into(),

@@ -5,7 +5,7 @@
 //! 409 Conflict arise. A change log backs watches from a past revision until it is compacted,
 //! after which such a watch is told the revision is gone (410) and the client must re-list.
 
-use crate::model::{Kind, Object, ObjectKey};
+use crate::model::{Kind, Object, ObjectKey, Shared};
 use crate::runtime::table::ObjectTable;
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -134,6 +134,7 @@ impl Etcd {
         }
         self.revision += 1;
         object.meta_mut().resource_version = self.revision;
+        share_unchanged_parts(&mut object, slot);
         let object = Rc::new(object);
         let prev = std::mem::replace(slot, object.clone());
         Ok(self.record(ChangeType::Modified, object, Some(prev)))
@@ -201,14 +202,37 @@ impl Etcd {
     }
 }
 
+/// Makes a new version share the parts it has in common with the version it replaces (labels,
+/// owner references, a pod's spec, a template), so the history, which keeps every version until
+/// compaction, holds one copy of them however many status writes it saw — whichever way the
+/// writer built the object.
+fn share_unchanged_parts(next: &mut Object, prev: &Object) {
+    let (meta, prev_meta) = (next.meta_mut(), prev.meta());
+    share(&mut meta.labels, &prev_meta.labels);
+    share(&mut meta.owner_references, &prev_meta.owner_references);
+    match (next, prev) {
+        (Object::Pod(n), Object::Pod(p)) => share(&mut n.spec, &p.spec),
+        (Object::ReplicaSet(n), Object::ReplicaSet(p)) => share(&mut n.spec.template, &p.spec.template),
+        (Object::Deployment(n), Object::Deployment(p)) => share(&mut n.spec.template, &p.spec.template),
+        _ => {}
+    }
+}
+
+fn share<T: PartialEq>(next: &mut Shared<T>, prev: &Shared<T>) {
+    if next == prev {
+        *next = prev.clone();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::{ObjectMeta, Pod};
 
     fn pod(name: &str) -> Object {
+        let labels: crate::model::StringMap = [("app".to_string(), "web".to_string())].into();
         Object::Pod(Pod {
-            metadata: ObjectMeta { name: name.into(), namespace: "default".into(), ..Default::default() },
+            metadata: ObjectMeta { name: name.into(), namespace: "default".into(), labels: labels.into(), ..Default::default() },
             ..Default::default()
         })
     }
@@ -291,5 +315,23 @@ mod tests {
         let names: Vec<_> = etcd.list(Kind::Pod, Some("default")).map(|o| o.meta().name.clone()).collect();
         assert_eq!(names, ["a", "b", "c"]);
         assert_eq!(etcd.list(Kind::Node, None).count(), 0);
+    }
+
+    #[test]
+    fn a_new_version_shares_an_unchanged_spec_with_the_one_it_replaces() {
+        let mut etcd = Etcd::new();
+        let first = etcd.create(pod("a")).unwrap().object;
+        // A writer that built its own copy of the same spec.
+        let Object::Pod(mut next) = pod("a") else { unreachable!() };
+        next.status.phase = Some(crate::model::PodPhase::Running);
+        let second = etcd.update(Object::Pod(next), Some(1)).unwrap().object;
+        let spec = |o: &Object| o.as_pod().map(|p| p.spec.clone()).unwrap();
+        assert!(Shared::ptr_eq(&spec(&first), &spec(&second)));
+        assert!(Shared::ptr_eq(&first.meta().labels, &second.meta().labels));
+        let Object::Pod(mut bound) = (*second).clone() else { unreachable!() };
+        bound.spec.node_name = Some("node-1".into());
+        let third = etcd.update(Object::Pod(bound), Some(2)).unwrap().object;
+        assert!(!Shared::ptr_eq(&spec(&second), &spec(&third)));
+        assert_eq!((spec(&first).node_name.clone(), spec(&third).node_name.clone()), (None, Some("node-1".to_string())));
     }
 }

@@ -210,7 +210,7 @@ fn scheduled_events_name_the_pod_and_the_node() {
     for e in events(&sim, "Scheduled") {
         assert_eq!(e.source.component, "default-scheduler");
         let pod = &e.involved_object.name;
-        let node = pods(&sim).into_iter().find(|p| &p.metadata.name == pod).and_then(|p| p.spec.node_name).unwrap();
+        let node = pods(&sim).into_iter().find(|p| &p.metadata.name == pod).and_then(|p| p.spec.node_name.clone()).unwrap();
         assert_eq!(e.message, format!("Successfully assigned default/{pod} to {node}"));
     }
 }

@@ -21,7 +21,7 @@ pub fn default_object(object: &mut Object) {
         Object::Deployment(d) => default_deployment(d),
         Object::ReplicaSet(rs) => {
             rs.spec.replicas.get_or_insert(1);
-            default_pod_spec(&mut rs.spec.template.spec);
+            default_template(&mut rs.spec.template);
         }
         Object::Node(_) | Object::Event(_) | Object::Lease(_) => {}
     }
@@ -38,10 +38,23 @@ pub fn default_deployment(d: &mut Deployment) {
     }
     spec.revision_history_limit.get_or_insert(10);
     spec.progress_deadline_seconds.get_or_insert(600);
-    default_pod_spec(&mut spec.template.spec);
+    default_template(&mut spec.template);
 }
 
-pub fn default_pod_spec(spec: &mut PodSpec) {
+/// A template's pod spec defaults, without copying a shared template that lacks none.
+fn default_template(template: &mut Shared<PodTemplateSpec>) {
+    if lacks_defaults(&template.spec) {
+        default_pod_spec(&mut template.spec);
+    }
+}
+
+/// Fills in the pod spec's defaults. A spec shared with other versions is copied only when a
+/// default is missing: every update is defaulted again, and almost always nothing is missing.
+pub fn default_pod_spec(spec: &mut Shared<PodSpec>) {
+    if !lacks_defaults(spec) {
+        return;
+    }
+    let spec: &mut PodSpec = spec;
     spec.restart_policy.get_or_insert_with(|| "Always".into());
     spec.termination_grace_period_seconds.get_or_insert(DEFAULT_TERMINATION_GRACE_SECONDS);
     spec.scheduler_name.get_or_insert_with(|| "default-scheduler".into());
@@ -51,6 +64,14 @@ pub fn default_pod_spec(spec: &mut PodSpec) {
             p.protocol.get_or_insert_with(|| "TCP".into());
         }
     }
+}
+
+/// Whether `default_pod_spec` would fill anything in.
+fn lacks_defaults(spec: &PodSpec) -> bool {
+    spec.restart_policy.is_none()
+        || spec.termination_grace_period_seconds.is_none()
+        || spec.scheduler_name.is_none()
+        || spec.containers.iter().any(|c| c.image_pull_policy.is_none() || c.ports.iter().any(|p| p.protocol.is_none()))
 }
 
 /// `Always` for `:latest` or an untagged image, else `IfNotPresent`.
@@ -63,7 +84,7 @@ pub fn default_pull_policy(image: &str) -> &'static str {
     }
 }
 
-fn admit_default_tolerations(spec: &mut PodSpec) {
+fn admit_default_tolerations(spec: &mut Shared<PodSpec>) {
     for key in [TAINT_NOT_READY, TAINT_UNREACHABLE] {
         let covered =
             spec.tolerations.iter().any(|t| (t.key == key || t.key.is_empty()) && (t.effect == "NoExecute" || t.effect.is_empty()));
@@ -112,5 +133,23 @@ mod tests {
         assert_eq!(default_pull_policy("nginx:latest"), "Always");
         assert_eq!(default_pull_policy("nginx:1.14.2"), "IfNotPresent");
         assert_eq!(default_pull_policy("registry:5000/nginx"), "Always");
+    }
+
+    #[test]
+    fn a_defaulted_spec_is_left_shared_and_a_missing_default_unshares_it() {
+        let mut pod = Object::Pod(Pod::default());
+        default_object(&mut pod);
+        let Object::Pod(first) = &pod else { unreachable!() };
+        let mut again = Object::Pod(first.clone());
+        default_object(&mut again);
+        let Object::Pod(second) = &again else { unreachable!() };
+        assert!(Shared::ptr_eq(&first.spec, &second.spec));
+        let mut bare = Object::Pod(Pod { spec: first.spec.clone(), ..Default::default() });
+        if let Object::Pod(p) = &mut bare {
+            p.spec.restart_policy = None;
+        }
+        default_object(&mut bare);
+        assert_eq!(bare.as_pod().map(|p| p.spec.restart_policy.as_deref()), Some(Some("Always")));
+        assert_eq!(bare.as_pod().map(|p| *p.spec == *first.spec), Some(true));
     }
 }

@@ -171,7 +171,7 @@ mod tests {
     fn pod(node: Option<&str>) -> Rc<Object> {
         Rc::new(Object::Pod(Pod {
             metadata: ObjectMeta { name: "p".into(), namespace: "default".into(), ..Default::default() },
-            spec: PodSpec { node_name: node.map(str::to_string), ..Default::default() },
+            spec: PodSpec { node_name: node.map(str::to_string), ..Default::default() }.into(),
             ..Default::default()
         }))
     }

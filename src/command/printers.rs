@@ -326,7 +326,8 @@ mod tests {
             spec: PodSpec {
                 containers: vec![Container { name: "nginx".into(), image: "nginx:1.14.2".into(), ..Default::default() }],
                 ..Default::default()
-            },
+            }
+            .into(),
             status: PodStatus { phase: Some(PodPhase::Pending), ..Default::default() },
         }
     }
@@ -474,7 +475,7 @@ mod tests {
             involved_object: ObjectReference { kind: "Pod".into(), name: "web-abc".into(), ..Default::default() },
             reason: "Scheduled".into(),
             message: "Successfully assigned default/web-abc to node-1 ".into(),
-            source: EventSource { component: "default-scheduler".into(), host: String::new() },
+            source: EventSource { component: "default-scheduler".into(), host: String::new() }.into(),
             first_timestamp: Some(Time(0)),
             last_timestamp: Some(Time(2000)),
             count: 1,

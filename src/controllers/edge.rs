@@ -200,7 +200,7 @@ fn replica_set_for(d: &Deployment, replicas: i32) -> ReplicaSet {
             name: format!("{}-{hash}", d.metadata.name),
             namespace: d.metadata.namespace.clone(),
             labels: template.metadata.labels.clone(),
-            owner_references: vec![deployment_owner(d)],
+            owner_references: vec![deployment_owner(d)].into(),
             ..Default::default()
         },
         spec: ReplicaSetSpec { replicas: Some(replicas), min_ready_seconds: d.spec.min_ready_seconds, selector, template },

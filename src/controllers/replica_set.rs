@@ -270,7 +270,7 @@ pub fn pod_from_template(rs: &ReplicaSet) -> Pod {
             namespace: rs.metadata.namespace.clone(),
             labels: template.metadata.labels.clone(),
             annotations: template.metadata.annotations.clone(),
-            owner_references: vec![owner_reference(rs)],
+            owner_references: vec![owner_reference(rs)].into(),
             ..Default::default()
         },
         spec: template.spec.clone(),
@@ -426,12 +426,14 @@ pub(crate) fn test_rs(name: &str, replicas: i32) -> ReplicaSet {
             replicas: Some(replicas),
             selector: LabelSelector { match_labels: labels.clone(), ..Default::default() },
             template: PodTemplateSpec {
-                metadata: ObjectMeta { labels, ..Default::default() },
+                metadata: ObjectMeta { labels: labels.into(), ..Default::default() },
                 spec: PodSpec {
                     containers: vec![Container { name: "nginx".into(), image: "nginx:1.14.2".into(), ..Default::default() }],
                     ..Default::default()
-                },
-            },
+                }
+                .into(),
+            }
+            .into(),
             ..Default::default()
         },
         status: Default::default(),

@@ -93,7 +93,7 @@ impl Kubelet {
         let mut annotations = BTreeMap::new();
         annotations.insert("volumes.kubernetes.io/controller-managed-attach-detach".to_string(), "true".to_string());
         Node {
-            metadata: ObjectMeta { name, labels, annotations, ..Default::default() },
+            metadata: ObjectMeta { name, labels: labels.into(), annotations, ..Default::default() },
             // kube-controller-manager's node IPAM fills podCIDR in a real cluster, just after
             // registration; with no such controller here the kubelet brings it along.
             spec: NodeSpec { pod_cidr: Some(self.addr.pod_cidr.clone()), ..Default::default() },
@@ -265,7 +265,8 @@ impl Kubelet {
                     uid: uid.clone(),
                     controller: None,
                     block_owner_deletion: None,
-                }];
+                }]
+                .into();
             }
         }
         lease

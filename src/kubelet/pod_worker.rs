@@ -283,7 +283,7 @@ impl Kubelet {
                     uid: uid.clone(),
                     ..Default::default()
                 },
-                spec: PodSpec { containers, node_name: Some(self.config.name.clone()), ..Default::default() },
+                spec: PodSpec { containers, node_name: Some(self.config.name.clone()), ..Default::default() }.into(),
                 ..Default::default()
             };
             self.pod_removed(ctx, Rc::new(Object::Pod(pod)));

@@ -5,6 +5,7 @@ use super::decode::decode_struct;
 use super::meta::null_as_default;
 use super::meta::{IntOrString, LabelSelector, ObjectMeta};
 use super::pod::PodTemplateSpec;
+use super::shared::Shared;
 use super::time::Time;
 use serde::Serialize;
 
@@ -30,8 +31,9 @@ pub struct ReplicaSetSpec {
     pub min_ready_seconds: i32,
     #[serde(default)]
     pub selector: LabelSelector,
+    /// Shared with the object's other versions (and its spec with the pods made from it).
     #[serde(default)]
-    pub template: PodTemplateSpec,
+    pub template: Shared<PodTemplateSpec>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -70,8 +72,9 @@ pub struct DeploymentSpec {
     pub replicas: Option<i32>,
     #[serde(default)]
     pub selector: LabelSelector,
+    /// Shared with the object's other versions (and its spec with the pods made from it).
     #[serde(default)]
-    pub template: PodTemplateSpec,
+    pub template: Shared<PodTemplateSpec>,
     #[serde(default)]
     pub strategy: DeploymentStrategy,
     #[serde(default, skip_serializing_if = "is_zero")]

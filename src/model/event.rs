@@ -3,6 +3,7 @@
 
 use super::decode::decode_struct;
 use super::meta::ObjectMeta;
+use super::shared::Shared;
 use super::time::{MicroTime, Time};
 use serde::Serialize;
 
@@ -18,8 +19,9 @@ pub struct Event {
     pub reason: String,
     #[serde(default)]
     pub message: String,
+    /// The same for every event one recorder writes, so shared between them.
     #[serde(default)]
-    pub source: EventSource,
+    pub source: Shared<EventSource>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_timestamp: Option<Time>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -5,6 +5,7 @@
 //! kubectl's client-side decoding does for fields it does not model.
 
 use super::decode::{decode_struct, FromValue};
+use super::shared::Shared;
 use super::time::Time;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
@@ -34,12 +35,14 @@ pub struct ObjectMeta {
     pub deletion_timestamp: Option<Time>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deletion_grace_period_seconds: Option<i64>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty", deserialize_with = "null_as_default")]
-    pub labels: StringMap,
+    /// Shared with the object's other versions, and a pod's with its template's.
+    #[serde(default, skip_serializing_if = "no_labels", deserialize_with = "null_as_default")]
+    pub labels: Shared<StringMap>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty", deserialize_with = "null_as_default")]
     pub annotations: StringMap,
-    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
-    pub owner_references: Vec<OwnerReference>,
+    /// Shared with the object's other versions.
+    #[serde(default, skip_serializing_if = "no_owners", deserialize_with = "null_as_default")]
+    pub owner_references: Shared<Vec<OwnerReference>>,
     #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
     pub finalizers: Vec<String>,
 }
@@ -179,6 +182,12 @@ where
     Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
 }
 
+fn no_labels(v: &Shared<StringMap>) -> bool {
+    v.is_empty()
+}
+fn no_owners(v: &Shared<Vec<OwnerReference>>) -> bool {
+    v.is_empty()
+}
 fn is_zero(v: &u64) -> bool {
     *v == 0
 }

@@ -11,6 +11,7 @@ pub mod node;
 pub mod object;
 pub mod pod;
 pub mod quantity;
+pub mod shared;
 pub mod time;
 
 pub use apps::*;
@@ -20,4 +21,5 @@ pub use node::*;
 pub use object::*;
 pub use pod::*;
 pub use quantity::*;
+pub use shared::Shared;
 pub use time::*;

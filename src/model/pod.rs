@@ -5,6 +5,7 @@ use super::decode::decode_struct;
 use super::meta::null_as_default;
 use super::meta::{ObjectMeta, StringMap};
 use super::quantity::Quantity;
+use super::shared::Shared;
 use super::time::Time;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -15,8 +16,9 @@ use std::collections::BTreeMap;
 pub struct Pod {
     #[serde(default)]
     pub metadata: ObjectMeta,
+    /// Shared with the pod's other versions until one changes it (most writes are status writes).
     #[serde(default)]
-    pub spec: PodSpec,
+    pub spec: Shared<PodSpec>,
     #[serde(default)]
     pub status: PodStatus,
 }
@@ -27,8 +29,9 @@ pub struct Pod {
 pub struct PodTemplateSpec {
     #[serde(default)]
     pub metadata: ObjectMeta,
+    /// Shared with the pods made from it, until either changes it.
     #[serde(default)]
-    pub spec: PodSpec,
+    pub spec: Shared<PodSpec>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]

@@ -66,6 +66,7 @@ pub fn reference_to(object: &Object) -> ObjectReference {
 pub struct EventRecorder {
     component: String,
     host: String,
+    source: Shared<EventSource>,
     seq: u64,
     /// Events already written, by what makes them the same event. Only looked up, never
     /// iterated (`order` keeps the age), so a hash map.
@@ -77,7 +78,8 @@ pub struct EventRecorder {
 
 impl EventRecorder {
     pub fn new(component: &str, host: &str) -> Self {
-        EventRecorder { component: component.into(), host: host.into(), ..Default::default() }
+        let source = EventSource { component: component.into(), host: host.into() }.into();
+        EventRecorder { component: component.into(), host: host.into(), source, ..Default::default() }
     }
 
     /// The write that records `spec` at `now`: a create, or an update of a repeated event.
@@ -115,7 +117,7 @@ impl EventRecorder {
             involved_object: spec.involved,
             reason: spec.reason,
             message: spec.message,
-            source: EventSource { component: self.component.clone(), host: self.host.clone() },
+            source: self.source.clone(),
             first_timestamp: Some(remembered.first_timestamp),
             last_timestamp: Some(now),
             count: remembered.count,

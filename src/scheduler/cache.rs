@@ -126,7 +126,7 @@ impl NodeInfo {
         self.node.as_deref().and_then(Object::as_node)
     }
     pub fn labels(&self) -> &StringMap {
-        self.node().map(|n| &n.metadata.labels).unwrap_or(&NO_LABELS)
+        self.node().map(|n| &*n.metadata.labels).unwrap_or(&NO_LABELS)
     }
     pub fn taints(&self) -> &[Taint] {
         self.node().map(|n| n.spec.taints.as_slice()).unwrap_or(&[])
@@ -497,7 +497,8 @@ mod tests {
                 uid: owner.into(),
                 controller: Some(true),
                 ..Default::default()
-            }];
+            }]
+            .into();
         }
         (ObjectKey::new(Kind::Pod, "default", name), p)
     }

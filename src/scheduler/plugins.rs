@@ -625,8 +625,10 @@ mod tests {
         assert_eq!(balanced_allocation(info, &facts), 87);
         assert!(!facts.is_best_effort());
         // A pod with no requests scores LeastAllocated with 100m and 200Mi, and is best-effort.
-        let empty =
-            Pod { spec: crate::model::PodSpec { containers: vec![Container::default()], ..Default::default() }, ..Default::default() };
+        let empty = Pod {
+            spec: crate::model::PodSpec { containers: vec![Container::default()], ..Default::default() }.into(),
+            ..Default::default()
+        };
         let facts = PodFacts::new(&empty, None);
         assert_eq!(least_allocated(info, &facts), (72 + 72) / 2);
         assert!(facts.is_best_effort());

@@ -142,7 +142,7 @@ impl Harness {
     }
 
     fn node_of(&self, name: &str) -> Option<String> {
-        self.pod(name).spec.node_name
+        self.pod(name).spec.node_name.clone()
     }
 
     fn events(&self, reason: &str) -> Vec<Event> {
@@ -195,7 +195,8 @@ fn owned(mut p: Pod, rs_uid: &str) -> Pod {
         uid: rs_uid.into(),
         controller: Some(true),
         block_owner_deletion: Some(true),
-    }];
+    }]
+    .into();
     p
 }
 

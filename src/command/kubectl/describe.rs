@@ -820,7 +820,7 @@ mod tests {
                 },
                 reason: reason.into(),
                 message: message.into(),
-                source: EventSource { component: component.into(), host: String::new() },
+                source: EventSource { component: component.into(), host: String::new() }.into(),
                 first_timestamp: Some(Time(first)),
                 last_timestamp: Some(Time(last)),
                 count,
@@ -861,7 +861,8 @@ mod tests {
             metadata: ObjectMeta {
                 name: "web-1".into(),
                 namespace: "default".into(),
-                labels: [("app".to_string(), "web".to_string()), ("pod-template-hash".to_string(), "abc".to_string())].into(),
+                labels: StringMap::from([("app".to_string(), "web".to_string()), ("pod-template-hash".to_string(), "abc".to_string())])
+                    .into(),
                 creation_timestamp: Some(Time(0)),
                 ..Default::default()
             },
@@ -877,7 +878,8 @@ mod tests {
                     ..Default::default()
                 }],
                 ..Default::default()
-            },
+            }
+            .into(),
             status: PodStatus { phase: Some(PodPhase::Pending), ..Default::default() },
         };
         let text = describe_pod(&pod, Some(&[]), Time(5000));

@@ -54,14 +54,15 @@ pub fn generated_deployment(name: &str, images: &[String], replicas: i32, port: 
         })
         .collect();
     Deployment {
-        metadata: ObjectMeta { name: name.into(), labels: labels.clone(), ..Default::default() },
+        metadata: ObjectMeta { name: name.into(), labels: labels.clone().into(), ..Default::default() },
         spec: DeploymentSpec {
             replicas: Some(replicas),
             selector: LabelSelector { match_labels: labels.clone(), match_expressions: Vec::new() },
             template: PodTemplateSpec {
-                metadata: ObjectMeta { labels, ..Default::default() },
-                spec: PodSpec { containers, ..Default::default() },
-            },
+                metadata: ObjectMeta { labels: labels.into(), ..Default::default() },
+                spec: PodSpec { containers, ..Default::default() }.into(),
+            }
+            .into(),
             ..Default::default()
         },
         status: Default::default(),

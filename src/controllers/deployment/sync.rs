@@ -203,7 +203,7 @@ impl<'a> Syncer<'a> {
                 name: name.clone(),
                 namespace: self.d.metadata.namespace.clone(),
                 labels: template.metadata.labels.clone(),
-                owner_references: vec![controller_ref(&self.d)],
+                owner_references: vec![controller_ref(&self.d)].into(),
                 ..Default::default()
             },
             spec: ReplicaSetSpec { replicas: Some(0), min_ready_seconds: self.d.spec.min_ready_seconds, selector, template },

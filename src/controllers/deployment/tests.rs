@@ -213,7 +213,8 @@ impl World {
                     uid: rs.metadata.uid.clone(),
                     controller: Some(true),
                     block_owner_deletion: Some(true),
-                }],
+                }]
+                .into(),
                 ..Default::default()
             },
             spec: rs.spec.template.spec.clone(),
@@ -537,7 +538,7 @@ fn an_orphaned_replica_set_that_matches_is_adopted() {
     stray.metadata = ObjectMeta {
         name: "stray".into(),
         namespace: NS.into(),
-        labels: [("app".to_string(), "web".to_string())].into(),
+        labels: StringMap::from([("app".to_string(), "web".to_string())]).into(),
         ..Default::default()
     };
     stray.spec.replicas = Some(0);
@@ -659,7 +660,7 @@ fn proportional_scaling_matches_the_upstream_unit_tests() {
         d.metadata.uid = "d-uid".into();
         d.metadata.generation = 1;
         d.spec.selector.match_labels = [("foo".to_string(), "bar".to_string())].into();
-        d.spec.template.metadata.labels = d.spec.selector.match_labels.clone();
+        d.spec.template.metadata.labels = d.spec.selector.match_labels.clone().into();
         d.spec.strategy = DeploymentStrategy {
             type_: Some(ROLLING_UPDATE.into()),
             rolling_update: Some(RollingUpdateDeployment {
@@ -676,8 +677,8 @@ fn proportional_scaling_matches_the_upstream_unit_tests() {
                 namespace: NS.into(),
                 uid: format!("{name}-uid"),
                 creation_timestamp: Some(Time(10_000 - age as u64 * 1000)),
-                labels: d.spec.selector.match_labels.clone(),
-                owner_references: vec![sync::controller_ref(&d)],
+                labels: d.spec.selector.match_labels.clone().into(),
+                owner_references: vec![sync::controller_ref(&d)].into(),
                 ..Default::default()
             };
             let mut rs = ReplicaSet { metadata, ..Default::default() };
@@ -893,7 +894,7 @@ fn odd_objects_never_make_a_sync_panic() {
         namespace: NS.into(),
         uid: "rs".into(),
         labels: d.spec.template.metadata.labels.clone(),
-        owner_references: vec![sync::controller_ref(&d)],
+        owner_references: vec![sync::controller_ref(&d)].into(),
         ..Default::default()
     };
     let mut rs = ReplicaSet { metadata, ..Default::default() };
