@@ -14,7 +14,7 @@ use std::ops::{Deref, DerefMut};
 use std::rc::Rc;
 
 /// A copy-on-write `T`: cloning shares, writing through `DerefMut` unshares.
-#[derive(Default, Eq, PartialOrd, Ord, Hash)]
+#[derive(Default, Eq)]
 pub struct Shared<T>(Rc<T>);
 
 impl<T> Shared<T> {
