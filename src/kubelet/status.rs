@@ -315,13 +315,7 @@ pub fn merge_for_write(api: &PodStatus, ours: &PodStatus) -> PodStatus {
     // cannot be left out unnoticed.
     PodStatus {
         phase: ours.phase,
-        conditions: api
-            .conditions
-            .iter()
-            .filter(|c| !kubelet_owned(c))
-            .chain(ours.conditions.iter().filter(|c| kubelet_owned(c)))
-            .cloned()
-            .collect(),
+        conditions: merged_conditions(&api.conditions, &ours.conditions),
         message: ours.message.clone(),
         reason: ours.reason.clone(),
         host_ip: ours.host_ip.clone(),
@@ -330,6 +324,17 @@ pub fn merge_for_write(api: &PodStatus, ours: &PodStatus) -> PodStatus {
         container_statuses: ours.container_statuses.clone(),
         nominated_node_name: ours.nominated_node_name.clone(),
     }
+}
+
+/// The API server's conditions the kubelet does not own, then the kubelet's own, in a vector of
+/// exactly their number: this status is kept in every version of every pod, and a collected
+/// filter would round its room up to eight conditions.
+fn merged_conditions(api: &[PodCondition], ours: &[PodCondition]) -> Vec<PodCondition> {
+    let theirs = |c: &&PodCondition| !kubelet_owned(c);
+    let mine = |c: &&PodCondition| kubelet_owned(c);
+    let mut merged = Vec::with_capacity(api.iter().filter(theirs).count() + ours.iter().filter(mine).count());
+    merged.extend(api.iter().filter(theirs).chain(ours.iter().filter(mine)).cloned());
+    merged
 }
 
 /// `isPodStatusByKubeletEqual`: equal in everything the kubelet owns.
