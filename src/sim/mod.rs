@@ -718,18 +718,9 @@ impl Sim {
 }
 
 /// Appends `n` in decimal, as `Display` writes it.
-fn push_decimal(out: &mut String, mut n: u64) {
+fn push_decimal(out: &mut String, n: u64) {
     let mut digits = [0u8; 20];
-    let mut start = digits.len();
-    loop {
-        start -= 1;
-        digits[start] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend(digits[start..].iter().map(|&d| char::from(d)));
+    out.extend(trace::decimal_digits(n, &mut digits).iter().map(|&d| char::from(d)));
 }
 
 /// Appends `kind/namespace/name` (`kind/name` without a namespace), as `ObjectKey` prints.

@@ -18,8 +18,13 @@ fn fnv(hash: &mut u64, bytes: &[u8]) {
 
 /// Feeds `n` in decimal, the bytes `Display` writes, without the formatting machinery (two
 /// times per message, on every hop of a large run).
-fn fnv_decimal(hash: &mut u64, mut n: u64) {
+fn fnv_decimal(hash: &mut u64, n: u64) {
     let mut digits = [0u8; 20];
+    fnv(hash, decimal_digits(n, &mut digits));
+}
+
+/// `n` in decimal, as `Display` writes it, in the tail of `digits` (a u64 has at most 20).
+pub(crate) fn decimal_digits(mut n: u64, digits: &mut [u8; 20]) -> &[u8] {
     let mut start = digits.len();
     loop {
         start -= 1;
@@ -29,7 +34,7 @@ fn fnv_decimal(hash: &mut u64, mut n: u64) {
             break;
         }
     }
-    fnv(hash, &digits[start..]);
+    &digits[start..]
 }
 
 /// Feeds formatted text into the FNV-1a state.
