@@ -12,7 +12,7 @@ use super::{Ctx, RequestId};
 use crate::api::{ApiRequest, ApiResponse, ApiResult, FieldFilter, ListRequest, WatchEvent, WatchId, WatchRequest};
 use crate::model::{Duration, Kind, Object, ObjectKey, Time};
 use crate::store::ChangeType;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::rc::Rc;
 
 const INITIAL_BACKOFF: Duration = Duration::millis(800);
@@ -64,11 +64,13 @@ pub struct Informer {
     backoff: Duration,
     /// Ordered for lists, hashed for the lookup every watch notification makes.
     cache: ObjectTable,
-    /// Objects by their controller owner's UID (ReplicaSets' pods, Deployments' ReplicaSets).
-    /// The indexes hold the objects themselves, so reading one costs no lookup in the cache.
-    by_owner: FastMap<String, BTreeMap<ObjectKey, Rc<Object>>>,
-    /// Pods by node name.
-    by_node: FastMap<String, BTreeMap<ObjectKey, Rc<Object>>>,
+    /// Objects by their controller owner's UID (ReplicaSets' pods, Deployments' ReplicaSets), as
+    /// the cache's places in key order: a status write replaces the object at its place and
+    /// leaves the indexes alone; only a new key, a removal or a change of owner or node
+    /// touches them.
+    by_owner: FastMap<String, Vec<usize>>,
+    /// Pods by node name, the same way.
+    by_node: FastMap<String, Vec<usize>>,
     /// Whether the first list has been applied (`HasSynced`).
     synced: bool,
 }
@@ -259,58 +261,46 @@ impl Informer {
     }
 
     fn insert(&mut self, key: ObjectKey, object: Rc<Object>) -> Option<Rc<Object>> {
-        let old = self.cache.upsert(&key, object.clone());
-        let owner = object.meta().controller_ref().map(|r| r.uid.as_str()).unwrap_or_default();
-        let node = object.as_pod().and_then(|p| p.node_name());
+        let (place, old) = self.cache.upsert_at(&key, object.clone());
+        let owner = owner_of(&object);
+        let node = node_of(&object);
         if let Some(old) = &old {
-            // Most updates (status writes) keep the owner and the node: then the index entries
-            // only change their value, which costs no key copies and no tree rebalancing.
-            let old_owner = old.meta().controller_ref().map(|r| r.uid.as_str()).unwrap_or_default();
-            let old_node = old.as_pod().and_then(|p| p.node_name());
-            if old_owner == owner && old_node == node && self.replace_indexed(&key, owner, node, &object) {
+            // Most updates (status writes) keep the owner and the node: the indexes hold the
+            // cache's place, which now holds the new object, so they need no change at all.
+            if owner_of(old) == owner && node_of(old) == node {
                 return Some(old.clone());
             }
-            self.unindex(&key, old);
+            self.unindex(place, &key, old);
         }
+        let cache = &self.cache;
         match self.by_owner.get_mut(owner) {
-            Some(set) => set.insert(key.clone(), object.clone()),
-            None => self.by_owner.entry(owner.to_string()).or_default().insert(key.clone(), object.clone()),
-        };
+            Some(places) => add_place(cache, places, place, &key),
+            None => add_place(cache, self.by_owner.entry(owner.to_string()).or_default(), place, &key),
+        }
         if let Some(node) = node {
             match self.by_node.get_mut(node) {
-                Some(set) => set.insert(key, object.clone()),
-                None => self.by_node.entry(node.to_string()).or_default().insert(key, object.clone()),
-            };
+                Some(places) => add_place(cache, places, place, &key),
+                None => add_place(cache, self.by_node.entry(node.to_string()).or_default(), place, &key),
+            }
         }
         old
     }
 
-    /// Points the existing index entries of `key` at `object`; false if an entry is missing.
-    fn replace_indexed(&mut self, key: &ObjectKey, owner: &str, node: Option<&str>, object: &Rc<Object>) -> bool {
-        let Some(by_owner) = self.by_owner.get_mut(owner).and_then(|set| set.get_mut(key)) else { return false };
-        if let Some(node) = node {
-            let Some(by_node) = self.by_node.get_mut(node).and_then(|set| set.get_mut(key)) else { return false };
-            *by_node = object.clone();
-        }
-        *by_owner = object.clone();
-        true
-    }
-
     fn remove(&mut self, key: &ObjectKey) -> Option<Rc<Object>> {
-        let old = self.cache.remove(key)?;
-        self.unindex(key, &old);
-        Some(old)
+        let place = self.cache.place(key)?;
+        let old = self.cache.get(key)?.clone();
+        self.unindex(place, key, &old);
+        self.cache.remove(key)
     }
 
-    fn unindex(&mut self, key: &ObjectKey, old: &Object) {
-        let owner = old.meta().controller_ref().map(|r| r.uid.as_str()).unwrap_or_default();
-        if let Some(set) = self.by_owner.get_mut(owner) {
-            set.remove(key);
+    /// Takes `place` (holding `key`, last indexed as `old`) out of the owner and node indexes.
+    fn unindex(&mut self, place: usize, key: &ObjectKey, old: &Object) {
+        let cache = &self.cache;
+        if let Some(places) = self.by_owner.get_mut(owner_of(old)) {
+            remove_place(cache, places, place, key);
         }
-        if let Some(node) = old.as_pod().and_then(|p| p.node_name()) {
-            if let Some(set) = self.by_node.get_mut(node) {
-                set.remove(key);
-            }
+        if let Some(places) = node_of(old).and_then(|node| self.by_node.get_mut(node)) {
+            remove_place(cache, places, place, key);
         }
     }
 
@@ -334,10 +324,41 @@ impl Informer {
     }
     /// Objects whose controller owner has this UID, in key order; `""` gives the orphans.
     pub fn owned_by<'a>(&'a self, owner_uid: &str) -> impl Iterator<Item = &'a Rc<Object>> + 'a {
-        self.by_owner.get(owner_uid).into_iter().flat_map(|m| m.values())
+        self.indexed(self.by_owner.get(owner_uid))
     }
     /// Pods bound to this node, in key order.
     pub fn on_node<'a>(&'a self, node: &str) -> impl Iterator<Item = &'a Rc<Object>> + 'a {
-        self.by_node.get(node).into_iter().flat_map(|m| m.values())
+        self.indexed(self.by_node.get(node))
+    }
+    fn indexed<'a>(&'a self, places: Option<&'a Vec<usize>>) -> impl Iterator<Item = &'a Rc<Object>> + 'a {
+        places.into_iter().flatten().filter_map(|&p| self.cache.at(p)).map(|(_, o)| o)
+    }
+}
+
+/// The controller owner's UID (`""` for none), the key of the owner index.
+fn owner_of(object: &Object) -> &str {
+    object.meta().controller_ref().map(|r| r.uid.as_str()).unwrap_or_default()
+}
+
+fn node_of(object: &Object) -> Option<&str> {
+    object.as_pod().and_then(|p| p.node_name())
+}
+
+/// Where `key` is or belongs in an index's places, which are kept in key order.
+fn position(cache: &ObjectTable, places: &[usize], key: &ObjectKey) -> Result<usize, usize> {
+    places.binary_search_by(|&p| cache.at(p).map_or(std::cmp::Ordering::Less, |(k, _)| k.cmp(key)))
+}
+
+fn add_place(cache: &ObjectTable, places: &mut Vec<usize>, place: usize, key: &ObjectKey) {
+    if let Err(at) = position(cache, places, key) {
+        places.insert(at, place);
+    }
+}
+
+fn remove_place(cache: &ObjectTable, places: &mut Vec<usize>, place: usize, key: &ObjectKey) {
+    if let Ok(at) = position(cache, places, key) {
+        if places[at] == place {
+            places.remove(at);
+        }
     }
 }
