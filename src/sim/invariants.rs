@@ -8,6 +8,7 @@
 
 use crate::api::ApiServer;
 use crate::model::{Duration, Kind, Object, Time};
+use crate::runtime::fasthash::FastMap;
 use crate::vec_map::{VecMap, VecSet};
 use std::collections::BTreeMap;
 
@@ -18,7 +19,7 @@ pub const OWNERLESS_GRACE: Duration = Duration::secs(60);
 pub struct Checker {
     last_revision: u64,
     /// The node each pod (by UID) was first bound to.
-    bound: BTreeMap<String, String>,
+    bound: FastMap<String, String>,
     /// When each dependent (by UID) was first seen without its owner.
     ownerless_since: VecMap<String, Time>,
 }
