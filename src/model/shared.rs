@@ -14,8 +14,26 @@ use std::ops::{Deref, DerefMut};
 use std::rc::Rc;
 
 /// A copy-on-write `T`: cloning shares, writing through `DerefMut` unshares.
-#[derive(Default, Eq)]
+#[derive(Eq)]
 pub struct Shared<T>(Rc<T>);
+
+/// The default (empty) value, one per type, shared by every default: every Event's metadata has
+/// empty labels and owner references, and each used to be an allocation of its own.
+impl<T: Default + 'static> Default for Shared<T> {
+    fn default() -> Self {
+        thread_local! {
+            static DEFAULTS: std::cell::RefCell<Vec<Rc<dyn std::any::Any>>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        let known = DEFAULTS.with(|defaults| defaults.borrow().iter().find_map(|d| d.clone().downcast::<T>().ok()));
+        if let Some(shared) = known {
+            return Shared(shared);
+        }
+        // Built outside the borrow: a default may hold defaults of its own.
+        let fresh = Rc::new(T::default());
+        DEFAULTS.with(|defaults| defaults.borrow_mut().push(fresh.clone()));
+        Shared(fresh)
+    }
+}
 
 impl<T> Shared<T> {
     pub fn new(value: T) -> Self {
@@ -127,6 +145,15 @@ mod tests {
         assert_ne!(a, b);
         b.remove("tier");
         assert_eq!(a, b);
+    }
+
+    #[test]
+    fn defaults_share_one_empty_value_until_one_is_written() {
+        let (a, mut b) = (Shared::<Vec<u8>>::default(), Shared::<Vec<u8>>::default());
+        assert!(Shared::ptr_eq(&a, &b));
+        assert!(!Shared::ptr_eq(&Shared::<Vec<u16>>::default(), &Shared::<Vec<u16>>::new(Vec::new())));
+        b.push(7);
+        assert_eq!((a.len(), b.len(), Shared::<Vec<u8>>::default().len()), (0, 1, 0));
     }
 
     #[test]
