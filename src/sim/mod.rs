@@ -8,6 +8,7 @@
 
 pub mod faults;
 pub mod invariants;
+mod queue;
 pub mod reference;
 pub mod trace;
 
@@ -18,7 +19,8 @@ use crate::runtime::fasthash::FastMap;
 use crate::runtime::slab::Slab;
 use crate::runtime::{Component, Ctx, Effect, LoopStatus, RequestId};
 pub use faults::{NodeFault, WatchFault};
-use std::collections::{BTreeMap, BinaryHeap};
+use queue::{DeliveryQueue, Queued};
+use std::collections::BTreeMap;
 use std::fmt;
 pub use trace::{Message, MessageKind, Trace};
 
@@ -133,34 +135,11 @@ enum Delivery {
     Wake(SlotIndex),
 }
 
-/// A delivery waiting in the queue. Entries leave in (time, sequence) order: the sequence number
-/// breaks ties between equal times by when they were queued, so the order is deterministic. The
-/// delivery itself waits in a slab (`Sim::parked`) and the heap entry holds its place there: the
-/// heap moves 24-byte entries on every push and pop instead of whole deliveries, and a reused slab
-/// place costs no allocation.
-struct Queued {
-    at: Time,
-    seq: u64,
-    parked: usize,
-}
-
-impl PartialEq for Queued {
-    fn eq(&self, other: &Self) -> bool {
-        (self.at, self.seq) == (other.at, other.seq)
-    }
-}
-impl Eq for Queued {}
-impl PartialOrd for Queued {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Queued {
-    /// Reversed, so that `BinaryHeap` (a max-heap) pops the earliest entry first.
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        (other.at, other.seq).cmp(&(self.at, self.seq))
-    }
-}
+// A delivery waiting in the queue (`queue::Queued`) leaves in (time, sequence) order: the
+// sequence number breaks ties between equal times by when they were queued, so the order is
+// deterministic. The delivery itself waits in a slab (`Sim::parked`) and the heap entry holds its
+// place there: the heap moves 24-byte entries on every push and pop instead of whole deliveries,
+// and a reused slab place costs no allocation.
 
 struct Slot {
     id: ComponentId,
@@ -181,7 +160,7 @@ pub struct Sim {
     /// Every component, in the order added; `by_id` finds one by name, in name order.
     components: Vec<Slot>,
     by_id: BTreeMap<ComponentId, SlotIndex>,
-    queue: BinaryHeap<Queued>,
+    queue: DeliveryQueue,
     /// The deliveries the queue's entries stand for.
     parked: Slab<Delivery>,
     seq: u64,
@@ -215,7 +194,7 @@ impl Sim {
             api: ApiServer::new(),
             components: Vec::new(),
             by_id: BTreeMap::new(),
-            queue: BinaryHeap::new(),
+            queue: DeliveryQueue::default(),
             parked: Slab::default(),
             seq: 0,
             next_request: 0,
@@ -438,17 +417,18 @@ impl Sim {
     fn push(&mut self, at: Time, delivery: Delivery) {
         self.seq += 1;
         let parked = self.parked.insert(delivery);
-        self.queue.push(Queued { at, seq: self.seq, parked });
+        self.queue.push(Queued { at: at.0, seq: self.seq, parked });
     }
 
     /// The time of the next thing that will happen, if anything is queued.
     pub fn next_time(&self) -> Option<Time> {
-        self.queue.peek().map(|q| q.at)
+        self.queue.peek().map(|q| Time(q.at))
     }
 
     /// Processes the next queued delivery, moving the clock to it. False if nothing is queued.
     pub fn step(&mut self) -> bool {
         let Some(Queued { at, parked, .. }) = self.queue.pop() else { return false };
+        let at = Time(at);
         let delivery = self.parked.take(parked).expect("a queued delivery is parked");
         self.now = self.now.max(at);
         self.compact_if_due();
