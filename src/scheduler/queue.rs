@@ -11,8 +11,9 @@
 
 use super::plugins::PluginSet;
 use crate::model::{Duration, Object, ObjectKey, Time};
+use crate::runtime::fasthash::FastMap;
 use std::cmp::Reverse;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::rc::Rc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,7 +69,8 @@ type TimedEntry = (Time, u64, ObjectKey);
 #[derive(Debug, Default)]
 pub struct SchedulingQueue {
     config: QueueConfig,
-    pods: HashMap<ObjectKey, QueuedPod>,
+    /// Looked up by key only (the ordered sets decide every order), so Fx-hashed.
+    pods: FastMap<ObjectKey, QueuedPod>,
     active: BTreeSet<ActiveEntry>,
     /// Ordered by backoff expiry.
     backoff: BTreeSet<TimedEntry>,
