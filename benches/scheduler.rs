@@ -157,7 +157,7 @@ fn digest(b: &Bench, pods: usize) -> u64 {
         let key = ObjectKey::new(Kind::Pod, "default", &format!("web-{i}"));
         let node = b.api.get(&key).and_then(|o| o.as_pod().and_then(|p| p.spec.node_name.clone())).unwrap_or_default();
         eat(node.as_bytes());
-        let score = b.sched.last_decision(&key).and_then(|d| d.chosen_score()).unwrap_or(-1);
+        let score = b.sched.last_record(&key).and_then(|r| r.chosen_score()).unwrap_or(-1);
         eat(&score.to_le_bytes());
     }
     h

@@ -206,6 +206,15 @@ impl Record {
     pub fn rejections(&self) -> impl Iterator<Item = FilterFailure> + '_ {
         self.nodes.iter().filter_map(|(_, v)| v.failure(&self.taint_reasons))
     }
+    /// The chosen node's weighted total, if scoring ran (`Decision::chosen_score` without
+    /// building the decision).
+    pub fn chosen_score(&self) -> Option<i64> {
+        let chosen = self.chosen?;
+        self.nodes.iter().find(|(slot, _)| *slot == chosen).and_then(|(_, v)| match v {
+            Packed::Scored(scores) => Some(NodeScores::new(scores.map(NodeScores::unpack)).total),
+            _ => None,
+        })
+    }
     /// The decision with node names (`name` gives a slot's node name), built once.
     pub fn decision(&self, name: impl Fn(u32) -> Rc<str>) -> &Decision {
         self.full.get_or_init(|| Decision {
@@ -338,6 +347,7 @@ mod tests {
         assert_eq!(d.verdict("n2"), Some(&Verdict::Rejected(FilterFailure::UntoleratedTaint(taint))));
         assert_eq!(d.verdict("n0"), Some(&Verdict::Feasible(Some(scores))));
         assert_eq!((d.chosen.as_deref(), d.chosen_score(), d.attempt, d.feasible_count()), (Some("n0"), Some(scores.total), 2, 1));
+        assert_eq!(r.chosen_score(), Some(scores.total), "the compact record gives the same score");
         assert_eq!(std::mem::size_of::<(u32, Packed)>(), 12, "a node costs a decision 12 bytes");
     }
 
