@@ -71,6 +71,67 @@ impl PodResources {
     }
 }
 
+/// What every filter and score reads of one node, in one cache line: the cache keeps one per
+/// slot in a dense array beside the `NodeInfo`s, so a cycle that filters and scores hundreds
+/// of nodes loads 64 bytes per node instead of the three lines of a `NodeInfo`. It is a copy,
+/// rebuilt from the `NodeInfo` whenever the cache changes that node (`NodeFacts::of`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C, align(64))]
+pub struct NodeFacts {
+    /// Allocatable cpu and memory.
+    pub allocatable: Resources,
+    pub requested: Resources,
+    pub non_zero_requested: Resources,
+    /// Allocatable pods minus the pods here, saturating: one more pod fits while this is at
+    /// least 1 (the same answer as `pods + 1 > allocatable` for every count a cache can hold).
+    pub pods_room: i64,
+    /// The interned zone, or `NO_ZONE`.
+    zone: u32,
+    flags: u8,
+}
+
+const NO_ZONE: u32 = u32::MAX;
+const CORDONED: u8 = 1;
+const HARD_TAINTS: u8 = 2;
+const PREFER_TAINTS: u8 = 4;
+const HOSTNAME_LABEL: u8 = 8;
+
+impl NodeFacts {
+    fn of(info: &NodeInfo) -> Self {
+        let flag = |on: bool, bit: u8| if on { bit } else { 0 };
+        NodeFacts {
+            allocatable: Resources { milli_cpu: info.allocatable.milli_cpu, memory: info.allocatable.memory },
+            requested: info.requested,
+            non_zero_requested: info.non_zero_requested,
+            pods_room: info.allocatable.pods.saturating_sub(info.pod_count),
+            zone: info.zone.unwrap_or(NO_ZONE),
+            flags: flag(info.cordoned, CORDONED)
+                | flag(info.hard_taints, HARD_TAINTS)
+                | flag(info.prefer_taints, PREFER_TAINTS)
+                | flag(info.has_hostname_label, HOSTNAME_LABEL),
+        }
+    }
+    /// `spec.unschedulable`.
+    pub fn cordoned(&self) -> bool {
+        self.flags & CORDONED != 0
+    }
+    /// Whether any taint has a NoSchedule or NoExecute effect.
+    pub fn hard_taints(&self) -> bool {
+        self.flags & HARD_TAINTS != 0
+    }
+    /// Whether any taint has a PreferNoSchedule effect.
+    pub fn prefer_taints(&self) -> bool {
+        self.flags & PREFER_TAINTS != 0
+    }
+    pub fn has_hostname_label(&self) -> bool {
+        self.flags & HOSTNAME_LABEL != 0
+    }
+    /// The interned `topology.kubernetes.io/zone` value, if the node has one.
+    pub fn zone(&self) -> Option<u32> {
+        (self.zone != NO_ZONE).then_some(self.zone)
+    }
+}
+
 /// One node as the scheduler sees it: the node object and the sum of what its pods take.
 /// The fields the filters and scores read for every node come first (`repr(C)` keeps that
 /// order), so a cycle over hundreds of nodes touches as few cache lines per node as it can.
@@ -237,6 +298,8 @@ fn tree_zone_key(labels: &StringMap) -> String {
 #[derive(Debug, Default)]
 pub struct Cache {
     nodes: Vec<NodeInfo>,
+    /// `NodeFacts::of` each node, by slot: what a cycle reads for every node it examines.
+    facts: Vec<NodeFacts>,
     /// Node name to its slot in `nodes`; slots are never reused, so a slot names one node.
     slots: FastMap<Rc<str>, u32>,
     pods: FastMap<ObjectKey, CachedPod>,
@@ -263,6 +326,7 @@ impl Cache {
         let slot = self.nodes.len() as u32;
         let info = NodeInfo::new(name);
         self.slots.insert(info.name.clone(), slot);
+        self.facts.push(NodeFacts::of(&info));
         self.nodes.push(info);
         slot
     }
@@ -270,6 +334,21 @@ impl Cache {
     /// The node in `slot`; slots come only from this cache.
     pub fn node(&self, slot: u32) -> &NodeInfo {
         &self.nodes[slot as usize]
+    }
+    /// What the filters and scores read of the node in `slot`.
+    #[inline]
+    pub fn facts(&self, slot: u32) -> &NodeFacts {
+        &self.facts[slot as usize]
+    }
+    /// Copies a node's changed `NodeInfo` into its `NodeFacts`.
+    fn refresh_facts(&mut self, slot: u32) {
+        if let (Some(info), Some(facts)) = (self.nodes.get(slot as usize), self.facts.get_mut(slot as usize)) {
+            *facts = NodeFacts::of(info);
+        }
+    }
+    /// The slot of a node the cache has seen.
+    pub fn slot_of(&self, name: &str) -> Option<u32> {
+        self.slots.get(name).copied()
     }
     pub fn node_by_name(&self, name: &str) -> Option<&NodeInfo> {
         self.slots.get(name).map(|s| self.node(*s))
@@ -343,6 +422,7 @@ impl Cache {
             }
             Some(_) => {}
         }
+        self.refresh_facts(slot);
     }
 
     /// A node was deleted. Its pods stay accounted on it until they go too.
@@ -360,6 +440,7 @@ impl Cache {
         if let Some(zone) = info.tree_zone.take() {
             self.tree.remove(&zone, slot);
         }
+        self.refresh_facts(slot);
     }
 
     /// Moves a node's owner counts from its old zone to a new one.
@@ -443,6 +524,7 @@ impl Cache {
             }
             add_count(&mut self.owner_nodes[o], pod.slot, sign);
         }
+        self.refresh_facts(pod.slot);
     }
 }
 

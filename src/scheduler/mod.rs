@@ -19,7 +19,7 @@ pub mod decision;
 pub mod plugins;
 pub mod queue;
 
-pub use cache::{NodeInfo, Resources};
+pub use cache::{NodeFacts, NodeInfo, Resources};
 pub use decision::{Decision, NodeScores, NodeVerdict, Verdict};
 pub use plugins::{FilterFailure, Plugin};
 pub use queue::QueueConfig;
@@ -62,6 +62,33 @@ impl Default for SchedulerConfig {
     }
 }
 
+/// What the loop did last, as `loops()` shows it. A pod assumed onto a node is kept in pieces
+/// and formatted only when someone looks: a large run assumes a pod per cycle and the page reads
+/// the line a few times a second.
+#[derive(Debug, Default)]
+enum LastAction {
+    #[default]
+    Nothing,
+    Said(String),
+    Assumed {
+        pod: String,
+        node: Rc<str>,
+        /// The weighted total, `None` when the node was the only feasible one.
+        score: Option<i64>,
+    },
+}
+
+impl LastAction {
+    fn text(&self) -> String {
+        match self {
+            LastAction::Nothing => String::new(),
+            LastAction::Said(text) => text.clone(),
+            LastAction::Assumed { pod, node, score: Some(score) } => format!("{pod} → {node} (score {score})"),
+            LastAction::Assumed { pod, node, score: None } => format!("{pod} → {node} (the only feasible node)"),
+        }
+    }
+}
+
 /// A binding posted and not yet answered.
 #[derive(Debug)]
 struct BindInFlight {
@@ -95,22 +122,30 @@ fn classify(object: Option<&Rc<Object>>) -> PodClass {
     }
 }
 
+/// One feasible node's raw scores in a cycle, before normalisation (a plugin that skips the
+/// pod leaves its column at 0 and unused).
+#[derive(Clone, Copy, Debug, Default)]
+struct RawScores {
+    taint: i64,
+    affinity: i64,
+    fit: i64,
+    spread: i64,
+    balanced: i64,
+}
+
 /// Buffers one cycle's scoring fills, kept from cycle to cycle so that scoring allocates
-/// nothing: each score plugin's raw (then normalised) score per feasible node, in the order of
-/// the feasible nodes, and the weighted totals.
+/// nothing: each feasible node's raw scores, in the order of the feasible nodes, and the
+/// weighted totals.
 #[derive(Debug, Default)]
 struct Scratch {
-    taint: Vec<i64>,
-    affinity: Vec<i64>,
-    fit: Vec<i64>,
-    spread: Vec<i64>,
-    balanced: Vec<i64>,
+    raw: Vec<RawScores>,
     totals: Vec<i64>,
+    /// (index into the cycle's examined nodes, cache slot) of each node that passed.
+    feasible: Vec<(usize, u32)>,
     /// Pods of the spreading owner per node slot, filled from the cache's per-owner list for
     /// one cycle and zeroed again after it.
     host_counts: Vec<u32>,
     zone_seen: Vec<bool>,
-    zone_counts: Vec<Option<i64>>,
 }
 
 /// The outcome of the filter phase of one cycle.
@@ -118,8 +153,6 @@ struct Search {
     /// (slot, verdict) of each node examined, in order.
     nodes: Vec<(u32, Packed)>,
     taint_reasons: Vec<Rc<str>>,
-    /// (index into `nodes`, cache slot) of each node that passed.
-    feasible: Vec<(usize, u32)>,
     wanted: usize,
     processed: usize,
 }
@@ -142,7 +175,7 @@ pub struct Scheduler {
     now: Time,
     /// Informer events arrived and the loop has not run since.
     observing: bool,
-    last_action: String,
+    last_action: LastAction,
     last_action_at: Option<Time>,
     turns: u64,
 }
@@ -172,7 +205,7 @@ impl Scheduler {
             started_at: Time(0),
             now: Time(0),
             observing: false,
-            last_action: String::new(),
+            last_action: LastAction::default(),
             last_action_at: None,
             turns: 0,
             config,
@@ -226,7 +259,7 @@ impl Scheduler {
         self.started_at + Duration(since / period.0 * period.0)
     }
 
-    fn act(&mut self, now: Time, what: String) {
+    fn act(&mut self, now: Time, what: LastAction) {
         self.last_action = what;
         self.last_action_at = Some(now);
     }
@@ -336,8 +369,9 @@ impl Scheduler {
         }
         let owner = plugins::spread_owner_uid(pod).map(|uid| self.cache.owner_id(uid));
         let facts = PodFacts::new(pod, owner);
-        let Search { mut nodes, taint_reasons, feasible, wanted, processed } =
-            find_feasible(&self.cache, &facts, self.next_start_node_index, self.config.percentage_of_nodes_to_score);
+        let mut feasible = std::mem::take(&mut self.scratch.feasible);
+        let Search { mut nodes, taint_reasons, wanted, processed } =
+            find_feasible(&self.cache, &facts, self.next_start_node_index, self.config.percentage_of_nodes_to_score, &mut feasible);
         self.next_start_node_index = (self.next_start_node_index + processed) % num_all;
         // (slot, weighted total if scored) of the chosen node.
         let chosen = match feasible.as_slice() {
@@ -349,6 +383,7 @@ impl Scheduler {
                 select_best(ctx.rng, totals).and_then(|i| Some((feasible.get(i)?.1, totals.get(i).copied())))
             }
         };
+        self.scratch.feasible = feasible;
         let resources = facts.resources;
         let mut record = self.new_record(ctx.now, &popped, wanted);
         record.nodes = nodes;
@@ -384,11 +419,7 @@ impl Scheduler {
         }
         let id = ctx.send(ApiRequest::Bind { pod: popped.key.clone(), node: node.to_string() });
         record.chosen = Some(slot);
-        let what = match score {
-            Some(score) => format!("{} → {node} (score {score})", popped.key.name),
-            None => format!("{} → {node} (the only feasible node)", popped.key.name),
-        };
-        self.act(ctx.now, what);
+        self.act(ctx.now, LastAction::Assumed { pod: popped.key.name.clone(), node: node.clone(), score });
         self.decisions.record(record);
         self.binds.insert(id, BindInFlight { popped, node });
     }
@@ -398,7 +429,7 @@ impl Scheduler {
     fn fail(&mut self, ctx: &mut Ctx, popped: Popped, mut record: Record, message: String, rejected_by: Option<PluginSet>) {
         self.report_failure(ctx, &popped, "Unschedulable", &message);
         let short = message.split(" preemption:").next().unwrap_or(&message).trim_end_matches('.');
-        self.act(ctx.now, format!("{}: {short}", popped.key.name));
+        self.act(ctx.now, LastAction::Said(format!("{}: {short}", popped.key.name)));
         record.message = message;
         self.decisions.record(record);
         match rejected_by {
@@ -433,7 +464,7 @@ impl Scheduler {
                 self.cache.forget_pod(&popped.key);
                 let message = format!("running Bind plugin \"DefaultBinder\": {}", error.message);
                 self.report_failure(ctx, &popped, "SchedulerError", &message);
-                self.act(ctx.now, format!("{}: binding to {node} failed: {}", popped.key.name, error.message));
+                self.act(ctx.now, LastAction::Said(format!("{}: binding to {node} failed: {}", popped.key.name, error.message)));
                 // Retry only if the pod still waits for a node (not deleted, not bound by now).
                 if let Some(current) = self.pods.get(&popped.key).filter(|o| classify(Some(o)) == PodClass::Pending) {
                     popped.pod = current.clone();
@@ -457,22 +488,22 @@ impl Scheduler {
     }
 }
 
-/// Filters nodes in the rotating order from `start` until enough are feasible.
-fn find_feasible(cache: &Cache, pod: &PodFacts, start: usize, percentage: u32) -> Search {
+/// Filters nodes in the rotating order from `start` until enough are feasible, listing those
+/// in `feasible` as (index into the examined nodes, slot).
+fn find_feasible(cache: &Cache, pod: &PodFacts, start: usize, percentage: u32, feasible: &mut Vec<(usize, u32)>) -> Search {
     let order = cache.order();
     let n = order.len();
     let wanted = plugins::num_feasible_nodes_to_find(percentage, n);
     let mut nodes = Vec::with_capacity(wanted.min(n));
     let mut taint_reasons = Vec::new();
-    let mut feasible = Vec::with_capacity(wanted.min(n));
+    feasible.clear();
     let mut processed = 0;
     let start = if n == 0 { 0 } else { start % n };
     // The rotating order without a division per node: from `start` to the end, then the rest.
     let (tail, head) = order.split_at(start);
     for &slot in head.iter().chain(tail) {
-        let info = cache.node(slot);
         processed += 1;
-        match plugins::run_filters(info, pod) {
+        match plugins::run_filters(cache.facts(slot), cache.node(slot), pod) {
             Ok(()) => {
                 feasible.push((nodes.len(), slot));
                 nodes.push((slot, Packed::Feasible));
@@ -483,44 +514,50 @@ fn find_feasible(cache: &Cache, pod: &PodFacts, start: usize, percentage: u32) -
             Err(failure) => nodes.push((slot, Packed::rejected(failure, &mut taint_reasons))),
         }
     }
-    Search { nodes, taint_reasons, feasible, wanted, processed }
+    Search { nodes, taint_reasons, wanted, processed }
 }
 
 /// Runs the score plugins over the feasible nodes, normalises each to 0–100 and writes each
-/// node's scores and weighted total into its verdict (and the totals into `s.totals`).
+/// node's scores and weighted total into its verdict (and the totals into `s.totals`). One
+/// pass over the nodes' `NodeFacts` takes the raw scores and the highest and lowest of each
+/// plugin; a second normalises and totals them.
 fn score_nodes(cache: &Cache, pod: &PodFacts, nodes: &mut [(u32, Packed)], feasible: &[(usize, u32)], s: &mut Scratch) {
     let (affinity, balanced) = (pod.has_preferred_affinity(), !pod.is_best_effort());
-    for column in [&mut s.taint, &mut s.affinity, &mut s.fit, &mut s.spread, &mut s.balanced, &mut s.totals] {
-        column.clear();
-    }
+    let spread = pod.spread_owner.map(|owner| (owner, spread_weights(cache, owner, feasible, s)));
+    s.raw.clear();
+    s.totals.clear();
+    let (mut max_taint, mut max_affinity) = (i64::MIN, i64::MIN);
+    let (mut min_spread, mut max_spread) = (i64::MAX, i64::MIN);
     for &(_, slot) in feasible {
-        let n = cache.node(slot);
-        s.taint.push(plugins::intolerable_prefer_no_schedule(n, pod));
+        let (fit, node) = (cache.facts(slot), cache.node(slot));
+        let mut raw = RawScores {
+            taint: plugins::intolerable_prefer_no_schedule(fit, node, pod),
+            fit: plugins::least_allocated(fit, pod),
+            ..RawScores::default()
+        };
         if affinity {
-            s.affinity.push(plugins::preferred_affinity(n, pod));
+            raw.affinity = plugins::preferred_affinity(node, pod);
         }
-        s.fit.push(plugins::least_allocated(n, pod));
         if balanced {
-            s.balanced.push(plugins::balanced_allocation(n, pod));
+            raw.balanced = plugins::balanced_allocation(fit, pod);
         }
+        if let Some((owner, (host_weight, zone_weight))) = spread {
+            raw.spread = spread_raw_score(cache, owner, slot, fit, &s.host_counts, host_weight, zone_weight);
+            (min_spread, max_spread) = (min_spread.min(raw.spread), max_spread.max(raw.spread));
+        }
+        (max_taint, max_affinity) = (max_taint.max(raw.taint), max_affinity.max(raw.affinity));
+        s.raw.push(raw);
     }
-    plugins::default_normalize(&mut s.taint, true);
-    if affinity {
-        plugins::default_normalize(&mut s.affinity, false);
+    if let Some((owner, _)) = spread {
+        clear_host_counts(cache, owner, s);
     }
-    let spread = pod.spread_owner.is_some_and(|owner| {
-        spread_raw_scores(cache, owner, feasible, s);
-        plugins::spread_normalize(&mut s.spread);
-        true
-    });
-    let at = |column: &[i64], used: bool, i: usize| if used { column.get(i).copied() } else { None };
-    for (i, (index, _)) in feasible.iter().enumerate() {
+    for (raw, (index, _)) in s.raw.iter().zip(feasible) {
         let scores = NodeScores::new([
-            s.taint.get(i).copied(),
-            at(&s.affinity, affinity, i),
-            s.fit.get(i).copied(),
-            at(&s.spread, spread, i),
-            at(&s.balanced, balanced, i),
+            Some(plugins::default_normalized(raw.taint, max_taint, true)),
+            affinity.then(|| plugins::default_normalized(raw.affinity, max_affinity, false)),
+            Some(raw.fit),
+            spread.map(|_| plugins::spread_normalized(raw.spread, min_spread, max_spread)),
+            balanced.then_some(raw.balanced),
         ]);
         s.totals.push(scores.total);
         if let Some((_, v)) = nodes.get_mut(*index) {
@@ -529,48 +566,47 @@ fn score_nodes(cache: &Cache, pod: &PodFacts, nodes: &mut [(u32, Packed)], feasi
     }
 }
 
-/// PodTopologySpread's raw scores with the system default constraints, into `s.spread`. A node
-/// scores a constraint only if it has its label (kubelets label every node
-/// `kubernetes.io/hostname`; the zone label is optional). The hostname weight counts the
-/// feasible nodes; the zone weight the distinct zone values among them (a node without a zone
-/// label is one more value, as upstream reads the missing label as ""). Zone counts cover every
-/// node of the zone, as upstream's PreScore counts over all nodes.
-fn spread_raw_scores(cache: &Cache, owner: u32, feasible: &[(usize, u32)], s: &mut Scratch) {
+/// PodTopologySpread's PreScore with the system default constraints: the hostname and zone
+/// weights, and the owner's pods per node spread out by slot into `s.host_counts` for this
+/// cycle (`clear_host_counts` zeroes them after). The hostname weight counts the feasible
+/// nodes; the zone weight the distinct zone values among them (a node without a zone label is
+/// one more value, as upstream reads the missing label as "").
+fn spread_weights(cache: &Cache, owner: u32, feasible: &[(usize, u32)], s: &mut Scratch) -> (f64, f64) {
     let bound = cache.zone_id_bound();
     s.zone_seen.clear();
     s.zone_seen.resize(bound + 1, false);
     let mut zone_values = 0;
     for &(_, slot) in feasible {
-        let i = cache.node(slot).zone.map_or(bound, |z| z as usize);
+        let i = cache.facts(slot).zone().map_or(bound, |z| z as usize);
         if let Some(seen) = s.zone_seen.get_mut(i).filter(|seen| !**seen) {
             *seen = true;
             zone_values += 1;
         }
     }
-    let host_weight = plugins::topology_normalizing_weight(feasible.len());
-    let zone_weight = plugins::topology_normalizing_weight(zone_values);
-    s.zone_counts.clear();
-    s.zone_counts.resize(bound, None);
-    // The owner's pods per node, spread out by slot for this cycle.
-    let placed = cache.owner_nodes(owner);
     if s.host_counts.len() < cache.slot_bound() {
         s.host_counts.resize(cache.slot_bound(), 0);
     }
-    for &(slot, count) in placed {
+    for &(slot, count) in cache.owner_nodes(owner) {
         if let Some(c) = s.host_counts.get_mut(slot as usize) {
             *c = count;
         }
     }
-    for &(_, slot) in feasible {
-        let n = cache.node(slot);
-        let zone_count = n.zone.and_then(|z| {
-            let memo = s.zone_counts.get_mut(z as usize)?;
-            Some(*memo.get_or_insert_with(|| cache.zone_count(owner, z) as i64))
-        });
-        let host_count = n.has_hostname_label.then(|| s.host_counts.get(slot as usize).map_or(0, |c| *c as i64));
-        s.spread.push(plugins::spread_score(host_count, zone_count, host_weight, zone_weight));
-    }
-    for &(slot, _) in placed {
+    (plugins::topology_normalizing_weight(feasible.len()), plugins::topology_normalizing_weight(zone_values))
+}
+
+/// PodTopologySpread's raw score for one node. A node scores a constraint only if it has its
+/// label (kubelets label every node `kubernetes.io/hostname`; the zone label is optional). Zone
+/// counts cover every node of the zone, as upstream's PreScore counts over all nodes.
+#[inline]
+fn spread_raw_score(cache: &Cache, owner: u32, slot: u32, fit: &NodeFacts, host_counts: &[u32], host_weight: f64, zone_weight: f64) -> i64 {
+    let zone_count = fit.zone().map(|z| cache.zone_count(owner, z) as i64);
+    let host_count = fit.has_hostname_label().then(|| host_counts.get(slot as usize).map_or(0, |c| *c as i64));
+    plugins::spread_score(host_count, zone_count, host_weight, zone_weight)
+}
+
+/// Zeroes the per-slot counts `spread_weights` filled.
+fn clear_host_counts(cache: &Cache, owner: u32, s: &mut Scratch) {
+    for &(slot, _) in cache.owner_nodes(owner) {
         if let Some(c) = s.host_counts.get_mut(slot as usize) {
             *c = 0;
         }
@@ -703,7 +739,7 @@ impl Component for Scheduler {
             name: "kube-scheduler".into(),
             phase: self.phase(),
             queue_depth: active + backoff + unschedulable,
-            last_action: self.last_action.clone(),
+            last_action: self.last_action.text(),
             last_action_at: self.last_action_at,
             turns: self.turns,
         }]

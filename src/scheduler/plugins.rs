@@ -10,7 +10,7 @@
 //! Left out on purpose: InterPodAffinity (kubeloop's pods carry no pod affinity), ImageLocality
 //! (the scheduler does not see kubelets' image caches here), NodePorts and the volume plugins.
 
-use super::cache::{NodeInfo, PodResources, Resources};
+use super::cache::{NodeFacts, NodeInfo, PodResources, Resources};
 use crate::model::{Allocatable, Node, NodeSelector, Pod, PreferredSchedulingTerm, StringMap, Taint, Toleration};
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -256,10 +256,16 @@ pub fn pod_matches_node_affinity(pod: &Pod, node: &Node) -> bool {
 }
 
 /// NodeResourcesFit's `fitsRequest`: pods count always, cpu and memory only when requested.
-#[inline]
 pub fn fits_request(allocatable: &Allocatable, requested: Resources, pod_count: i64, pod: &PodResources) -> Option<FilterFailure> {
+    let capacity = Resources { milli_cpu: allocatable.milli_cpu, memory: allocatable.memory };
+    fits(capacity, requested, allocatable.pods.saturating_sub(pod_count), pod)
+}
+
+/// `fits_request` on a node's capacity, its requests and its room for pods (`NodeFacts`).
+#[inline]
+fn fits(allocatable: Resources, requested: Resources, pods_room: i64, pod: &PodResources) -> Option<FilterFailure> {
     let want = pod.requested;
-    let pods = pod_count + 1 > allocatable.pods;
+    let pods = pods_room < 1;
     let cpu = want.milli_cpu > 0 && want.milli_cpu > allocatable.milli_cpu - requested.milli_cpu;
     let memory = want.memory > 0 && want.memory > allocatable.memory - requested.memory;
     (pods || cpu || memory).then_some(FilterFailure::Insufficient { pods, cpu, memory })
@@ -267,17 +273,17 @@ pub fn fits_request(allocatable: &Allocatable, requested: Resources, pod_count: 
 
 /// Runs the filters in order; the first failure is the node's verdict. A plain node (not
 /// cordoned, no NoSchedule/NoExecute taint) and a plain pod (no node name, no selector) come
-/// down to the resource check, without reading the node object. Inlined into the search loop,
-/// which calls it for hundreds of nodes per cycle.
+/// down to the resource check on the node's `NodeFacts`, without reading its `NodeInfo` or the
+/// node object. Inlined into the search loop, which calls it for hundreds of nodes per cycle.
 #[inline]
-pub fn run_filters(node: &NodeInfo, pod: &PodFacts) -> Result<(), FilterFailure> {
-    if node.cordoned && !pod.tolerates_unschedulable {
+pub fn run_filters(fit: &NodeFacts, node: &NodeInfo, pod: &PodFacts) -> Result<(), FilterFailure> {
+    if fit.cordoned() && !pod.tolerates_unschedulable {
         return Err(FilterFailure::Unschedulable);
     }
     if pod.node_name.is_some_and(|wanted| wanted != &*node.name) {
         return Err(FilterFailure::NodeName);
     }
-    if node.hard_taints {
+    if fit.hard_taints() {
         if let Some((i, _)) = first_untolerated_taint(node.taints(), &pod.pod.spec.tolerations) {
             return Err(FilterFailure::UntoleratedTaint(node.taint_reason(i)));
         }
@@ -285,15 +291,15 @@ pub fn run_filters(node: &NodeInfo, pod: &PodFacts) -> Result<(), FilterFailure>
     if pod.affinity_filter && !matches_required_affinity(&pod.pod.spec.node_selector, pod.required, node.labels(), &node.name) {
         return Err(FilterFailure::NodeAffinity);
     }
-    match fits_request(&node.allocatable, node.requested, node.pod_count, &pod.resources) {
+    match fits(fit.allocatable, fit.requested, fit.pods_room, &pod.resources) {
         Some(failure) => Err(failure),
         None => Ok(()),
     }
 }
 
 /// TaintToleration's raw score: PreferNoSchedule taints the pod does not tolerate.
-pub fn intolerable_prefer_no_schedule(node: &NodeInfo, pod: &PodFacts) -> i64 {
-    if !node.prefer_taints {
+pub fn intolerable_prefer_no_schedule(fit: &NodeFacts, node: &NodeInfo, pod: &PodFacts) -> i64 {
+    if !fit.prefer_taints() {
         return 0;
     }
     node.taints()
@@ -318,7 +324,8 @@ fn least_requested(requested: i64, capacity: i64) -> i64 {
 
 /// NodeResourcesFit with the LeastAllocated strategy over cpu and memory (weight 1 each), on
 /// requests with the scheduler's non-zero defaults.
-pub fn least_allocated(node: &NodeInfo, pod: &PodFacts) -> i64 {
+#[inline]
+pub fn least_allocated(node: &NodeFacts, pod: &PodFacts) -> i64 {
     let used = node.non_zero_requested;
     let want = pod.resources.non_zero;
     let (cpu, memory) = (node.allocatable.milli_cpu, node.allocatable.memory);
@@ -333,7 +340,8 @@ pub fn least_allocated(node: &NodeInfo, pod: &PodFacts) -> i64 {
 
 /// NodeResourcesBalancedAllocation: 100 × (1 − the spread of the cpu and memory fractions), on
 /// actual requests.
-pub fn balanced_allocation(node: &NodeInfo, pod: &PodFacts) -> i64 {
+#[inline]
+pub fn balanced_allocation(node: &NodeFacts, pod: &PodFacts) -> i64 {
     let used = node.requested;
     let want = pod.resources.requested;
     let fraction = |requested: i64, capacity: i64| (capacity != 0).then(|| (requested as f64 / capacity as f64).min(1.0));
@@ -384,25 +392,42 @@ fn round_half_away(x: f64) -> i64 {
 
 /// `helper.DefaultNormalizeScore`: scale so the best is 100, reversed for "fewer is better".
 pub fn default_normalize(scores: &mut [i64], reverse: bool) {
-    let max = scores.iter().copied().max().unwrap_or(0).max(0);
-    if max == 0 {
-        if reverse {
-            scores.iter_mut().for_each(|s| *s = MAX_NODE_SCORE);
-        }
-        return;
-    }
+    let max = scores.iter().copied().max().unwrap_or(0);
     for s in scores.iter_mut() {
-        let scaled = MAX_NODE_SCORE * *s / max;
-        *s = if reverse { MAX_NODE_SCORE - scaled } else { scaled };
+        *s = default_normalized(*s, max, reverse);
+    }
+}
+
+/// One score under `DefaultNormalizeScore`, given the highest raw score of the cycle (a cycle
+/// that tracks the highest while it scores normalises without another pass over the scores).
+#[inline]
+pub fn default_normalized(score: i64, max: i64, reverse: bool) -> i64 {
+    let max = max.max(0);
+    match (max, reverse) {
+        (0, true) => MAX_NODE_SCORE,
+        (0, false) => score,
+        (_, true) => MAX_NODE_SCORE - MAX_NODE_SCORE * score / max,
+        (_, false) => MAX_NODE_SCORE * score / max,
     }
 }
 
 /// PodTopologySpread's NormalizeScore: fewer matching pods score higher, 100 when all are 0.
 pub fn spread_normalize(scores: &mut [i64]) {
     let min = scores.iter().copied().min().unwrap_or(0);
-    let max = scores.iter().copied().max().unwrap_or(0).max(0);
+    let max = scores.iter().copied().max().unwrap_or(0);
     for s in scores.iter_mut() {
-        *s = if max == 0 { MAX_NODE_SCORE } else { MAX_NODE_SCORE * (max + min - *s) / max };
+        *s = spread_normalized(*s, min, max);
+    }
+}
+
+/// One score under PodTopologySpread's NormalizeScore, given the cycle's lowest and highest.
+#[inline]
+pub fn spread_normalized(score: i64, min: i64, max: i64) -> i64 {
+    let max = max.max(0);
+    if max == 0 {
+        MAX_NODE_SCORE
+    } else {
+        MAX_NODE_SCORE * (max + min - score) / max
     }
 }
 
@@ -465,7 +490,7 @@ pub fn assigned_pod_deleted_may_help(rejected_by: PluginSet) -> bool {
 /// `"N reason"` strings for a histogram, sorted as strings the way `sortReasonsHistogram` does.
 fn histogram(counts: BTreeMap<&str, usize>) -> String {
     let mut parts: Vec<String> = counts.into_iter().map(|(reason, n)| format!("{n} {reason}")).collect();
-    parts.sort();
+    crate::sort::sort(&mut parts);
     parts.join(", ")
 }
 
@@ -617,7 +642,7 @@ mod tests {
         let mut cache = Cache::new();
         cache.set_node(&Rc::new(Object::Node(node)));
         cache.add_pod(&ObjectKey::new(Kind::Pod, "default", "running"), &with_requests("1", "2Gi"), "n1", false);
-        let info = cache.node_by_name("n1").expect("node");
+        let info = cache.slot_of("n1").map(|slot| cache.facts(slot)).expect("node");
         let incoming = with_requests("1", "0");
         let facts = PodFacts::new(&incoming, None);
         // cpu 2/4 and memory 2Gi/8Gi: LeastAllocated (50 + 75) / 2; balance 100 × (1 − |0.5 − 0.25| / 2).
