@@ -183,15 +183,17 @@ impl ClusterView {
     }
 }
 
-/// Order of pods in a box: oldest first, then by key.
-type PodSlot = (u64, String);
+/// Order of pods in a box: oldest first, then by key. The middle number is always 0: the slot
+/// has the event log's key type (`view::events`), so the page carries one B-tree for both.
+type PodSlot = (u64, u64, String);
 
 /// Keeps a [`ClusterView`] in step with a simulation. See the module documentation.
 #[derive(Debug, Default)]
 pub struct ClusterTracker {
     cursor: Cursor,
-    pods: BTreeMap<String, PodView>,
-    nodes: BTreeMap<String, NodeFacts>,
+    // Values boxed: every map from a name to one pointer shares its B-tree code in the wasm.
+    pods: BTreeMap<String, Box<PodView>>,
+    nodes: BTreeMap<String, Box<NodeFacts>>,
     /// Pod slots per node name; "" holds the unscheduled.
     placed: BTreeMap<String, BTreeSet<PodSlot>>,
     dirty: BTreeSet<String>,
@@ -276,10 +278,10 @@ impl ClusterTracker {
                     self.nodes.remove(&name);
                 } else {
                     let facts = NodeFacts::of(node);
-                    if self.nodes.get(&name) == Some(&facts) {
+                    if self.nodes.get(&name).is_some_and(|old| **old == facts) {
                         return;
                     }
-                    self.nodes.insert(name.clone(), facts);
+                    self.nodes.insert(name.clone(), Box::new(facts));
                 }
                 self.dirty.insert(name);
             }
@@ -290,18 +292,18 @@ impl ClusterTracker {
     fn apply_pod(&mut self, pod: &Pod, gone: bool) {
         let key = format!("{}/{}", pod.metadata.namespace, pod.metadata.name);
         let new = (!gone).then(|| PodView::of(pod));
-        let old = self.pods.get(&key);
+        let old = self.pods.get(&key).map(|old| &**old);
         if old == new.as_ref() {
             return;
         }
         if let Some(old) = self.pods.remove(&key) {
-            self.unplace(&old.node, &(old.created, key.clone()));
+            self.unplace(&old.node, &(old.created, 0, key.clone()));
         }
         if let Some(new) = new {
-            let slot = (new.created, key.clone());
+            let slot = (new.created, 0, key.clone());
             self.dirty.insert(new.node.clone());
             self.placed.entry(new.node.clone()).or_default().insert(slot);
-            self.pods.insert(key, new);
+            self.pods.insert(key, Box::new(new));
         }
     }
 
@@ -370,7 +372,7 @@ impl ClusterTracker {
     }
 
     fn pods_on<'a>(&'a self, node: &str) -> impl Iterator<Item = &'a PodView> + 'a {
-        self.placed.get(node).into_iter().flatten().filter_map(|(_, key)| self.pods.get(key))
+        self.placed.get(node).into_iter().flatten().filter_map(|(_, _, key)| self.pods.get(key).map(|p| &**p))
     }
 
     /// The box of `name`, or None when no node object exists and no pod is bound to it.
@@ -380,7 +382,11 @@ impl ClusterTracker {
         if facts.is_none() && pods.is_empty() {
             return None;
         }
-        let facts = facts.cloned().unwrap_or_else(|| NodeFacts { ready: "Unknown".into(), status: "Unknown".into(), ..Default::default() });
+        let facts = facts.map(|f| (**f).clone()).unwrap_or_else(|| NodeFacts {
+            ready: "Unknown".into(),
+            status: "Unknown".into(),
+            ..Default::default()
+        });
         let holding = pods.iter().filter(|p| !p.terminal);
         let (cpu, memory, count) = holding.fold((0, 0, 0), |(c, m, n), p| (c + p.cpu_milli, m + p.memory, n + 1));
         Some(NodeView {

@@ -117,7 +117,8 @@ type Order = (u64, u64, String);
 #[derive(Debug, Default)]
 pub struct EventLog {
     cursor: Cursor,
-    rows: BTreeMap<String, EventRow>,
+    // Boxed: every map from a name to one pointer shares its B-tree code in the wasm.
+    rows: BTreeMap<String, Box<EventRow>>,
     order: BTreeSet<Order>,
     components: BTreeMap<String, usize>,
 }
@@ -184,14 +185,14 @@ impl EventLog {
             let row = EventRow::of(e);
             self.order.insert((row.last_seen, row.revision, key.clone()));
             *self.components.entry(row.component.clone()).or_default() += 1;
-            self.rows.insert(key, row);
+            self.rows.insert(key, Box::new(row));
         }
         true
     }
 
     /// Rows newest first.
     pub fn newest_first(&self) -> impl Iterator<Item = &EventRow> + '_ {
-        self.order.iter().rev().filter_map(|(_, _, key)| self.rows.get(key))
+        self.order.iter().rev().filter_map(|(_, _, key)| self.rows.get(key).map(|r| &**r))
     }
 
     /// The table at `now` under `filter`.

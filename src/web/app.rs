@@ -26,7 +26,7 @@ use crate::controls::Toolbar;
 use crate::editor::Editor;
 use crate::engine::{Action, Offscreen, Snapshot};
 use crate::events_view::{CommandLog, EventsPanel};
-use crate::header::Header;
+use crate::header::header;
 use crate::hints_view::HintsPanel;
 use crate::host::{self, Incoming, Shared};
 use crate::lesson_view::LessonPanel;
@@ -120,7 +120,7 @@ pub fn App(props: &AppProps) -> Html {
     html! {
         <div ref={root} class={classes!("app", props.embedded.then_some("embedded"), large.then_some("large"))} data-theme={theme} data-sim-time={s.time_ms.to_string()} data-mode={mode_name(s)}>
             if p.shows_panel("header") {
-                <Header version={kubeloop::VERSION} />
+                { header(kubeloop::VERSION) }
             }
             if p.controls.as_ref().is_none_or(|c| !c.is_empty()) {
                 <Toolbar

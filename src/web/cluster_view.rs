@@ -87,33 +87,28 @@ pub fn NodeBox(props: &NodeBoxProps) -> Html {
                 <span class="node-status">{ n.status.clone() }</span>
             </div>
             if !props.compact {
-                <NodeFaults node={AttrValue::from(n.name.clone())} on_action={props.on_action.clone()} />
+                { node_faults(&n.name, &props.on_action) }
             }
-            <Bar label="cpu" usage={n.cpu} text={n.cpu_label()} />
-            <Bar label="memory" usage={n.memory} text={n.memory_label()} />
-            <Bar label="pods" usage={n.pods_used} text={n.pods_label()} />
+            { bar("cpu", n.cpu, n.cpu_label()) }
+            { bar("memory", n.memory, n.memory_label()) }
+            { bar("pods", n.pods_used, n.pods_label()) }
             <PodList pods={Pods::Node(n.clone())} compact={props.compact} selected={props.selected.clone()} on_action={props.on_action.clone()} />
         </li>
     }
 }
 
-#[derive(Properties, PartialEq)]
-pub struct NodeFaultsProps {
-    pub node: AttrValue,
-    pub on_action: Callback<Action>,
-}
-
-/// What can happen to a machine: power off, cut from the network, come back.
-#[component]
-pub fn NodeFaults(props: &NodeFaultsProps) -> Html {
+/// What can happen to a machine: power off, cut from the network, come back. A plain function,
+/// not a component: it is redrawn with its node box anyway, and a Yew component costs the page
+/// about 1 KB of wasm.
+fn node_faults(node: &str, on_action: &Callback<Action>) -> Html {
     html! {
-        <div class="node-faults" role="group" aria-label={format!("Faults for {}", props.node)}>
+        <div class="node-faults" role="group" aria-label={format!("Faults for {node}")}>
             { for NODE_FAULTS.iter().map(|verb| {
-                let line = node_fault_command(verb, &props.node);
-                let on_action = props.on_action.clone();
+                let line = node_fault_command(verb, node);
+                let on_action = on_action.clone();
                 html! {
-                    <button type="button" class="small" data-testid={format!("node-{verb}")} data-node={props.node.clone()}
-                        title={line.clone()} aria-label={format!("{verb} {}: {}", props.node, fault_words(verb))}
+                    <button type="button" class="small" data-testid={format!("node-{verb}")} data-node={node.to_string()}
+                        title={line.clone()} aria-label={format!("{verb} {node}: {}", fault_words(verb))}
                         onclick={Callback::from(move |_| on_action.emit(Action::Command(line.clone())))}>
                         { *verb }
                     </button>
@@ -131,25 +126,18 @@ fn fault_words(verb: &str) -> &'static str {
     }
 }
 
-#[derive(Properties, PartialEq)]
-pub struct BarProps {
-    pub label: AttrValue,
-    pub usage: Usage,
-    pub text: AttrValue,
-}
-
-/// A capacity bar; its width transitions in CSS.
-#[component]
-pub fn Bar(props: &BarProps) -> Html {
-    let pct = props.usage.percent();
+/// A capacity bar; its width transitions in CSS. A plain function, not a component: it is
+/// redrawn with its node box anyway, and a Yew component costs the page about 1 KB of wasm.
+fn bar(label: &'static str, usage: Usage, text: String) -> Html {
+    let pct = usage.percent();
     html! {
-        <div class="bar" title={format!("{} requested {}", props.label, props.text)}>
-            <span class="bar-label">{ props.label.clone() }</span>
-            <span class="bar-track" role="meter" aria-label={format!("{} requested", props.label)}
-                aria-valuemin="0" aria-valuemax="100" aria-valuenow={pct.to_string()} aria-valuetext={props.text.clone()}>
+        <div class="bar" title={format!("{label} requested {text}")}>
+            <span class="bar-label">{ label }</span>
+            <span class="bar-track" role="meter" aria-label={format!("{label} requested")}
+                aria-valuemin="0" aria-valuemax="100" aria-valuenow={pct.to_string()} aria-valuetext={text.clone()}>
                 <span class="bar-fill" style={format!("width:{pct}%")}></span>
             </span>
-            <span class="bar-text">{ props.text.clone() }</span>
+            <span class="bar-text">{ text }</span>
         </div>
     }
 }

@@ -71,7 +71,7 @@ pub fn ComponentCard(props: &ComponentProps) -> Html {
             <div class="component-head">
                 <span class="component-name">{ c.name.clone() }</span>
                 <span class={classes!("state", c.state.clone())}>{ c.state.clone() }</span>
-                <Switch name={AttrValue::from(c.name.clone())} running={c.state == "running"} on_action={props.on_action.clone()} />
+                { switch(&c.name, c.state == "running", &props.on_action) }
             </div>
             if !c.detail.is_empty() {
                 <p class="detail" data-testid={format!("{}-detail", c.role)}>{ c.detail.clone() }</p>
@@ -81,31 +81,27 @@ pub fn ComponentCard(props: &ComponentProps) -> Html {
             }
             if !c.loops.is_empty() {
                 <ul class="loops">
-                    { for c.loops.iter().map(|l| html! { <LoopRow key={l.name.clone()} lp={l.clone()} /> }) }
+                    { for c.loops.iter().map(loop_row) }
                 </ul>
             }
         </li>
     }
 }
 
-#[derive(Properties, PartialEq)]
-pub struct SwitchProps {
-    pub name: AttrValue,
-    pub running: bool,
-    pub on_action: Callback<Action>,
-}
+// The small pieces below (switch, loop row, dial) are plain functions, not components: a Yew
+// component costs the page about 1 KB of wasm for its lifecycle alone, and these are redrawn with
+// the card or row that holds them anyway.
 
 /// A process's on/off switch: runs `sim stop NAME` or `sim start NAME`, as typed in the console.
-#[component]
-pub fn Switch(props: &SwitchProps) -> Html {
+fn switch(name: &str, running: bool, on_action: &Callback<Action>) -> Html {
     let onclick = {
-        let (name, running, on_action) = (props.name.clone(), props.running, props.on_action.clone());
+        let (name, on_action) = (name.to_string(), on_action.clone());
         Callback::from(move |_| on_action.emit(Action::Command(switch_command(&name, running))))
     };
-    let label = format!("{} {}", if props.running { "Stop" } else { "Start" }, props.name);
+    let label = format!("{} {}", if running { "Stop" } else { "Start" }, name);
     html! {
-        <button type="button" class="switch" role="switch" aria-checked={props.running.to_string()} aria-label={label.clone()} title={label}
-            data-testid="component-switch" data-name={props.name.clone()} {onclick}>
+        <button type="button" class="switch" role="switch" aria-checked={running.to_string()} aria-label={label.clone()} title={label}
+            data-testid="component-switch" data-name={name.to_string()} {onclick}>
             <span class="switch-knob" aria-hidden="true"></span>
         </button>
     }
@@ -119,23 +115,16 @@ fn role_words(role: &str) -> &'static str {
     }
 }
 
-#[derive(Properties, PartialEq)]
-pub struct LoopRowProps {
-    pub lp: LoopView,
-}
-
 /// One loop: dial, name, queue, last action.
-#[component]
-pub fn LoopRow(props: &LoopRowProps) -> Html {
-    let l = &props.lp;
+fn loop_row(l: &LoopView) -> Html {
     let last = match (&l.last_action, l.last_action_at) {
         (a, _) if a.is_empty() => "nothing yet".to_string(),
         (a, Some(t)) => format!("{a} (at {})", sim_time(Time(t))),
         (a, None) => a.clone(),
     };
     html! {
-        <li class={classes!("loop", format!("phase-{}", l.phase))} data-loop={l.name.clone()} data-phase={l.phase.clone()}>
-            <Dial phase={AttrValue::from(l.phase.clone())} />
+        <li key={l.name.clone()} class={classes!("loop", format!("phase-{}", l.phase))} data-loop={l.name.clone()} data-phase={l.phase.clone()}>
+            { dial(&l.phase) }
             <span class="loop-name">{ l.name.clone() }</span>
             <span class="loop-phase">{ l.phase.clone() }</span>
             <span class="loop-queue" title="work queue depth">{ format!("queue {}", l.queue_depth) }</span>
@@ -144,15 +133,9 @@ pub fn LoopRow(props: &LoopRowProps) -> Html {
     }
 }
 
-#[derive(Properties, PartialEq)]
-pub struct DialProps {
-    pub phase: AttrValue,
-}
-
 /// Three arcs — observe, compare, act — with the current one lit.
-#[component]
-pub fn Dial(props: &DialProps) -> Html {
-    let on = |p: &str| if props.phase.as_str() == p { "arc on" } else { "arc" };
+fn dial(phase: &str) -> Html {
+    let on = |p: &str| if phase == p { "arc on" } else { "arc" };
     html! {
         <svg class="dial" viewBox="0 0 20 20" aria-hidden="true">
             <path class={classes!(on("observe"), "observe")} d="M10 2 A8 8 0 0 1 16.93 14" />
@@ -170,7 +153,7 @@ pub fn KubeletDial(props: &ComponentProps) -> Html {
     html! {
         <li class={classes!("kubelet-dial", c.state.clone())} data-testid="component" data-name={c.name.clone()} data-state={c.state.clone()}
             title={format!("{} ({}): {}", c.name, c.state, if last.is_empty() { "nothing yet" } else { last.as_str() })}>
-            <Dial phase={AttrValue::from(c.phase().to_string())} />
+            { dial(c.phase()) }
             <span class="visually-hidden">{ format!("{} {} {}", c.name, c.state, c.phase()) }</span>
         </li>
     }
