@@ -227,10 +227,17 @@ pub fn slow_start_batches(calls: Vec<Call>) -> Vec<Vec<Call>> {
 /// writes that add the owner reference.
 fn claim_pods<'a>(caches: &'a Caches, rs: &ReplicaSet) -> (Vec<&'a Pod>, Vec<Call>) {
     let selector = &rs.spec.selector;
-    // `matches`, with its label terms answered first by the cheap containment check.
-    let matches = |p: &Pod| {
-        labels_contain(&p.metadata.labels, &selector.match_labels)
-            && (selector.match_expressions.is_empty() || selector.matches(&p.metadata.labels))
+    // `matches`, with its label terms answered first by the cheap containment check. The pods
+    // of one template share one label map, so the answer for the last map is remembered.
+    let mut last: Option<(&Shared<StringMap>, bool)> = None;
+    let mut matches = |p: &'a Pod| match last {
+        Some((labels, answer)) if Shared::ptr_eq(labels, &p.metadata.labels) => answer,
+        _ => {
+            let answer = labels_contain(&p.metadata.labels, &selector.match_labels)
+                && (selector.match_expressions.is_empty() || selector.matches(&p.metadata.labels));
+            last = Some((&p.metadata.labels, answer));
+            answer
+        }
     };
     let mut owned: Vec<&Pod> = caches.pods.owned_by(&rs.metadata.uid).filter_map(|o| o.as_pod()).filter(|p| matches(p)).collect();
     let mut adoptions = Vec::new();
@@ -246,7 +253,7 @@ fn claim_pods<'a>(caches: &'a Caches, rs: &ReplicaSet) -> (Vec<&'a Pod>, Vec<Cal
         adoptions.push(Call::new(ApiRequest::Update(Object::Pod(adopted))));
         owned.push(pod);
     }
-    owned.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+    crate::sort::sort_by(&mut owned, |a, b| a.metadata.name.cmp(&b.metadata.name));
     (owned, adoptions)
 }
 
@@ -391,7 +398,8 @@ pub fn calculate_status(rs: &ReplicaSet, owned: &[&Pod], now: Time) -> ReplicaSe
     let (mut replicas, mut fully_labeled, mut ready, mut available) = (0, 0, 0, 0);
     for pod in owned.iter().filter(|p| is_pod_active(p)) {
         replicas += 1;
-        if labels_contain(&pod.metadata.labels, template_labels) {
+        // A pod made from this template shares its label map: then it holds them all.
+        if Shared::ptr_eq(&pod.metadata.labels, template_labels) || labels_contain(&pod.metadata.labels, template_labels) {
             fully_labeled += 1;
         }
         if pod.is_ready() {
