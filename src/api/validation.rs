@@ -117,13 +117,23 @@ fn validate_selector_and_template(selector: &LabelSelector, template: &PodTempla
     }
 }
 
+/// `<path>.containers[<i>]`, written out only when an error names it (every pod write is
+/// validated, and almost none has an error).
+struct ContainerPath<'a>(&'a str, usize);
+
+impl std::fmt::Display for ContainerPath<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.containers[{}]", self.0, self.1)
+    }
+}
+
 fn validate_pod_spec(spec: &PodSpec, path: &str, errs: &mut Vec<FieldError>) {
     if spec.containers.is_empty() {
         errs.push(FieldError::required(&format!("{path}.containers")));
     }
     let mut seen = std::collections::BTreeSet::new();
     for (i, c) in spec.containers.iter().enumerate() {
-        let at = format!("{path}.containers[{i}]");
+        let at = ContainerPath(path, i);
         if c.name.is_empty() {
             errs.push(FieldError::required(&format!("{at}.name")));
         } else if !is_dns1123_label(&c.name) {

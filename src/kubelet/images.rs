@@ -17,14 +17,19 @@ pub fn normalize(image: &str) -> String {
     let (name, suffix) = split_reference(image);
     let first = name.split('/').next().unwrap_or_default();
     let has_registry = name.contains('/') && (first.contains('.') || first.contains(':') || first == "localhost");
-    let qualified = if has_registry {
-        name.to_string()
+    let registry = if has_registry {
+        ""
     } else if name.contains('/') {
-        format!("docker.io/{name}")
+        "docker.io/"
     } else {
-        format!("docker.io/library/{name}")
+        "docker.io/library/"
     };
-    format!("{qualified}{suffix}")
+    // Built by hand rather than with `format!`: twice per pod a kubelet starts.
+    let mut qualified = String::with_capacity(registry.len() + name.len() + suffix.len());
+    qualified.push_str(registry);
+    qualified.push_str(name);
+    qualified.push_str(&suffix);
+    qualified
 }
 
 /// Splits `repo[:tag][@digest]` into the repository and its `:tag`/`@digest` suffix

@@ -10,7 +10,6 @@ use super::fasthash::FastMap;
 use crate::api::ApiRequest;
 use crate::model::*;
 use std::collections::VecDeque;
-use std::fmt::Write;
 use std::rc::Rc;
 
 /// How many distinct events the recorder remembers for aggregation (client-go's
@@ -110,7 +109,7 @@ impl EventRecorder {
     fn event(&self, spec: EventSpec, remembered: Remembered, now: Time) -> Event {
         Event {
             metadata: ObjectMeta {
-                name: format!("{}.{:x}", spec.involved.name, remembered.nanos),
+                name: event_name(&spec.involved.name, remembered.nanos),
                 namespace: spec.involved.namespace.clone(),
                 ..Default::default()
             },
@@ -145,16 +144,49 @@ fn identity(spec: &EventSpec) -> String {
     let o = &spec.involved;
     let parts = [&*o.kind, &o.namespace, &o.name, &o.uid, &o.api_version, &o.field_path, spec.type_, &spec.reason, &spec.message];
     let mut key = String::with_capacity(parts.iter().map(|p| p.len() + 4).sum());
+    let mut digits = [0u8; 20];
     for part in parts {
-        let _ = write!(key, "{}:", part.len());
+        // The length in decimal, as `write!` would put it, without the formatting machinery.
+        key.extend(crate::sim::trace::decimal_digits(part.len() as u64, &mut digits).iter().map(|&d| char::from(d)));
+        key.push(':');
         key.push_str(part);
     }
     key
 }
 
+/// `<object>.<nanos in lowercase hex>`, as `format!("{object}.{nanos:x}")` writes it: one per
+/// Event a large run creates, so built by hand.
+fn event_name(object: &str, mut nanos: u64) -> String {
+    let mut hex = [0u8; 16];
+    let mut start = hex.len();
+    loop {
+        start -= 1;
+        hex[start] = b"0123456789abcdef"[(nanos & 0xf) as usize];
+        nanos >>= 4;
+        if nanos == 0 {
+            break;
+        }
+    }
+    let mut name = String::with_capacity(object.len() + 1 + hex.len() - start);
+    name.push_str(object);
+    name.push('.');
+    name.extend(hex[start..].iter().map(|&d| char::from(d)));
+    name
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_and_identities_are_what_format_writes() {
+        for nanos in [0u64, 9, 0xa, 0x1d2c3b4a5f6e7d8, u64::MAX] {
+            assert_eq!(event_name("web-1", nanos), format!("web-1.{nanos:x}"));
+        }
+        let involved = ObjectReference { kind: "Pod".into(), name: "web-1".into(), ..Default::default() };
+        let spec = EventSpec::normal(involved, "Started", "Started container nginx");
+        assert_eq!(identity(&spec), "3:Pod0:5:web-10:0:0:6:Normal7:Started23:Started container nginx");
+    }
 
     #[test]
     fn a_repeated_event_bumps_its_count_instead_of_creating_another() {
