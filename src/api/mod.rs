@@ -17,7 +17,6 @@ use crate::model::*;
 use crate::rng::Rng;
 use crate::runtime::fasthash::FastMap;
 use crate::store::{Change, ChangeType, Etcd, StoreError};
-use std::collections::BTreeSet;
 use std::rc::Rc;
 
 /// A request to the API server, as a client sends it.
@@ -166,8 +165,9 @@ pub struct Handled {
 pub struct ApiServer {
     pub etcd: Etcd,
     pub watches: WatchRegistry,
-    /// Pods by `spec.nodeName`, for kubelets' filtered lists (the watch cache's index).
-    pods_by_node: FastMap<String, BTreeSet<ObjectKey>>,
+    /// Pods by `spec.nodeName`, for kubelets' filtered lists (the watch cache's index). A node's
+    /// keys are in no order (a bind only pushes one); a list, rare next to binds, sorts them.
+    pods_by_node: FastMap<String, Vec<ObjectKey>>,
     /// The oldest revision the watch cache can serve from. A freshly started API server fills its
     /// cache with a list at the current revision, so a watch from before it is 410 Gone.
     watch_cache_floor: u64,
@@ -225,12 +225,13 @@ impl ApiServer {
             return;
         }
         let key = change.object.key();
-        if let Some(set) = prev_node.and_then(|node| self.pods_by_node.get_mut(node)) {
-            set.remove(&key);
+        if let Some(keys) = prev_node.and_then(|node| self.pods_by_node.get_mut(node)) {
+            keys.retain(|k| *k != key);
         }
         if change.type_ != ChangeType::Deleted {
+            // A key is listed only under its current node, so it is not under this one yet.
             if let Some(node) = change.object.as_pod().and_then(|p| p.node_name()) {
-                self.pods_by_node.entry(node.to_string()).or_default().insert(key);
+                self.pods_by_node.entry(node.to_string()).or_default().push(key);
             }
         }
     }
@@ -241,8 +242,15 @@ impl ApiServer {
         let pods: Vec<(String, ObjectKey)> =
             self.etcd.list(Kind::Pod, None).filter_map(|o| Some((o.as_pod()?.node_name()?.to_string(), o.key()))).collect();
         for (node, key) in pods {
-            self.pods_by_node.entry(node).or_default().insert(key);
+            self.pods_by_node.entry(node).or_default().push(key);
         }
+    }
+
+    /// The keys of the pods bound to `node`, in key order.
+    fn pods_on_node(&self, node: &str) -> Vec<&ObjectKey> {
+        let mut keys: Vec<&ObjectKey> = self.pods_by_node.get(node).into_iter().flatten().collect();
+        crate::sort::sort(&mut keys);
+        keys
     }
 
     pub fn list(&self, l: &ListRequest) -> ApiResponse {
@@ -253,10 +261,8 @@ impl ApiServer {
         let matches = |o: &Rc<Object>| l.labels.as_ref().is_none_or(|s| s.matches(&o.meta().labels)) && l.field.matches(o);
         let items: Vec<Rc<Object>> = match (&l.field, kind) {
             (FieldFilter::NodeName(node), Kind::Pod) => self
-                .pods_by_node
-                .get(node)
+                .pods_on_node(node)
                 .into_iter()
-                .flatten()
                 .filter_map(|k| self.etcd.get(k))
                 .filter(|o| l.namespace.as_deref().is_none_or(|ns| o.meta().namespace == ns))
                 .filter(|o| matches(o))
