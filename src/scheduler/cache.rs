@@ -392,7 +392,11 @@ impl Cache {
     }
     /// Pods of a spreading owner on all nodes of a zone.
     pub fn zone_count(&self, owner: u32, zone: u32) -> u32 {
-        self.zone_counts.get(owner as usize).and_then(|z| z.get(zone as usize)).copied().unwrap_or(0)
+        self.owner_zone_counts(owner).get(zone as usize).copied().unwrap_or(0)
+    }
+    /// Pods of a spreading owner per zone id (zones past the end have none).
+    pub fn owner_zone_counts(&self, owner: u32) -> &[u32] {
+        self.zone_counts.get(owner as usize).map_or(&[], Vec::as_slice)
     }
     /// The nodes holding pods of a spreading owner: (slot, pods), sorted by slot.
     pub fn owner_nodes(&self, owner: u32) -> &[(u32, u32)] {
@@ -463,18 +467,20 @@ impl Cache {
     /// Accounts a pod on `node`, replacing whatever was accounted for it before (so confirming
     /// an assumed pod, or a pod bound elsewhere than assumed, both come out right).
     pub fn add_pod(&mut self, key: &ObjectKey, pod: &Pod, node: &str, assumed: bool) {
-        self.add_pod_with(key, pod, PodResources::of(pod), node, assumed);
+        let slot = self.slot(node);
+        self.add_pod_at(key, pod, PodResources::of(pod), slot, assumed);
     }
 
-    /// `add_pod` with the pod's resources already worked out (`PodResources::of(pod)`), as a
-    /// scheduling cycle has them when it assumes the pod.
-    pub fn add_pod_with(&mut self, key: &ObjectKey, pod: &Pod, resources: PodResources, node: &str, assumed: bool) {
-        self.remove_pod(key);
-        let slot = self.slot(node);
+    /// `add_pod` with the pod's resources already worked out (`PodResources::of(pod)`) and the
+    /// node's slot, as a scheduling cycle has both when it assumes the pod.
+    pub fn add_pod_at(&mut self, key: &ObjectKey, pod: &Pod, resources: PodResources, slot: u32, assumed: bool) {
         let spread_owner = if pod.metadata.is_deleting() { None } else { spread_owner_uid(pod).map(|uid| self.owner_id(uid)) };
         let cached = CachedPod { slot, resources, spread_owner, assumed };
+        // One lookup replaces the pod: what was accounted for it goes first, as `remove_pod`.
+        if let Some(before) = self.pods.insert(key.clone(), cached) {
+            self.account(&before, -1);
+        }
         self.account(&cached, 1);
-        self.pods.insert(key.clone(), cached);
     }
 
     /// Stops accounting a pod. Returns whether it was there.

@@ -415,7 +415,7 @@ impl Scheduler {
     ) {
         let node = self.cache.node(slot).name.clone();
         if let Some(pod) = popped.pod.as_pod() {
-            self.cache.add_pod_with(&popped.key, pod, resources, &node, true);
+            self.cache.add_pod_at(&popped.key, pod, resources, slot, true);
         }
         let id = ctx.send(ApiRequest::Bind { pod: popped.key.clone(), node: node.to_string() });
         record.chosen = Some(slot);
@@ -523,7 +523,7 @@ fn find_feasible(cache: &Cache, pod: &PodFacts, start: usize, percentage: u32, f
 /// plugin; a second normalises and totals them.
 fn score_nodes(cache: &Cache, pod: &PodFacts, nodes: &mut [(u32, Packed)], feasible: &[(usize, u32)], s: &mut Scratch) {
     let (affinity, balanced) = (pod.has_preferred_affinity(), !pod.is_best_effort());
-    let spread = pod.spread_owner.map(|owner| (owner, spread_weights(cache, owner, feasible, s)));
+    let spread = pod.spread_owner.map(|owner| (cache.owner_zone_counts(owner), spread_weights(cache, owner, feasible, s)));
     s.raw.clear();
     s.totals.clear();
     let (mut max_taint, mut max_affinity) = (i64::MIN, i64::MIN);
@@ -541,14 +541,14 @@ fn score_nodes(cache: &Cache, pod: &PodFacts, nodes: &mut [(u32, Packed)], feasi
         if balanced {
             raw.balanced = plugins::balanced_allocation(fit, pod);
         }
-        if let Some((owner, (host_weight, zone_weight))) = spread {
-            raw.spread = spread_raw_score(cache, owner, slot, fit, &s.host_counts, host_weight, zone_weight);
+        if let Some((zone_counts, (host_weight, zone_weight))) = spread {
+            raw.spread = spread_raw_score(zone_counts, slot, fit, &s.host_counts, host_weight, zone_weight);
             (min_spread, max_spread) = (min_spread.min(raw.spread), max_spread.max(raw.spread));
         }
         (max_taint, max_affinity) = (max_taint.max(raw.taint), max_affinity.max(raw.affinity));
         s.raw.push(raw);
     }
-    if let Some((owner, _)) = spread {
+    if let Some(owner) = pod.spread_owner {
         clear_host_counts(cache, owner, s);
     }
     for (raw, (index, _)) in s.raw.iter().zip(feasible) {
@@ -594,12 +594,12 @@ fn spread_weights(cache: &Cache, owner: u32, feasible: &[(usize, u32)], s: &mut 
     (plugins::topology_normalizing_weight(feasible.len()), plugins::topology_normalizing_weight(zone_values))
 }
 
-/// PodTopologySpread's raw score for one node. A node scores a constraint only if it has its
+/// PodTopologySpread's raw score for one node, from the owner's pods per zone and per slot. A node scores a constraint only if it has its
 /// label (kubelets label every node `kubernetes.io/hostname`; the zone label is optional). Zone
 /// counts cover every node of the zone, as upstream's PreScore counts over all nodes.
 #[inline]
-fn spread_raw_score(cache: &Cache, owner: u32, slot: u32, fit: &NodeFacts, host_counts: &[u32], host_weight: f64, zone_weight: f64) -> i64 {
-    let zone_count = fit.zone().map(|z| cache.zone_count(owner, z) as i64);
+fn spread_raw_score(zone_counts: &[u32], slot: u32, fit: &NodeFacts, host_counts: &[u32], host_weight: f64, zone_weight: f64) -> i64 {
+    let zone_count = fit.zone().map(|z| zone_counts.get(z as usize).map_or(0, |c| *c as i64));
     let host_count = fit.has_hostname_label().then(|| host_counts.get(slot as usize).map_or(0, |c| *c as i64));
     plugins::spread_score(host_count, zone_count, host_weight, zone_weight)
 }
