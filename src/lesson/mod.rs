@@ -35,7 +35,7 @@ pub use check::{Check, Condition, ConditionStatus, Measure};
 pub use run::{Driver, LessonRun, LessonView};
 
 use crate::command::parse;
-use crate::model::Duration;
+use crate::model::{parse_f64, Duration};
 use fields::{shown, Fields};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -219,7 +219,7 @@ fn parse_question(v: &Value, path: &str) -> Result<Question, String> {
             if !choices.is_empty() && !choices.contains(&a) {
                 return Err(format!("{}: {a:?} is not one of the choices ({})", f.at("answer"), choices.join(", ")));
             }
-            if choices.is_empty() && a.parse::<f64>().is_err() {
+            if choices.is_empty() && parse_f64(&a).is_none() {
                 return Err(format!("{}: without choices the answer must be a number, got {a:?}", f.at("answer")));
             }
             Answer::Stated(a)

@@ -13,7 +13,7 @@
 
 use super::{Answer, Ask, ConditionStatus, Lesson, Step};
 use crate::command::{CommandOutput, Session};
-use crate::model::{Duration, Time};
+use crate::model::{parse_f64, Duration, Time};
 use crate::sim::Sim;
 use std::rc::Rc;
 
@@ -204,7 +204,7 @@ impl LessonRun {
         }
         let given = given.trim();
         if q.choices.is_empty() {
-            given.parse::<f64>().map_err(|_| format!("{given:?} is not a number"))?;
+            parse_f64(given).ok_or_else(|| format!("{given:?} is not a number"))?;
         } else if !q.choices.iter().any(|c| c == given) {
             return Err(format!("{given:?} is not one of the choices"));
         }
@@ -237,8 +237,8 @@ impl LessonRun {
             return;
         }
         if let Some(actual) = actual {
-            let correct = match (g.given.parse::<f64>(), actual.parse::<f64>()) {
-                (Ok(a), Ok(b)) => (a - b).abs() <= q.tolerance,
+            let correct = match (parse_f64(&g.given), parse_f64(&actual)) {
+                (Some(a), Some(b)) => (a - b).abs() <= q.tolerance,
                 _ => g.given == actual,
             };
             g.actual = Some(actual);

@@ -221,8 +221,279 @@ macro_rules! field_decoder {
 }
 pub(crate) use field_decoder;
 
+/// Reads a decimal number as Rust's `str::parse::<f64>` does — the same accepted texts (an
+/// optional sign; digits with an optional point and exponent; `inf`, `infinity` or `nan` in any
+/// case) and the same correctly rounded result — without the standard library's parser, whose
+/// 10 KB table of powers of five barely compresses and was a noticeable part of the page's
+/// download. Short inputs (at most 15 digits, a power of ten up to 22) take the exact fast path of
+/// one IEEE multiplication or division; longer ones are rounded exactly with a small big-integer
+/// division. `None` is what `parse` reports as an error.
+pub fn parse_f64(text: &str) -> Option<f64> {
+    let (negative, body) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let magnitude = if body.eq_ignore_ascii_case("inf") || body.eq_ignore_ascii_case("infinity") {
+        f64::INFINITY
+    } else if body.eq_ignore_ascii_case("nan") {
+        f64::NAN
+    } else {
+        decimal_magnitude(body)?
+    };
+    Some(if negative { -magnitude } else { magnitude })
+}
+
+/// Significant digits kept; any beyond only decide rounding, as a "something non-zero follows".
+const MAX_DIGITS: usize = 800;
+
+/// `digits[.digits][(e|E)[sign]digits]`, unsigned, correctly rounded.
+fn decimal_magnitude(body: &str) -> Option<f64> {
+    let bytes = body.as_bytes();
+    let mut i = 0;
+    let mut digits: Vec<u8> = Vec::new();
+    let mut exponent: i64 = 0;
+    let mut seen_digit = false;
+    let mut dropped_nonzero = false;
+    let mut take = |d: u8, fraction: bool, digits: &mut Vec<u8>, exponent: &mut i64| {
+        if digits.is_empty() && d == 0 {
+            // A leading zero: only the point's position matters.
+            *exponent -= i64::from(fraction);
+        } else if digits.len() < MAX_DIGITS {
+            digits.push(d);
+            *exponent -= i64::from(fraction);
+        } else {
+            dropped_nonzero |= d != 0;
+            *exponent += i64::from(!fraction);
+        }
+    };
+    while i < bytes.len() && bytes[i].is_ascii_digit() {
+        take(bytes[i] - b'0', false, &mut digits, &mut exponent);
+        seen_digit = true;
+        i += 1;
+    }
+    if i < bytes.len() && bytes[i] == b'.' {
+        i += 1;
+        while i < bytes.len() && bytes[i].is_ascii_digit() {
+            take(bytes[i] - b'0', true, &mut digits, &mut exponent);
+            seen_digit = true;
+            i += 1;
+        }
+    }
+    if !seen_digit {
+        return None;
+    }
+    if i < bytes.len() && (bytes[i] == b'e' || bytes[i] == b'E') {
+        i += 1;
+        let negative = match bytes.get(i) {
+            Some(b'-') => {
+                i += 1;
+                true
+            }
+            Some(b'+') => {
+                i += 1;
+                false
+            }
+            _ => false,
+        };
+        let start = i;
+        let mut e: i64 = 0;
+        while i < bytes.len() && bytes[i].is_ascii_digit() {
+            // Saturates far beyond any finite double's exponent.
+            e = (e * 10 + i64::from(bytes[i] - b'0')).min(1 << 40);
+            i += 1;
+        }
+        if i == start {
+            return None;
+        }
+        exponent += if negative { -e } else { e };
+    }
+    if i != bytes.len() {
+        return None;
+    }
+    while digits.last() == Some(&0) {
+        digits.pop();
+        exponent += 1;
+    }
+    if digits.is_empty() {
+        return Some(0.0);
+    }
+    let n = digits.len() as i64;
+    if n - 1 + exponent >= 309 {
+        return Some(f64::INFINITY);
+    }
+    if n + exponent <= -324 {
+        return Some(0.0);
+    }
+    if n <= 15 && exponent.abs() <= 22 && !dropped_nonzero {
+        let mantissa = digits.iter().fold(0u64, |m, &d| m * 10 + u64::from(d)) as f64;
+        let power = POWERS_OF_TEN[exponent.unsigned_abs() as usize];
+        return Some(if exponent < 0 { mantissa / power } else { mantissa * power });
+    }
+    Some(exact(&digits, exponent, dropped_nonzero))
+}
+
+/// 10⁰ to 10²², each exact in a double.
+const POWERS_OF_TEN: [f64; 23] =
+    [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
+
+/// digits × 10^exponent rounded to nearest, ties to even, with a big integer: the top 64 and
+/// more bits of the value and whether anything below them is non-zero.
+fn exact(digits: &[u8], exponent: i64, dropped_nonzero: bool) -> f64 {
+    let mut value = Big(vec![]);
+    for &d in digits {
+        value.mul_add(10, u32::from(d));
+    }
+    if exponent >= 0 {
+        for _ in 0..exponent {
+            value.mul_add(10, 0);
+        }
+        let bits = value.bits();
+        if bits <= 64 {
+            return compose(value.low_u128(), 0, dropped_nonzero);
+        }
+        let shift = bits - 64;
+        let sticky = value.any_below(shift) || dropped_nonzero;
+        return compose(value.shr_to_u128(shift), shift as i64, sticky);
+    }
+    let mut divisor = Big(vec![1]);
+    for _ in 0..(-exponent) {
+        divisor.mul_add(10, 0);
+    }
+    // Scale so that the quotient has 64 to 65 bits.
+    let k = 64 + divisor.bits() as i64 - value.bits() as i64;
+    if k >= 0 {
+        value = value.shl(k as usize);
+    } else {
+        divisor = divisor.shl((-k) as usize);
+    }
+    let mut quotient: u128 = 0;
+    for bit in (0..66).rev() {
+        let shifted = divisor.shl(bit);
+        if value.cmp(&shifted) != std::cmp::Ordering::Less {
+            value.sub(&shifted);
+            quotient |= 1 << bit;
+        }
+    }
+    let sticky = !value.is_zero() || dropped_nonzero;
+    compose(quotient, -k, sticky)
+}
+
+/// `m × 2^e` (plus a little when `sticky`) as the nearest double, ties to even, subnormals and
+/// overflow to infinity included.
+fn compose(m: u128, e: i64, sticky: bool) -> f64 {
+    if m == 0 {
+        return 0.0;
+    }
+    let len = 128 - i64::from(m.leading_zeros());
+    let top = len - 1 + e;
+    if top > 1023 {
+        return f64::INFINITY;
+    }
+    let keep = if top >= -1022 { 53 } else { top + 1075 };
+    if keep < 0 {
+        return 0.0;
+    }
+    let shift = len - keep;
+    let mantissa = if shift <= 0 {
+        (m << (-shift)) as u64
+    } else {
+        let kept = (m >> shift) as u64;
+        let rest = m & ((1u128 << shift) - 1);
+        let half = 1u128 << (shift - 1);
+        let up = rest > half || (rest == half && (sticky || kept & 1 == 1));
+        kept + u64::from(up)
+    };
+    if keep < 53 {
+        // Subnormal: the mantissa is the whole bit pattern (a carry makes it the least normal).
+        return f64::from_bits(mantissa);
+    }
+    // A carry out of 53 bits moves into the exponent field, up to infinity's pattern.
+    f64::from_bits((((top + 1023) as u64) << 52) + (mantissa - (1 << 52)))
+}
+
+/// A non-negative big integer, little-endian 32-bit limbs, just enough for [`exact`].
+struct Big(Vec<u32>);
+
+impl Big {
+    fn mul_add(&mut self, mul: u32, add: u32) {
+        let mut carry = u64::from(add);
+        for limb in &mut self.0 {
+            let v = u64::from(*limb) * u64::from(mul) + carry;
+            *limb = v as u32;
+            carry = v >> 32;
+        }
+        if carry != 0 {
+            self.0.push(carry as u32);
+        }
+    }
+    fn trim(&mut self) {
+        while self.0.last() == Some(&0) {
+            self.0.pop();
+        }
+    }
+    fn is_zero(&self) -> bool {
+        self.0.iter().all(|&l| l == 0)
+    }
+    fn bits(&self) -> usize {
+        match self.0.iter().rposition(|&l| l != 0) {
+            Some(i) => i * 32 + 32 - self.0[i].leading_zeros() as usize,
+            None => 0,
+        }
+    }
+    fn bit(&self, i: usize) -> bool {
+        self.0.get(i / 32).is_some_and(|l| l >> (i % 32) & 1 == 1)
+    }
+    fn any_below(&self, n: usize) -> bool {
+        (0..n).any(|i| self.bit(i))
+    }
+    fn shr_to_u128(&self, n: usize) -> u128 {
+        (0..128).filter(|&i| self.bit(n + i)).fold(0u128, |acc, i| acc | 1 << i)
+    }
+    fn low_u128(&self) -> u128 {
+        self.shr_to_u128(0)
+    }
+    fn shl(&self, n: usize) -> Big {
+        let (limbs, bits) = (n / 32, n % 32);
+        let mut out = vec![0u32; limbs];
+        let mut carry = 0u32;
+        for &l in &self.0 {
+            out.push(if bits == 0 { l } else { (l << bits) | carry });
+            carry = if bits == 0 { 0 } else { l >> (32 - bits) };
+        }
+        out.push(carry);
+        let mut big = Big(out);
+        big.trim();
+        big
+    }
+    fn cmp(&self, other: &Big) -> std::cmp::Ordering {
+        let (a, b) = (self.bits(), other.bits());
+        if a != b {
+            return a.cmp(&b);
+        }
+        for i in (0..self.0.len().max(other.0.len())).rev() {
+            let (x, y) = (self.0.get(i).copied().unwrap_or(0), other.0.get(i).copied().unwrap_or(0));
+            if x != y {
+                return x.cmp(&y);
+            }
+        }
+        std::cmp::Ordering::Equal
+    }
+    /// self -= other, for other <= self.
+    fn sub(&mut self, other: &Big) {
+        let mut borrow = 0i64;
+        for i in 0..self.0.len() {
+            let v = i64::from(self.0[i]) - i64::from(other.0.get(i).copied().unwrap_or(0)) - borrow;
+            borrow = i64::from(v < 0);
+            self.0[i] = (v + (borrow << 32)) as u32;
+        }
+        self.trim();
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::parse_f64;
     use crate::model::*;
     use serde_json::{json, Value};
 
@@ -418,5 +689,52 @@ mod tests {
         );
         assert_eq!(pod(json!({"conditions": [{"type": "Ready"}]})), "error decoding Pod: missing field `status`");
         assert_eq!(pod(json!({"startTime": "yesterday"})), "error decoding Pod: invalid time \"yesterday\"");
+    }
+
+    /// The standard library's parser is the reference: same texts accepted, same bits.
+    fn same_as_std(text: &str) {
+        let ours = parse_f64(text);
+        let theirs = text.parse::<f64>().ok();
+        match (ours, theirs) {
+            (Some(a), Some(b)) => assert!(a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()), "{text:?}: {a:e} vs {b:e}"),
+            (None, None) => {}
+            _ => panic!("{text:?}: {ours:?} vs {theirs:?}"),
+        }
+    }
+
+    #[test]
+    fn parse_f64_reads_what_str_parse_reads_bit_for_bit() {
+        for text in [
+            "0", "-0", "+0", "1", "-1", "+1.5", "0.25", ".5", "5.", ".", "", "+", "-", "e5", "1e", "1e+", "1e-", "1.2.3", " 1", "1 ",
+            "1_0", "0x10", "inf", "-inf", "+Infinity", "INF", "nan", "NaN", "-nan", "infinity", "infinit", "1e400", "-1e400",
+            "1e-400", "9007199254740993", "9007199254740992", "9007199254740995", "2.2250738585072011e-308",
+            "2.2250738585072014e-308", "4.9406564584124654e-324", "2.4703282292062327e-324", "2.4703282292062328e-324",
+            "1.7976931348623157e308", "1.7976931348623158e308", "1.7976931348623159e308", "179769313486231580793728971405303415079934132710037826936173778980444968292764750946649017977587207096330286416692887910946555547851940402630657488671505820681908902000708383676273854845817711531764475730270069855571366959622842914819860834936475292719074168444365510704342711559699508093042880177904174497791",
+            "0.1", "0.2", "0.3", "123456789012345678901234567890", "1e22", "1e23", "1.5e-7", "0.000001", "100m", "1.5Gi",
+            "00000000000000000000000000001.5", "1.0000000000000000000000000000000000000000000000000000000000000001",
+            "0.00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000001e100",
+        ] {
+            same_as_std(text);
+        }
+        let mut long_half = String::from("9007199254740993");
+        long_half.push_str(&"0".repeat(900));
+        long_half.push('1');
+        same_as_std(&long_half);
+        same_as_std(&format!("{long_half}e-900"));
+    }
+
+    #[test]
+    fn parse_f64_agrees_with_str_parse_on_many_doubles() {
+        let mut rng = crate::rng::Rng::new(7);
+        for _ in 0..20_000 {
+            let x = f64::from_bits(rng.next_u64());
+            if !x.is_finite() {
+                continue;
+            }
+            let digits = (rng.next_u64() % 25) as usize;
+            for text in [format!("{x:e}"), format!("{x}"), format!("{x:.digits$e}"), format!("{:.digits$e}", x * 1e-10)] {
+                same_as_std(&text);
+            }
+        }
     }
 }

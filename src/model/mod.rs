@@ -15,6 +15,7 @@ pub mod shared;
 pub mod time;
 
 pub use apps::*;
+pub use decode::parse_f64;
 pub use event::*;
 pub use meta::*;
 pub use node::*;

@@ -225,7 +225,7 @@ fn apply(params: &mut PageParams, key: &str, value: &str) -> Result<(), String> 
                 Some(value.parse::<u64>().map_err(|_| invalid("seed", value, "must be a whole number from 0 to 18446744073709551615"))?)
         }
         "speed" => {
-            let speed = value.parse::<f64>().ok().filter(|s| s.is_finite() && *s > 0.0);
+            let speed = crate::model::parse_f64(value).filter(|s| s.is_finite() && *s > 0.0);
             params.speed = nearest_speed(speed.ok_or_else(|| invalid("speed", value, "must be a number above 0 (offered: 0.25 to 100)"))?);
         }
         "autoplay" => params.autoplay = parse_bool(value).ok_or_else(|| invalid("autoplay", value, "must be true or false"))?,

@@ -44,7 +44,7 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
         let cb = props.on_action.clone();
         Callback::from(move |e: Event| {
             let value = e.target_unchecked_into::<web_sys::HtmlSelectElement>().value();
-            if let Ok(s) = value.parse::<f64>() {
+            if let Some(s) = kubeloop::model::parse_f64(&value) {
                 cb.emit(Action::Speed(s));
             }
         })

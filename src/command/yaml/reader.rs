@@ -1222,7 +1222,7 @@ fn parse_float(s: &str) -> Option<f64> {
         ".nan" | ".NaN" | ".NAN" => return Some(f64::NAN),
         _ => {}
     }
-    unsigned.parse::<f64>().ok().filter(|f| f.is_finite())
+    crate::model::parse_f64(unsigned).filter(|f| f.is_finite())
 }
 
 #[cfg(test)]
