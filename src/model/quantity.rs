@@ -36,7 +36,7 @@ fn parse_scaled(text: &str, scale: f64) -> Option<i64> {
     if number.is_empty() || number.matches('.').count() > 1 || number[1..].contains(['+', '-']) {
         return None;
     }
-    let n: f64 = number.parse().ok()?;
+    let n = crate::model::decode::parse_f64(number)?;
     let multiplier = match suffix {
         "" => 1.0,
         "n" => 1e-9,

@@ -50,7 +50,7 @@ impl Duration {
             if num_len == 0 {
                 return Err(bad());
             }
-            let value: f64 = rest[..num_len].parse().map_err(|_| bad())?;
+            let value = crate::model::decode::parse_f64(&rest[..num_len]).ok_or_else(bad)?;
             rest = &rest[num_len..];
             let unit_len = rest.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(rest.len());
             let factor = match &rest[..unit_len] {
