@@ -248,17 +248,26 @@ impl ForPod for Record {
 }
 
 /// The last decision per pod, for at most `capacity` pods (the least recently decided go first).
+/// The decisions sit in the order they were made, each with its sequence number; a map from
+/// pod to the number of its latest one finds it. A cycle records one decision, so the log
+/// clones the pod's key once (for the map) and the decision keeps its own.
 #[derive(Debug)]
 pub struct DecisionLog<T = Decision> {
     capacity: usize,
     seq: u64,
-    by_pod: FastMap<ObjectKey, (u64, T)>,
-    order: VecDeque<(u64, ObjectKey)>,
+    latest: FastMap<ObjectKey, u64>,
+    /// Oldest first, by sequence number; `None` where a later decision for the pod replaced it.
+    entries: VecDeque<(u64, Option<T>)>,
+    live: usize,
 }
 
 impl<T: ForPod> DecisionLog<T> {
     pub fn new(capacity: usize) -> Self {
-        DecisionLog { capacity, seq: 0, by_pod: FastMap::default(), order: VecDeque::new() }
+        DecisionLog { capacity, seq: 0, latest: FastMap::default(), entries: VecDeque::new(), live: 0 }
+    }
+
+    fn position(&self, seq: u64) -> Option<usize> {
+        self.entries.binary_search_by_key(&seq, |(s, _)| *s).ok()
     }
 
     pub fn record(&mut self, decision: T) {
@@ -266,34 +275,43 @@ impl<T: ForPod> DecisionLog<T> {
             return;
         }
         self.seq += 1;
-        self.order.push_back((self.seq, decision.pod().clone()));
-        self.by_pod.insert(decision.pod().clone(), (self.seq, decision));
-        while self.by_pod.len() > self.capacity {
-            let Some((seq, key)) = self.order.pop_front() else { break };
-            if self.by_pod.get(&key).is_some_and(|(s, _)| *s == seq) {
-                self.by_pod.remove(&key);
+        if let Some(before) = self.latest.insert(decision.pod().clone(), self.seq) {
+            let replaced = self.position(before).and_then(|i| self.entries.get_mut(i)).and_then(|(_, d)| d.take());
+            if replaced.is_some() {
+                self.live -= 1;
             }
         }
-        // Entries superseded by a later decision for the same pod are dropped lazily; keep the
-        // backlog bounded too.
-        if self.order.len() > 4 * self.capacity {
-            let live = &self.by_pod;
-            self.order.retain(|(seq, key)| live.get(key).is_some_and(|(s, _)| s == seq));
+        self.entries.push_back((self.seq, Some(decision)));
+        self.live += 1;
+        while self.live > self.capacity {
+            let Some((_, oldest)) = self.entries.pop_front() else { break };
+            if let Some(oldest) = oldest {
+                self.latest.remove(oldest.pod());
+                self.live -= 1;
+            }
+        }
+        while self.entries.front().is_some_and(|(_, d)| d.is_none()) {
+            self.entries.pop_front();
+        }
+        // Replaced decisions leave gaps behind the oldest live one; keep the backlog bounded.
+        if self.entries.len() > 4 * self.capacity {
+            self.entries.retain(|(_, d)| d.is_some());
         }
     }
 
     pub fn get(&self, pod: &ObjectKey) -> Option<&T> {
-        self.by_pod.get(pod).map(|(_, d)| d)
+        let seq = *self.latest.get(pod)?;
+        self.entries.get(self.position(seq)?)?.1.as_ref()
     }
     pub fn len(&self) -> usize {
-        self.by_pod.len()
+        self.live
     }
     pub fn is_empty(&self) -> bool {
-        self.by_pod.is_empty()
+        self.live == 0
     }
     /// Kept decisions, oldest first.
     pub fn iter(&self) -> impl Iterator<Item = &T> + '_ {
-        self.order.iter().filter_map(|(seq, key)| self.by_pod.get(key).filter(|(s, _)| s == seq).map(|(_, d)| d))
+        self.entries.iter().filter_map(|(_, d)| d.as_ref())
     }
 }
 
@@ -327,6 +345,23 @@ mod tests {
         assert_eq!(log.get(&ObjectKey::new(Kind::Pod, "default", "a")).map(|d| d.at), Some(Time(3)));
         let order: Vec<&str> = log.iter().map(|d| d.pod.name.as_str()).collect();
         assert_eq!(order, ["a", "c"]);
+    }
+
+    #[test]
+    fn a_pod_decided_again_and_again_keeps_one_entry_and_a_bounded_backlog() {
+        let mut log = DecisionLog::new(2);
+        log.record(decision("old", 1));
+        for at in 2..100 {
+            log.record(decision("busy", at));
+        }
+        assert_eq!(log.len(), 2);
+        assert_eq!(log.get(&ObjectKey::new(Kind::Pod, "default", "busy")).map(|d| d.at), Some(Time(99)));
+        assert_eq!(log.get(&ObjectKey::new(Kind::Pod, "default", "old")).map(|d| d.at), Some(Time(1)));
+        assert!(log.entries.len() <= 8, "replaced decisions are dropped, their gaps bounded: {}", log.entries.len());
+        log.record(decision("new", 100));
+        let order: Vec<&str> = log.iter().map(|d| d.pod.name.as_str()).collect();
+        assert_eq!(order, ["busy", "new"], "the oldest live decision went first");
+        assert!(DecisionLog::<Decision>::new(0).is_empty());
     }
 
     #[test]
