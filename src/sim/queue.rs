@@ -27,16 +27,18 @@ pub(super) struct DeliveryQueue {
 
 impl DeliveryQueue {
     pub fn push(&mut self, entry: Queued) {
+        // The new entry rises through a hole: each level moves one parent down, no swaps.
+        let mut hole = self.heap.len();
         self.heap.push(entry);
-        let mut at = self.heap.len() - 1;
-        while at > 0 {
-            let parent = (at - 1) / 4;
-            if !self.heap[at].before(&self.heap[parent]) {
+        while hole > 0 {
+            let parent = (hole - 1) / 4;
+            if !entry.before(&self.heap[parent]) {
                 break;
             }
-            self.heap.swap(at, parent);
-            at = parent;
+            self.heap[hole] = self.heap[parent];
+            hole = parent;
         }
+        self.heap[hole] = entry;
     }
 
     /// The earliest entry.
@@ -46,14 +48,13 @@ impl DeliveryQueue {
 
     /// Takes the earliest entry out.
     pub fn pop(&mut self) -> Option<Queued> {
-        if self.heap.is_empty() {
-            return None;
-        }
-        let first = self.heap.swap_remove(0);
+        let last = self.heap.pop()?;
+        let Some(&first) = self.heap.first() else { return Some(last) };
+        // The last entry sinks from the root through a hole, each level lifting its least child.
         let len = self.heap.len();
-        let mut at = 0;
+        let mut hole = 0;
         loop {
-            let children = 4 * at + 1;
+            let children = 4 * hole + 1;
             if children >= len {
                 break;
             }
@@ -63,12 +64,13 @@ impl DeliveryQueue {
                     least = child;
                 }
             }
-            if !self.heap[least].before(&self.heap[at]) {
+            if !self.heap[least].before(&last) {
                 break;
             }
-            self.heap.swap(at, least);
-            at = least;
+            self.heap[hole] = self.heap[least];
+            hole = least;
         }
+        self.heap[hole] = last;
         Some(first)
     }
 
@@ -101,5 +103,37 @@ mod tests {
         expected.sort();
         assert_eq!(popped, expected);
         assert_eq!(q.iter().count(), 0);
+    }
+
+    #[test]
+    fn pushes_between_pops_keep_the_order() {
+        let mut q = DeliveryQueue::default();
+        let mut seq = 0;
+        let mut popped = Vec::new();
+        for round in 0..50u64 {
+            for k in 0..3 {
+                seq += 1;
+                q.push(Queued { at: round + (round * 7 + k) % 5, seq, parked: 0 });
+            }
+            popped.extend(q.pop().map(|e| (e.at, e.seq)));
+        }
+        while let Some(e) = q.pop() {
+            popped.push((e.at, e.seq));
+        }
+        assert_eq!(popped.len(), 150);
+        // Each pop takes the least entry queued at that moment: replayed with a sorted vector.
+        let mut reference: Vec<(u64, u64)> = Vec::new();
+        let mut expected = Vec::new();
+        let mut seq = 0;
+        for round in 0..50u64 {
+            for k in 0..3 {
+                seq += 1;
+                reference.push((round + (round * 7 + k) % 5, seq));
+            }
+            reference.sort();
+            expected.push(reference.remove(0));
+        }
+        expected.extend(reference);
+        assert_eq!(popped, expected);
     }
 }
