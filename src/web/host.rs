@@ -68,14 +68,19 @@ impl Shared {
 
     /// Posts `message` to the host, if there is one that may hear it.
     pub fn post(&self, message: &OutMessage) {
-        let Ok(value) = js_sys::JSON::parse(&message.to_json()) else { return };
+        // The host is looked for first: a page nobody frames (the usual case, and the `ready`
+        // message at start-up) writes no JSON at all.
+        let value = || js_sys::JSON::parse(&message.to_json()).ok();
         match &self.host {
             Host::Element(callback) => {
-                let _ = callback.call1(&JsValue::NULL, &value);
+                if let Some(value) = value() {
+                    let _ = callback.call1(&JsValue::NULL, &value);
+                }
             }
             Host::Page => {
+                let Some(parent) = parent_window() else { return };
                 let target = self.engine.try_borrow().ok().and_then(|e| target_origin(&e));
-                if let (Some(parent), Some(target)) = (parent_window(), target) {
+                if let (Some(target), Some(value)) = (target, value()) {
                     let _ = parent.post_message(&value, &target);
                 }
             }
