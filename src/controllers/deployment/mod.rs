@@ -141,13 +141,13 @@ impl Syncer<'_> {
     fn selecting_all(&mut self) -> sync::SyncResult<()> {
         self.path = Path::SelectingAll;
         if self.d.status.observed_generation < self.d.metadata.generation {
-            self.d.status.observed_generation = self.d.metadata.generation;
+            self.d.to_mut().status.observed_generation = self.d.metadata.generation;
             let event = crate::runtime::events::EventSpec::warning(
                 self.reference.clone(),
                 "SelectingAll",
                 "This deployment is selecting all pods. A non-empty selector is required.",
             );
-            self.steps.push(vec![Call::new(ApiRequest::UpdateStatus(Object::Deployment(self.d.clone()))).on_success(event)]);
+            self.steps.push(vec![Call::new(ApiRequest::UpdateStatus(Object::Deployment(Deployment::clone(&self.d)))).on_success(event)]);
         }
         Ok(())
     }

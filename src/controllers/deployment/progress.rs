@@ -27,7 +27,7 @@ impl Syncer<'_> {
             self.requeue_after = self.requeue_stuck_deployment(&status);
             return;
         }
-        self.d.status = status;
+        self.d.to_mut().status = status;
         self.update_status();
     }
 

@@ -16,6 +16,7 @@ use crate::api::{ApiRequest, DeleteRequest};
 use crate::controllers::{Caches, Call};
 use crate::model::*;
 use crate::runtime::events::EventSpec;
+use std::borrow::Cow;
 use std::rc::Rc;
 
 /// Why a sync stopped early (upstream's returned error).
@@ -38,9 +39,10 @@ pub(super) enum Path {
 pub(super) struct Syncer<'a> {
     pub caches: &'a Caches<'a>,
     pub now: Time,
-    /// The Deployment as this sync sees it: a copy of the cached object that the sync mutates
-    /// (revision annotation, conditions, status) as upstream mutates its deep copy.
-    pub d: Deployment,
+    /// The Deployment as this sync sees it: the cached object, copied the first time the sync
+    /// changes it (revision annotation, conditions, status) as upstream mutates its deep copy.
+    /// Most syncs change nothing and never copy it.
+    pub d: Cow<'a, Deployment>,
     pub reference: ObjectReference,
     pub steps: Vec<Vec<Call>>,
     pub requeue_after: Option<Duration>,
@@ -50,14 +52,17 @@ pub(super) struct Syncer<'a> {
     pub new_rs_name: Option<String>,
     /// A create of the new ReplicaSet that failed last time: (name, error message).
     pub create_failure: Option<(String, String)>,
+    /// What `is_scaling_event` found, when that wrote nothing and found the new ReplicaSet: the
+    /// next look at the same list then finds exactly the same, so it is not worked out twice.
+    found: Option<NewAndOld>,
 }
 
 impl<'a> Syncer<'a> {
-    pub fn new(caches: &'a Caches<'a>, object: &Object, d: &Deployment, now: Time) -> Self {
+    pub fn new(caches: &'a Caches<'a>, object: &Object, d: &'a Deployment, now: Time) -> Self {
         Syncer {
             caches,
             now,
-            d: d.clone(),
+            d: Cow::Borrowed(d),
             reference: crate::runtime::events::reference_to(object),
             steps: Vec::new(),
             requeue_after: None,
@@ -65,7 +70,17 @@ impl<'a> Syncer<'a> {
             status: None,
             new_rs_name: None,
             create_failure: None,
+            found: None,
         }
+    }
+
+    /// `SetDeploymentRevision` on the working copy, which is copied from the cache only when
+    /// the revision changes.
+    fn set_revision(&mut self, revision: &str) -> bool {
+        if self.d.metadata.annotations.get(REVISION).map(String::as_str) == Some(revision) {
+            return false;
+        }
+        set_deployment_revision(self.d.to_mut(), revision)
     }
 
     fn push(&mut self, call: Call) {
@@ -87,7 +102,7 @@ impl<'a> Syncer<'a> {
     /// Writes the working copy's status (and, as the status subresource of a Deployment allows,
     /// its annotations), with the resourceVersion the sync started from.
     pub fn update_status(&mut self) {
-        self.push(Call::new(ApiRequest::UpdateStatus(Object::Deployment(self.d.clone()))));
+        self.push(Call::new(ApiRequest::UpdateStatus(Object::Deployment(Deployment::clone(&self.d)))));
     }
 
     fn scaling_event(&self, message: String) -> EventSpec {
@@ -123,6 +138,9 @@ impl<'a> Syncer<'a> {
     /// `getAllReplicaSetsAndSyncRevision`: the new ReplicaSet (created if asked and missing) and
     /// every old one, with the new one's revision brought above all the old ones.
     pub fn get_all_replica_sets_and_sync_revision(&mut self, rs_list: &[Rc<ReplicaSet>], create_if_missing: bool) -> SyncResult<NewAndOld> {
+        if let Some(found) = self.found.take() {
+            return Ok(found);
+        }
         let old = find_old_replica_sets(&self.d, rs_list);
         let new = self.get_new_replica_set(rs_list, &old, create_if_missing)?;
         if let Some(rs) = &new {
@@ -151,8 +169,14 @@ impl<'a> Syncer<'a> {
     /// The new ReplicaSet exists: bring its annotations and minReadySeconds up to date (and
     /// return the updated copy), else copy its revision to the Deployment.
     fn sync_existing_new_replica_set(&mut self, existing: Rc<ReplicaSet>, new_revision: i64) -> Rc<ReplicaSet> {
-        // Nearly every sync changes nothing here, so the annotations are worked on alone and the
-        // whole ReplicaSet is copied only when something differs.
+        // Nearly every sync changes nothing here, so that is checked without copying anything;
+        // otherwise the annotations are worked on alone and the whole ReplicaSet is copied only
+        // when something differs.
+        if new_replica_set_annotations_current(&self.d, &existing, new_revision)
+            && existing.spec.min_ready_seconds == self.d.spec.min_ready_seconds
+        {
+            return self.sync_revision_from_new_replica_set(existing);
+        }
         let mut annotated = ReplicaSet {
             metadata: ObjectMeta { annotations: existing.metadata.annotations.clone(), ..Default::default() },
             ..Default::default()
@@ -168,11 +192,17 @@ impl<'a> Syncer<'a> {
                 return self.update_rs(ReplicaSet::clone(rs), None);
             }
         }
+        self.sync_revision_from_new_replica_set(copy)
+    }
+
+    /// The new ReplicaSet needs no write: the Deployment takes its revision (and, the first time,
+    /// a Progressing condition naming it).
+    fn sync_revision_from_new_replica_set(&mut self, copy: Rc<ReplicaSet>) -> Rc<ReplicaSet> {
         let revision = copy.metadata.annotations.get(REVISION).cloned().unwrap_or_default();
-        let mut needs_update = set_deployment_revision(&mut self.d, &revision);
+        let mut needs_update = self.set_revision(&revision);
         if has_progress_deadline(&self.d) && get_condition(&self.d.status, PROGRESSING).is_none() {
             let message = format!("Found new replica set {:?}", copy.metadata.name);
-            set_condition(&mut self.d.status, new_condition(PROGRESSING, "True", FOUND_NEW_REPLICA_SET, message, self.now));
+            set_condition(&mut self.d.to_mut().status, new_condition(PROGRESSING, "True", FOUND_NEW_REPLICA_SET, message, self.now));
             needs_update = true;
         }
         if needs_update {
@@ -222,10 +252,10 @@ impl<'a> Syncer<'a> {
         }
         self.push(call);
 
-        let mut needs_update = set_deployment_revision(&mut self.d, &new_revision.to_string());
+        let mut needs_update = self.set_revision(&new_revision.to_string());
         if has_progress_deadline(&self.d) {
             let message = format!("Created new replica set {name:?}");
-            set_condition(&mut self.d.status, new_condition(PROGRESSING, "True", NEW_REPLICA_SET_CREATED, message, self.now));
+            set_condition(&mut self.d.to_mut().status, new_condition(PROGRESSING, "True", NEW_REPLICA_SET_CREATED, message, self.now));
             needs_update = true;
         }
         if needs_update {
@@ -240,13 +270,13 @@ impl<'a> Syncer<'a> {
     fn name_taken(&mut self, existing: Rc<ReplicaSet>, new_revision: i64) -> SyncResult<Rc<ReplicaSet>> {
         let ours = existing.metadata.controller_ref().is_some_and(|r| r.uid == self.d.metadata.uid);
         if ours && equal_ignore_hash(&self.d.spec.template, &existing.spec.template) {
-            if set_deployment_revision(&mut self.d, &new_revision.to_string()) {
+            if self.set_revision(&new_revision.to_string()) {
                 self.update_status();
             }
             return Ok(existing);
         }
         let count = self.d.status.collision_count.unwrap_or(0).saturating_add(1);
-        self.d.status.collision_count = Some(count);
+        self.d.to_mut().status.collision_count = Some(count);
         self.update_status();
         Err(format!("replicasets.apps {:?} already exists", existing.metadata.name))
     }
@@ -260,9 +290,9 @@ impl<'a> Syncer<'a> {
             return;
         }
         let message = format!("Failed to create new replica set {name:?}: {error}");
-        set_condition(&mut self.d.status, new_condition(PROGRESSING, "False", FAILED_RS_CREATE, message.clone(), self.now));
+        set_condition(&mut self.d.to_mut().status, new_condition(PROGRESSING, "False", FAILED_RS_CREATE, message.clone(), self.now));
         let event = EventSpec::warning(self.reference.clone(), FAILED_RS_CREATE, message);
-        self.push(Call::new(ApiRequest::UpdateStatus(Object::Deployment(self.d.clone()))).on_success(event));
+        self.push(Call::new(ApiRequest::UpdateStatus(Object::Deployment(Deployment::clone(&self.d)))).on_success(event));
     }
 
     /// `scale`: a scaling event (or a paused Deployment). With one active ReplicaSet it takes the
@@ -373,16 +403,21 @@ impl<'a> Syncer<'a> {
         if self.d.status == status {
             return;
         }
-        self.d.status = status;
+        self.d.to_mut().status = status;
         self.update_status();
     }
 
     /// `isScalingEvent`: an active ReplicaSet was sized for a different `spec.replicas`.
     pub fn is_scaling_event(&mut self, rs_list: &[Rc<ReplicaSet>]) -> SyncResult<bool> {
+        let writes = self.steps.len();
         let (new, old) = self.get_all_replica_sets_and_sync_revision(rs_list, false)?;
-        let all: Vec<Rc<ReplicaSet>> = old.into_iter().chain(new).collect();
         let want = replicas(&self.d);
-        Ok(filter_active(&all).iter().any(|rs| desired_replicas_annotation(rs).is_some_and(|d| d != want)))
+        let scaling = old.iter().chain(&new).any(|rs| rs_replicas(rs) > 0 && desired_replicas_annotation(rs).is_some_and(|d| d != want));
+        // With no write the Deployment is as it was, so the sync's next look finds the same.
+        if new.is_some() && self.steps.len() == writes {
+            self.found = Some((new, old));
+        }
+        Ok(scaling)
     }
 
     /// `sync`: scaling events and paused Deployments — sizes change, the template does not roll.
@@ -421,7 +456,7 @@ impl<'a> Syncer<'a> {
             (false, true) => new_condition(PROGRESSING, "Unknown", RESUMED, "Deployment is resumed".into(), self.now),
             _ => return,
         };
-        set_condition(&mut self.d.status, condition);
+        set_condition(&mut self.d.to_mut().status, condition);
         self.update_status();
     }
 }
@@ -436,4 +471,18 @@ pub(super) fn controller_ref(d: &Deployment) -> OwnerReference {
         controller: Some(true),
         block_owner_deletion: Some(true),
     }
+}
+
+/// Whether `set_new_replica_set_annotations(d, rs, new_revision, true)` would leave the
+/// ReplicaSet's annotations as they are: every Deployment annotation that travels is already
+/// there, and the revision is already at least `new_revision` (or is not a number, which
+/// upstream leaves alone).
+pub(super) fn new_replica_set_annotations_current(d: &Deployment, rs: &ReplicaSet, new_revision: i64) -> bool {
+    let annotations = &rs.metadata.annotations;
+    let copied = d.metadata.annotations.iter().all(|(k, v)| skip_copy_annotation(k) || annotations.get(k) == Some(v));
+    let revision_current = match annotations.get(REVISION).map(String::as_str) {
+        None | Some("") => new_revision <= 0,
+        Some(text) => text.parse::<i64>().map_or(true, |v| v >= new_revision),
+    };
+    copied && revision_current
 }

@@ -754,7 +754,7 @@ fn cleanup_deletes_only_fully_scaled_down_observed_replica_sets() {
     let deleted: Vec<String> = s.steps.iter().flatten().map(|c| c.request.target()).collect();
     assert_eq!(deleted, ["replicaset/default/foo-1"]);
     s.steps.clear();
-    s.d.spec.revision_history_limit = Some(i32::MAX);
+    s.d.to_mut().spec.revision_history_limit = Some(i32::MAX);
     s.cleanup_deployment(&[rs("foo-1", 0, 0), rs("foo-2", 0, 0)]);
     assert!(s.steps.is_empty(), "an unlimited history keeps everything");
 }
@@ -915,4 +915,29 @@ fn odd_objects_never_make_a_sync_panic() {
         let _ = DeploymentController::new().reconcile(&dkey("web"), &caches, Time(u64::MAX - 1));
     }
     assert!(DeploymentController::new().reconcile(&dkey("absent"), &caches, Time(0)).steps.is_empty());
+}
+
+#[test]
+fn the_annotation_check_agrees_with_setting_them() {
+    let mut d = web(3, "nginx:1.14.2");
+    d.metadata.annotations.insert("kubernetes.io/change-cause".into(), "image 1.14.2".into());
+    d.metadata.annotations.insert(REVISION.into(), "7".into());
+    // The ReplicaSet's annotations, the new revision, and whether nothing would change.
+    type Case = (&'static [(&'static str, &'static str)], i64, bool);
+    let cases: [Case; 6] = [
+        (&[("kubernetes.io/change-cause", "image 1.14.2"), (REVISION, "3")], 3, true),
+        (&[("kubernetes.io/change-cause", "image 1.14.2"), (REVISION, "3")], 4, false),
+        (&[("kubernetes.io/change-cause", "image 1.14.1"), (REVISION, "3")], 3, false),
+        (&[(REVISION, "3")], 2, false),
+        (&[("kubernetes.io/change-cause", "image 1.14.2"), (REVISION, "three")], 9, true),
+        (&[("kubernetes.io/change-cause", "image 1.14.2")], 1, false),
+    ];
+    for (annotations, new_revision, current) in cases {
+        let mut rs = ReplicaSet::default();
+        rs.metadata.annotations = annotations.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        assert_eq!(sync::new_replica_set_annotations_current(&d, &rs, new_revision), current, "{annotations:?} at {new_revision}");
+        let before = rs.metadata.annotations.clone();
+        set_new_replica_set_annotations(&d, &mut rs, new_revision, true);
+        assert_eq!(rs.metadata.annotations == before, current, "{annotations:?} at {new_revision}");
+    }
 }

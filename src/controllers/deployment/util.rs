@@ -164,7 +164,7 @@ pub fn replicas_annotations_need_update(rs: &ReplicaSet, desired: i64, max: i64)
         || rs.metadata.annotations.get(MAX_REPLICAS) != Some(&max.to_string())
 }
 
-fn skip_copy_annotation(key: &str) -> bool {
+pub(super) fn skip_copy_annotation(key: &str) -> bool {
     [LAST_APPLIED, REVISION, REVISION_HISTORY, DESIRED_REPLICAS, MAX_REPLICAS, ROLLBACK_TO].contains(&key)
 }
 
