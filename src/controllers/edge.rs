@@ -19,8 +19,8 @@ use super::{Caches, Call};
 use crate::api::{ApiRequest, ApiResponse, ApiResult, DeleteRequest};
 use crate::model::*;
 use crate::runtime::events::{reference_to, EventSpec};
+use crate::runtime::fasthash::FastSet;
 use crate::runtime::informer::Delta;
-use std::collections::BTreeSet;
 
 /// How a controller reacts to what it observes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -72,7 +72,7 @@ pub fn loop_name(typed: &str) -> &str {
 /// are not mistaken for pods lost.
 #[derive(Debug, Default)]
 pub struct EdgeState {
-    deleted_by_me: BTreeSet<ObjectKey>,
+    deleted_by_me: FastSet<ObjectKey>,
 }
 
 /// The writes an event leads to, and the decision in words.

@@ -11,10 +11,11 @@ use super::{Action, Caches, Call, Controller, Expect, Outcome, Sync};
 use crate::api::{ApiRequest, ApiResponse, ApiResult, FieldFilter, Reason, WatchEvent, WatchId};
 use crate::model::{Deployment, Duration, Event, Kind, Lease, Node, Object, ObjectKey, ObjectMeta, Pod, ReplicaSet, Time};
 use crate::runtime::events::{EventRecorder, EventSpec};
+use crate::runtime::fasthash::FastMap;
 use crate::runtime::informer::{Delta, Informer};
 use crate::runtime::workqueue::WorkQueue;
 use crate::runtime::{Component, Ctx, LoopPhase, LoopStatus, RequestId};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 /// How long after its last informer delta a controller is drawn as observing.
 const OBSERVE_GLOW: Duration = Duration::millis(150);
@@ -22,7 +23,7 @@ const OBSERVE_GLOW: Duration = Duration::millis(150);
 /// A sync whose writes are under way.
 struct RunningSync {
     steps: VecDeque<Vec<Call>>,
-    in_flight: BTreeMap<RequestId, Call>,
+    in_flight: FastMap<RequestId, Call>,
     failed: bool,
     /// A live lookup found what it expected to be gone: stop without error.
     stopped: bool,
@@ -32,7 +33,7 @@ struct RunningSync {
 struct Slot {
     controller: Box<dyn Controller>,
     queue: WorkQueue<ObjectKey>,
-    running: BTreeMap<ObjectKey, RunningSync>,
+    running: FastMap<ObjectKey, RunningSync>,
     recorder: EventRecorder,
     status: LoopStatus,
     last_delta: Option<Time>,
@@ -51,9 +52,9 @@ pub struct ControllerManager {
     leases: Informer,
     slots: Vec<Slot>,
     /// Which controller and key each in-flight write belongs to.
-    pending: BTreeMap<RequestId, (usize, ObjectKey)>,
+    pending: FastMap<RequestId, (usize, ObjectKey)>,
     /// Edge-mode writes in flight: fire and forget, only their events are recorded.
-    edge_pending: BTreeMap<RequestId, (usize, Call)>,
+    edge_pending: FastMap<RequestId, (usize, Call)>,
     now: Time,
 }
 
@@ -68,7 +69,7 @@ impl ControllerManager {
                     status: LoopStatus { name, ..Default::default() },
                     controller,
                     queue: WorkQueue::new(),
-                    running: BTreeMap::new(),
+                    running: FastMap::default(),
                     last_delta: None,
                     mode: Mode::Level,
                     edge: EdgeState::default(),
@@ -82,8 +83,8 @@ impl ControllerManager {
             nodes: Informer::new(Kind::Node, FieldFilter::All),
             leases: Informer::new(Kind::Lease, FieldFilter::All),
             slots,
-            pending: BTreeMap::new(),
-            edge_pending: BTreeMap::new(),
+            pending: FastMap::default(),
+            edge_pending: FastMap::default(),
             now: Time(0),
         }
     }
@@ -235,7 +236,8 @@ impl ControllerManager {
                 slot.status.last_action_at = Some(ctx.now);
             }
         }
-        let running = RunningSync { steps: sync.steps.into(), in_flight: BTreeMap::new(), failed: false, stopped: false, then: sync.then };
+        let running =
+            RunningSync { steps: sync.steps.into(), in_flight: FastMap::default(), failed: false, stopped: false, then: sync.then };
         slot.running.insert(key.clone(), running);
         self.next_step(index, &key, ctx);
     }

@@ -39,7 +39,7 @@ use crate::sim::NodeConfig;
 use lease::{LeaseCall, LeaseState, NodeStatusState, Registration};
 use pod_worker::PodWorker;
 use status::{StatusManager, WaitingReason};
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use timings::BackoffEntry;
 
 /// Where this node sits on the network, derived from its name so every run agrees.
@@ -102,7 +102,7 @@ pub(crate) struct Process {
     /// The last pull error per (pod, image), quoted by the ImagePullBackOff message.
     pull_errors: HashMap<(String, String), String>,
     /// The reason cache: why each container of each pod did not start.
-    reasons: BTreeMap<String, BTreeMap<String, WaitingReason>>,
+    reasons: FastMap<String, FastMap<String, WaitingReason>>,
     statuses: StatusManager,
     requests: HashMap<RequestId, Pending>,
     registration: Registration,
@@ -132,7 +132,7 @@ impl Process {
             crash_backoff: HashMap::new(),
             image_backoff: HashMap::new(),
             pull_errors: HashMap::new(),
-            reasons: BTreeMap::new(),
+            reasons: FastMap::default(),
             statuses: StatusManager::default(),
             requests: HashMap::new(),
             registration: Registration::default(),

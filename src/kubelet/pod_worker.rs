@@ -18,8 +18,9 @@ use super::{Kubelet, Pending};
 use crate::api::{defaults, ApiRequest, DeleteRequest};
 use crate::model::*;
 use crate::runtime::events::EventSpec;
+use crate::runtime::fasthash::FastMap;
 use crate::runtime::Ctx;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 use std::rc::Rc;
 
 /// Makes a pod's containers exit after running this long (`30s`, `2m`).
@@ -874,7 +875,7 @@ impl Kubelet {
     }
 
     fn set_reason(&mut self, uid: &str, container: &str, reason: &str, message: String) {
-        let reasons: &mut BTreeMap<String, WaitingReason> = self.proc.reasons.entry(uid.to_string()).or_default();
+        let reasons: &mut FastMap<String, WaitingReason> = self.proc.reasons.entry(uid.to_string()).or_default();
         reasons.insert(container.to_string(), WaitingReason { reason: reason.to_string(), message });
     }
 

@@ -114,10 +114,12 @@ pub const LOST_REASON: &str = "Unknown";
 
 #[derive(Clone, Debug)]
 pub struct Runtime {
-    sandboxes: BTreeMap<String, Sandbox>,
+    // The maps by pod UID or image name hold boxed values: a B-tree is compiled once per
+    // key/value layout, and maps from a String to one pointer share that code (issue 4).
+    sandboxes: BTreeMap<String, Box<Sandbox>>,
     /// Injected crashes by pod UID.
-    crash_plans: BTreeMap<String, CrashPlan>,
-    images: BTreeMap<String, CachedImage>,
+    crash_plans: BTreeMap<String, Box<CrashPlan>>,
+    images: BTreeMap<String, Box<CachedImage>>,
     /// Planned exits by time; an entry is stale when its container no longer plans that exit.
     exits: BTreeSet<(Time, String, String)>,
     /// The node's pod CIDR network address (a /24), for host-local IPAM.
@@ -145,10 +147,10 @@ impl Runtime {
     }
 
     pub fn sandbox(&self, uid: &str) -> Option<&Sandbox> {
-        self.sandboxes.get(uid)
+        self.sandboxes.get(uid).map(Box::as_ref)
     }
     pub fn sandboxes(&self) -> impl Iterator<Item = &Sandbox> {
-        self.sandboxes.values()
+        self.sandboxes.values().map(Box::as_ref)
     }
     pub fn sandbox_uids(&self) -> Vec<String> {
         self.sandboxes.keys().cloned().collect()
@@ -175,7 +177,7 @@ impl Runtime {
             created_at: now,
             containers: VecMap::new(),
         };
-        self.sandboxes.insert(uid.to_string(), sandbox);
+        self.sandboxes.insert(uid.to_string(), Box::new(sandbox));
         ip
     }
 
@@ -340,14 +342,14 @@ impl Runtime {
 
     /// Makes every instance of the pod's containers exit `plan.after` its start, from now on.
     pub fn set_crash_plan(&mut self, uid: &str, plan: CrashPlan) {
-        self.crash_plans.insert(uid.to_string(), plan);
+        self.crash_plans.insert(uid.to_string(), Box::new(plan));
     }
     pub fn crash_plan(&self, uid: &str) -> Option<CrashPlan> {
-        self.crash_plans.get(uid).copied()
+        self.crash_plans.get(uid).map(|plan| **plan)
     }
     /// Every injected crash, by pod UID.
     pub fn crash_plans(&self) -> impl Iterator<Item = (&String, &CrashPlan)> {
-        self.crash_plans.iter()
+        self.crash_plans.iter().map(|(uid, plan)| (uid, plan.as_ref()))
     }
 
     /// When the next planned exit happens.
@@ -363,16 +365,24 @@ impl Runtime {
         // Already present: keep it as it is (first pull time), without hashing its id again.
         if let std::collections::btree_map::Entry::Vacant(slot) = self.images.entry(name) {
             let name = slot.key().clone();
-            slot.insert(CachedImage { image_id: images::image_id(&name), size_bytes: images::size_bytes(&name), pulled_at: now, name });
+            slot.insert(Box::new(CachedImage {
+                image_id: images::image_id(&name),
+                size_bytes: images::size_bytes(&name),
+                pulled_at: now,
+                name,
+            }));
         }
     }
     pub fn images(&self) -> impl Iterator<Item = &CachedImage> {
-        self.images.values()
+        self.images.values().map(Box::as_ref)
     }
 
     /// Every container the runtime knows, with its pod: what is really on this machine.
     pub fn containers(&self) -> impl Iterator<Item = (&Sandbox, &str, &RuntimeContainer)> {
-        self.sandboxes.values().flat_map(|s| s.containers.iter().map(move |(name, slot)| (s, name.as_str(), &slot.current)))
+        self.sandboxes
+            .values()
+            .map(Box::as_ref)
+            .flat_map(|s| s.containers.iter().map(move |(name, slot)| (s, name.as_str(), &slot.current)))
     }
 }
 

@@ -10,8 +10,9 @@
 use super::runtime::{ContainerRuntimeState, ContainerSlot, RuntimeContainer, Sandbox};
 use super::timings::whole_seconds;
 use crate::model::*;
+use crate::runtime::fasthash::FastMap;
 use crate::runtime::RequestId;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 pub const POD_SCHEDULED: &str = "PodScheduled";
 pub const POD_READY_TO_START_CONTAINERS: &str = "PodReadyToStartContainers";
@@ -35,7 +36,7 @@ pub struct StatusInputs<'a> {
     pub pod: &'a Pod,
     pub sandbox: Option<&'a Sandbox>,
     /// The reason cache for this pod, by container name.
-    pub reasons: Option<&'a BTreeMap<String, WaitingReason>>,
+    pub reasons: Option<&'a FastMap<String, WaitingReason>>,
     /// The status the kubelet last set (or the API's, if it set none since it started).
     pub old: &'a PodStatus,
     /// The pod's containers are stopped for good (it was deleted): report a terminal phase.
@@ -374,7 +375,7 @@ impl StatusEntry {
 /// The status manager's cache: one entry per pod the kubelet set a status for.
 #[derive(Debug, Default)]
 pub struct StatusManager {
-    pub entries: BTreeMap<String, StatusEntry>,
+    pub entries: FastMap<String, StatusEntry>,
     /// Pods whose status is not yet where it should be (for `is_busy` without a scan).
     pub unsynced: BTreeSet<String>,
     /// Failed writes to try again, by time.

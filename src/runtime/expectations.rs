@@ -4,10 +4,12 @@
 //! its cache has seen them, or it would count stale state and create twice. It records what it
 //! expects and waits until watch events have lowered the counts to zero, or until five minutes
 //! pass (ExpectationsTimeout) in case an event was lost. Deletions are tracked by pod key so a
-//! deletion seen twice is counted once (UIDTrackingControllerExpectations).
+//! deletion seen twice is counted once (UIDTrackingControllerExpectations). The maps are only
+//! looked up, never walked, so they are hashed (one Fx layout shared with other maps, and less
+//! wasm than a B-tree per layout).
 
+use super::fasthash::{FastMap, FastSet};
 use crate::model::{Duration, ObjectKey, Time};
-use std::collections::{BTreeMap, BTreeSet};
 
 pub const EXPECTATIONS_TIMEOUT: Duration = Duration::mins(5);
 
@@ -16,12 +18,12 @@ struct Expectation {
     add: i64,
     del: i64,
     at: Time,
-    pending_deletes: BTreeSet<ObjectKey>,
+    pending_deletes: FastSet<ObjectKey>,
 }
 
 #[derive(Debug, Default)]
 pub struct Expectations {
-    by_owner: BTreeMap<ObjectKey, Expectation>,
+    by_owner: FastMap<ObjectKey, Expectation>,
 }
 
 impl Expectations {
@@ -33,7 +35,7 @@ impl Expectations {
         }
     }
     pub fn expect_creations(&mut self, owner: &ObjectKey, n: usize, now: Time) {
-        self.by_owner.insert(owner.clone(), Expectation { add: n as i64, del: 0, at: now, pending_deletes: BTreeSet::new() });
+        self.by_owner.insert(owner.clone(), Expectation { add: n as i64, del: 0, at: now, pending_deletes: FastSet::default() });
     }
     pub fn expect_deletions(&mut self, owner: &ObjectKey, pods: Vec<ObjectKey>, now: Time) {
         let del = pods.len() as i64;

@@ -23,8 +23,8 @@ use self::util::*;
 use crate::api::{ApiRequest, Reason};
 use crate::controllers::{Action, Caches, Call, Controller, Outcome, Sync};
 use crate::model::*;
+use crate::runtime::fasthash::FastMap;
 use crate::runtime::informer::Delta;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 
 pub use self::hash::{compute_hash, POD_TEMPLATE_HASH};
@@ -34,7 +34,8 @@ pub use self::hash::{compute_hash, POD_TEMPLATE_HASH};
 pub struct DeploymentController {
     /// Creates of a new ReplicaSet that failed (not because it existed): Deployment key to the
     /// ReplicaSet's name and the error, reported on the Deployment by the next sync.
-    create_failures: BTreeMap<ObjectKey, (String, String)>,
+    /// Only looked up, never walked, so hashed.
+    create_failures: FastMap<ObjectKey, (String, String)>,
 }
 
 impl DeploymentController {

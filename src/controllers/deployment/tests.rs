@@ -6,7 +6,7 @@ use super::*;
 use crate::api::{defaults, ApiError, ApiResponse, ApiServer};
 use crate::runtime::informer::Informer;
 use crate::store::ChangeType;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 const NS: &str = "default";
