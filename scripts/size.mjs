@@ -31,10 +31,10 @@ const BUDGET_BROTLI_BYTES = 250 * 1024;
  * and the page's components, the simulation core, and the data segment (~160 KB: texts, panic
  * locations, and number tables: serde_json's float printer's powers of ten, core's float
  * formatting). Brotli moves by a KB or two either way with unrelated code changes, so the ceiling
- * keeps ~2 KB of headroom over today's page (463.2 KB) to fail on growth, not on noise; lower it
+ * keeps ~3 KB of headroom over today's page (436.7 KB) to fail on growth, not on noise; lower it
  * as the page shrinks, to BUDGET_BROTLI_BYTES once the budget is met.
  */
-const CEILING_BROTLI_BYTES = 465 * 1024;
+const CEILING_BROTLI_BYTES = 440 * 1024;
 
 const BEGIN = '<!-- size:begin -->';
 const END = '<!-- size:end -->';
