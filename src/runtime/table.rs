@@ -126,10 +126,7 @@ impl ObjectTable {
         order.stale += 1;
         // A kind nobody walks would otherwise keep every place it ever had.
         if order.stale > 64 && order.stale * 2 > order.sorted.len() + order.pending.len() {
-            let live = |&(p, s): &Placed| self.slab.get(p).is_some_and(|e| e.stamp == s);
-            order.sorted.retain(live);
-            order.pending.retain(live);
-            order.stale = 0;
+            drop_stale(&self.slab, order);
         }
         Some(entry.object)
     }
@@ -168,12 +165,9 @@ impl ObjectTable {
 
     /// Drops stale places, sorts the pending ones by key and merges them into the sorted ones.
     fn bring_up_to_date(&self, order: &mut Order) {
-        let live = |&(p, s): &Placed| self.slab.get(p).is_some_and(|e| e.stamp == s);
         let key = |&(p, _): &Placed| self.slab.get(p).map(|e| &e.key);
         if order.stale > 0 {
-            order.sorted.retain(live);
-            order.pending.retain(live);
-            order.stale = 0;
+            drop_stale(&self.slab, order);
         }
         if order.pending.is_empty() {
             return;
@@ -193,6 +187,15 @@ impl ObjectTable {
         order.sorted = merged;
         // The emptied pending vector keeps no capacity: a large batch of inserts is done once.
     }
+}
+
+/// Drops the places whose entry was removed: the slab place is free, or holds a newer entry
+/// (another stamp).
+fn drop_stale(slab: &Slab<Entry>, order: &mut Order) {
+    let live = |&(p, s): &Placed| slab.get(p).is_some_and(|e| e.stamp == s);
+    order.sorted.retain(live);
+    order.pending.retain(live);
+    order.stale = 0;
 }
 
 /// A walk over the table in key order, kind after kind.
