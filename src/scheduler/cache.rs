@@ -591,6 +591,14 @@ mod tests {
         (ObjectKey::new(Kind::Pod, "default", name), p)
     }
 
+    /// The cache's invariant that a node's `NodeFacts` line always equals what its `NodeInfo`
+    /// would answer, checked for every slot.
+    fn assert_facts_current(cache: &Cache) {
+        for (slot, info) in cache.nodes.iter().enumerate() {
+            assert_eq!(cache.facts(slot as u32), &NodeFacts::of(info), "facts of {}", info.name);
+        }
+    }
+
     #[test]
     fn node_order_interleaves_zones_like_the_node_tree() {
         let mut cache = Cache::new();
@@ -605,6 +613,7 @@ mod tests {
         let names: Vec<&str> = cache.order().iter().map(|s| &*cache.node(*s).name).collect();
         assert_eq!(names, ["a1", "b2", "c1", "a2", "a3"]);
         assert_eq!(cache.num_nodes(), 5);
+        assert_facts_current(&cache);
     }
 
     #[test]
@@ -622,6 +631,7 @@ mod tests {
         assert!(cache.forget_pod(&k2));
         assert!(!cache.forget_pod(&k1), "a confirmed pod is not forgotten");
         assert_eq!(cache.node_by_name("n1").map(|n| (n.pod_count, n.non_zero_requested.milli_cpu)), Some((1, 500)));
+        assert_facts_current(&cache);
     }
 
     #[test]
@@ -649,6 +659,7 @@ mod tests {
         cache.add_pod(&k, &p, "n2", false);
         let n2 = cache.node_by_name("n2").expect("n2");
         assert_eq!((n2.owner_count(owner), n2.requested.milli_cpu, n2.pod_count), (1, 1000, 2));
+        assert_facts_current(&cache);
     }
 
     #[test]
@@ -661,5 +672,6 @@ mod tests {
         cache.refresh_order();
         assert_eq!(cache.order().len(), 1);
         assert_eq!(cache.node_by_name("late").map(|n| (n.requested.milli_cpu, n.allocatable.milli_cpu)), Some((1000, 4000)));
+        assert_facts_current(&cache);
     }
 }
