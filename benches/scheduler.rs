@@ -107,7 +107,7 @@ impl Bench {
 
 fn node(i: usize) -> Object {
     let name = format!("node-{i:05}");
-    let mut n = Node { metadata: ObjectMeta { name: name.clone(), ..Default::default() }, ..Default::default() };
+    let mut n = Node { metadata: ObjectMeta { name: name.as_str().into(), ..Default::default() }, ..Default::default() };
     n.metadata.labels.insert("kubernetes.io/hostname".into(), name);
     n.metadata.labels.insert("topology.kubernetes.io/zone".into(), format!("zone-{}", i % 3));
     for (k, v) in [("cpu", "32"), ("memory", "128Gi"), ("pods", "110")] {
@@ -125,7 +125,7 @@ fn pod(i: usize) -> Object {
         requests.insert("memory".to_string(), Quantity::new("128Mi"));
     }
     let mut p = Pod::default();
-    p.metadata.name = format!("web-{i}");
+    p.metadata.name = format!("web-{i}").into();
     p.metadata.namespace = "default".into();
     p.metadata.owner_references = vec![OwnerReference {
         api_version: "apps/v1".into(),

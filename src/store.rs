@@ -101,7 +101,7 @@ impl Etcd {
 
     /// Every object of a kind, in key order; `namespace` narrows it when given.
     pub fn list<'a>(&'a self, kind: Kind, namespace: Option<&'a str>) -> impl Iterator<Item = &'a Rc<Object>> + 'a {
-        let start = ObjectKey { kind, namespace: namespace.unwrap_or("").to_string(), name: String::new() };
+        let start = ObjectKey { kind, namespace: namespace.unwrap_or("").into(), name: Default::default() };
         self.objects
             .range_from(&start)
             .take_while(move |(k, _)| k.kind == kind && namespace.is_none_or(|ns| k.namespace == ns))
@@ -302,7 +302,7 @@ mod tests {
         let snap = etcd.snapshot();
         etcd.wipe();
         etcd.restore(&snap);
-        let names: Vec<_> = etcd.list(Kind::Pod, None).map(|o| o.meta().name.clone()).collect();
+        let names: Vec<_> = etcd.list(Kind::Pod, None).map(|o| o.meta().name.to_string()).collect();
         assert_eq!((names, etcd.len()), (vec!["0".to_string(), "a".into(), "c".into()], 3));
     }
 

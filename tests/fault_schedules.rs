@@ -58,7 +58,7 @@ fn draw_action(rng: &mut Rng, sim: &Sim) -> String {
         78 => "sim etcd wipe".to_string(),
         79..=89 => format!("kubectl scale deployment web --replicas={}", 1 + rng.below(6)),
         _ => {
-            let names: Vec<String> = sim.objects(Kind::Pod).map(|o| o.meta().name.clone()).collect();
+            let names: Vec<String> = sim.objects(Kind::Pod).map(|o| o.meta().name.to_string()).collect();
             match names.len() {
                 0 => "sim advance 1s".to_string(),
                 n => format!("kubectl delete pod {}", names[rng.below(n as u64) as usize]),

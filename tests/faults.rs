@@ -45,7 +45,12 @@ fn kubelet<'a>(sim: &'a Sim, node: &str) -> &'a Kubelet {
 }
 
 fn running_containers(sim: &Sim, node: &str) -> Vec<String> {
-    kubelet(sim, node).running_containers().into_iter().filter(|(_, _, state)| state.is_running()).map(|(pod, _, _)| pod.name).collect()
+    kubelet(sim, node)
+        .running_containers()
+        .into_iter()
+        .filter(|(_, _, state)| state.is_running())
+        .map(|(pod, _, _)| pod.name.to_string())
+        .collect()
 }
 
 fn pod_on(sim: &Sim, node: &str) -> Pod {
@@ -67,14 +72,14 @@ fn a_stopped_scheduler_leaves_new_pods_pending_with_no_scheduled_event_until_it_
     assert_eq!(pending.len(), 2, "the ReplicaSet created them, nobody placed them");
     assert!(pending.iter().all(|p| p.status.phase == Some(PodPhase::Pending)));
     let scheduled: Vec<String> = events(s.sim(), "Scheduled").into_iter().map(|e| e.involved_object.name).collect();
-    assert!(pending.iter().all(|p| !scheduled.contains(&p.metadata.name)), "no Scheduled event for a pending pod");
+    assert!(pending.iter().all(|p| !scheduled.contains(&p.metadata.name.to_string())), "no Scheduled event for a pending pod");
     assert!(events(s.sim(), "FailedScheduling").is_empty(), "nothing even tried");
 
     run(&mut s, "sim start kube-scheduler");
     s.advance(Duration::secs(10));
     assert_eq!(running_pods(s.sim()).len(), 5);
     let scheduled: Vec<String> = events(s.sim(), "Scheduled").into_iter().map(|e| e.involved_object.name).collect();
-    assert!(pending.iter().all(|p| scheduled.contains(&p.metadata.name)));
+    assert!(pending.iter().all(|p| scheduled.contains(&p.metadata.name.to_string())));
     assert_invariants(s.sim());
 }
 
@@ -278,7 +283,7 @@ fn a_stopped_kubelet_stops_renewing_its_lease_while_its_containers_run_on() {
 #[test]
 fn a_partitioned_node_keeps_its_containers_running_and_reconciles_when_it_returns() {
     let mut s = session(11);
-    let victim = pod_on(s.sim(), "node-1").metadata.name;
+    let victim = pod_on(s.sim(), "node-1").metadata.name.to_string();
     assert_eq!(run(&mut s, "sim node partition node-1").stdout, "node/node-1 partitioned from kube-apiserver\n");
     assert_eq!(s.sim().node_fault("node-1"), Some(NodeFault::Partitioned));
     let renewed = lease_renewed_at(s.sim(), "node-1");
@@ -304,7 +309,8 @@ fn a_partitioned_node_keeps_its_containers_running_and_reconciles_when_it_return
 #[test]
 fn a_powered_off_node_loses_its_containers_and_restarts_them_when_power_returns() {
     let mut s = session(12);
-    let on_node: Vec<String> = pods(s.sim()).into_iter().filter(|p| p.node_name() == Some("node-2")).map(|p| p.metadata.name).collect();
+    let on_node: Vec<String> =
+        pods(s.sim()).into_iter().filter(|p| p.node_name() == Some("node-2")).map(|p| p.metadata.name.to_string()).collect();
     assert!(!on_node.is_empty());
     assert_eq!(run(&mut s, "sim node fail node-2").stdout, "node/node-2 powered off\n");
     assert!(!s.sim().is_running(&ComponentId::Kubelet("node-2".into())));

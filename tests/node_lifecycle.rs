@@ -61,7 +61,7 @@ fn just_after_a_renewal(sim: &mut Sim, name: &str) -> Time {
 fn a_node_whose_kubelet_stops_goes_unknown_is_tainted_and_its_pods_move_after_300s() {
     let mut sim = cluster(3);
     deploy(&mut sim, "web", 6);
-    let doomed: Vec<String> = pods_on(&sim, "node-1").iter().map(|p| p.metadata.name.clone()).collect();
+    let doomed: Vec<String> = pods_on(&sim, "node-1").iter().map(|p| p.metadata.name.to_string()).collect();
     assert!(!doomed.is_empty(), "node-1 runs some of the pods");
 
     let t = just_after_a_renewal(&mut sim, "node-1");

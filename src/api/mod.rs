@@ -304,7 +304,7 @@ impl ApiServer {
                 meta.namespace = "default".into();
             }
             if meta.name.is_empty() && !meta.generate_name.is_empty() {
-                meta.name = format!("{}{}", meta.generate_name, rng.name_suffix(5));
+                meta.name = format!("{}{}", meta.generate_name, rng.name_suffix(5)).into();
             }
         }
         defaults::default_object(&mut object);

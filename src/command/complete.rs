@@ -163,7 +163,12 @@ fn namespace_of(words: &[String]) -> String {
 
 /// The names of objects of `kind` in `namespace` (all names for cluster-scoped kinds).
 fn names(session: &Session, kind: Kind, namespace: &str) -> Vec<String> {
-    session.sim().objects(kind).filter(|o| !kind.namespaced() || o.meta().namespace == namespace).map(|o| o.meta().name.clone()).collect()
+    session
+        .sim()
+        .objects(kind)
+        .filter(|o| !kind.namespaced() || o.meta().namespace == namespace)
+        .map(|o| o.meta().name.to_string())
+        .collect()
 }
 
 /// Words that are not flags or flag values.

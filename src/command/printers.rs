@@ -50,7 +50,7 @@ pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
         Object::ReplicaSet(rs) => replica_set_row(rs, now, wide),
         Object::Event(e) => event_row(e, now, wide),
         Object::Lease(l) => {
-            vec![l.metadata.name.clone(), l.spec.holder_identity.clone().unwrap_or_default(), age(l.metadata.creation_timestamp, now)]
+            vec![l.metadata.name.to_string(), l.spec.holder_identity.clone().unwrap_or_default(), age(l.metadata.creation_timestamp, now)]
         }
     }
 }
@@ -109,8 +109,13 @@ pub fn pod_restarts(pod: &Pod, now: Time) -> String {
 }
 
 fn pod_row(pod: &Pod, now: Time, wide: bool) -> Vec<String> {
-    let mut cells =
-        vec![pod.metadata.name.clone(), pod_ready(pod), pod_status(pod), pod_restarts(pod, now), age(pod.metadata.creation_timestamp, now)];
+    let mut cells = vec![
+        pod.metadata.name.to_string(),
+        pod_ready(pod),
+        pod_status(pod),
+        pod_restarts(pod, now),
+        age(pod.metadata.creation_timestamp, now),
+    ];
     if wide {
         let none = |v: Option<&str>| v.filter(|s| !s.is_empty()).unwrap_or("<none>").to_string();
         cells.push(none(pod.status.pod_ip.as_deref()));
@@ -151,7 +156,7 @@ pub fn node_status(node: &Node) -> String {
 fn node_row(node: &Node, now: Time, wide: bool) -> Vec<String> {
     let roles = node_roles(node);
     let mut cells = vec![
-        node.metadata.name.clone(),
+        node.metadata.name.to_string(),
         node_status(node),
         if roles.is_empty() { "<none>".into() } else { roles.join(",") },
         age(node.metadata.creation_timestamp, now),
@@ -200,7 +205,7 @@ pub fn selector_string(s: &LabelSelector) -> String {
 fn deployment_row(d: &Deployment, now: Time, wide: bool) -> Vec<String> {
     let desired = d.spec.replicas.unwrap_or(1);
     let mut cells = vec![
-        d.metadata.name.clone(),
+        d.metadata.name.to_string(),
         format!("{}/{desired}", d.status.ready_replicas),
         d.status.updated_replicas.to_string(),
         d.status.available_replicas.to_string(),
@@ -215,7 +220,7 @@ fn deployment_row(d: &Deployment, now: Time, wide: bool) -> Vec<String> {
 
 fn replica_set_row(rs: &ReplicaSet, now: Time, wide: bool) -> Vec<String> {
     let mut cells = vec![
-        rs.metadata.name.clone(),
+        rs.metadata.name.to_string(),
         rs.spec.replicas.unwrap_or(1).to_string(),
         rs.status.replicas.to_string(),
         rs.status.ready_replicas.to_string(),
@@ -266,7 +271,7 @@ fn event_row(e: &Event, now: Time, wide: bool) -> Vec<String> {
         message,
         first,
         e.count.max(1).to_string(),
-        e.metadata.name.clone(),
+        e.metadata.name.to_string(),
     ]
 }
 

@@ -132,7 +132,7 @@ impl EdgeState {
 
     /// One new pod for a pod that stopped being active, unless this handler deleted it.
     fn replacement(&mut self, caches: &Caches, pod: &Pod) -> Option<Reaction> {
-        let key = ObjectKey::new(Kind::Pod, &pod.metadata.namespace, &pod.metadata.name);
+        let key = ObjectKey::of(Kind::Pod, &pod.metadata);
         if self.deleted_by_me.contains(&key) {
             return None;
         }
@@ -169,7 +169,7 @@ impl EdgeState {
 }
 
 fn pod_key(p: &Pod) -> ObjectKey {
-    ObjectKey::new(Kind::Pod, &p.metadata.namespace, &p.metadata.name)
+    ObjectKey::of(Kind::Pod, &p.metadata)
 }
 
 /// `n` pod creations from the ReplicaSet's template, with the ReplicaSet controller's events.
@@ -197,7 +197,7 @@ fn replica_set_for(d: &Deployment, replicas: i32) -> ReplicaSet {
     selector.match_labels.insert(POD_TEMPLATE_HASH.into(), hash.clone());
     ReplicaSet {
         metadata: ObjectMeta {
-            name: format!("{}-{hash}", d.metadata.name),
+            name: format!("{}-{hash}", d.metadata.name).into(),
             namespace: d.metadata.namespace.clone(),
             labels: template.metadata.labels.clone(),
             owner_references: vec![deployment_owner(d)].into(),
@@ -212,7 +212,7 @@ fn deployment_owner(d: &Deployment) -> OwnerReference {
     OwnerReference {
         api_version: "apps/v1".into(),
         kind: "Deployment".into(),
-        name: d.metadata.name.clone(),
+        name: d.metadata.name.to_string(),
         uid: d.metadata.uid.clone(),
         controller: Some(true),
         block_owner_deletion: Some(true),
@@ -351,7 +351,7 @@ mod tests {
             .iter()
             .flat_map(|r| &r.calls)
             .filter_map(|c| match &c.request {
-                ApiRequest::Delete(d) => Some(d.key.name.clone()),
+                ApiRequest::Delete(d) => Some(d.key.name.to_string()),
                 _ => None,
             })
             .collect();

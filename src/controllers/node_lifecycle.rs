@@ -188,7 +188,7 @@ fn node_reference(node: &Node) -> ObjectReference {
     ObjectReference {
         kind: "Node".into(),
         namespace: String::new(),
-        name: node.metadata.name.clone(),
+        name: node.metadata.name.to_string(),
         uid: node.metadata.uid.clone(),
         api_version: "v1".into(),
         field_path: String::new(),
@@ -234,7 +234,7 @@ impl NodeLifecycleController {
 
     /// The taint writes go on top of what this pass already changed on the node.
     fn node_for_taints<'a>(writes: &'a mut Writes, node: &Node) -> &'a mut Node {
-        writes.tainted.get_or_insert_with(node.metadata.name.clone(), || node.clone())
+        writes.tainted.get_or_insert_with(node.metadata.name.to_string(), || node.clone())
     }
 
     /// Swaps NoExecute taints (`SwapNodeControllerTaint`) on this pass's copy of the node.
@@ -283,7 +283,7 @@ impl NodeLifecycleController {
 
     /// `tryUpdateNodeHealth`: returns the Ready condition observed and the one now current.
     fn update_health(&mut self, node: &Node, writes: &mut Writes, now: Time) -> (NodeCondition, Option<NodeCondition>) {
-        let name = node.metadata.name.clone();
+        let name = node.metadata.name.to_string();
         let created = node.metadata.creation_timestamp.unwrap_or(Time(0));
         let current = node.condition("Ready").cloned();
         // Taken out rather than copied (a default stands in its place): it goes back in at the
@@ -414,7 +414,7 @@ impl NodeLifecycleController {
                 self.zone_states.insert(zone.clone(), ZoneState::Initial);
                 self.tainters.insert(zone.clone(), ZoneTainter::new(now));
             }
-            if self.known.insert(node.metadata.name.clone()) {
+            if self.known.insert(node.metadata.name.to_string()) {
                 self.mark_reachable(writes, node, now);
             }
         }
@@ -646,11 +646,11 @@ impl Controller for NodeLifecycleController {
         let mut keys = Vec::new();
         match (object.kind(), delta) {
             (Kind::Lease, Delta::Deleted(o)) if o.meta().namespace == LEASE_NAMESPACE => {
-                self.leases.remove(&o.meta().name);
+                self.leases.remove(o.meta().name.as_str());
             }
             (Kind::Lease, _) if object.meta().namespace == LEASE_NAMESPACE => {
                 if let Some(renew) = object.as_lease().and_then(|l| l.spec.renew_time) {
-                    self.leases.insert(object.meta().name.clone(), renew.0);
+                    self.leases.insert(object.meta().name.to_string(), renew.0);
                 }
             }
             (Kind::Node, Delta::Deleted(_)) => {}

@@ -47,7 +47,7 @@ impl ReplicaSetController {
             .in_namespace(&pod.meta().namespace)
             .filter_map(|o| o.as_replica_set())
             .filter(|rs| !rs.spec.selector.is_empty() && rs.spec.selector.matches(&pod.meta().labels))
-            .map(|rs| ObjectKey::new(Kind::ReplicaSet, &rs.metadata.namespace, &rs.metadata.name))
+            .map(|rs| ObjectKey::of(Kind::ReplicaSet, &rs.metadata))
             .collect()
     }
 
@@ -183,13 +183,13 @@ impl ReplicaSetController {
             let n = (active.len() - desired).min(BURST_REPLICAS);
             let related = related_pods(caches, rs);
             let victims = pods_to_delete(active, &related, n, now);
-            let keys: Vec<ObjectKey> = victims.iter().map(|p| ObjectKey::new(Kind::Pod, &p.metadata.namespace, &p.metadata.name)).collect();
+            let keys: Vec<ObjectKey> = victims.iter().map(|p| ObjectKey::of(Kind::Pod, &p.metadata)).collect();
             self.expectations.expect_deletions(key, keys, now);
             let reference = reference_to(&Object::ReplicaSet(rs.clone()));
             let calls = victims
                 .iter()
                 .map(|p| {
-                    let pod_key = ObjectKey::new(Kind::Pod, &p.metadata.namespace, &p.metadata.name);
+                    let pod_key = ObjectKey::of(Kind::Pod, &p.metadata);
                     Call::new(ApiRequest::Delete(DeleteRequest { uid: Some(p.metadata.uid.clone()), ..DeleteRequest::new(pod_key) }))
                         .on_success(EventSpec::normal(reference.clone(), "SuccessfulDelete", format!("Deleted pod: {}", p.metadata.name)))
                         .on_failure(EventSpec::warning(
@@ -261,7 +261,7 @@ pub fn owner_reference(rs: &ReplicaSet) -> OwnerReference {
     OwnerReference {
         api_version: "apps/v1".into(),
         kind: "ReplicaSet".into(),
-        name: rs.metadata.name.clone(),
+        name: rs.metadata.name.to_string(),
         uid: rs.metadata.uid.clone(),
         controller: Some(true),
         block_owner_deletion: Some(true),

@@ -65,8 +65,8 @@ fn pod_reference(key: &ObjectKey) -> ObjectReference {
     // Upstream names the pod without its UID.
     ObjectReference {
         kind: "Pod".into(),
-        namespace: key.namespace.clone(),
-        name: key.name.clone(),
+        namespace: key.namespace.to_string(),
+        name: key.name.to_string(),
         uid: String::new(),
         api_version: "v1".into(),
         field_path: String::new(),
@@ -94,7 +94,7 @@ impl TaintEvictionController {
 
     /// `processPodOnNode`.
     fn process_pod(&mut self, pod: &Pod, taints: &[Taint], now: Time) {
-        let key = ObjectKey::new(Kind::Pod, &pod.metadata.namespace, &pod.metadata.name);
+        let key = ObjectKey::of(Kind::Pod, &pod.metadata);
         if taints.is_empty() {
             return self.cancel(&key);
         }
@@ -124,7 +124,7 @@ impl TaintEvictionController {
 
     /// The deletion of a pod whose time is up: DisruptionTarget, then delete.
     fn fire(&mut self, pod: &Pod, now: Time) -> Vec<Vec<Call>> {
-        let key = ObjectKey::new(Kind::Pod, &pod.metadata.namespace, &pod.metadata.name);
+        let key = ObjectKey::of(Kind::Pod, &pod.metadata);
         if let Some(w) = self.work.get_mut(&key) {
             w.fired = true;
         }
@@ -153,7 +153,7 @@ impl TaintEvictionController {
         let mut steps: Vec<Vec<Call>> = vec![Vec::new(), Vec::new()];
         let mut next: Option<Time> = None;
         for pod in pods {
-            let key = ObjectKey::new(Kind::Pod, &pod.metadata.namespace, &pod.metadata.name);
+            let key = ObjectKey::of(Kind::Pod, &pod.metadata);
             match self.scheduled(&key) {
                 Some(at) if at <= now => {
                     let fired = self.fire(pod, now);
@@ -181,14 +181,14 @@ impl TaintEvictionController {
     /// `handleNodeUpdate`, then the deletions that are due on the node.
     fn sync_node(&mut self, caches: &Caches, key: &ObjectKey, now: Time) -> Sync {
         let Some(node) = caches.nodes.get(key).and_then(|o| o.as_node()) else {
-            self.tainted.remove(&key.name);
+            self.tainted.remove(key.name.as_str());
             return Sync::nothing();
         };
         let taints = no_execute_taints(node);
         if taints.is_empty() {
-            self.tainted.remove(&key.name);
+            self.tainted.remove(key.name.as_str());
         } else {
-            self.tainted.insert(key.name.clone(), taints.clone());
+            self.tainted.insert(key.name.to_string(), taints.clone());
         }
         let pods: Vec<&Pod> = caches.pods.on_node(&key.name).filter_map(|o| o.as_pod()).collect();
         for pod in &pods {
@@ -310,7 +310,7 @@ mod tests {
             .iter()
             .flatten()
             .filter_map(|c| match &c.request {
-                ApiRequest::Delete(d) => Some(d.key.name.clone()),
+                ApiRequest::Delete(d) => Some(d.key.name.to_string()),
                 _ => None,
             })
             .collect()

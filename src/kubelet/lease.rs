@@ -93,7 +93,7 @@ impl Kubelet {
         let mut annotations = BTreeMap::new();
         annotations.insert("volumes.kubernetes.io/controller-managed-attach-detach".to_string(), "true".to_string());
         Node {
-            metadata: ObjectMeta { name, labels: labels.into(), annotations, ..Default::default() },
+            metadata: ObjectMeta { name: name.into(), labels: labels.into(), annotations, ..Default::default() },
             // kube-controller-manager's node IPAM fills podCIDR in a real cluster, just after
             // registration; with no such controller here the kubelet brings it along.
             spec: NodeSpec { pod_cidr: Some(self.addr.pod_cidr.clone()), ..Default::default() },
@@ -222,7 +222,7 @@ impl Kubelet {
             return;
         }
         let node = Node {
-            metadata: ObjectMeta { name: self.config.name.clone(), ..Default::default() },
+            metadata: ObjectMeta { name: self.config.name.as_str().into(), ..Default::default() },
             spec: NodeSpec::default(),
             status: new.clone(),
         };
@@ -246,7 +246,7 @@ impl Kubelet {
     /// The lease as this kubelet writes it: held by the node, renewed now, owned by the Node.
     fn renewed_lease(&self, base: Option<&Lease>, now: Time) -> Lease {
         let mut lease = base.cloned().unwrap_or_else(|| Lease {
-            metadata: ObjectMeta { name: self.config.name.clone(), namespace: LEASE_NAMESPACE.into(), ..Default::default() },
+            metadata: ObjectMeta { name: self.config.name.as_str().into(), namespace: LEASE_NAMESPACE.into(), ..Default::default() },
             spec: LeaseSpec::default(),
         });
         lease.spec.holder_identity = Some(self.config.name.clone());

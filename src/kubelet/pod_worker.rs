@@ -883,8 +883,8 @@ impl Kubelet {
     fn container_event(&mut self, ctx: &mut Ctx, pod: &Pod, container: &str, type_: &'static str, reason: &str, message: String) {
         let involved = ObjectReference {
             kind: "Pod".into(),
-            namespace: pod.metadata.namespace.clone(),
-            name: pod.metadata.name.clone(),
+            namespace: pod.metadata.namespace.to_string(),
+            name: pod.metadata.name.to_string(),
             uid: pod.metadata.uid.clone(),
             api_version: "v1".into(),
             field_path: format!("spec.containers{{{container}}}"),

@@ -104,7 +104,7 @@ impl PodQuery {
 
     /// The first matching pod's name, in name order.
     pub fn first(&self, sim: &Sim) -> Option<String> {
-        self.matching(sim).map(|p| p.metadata.name.clone()).min()
+        self.matching(sim).map(|p| p.metadata.name.to_string()).min()
     }
 
     fn matching<'a>(&'a self, sim: &'a Sim) -> impl Iterator<Item = &'a crate::model::Pod> + 'a {

@@ -5,6 +5,7 @@
 //! kubectl's client-side decoding does for fields it does not model.
 
 use super::decode::{decode_struct, FromValue};
+use super::name::Name;
 use super::shared::Shared;
 use super::time::Time;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -18,11 +19,11 @@ pub type StringMap = BTreeMap<String, String>;
 #[serde(rename_all = "camelCase")]
 pub struct ObjectMeta {
     #[serde(default)]
-    pub name: String,
+    pub name: Name,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub generate_name: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub namespace: String,
+    #[serde(default, skip_serializing_if = "str::is_empty")]
+    pub namespace: Name,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub uid: String,
     #[serde(default, with = "resource_version", skip_serializing_if = "is_zero")]

@@ -7,6 +7,7 @@ use super::apps::{Deployment, ReplicaSet};
 use super::decode::FromValue;
 use super::event::{Event, Lease};
 use super::meta::ObjectMeta;
+use super::name::Name;
 use super::node::Node;
 use super::pod::Pod;
 use serde::Serialize;
@@ -91,19 +92,24 @@ impl fmt::Display for Kind {
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct ObjectKey {
     pub kind: Kind,
-    pub namespace: String,
-    pub name: String,
+    pub namespace: Name,
+    pub name: Name,
 }
 
 impl ObjectKey {
     pub fn new(kind: Kind, namespace: &str, name: &str) -> Self {
-        let namespace = if kind.namespaced() { namespace.to_string() } else { String::new() };
-        ObjectKey { kind, namespace, name: name.to_string() }
+        let namespace = if kind.namespaced() { Name::new(namespace) } else { Name::default() };
+        ObjectKey { kind, namespace, name: Name::new(name) }
+    }
+    /// The key of a stored object, sharing its name and namespace rather than copying them.
+    pub fn of(kind: Kind, meta: &ObjectMeta) -> Self {
+        let namespace = if kind.namespaced() { meta.namespace.clone() } else { Name::default() };
+        ObjectKey { kind, namespace, name: meta.name.clone() }
     }
     /// The `namespace/name` form client-go's work queues use.
     pub fn ns_name(&self) -> String {
         if self.namespace.is_empty() {
-            self.name.clone()
+            self.name.to_string()
         } else {
             format!("{}/{}", self.namespace, self.name)
         }
@@ -177,8 +183,7 @@ impl Object {
         each_object!(self, o => &mut o.metadata)
     }
     pub fn key(&self) -> ObjectKey {
-        let m = self.meta();
-        ObjectKey::new(self.kind(), &m.namespace, &m.name)
+        ObjectKey::of(self.kind(), self.meta())
     }
     /// The key for printing, without building an `ObjectKey`.
     pub fn key_ref(&self) -> KeyRef<'_> {

@@ -53,8 +53,8 @@ pub fn reference_to(object: &Object) -> ObjectReference {
     let m = object.meta();
     ObjectReference {
         kind: object.kind().as_str().into(),
-        namespace: m.namespace.clone(),
-        name: m.name.clone(),
+        namespace: m.namespace.to_string(),
+        name: m.name.to_string(),
         uid: m.uid.clone(),
         api_version: object.kind().api_version().into(),
         field_path: String::new(),
@@ -109,8 +109,8 @@ impl EventRecorder {
     fn event(&self, spec: EventSpec, remembered: Remembered, now: Time) -> Event {
         Event {
             metadata: ObjectMeta {
-                name: event_name(&spec.involved.name, remembered.nanos),
-                namespace: spec.involved.namespace.clone(),
+                name: event_name(&spec.involved.name, remembered.nanos).into(),
+                namespace: spec.involved.namespace.as_str().into(),
                 ..Default::default()
             },
             involved_object: spec.involved,

@@ -319,7 +319,7 @@ impl Informer {
     }
     /// Cached objects in one namespace, in key order.
     pub fn in_namespace<'a>(&'a self, namespace: &'a str) -> impl Iterator<Item = &'a Rc<Object>> + 'a {
-        let start = ObjectKey { kind: self.kind, namespace: namespace.to_string(), name: String::new() };
+        let start = ObjectKey { kind: self.kind, namespace: namespace.into(), name: Default::default() };
         self.cache.range_from(&start).take_while(move |(k, _)| k.namespace == namespace).map(|(_, v)| v)
     }
     /// Objects whose controller owner has this UID, in key order; `""` gives the orphans.

@@ -267,7 +267,7 @@ mod tests {
         ObjectKey::new(Kind::Pod, "default", name)
     }
     fn names(t: &ObjectTable) -> Vec<String> {
-        t.values().map(|o| o.meta().name.clone()).collect()
+        t.values().map(|o| o.meta().name.to_string()).collect()
     }
 
     #[test]

@@ -419,7 +419,7 @@ impl Scheduler {
         }
         let id = ctx.send(ApiRequest::Bind { pod: popped.key.clone(), node: node.to_string() });
         record.chosen = Some(slot);
-        self.act(ctx.now, LastAction::Assumed { pod: popped.key.name.clone(), node: node.clone(), score });
+        self.act(ctx.now, LastAction::Assumed { pod: popped.key.name.to_string(), node: node.clone(), score });
         self.decisions.record(record);
         self.binds.insert(id, BindInFlight { popped, node });
     }

@@ -309,7 +309,7 @@ mod tests {
             let (k, p) = pod(name, prio);
             q.add(&k, p, Time(at));
         }
-        let order: Vec<String> = std::iter::from_fn(|| q.pop()).map(|p| p.key.name).collect();
+        let order: Vec<String> = std::iter::from_fn(|| q.pop()).map(|p| p.key.name.to_string()).collect();
         assert_eq!(order, ["high", "low-early", "low-late"]);
     }
 

@@ -493,7 +493,7 @@ fn decisions_are_bounded() {
     for i in 0..5 {
         h.create(Object::Pod(pod(&format!("p{i}"), None)));
     }
-    let kept: Vec<String> = h.sched.decisions().map(|d| d.pod.name.clone()).collect();
+    let kept: Vec<String> = h.sched.decisions().map(|d| d.pod.name.to_string()).collect();
     assert_eq!(kept, ["p2", "p3", "p4"]);
 }
 

@@ -51,8 +51,8 @@ impl PodView {
     pub fn of(pod: &Pod) -> PodView {
         let (cpu_milli, memory) = pod.requests();
         PodView {
-            namespace: pod.metadata.namespace.clone(),
-            name: pod.metadata.name.clone(),
+            namespace: pod.metadata.namespace.to_string(),
+            name: pod.metadata.name.to_string(),
             node: pod.node_name().unwrap_or_default().to_string(),
             phase: pod.phase().as_str().to_string(),
             status: printers::pod_status(pod),
@@ -273,7 +273,7 @@ impl ClusterTracker {
         match object {
             Object::Pod(pod) => self.apply_pod(pod, gone),
             Object::Node(node) => {
-                let name = node.metadata.name.clone();
+                let name = node.metadata.name.to_string();
                 if gone {
                     self.nodes.remove(&name);
                 } else {

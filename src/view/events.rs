@@ -299,16 +299,16 @@ mod tests {
         s.settle(Duration::mins(2)).unwrap();
         let mut log = EventLog::new();
         log.update(s.sim());
-        let before: BTreeSet<String> = s.sim().objects(Kind::Pod).map(|p| p.meta().name.clone()).collect();
+        let before: BTreeSet<String> = s.sim().objects(Kind::Pod).map(|p| p.meta().name.to_string()).collect();
         let victim = before.iter().next().unwrap().clone();
         assert!(s.execute(&format!("kubectl delete pod {victim}")).ok);
         s.settle(Duration::mins(2)).unwrap();
         assert!(log.update(s.sim()));
-        let new = s.sim().objects(Kind::Pod).map(|p| p.meta().name.clone()).find(|n| !before.contains(n)).expect("a replacement");
+        let new = s.sim().objects(Kind::Pod).map(|p| p.meta().name.to_string()).find(|n| !before.contains(n)).expect("a replacement");
         let chain = log.chain_reasons("default", &new);
         // The image is already on the node: the kubelet still reports Pulled ("already present").
         assert_eq!(chain, ["SuccessfulCreate", "Scheduled", "Pulled", "Created", "Started"]);
-        let t = log.table(&EventFilter { pod: Some(("default".into(), new.clone())), limit: 200, ..Default::default() }, s.sim().now());
+        let t = log.table(&EventFilter { pod: Some(("default".into(), new.to_string())), limit: 200, ..Default::default() }, s.sim().now());
         assert_eq!(t.rows.iter().filter(|r| r.in_chain).count(), 5);
         let victim_chain = log.chain_reasons("default", &victim);
         assert!(victim_chain.contains(&"Killing".to_string()), "{victim_chain:?}");

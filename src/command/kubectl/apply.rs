@@ -162,12 +162,12 @@ pub fn source_error(e: &ApiError, verb: &str, source: &str) -> String {
 fn place(m: &mut Manifest, ns: &str, explicit: bool) -> Result<(), String> {
     let kind = m.object.kind();
     if !kind.namespaced() {
-        m.object.meta_mut().namespace.clear();
+        m.object.meta_mut().namespace = Default::default();
         return Ok(());
     }
     let given = m.object.meta().namespace.clone();
     if given.is_empty() {
-        m.object.meta_mut().namespace = ns.to_string();
+        m.object.meta_mut().namespace = ns.into();
         if let Some(meta) = m.raw.get_mut("metadata").and_then(Value::as_object_mut) {
             meta.insert("namespace".into(), Value::String(ns.to_string()));
         }

@@ -705,7 +705,7 @@ pub fn describe_node(sim: &Sim, n: &Node, events: Option<&[Rc<Object>]>, now: Ti
     }
     let pods: Vec<Rc<Object>> = match sim.api().list(&crate::api::ListRequest {
         kind: Some(Kind::Pod),
-        field: crate::api::FieldFilter::NodeName(m.name.clone()),
+        field: crate::api::FieldFilter::NodeName(m.name.to_string()),
         ..Default::default()
     }) {
         crate::api::ApiResponse::List { items, .. } => items.into_iter().filter(|o| o.as_pod().is_some_and(|p| !p.is_terminal())).collect(),

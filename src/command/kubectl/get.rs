@@ -331,7 +331,7 @@ impl Printer {
             }
         }
         if self.with_namespace && o.kind().namespaced() {
-            cells.insert(0, o.meta().namespace.clone());
+            cells.insert(0, o.meta().namespace.to_string());
         }
         for c in label_columns {
             cells.push(o.meta().labels.get(c).cloned().unwrap_or_default());

@@ -117,7 +117,7 @@ pub fn create_deployment(session: &mut Session, args: &[String]) -> CommandOutpu
     if let Err(e) = check_namespace(&ns) {
         return CommandOutput::err(e.kubectl_message());
     }
-    d.metadata.namespace = ns;
+    d.metadata.namespace = ns.into();
     match apply::write(session, ApiRequest::Create(Object::Deployment(d)), dry_run) {
         Ok(stored) => CommandOutput::out(print_result(&stored, "created", dry_run, f.str("output"))),
         Err(e) => CommandOutput::err(e.kubectl_message()),
@@ -196,8 +196,8 @@ pub fn run_delete(session: &mut Session, args: &[String], stdin: Option<String>)
             .into_iter()
             .map(|m| {
                 let k = m.object.key();
-                let mns = if k.namespace.is_empty() { ns.clone() } else { k.namespace.clone() };
-                (k.kind, mns, k.name)
+                let mns = if k.namespace.is_empty() { ns.clone() } else { k.namespace.to_string() };
+                (k.kind, mns, k.name.to_string())
             })
             .collect()
     } else {
@@ -231,7 +231,7 @@ pub fn run_delete(session: &mut Session, args: &[String], stdin: Option<String>)
                 let mut found = Vec::new();
                 for kind in kinds {
                     for o in super::get::list(session.sim(), kind, &query) {
-                        found.push((kind, o.meta().namespace.clone(), o.meta().name.clone()));
+                        found.push((kind, o.meta().namespace.to_string(), o.meta().name.to_string()));
                     }
                 }
                 if found.is_empty() {

@@ -192,7 +192,7 @@ fn drain_node(
     let mut waiting: Vec<(ObjectKey, String)> = Vec::new();
     for pod in &evict {
         out.say(&format!("evicting pod {}/{}", pod.metadata.namespace, pod.metadata.name));
-        let key = ObjectKey::new(Kind::Pod, &pod.metadata.namespace, &pod.metadata.name);
+        let key = ObjectKey::of(Kind::Pod, &pod.metadata);
         let request = DeleteRequest { grace_period_seconds: grace, ..DeleteRequest::new(key.clone()) };
         match submit(session, ApiRequest::Evict(request)) {
             Ok(_) => waiting.push((key, pod.metadata.uid.clone())),
@@ -422,7 +422,7 @@ pub fn run_taint(session: &mut Session, args: &[String]) -> CommandOutput {
         return CommandOutput::err(format!("error: can not both modify and remove the following taint(s) in the same command: {conflict}"));
     }
     let names: Vec<String> = if f.bool("all") {
-        session.sim().objects(Kind::Node).map(|o| o.meta().name.clone()).collect()
+        session.sim().objects(Kind::Node).map(|o| o.meta().name.to_string()).collect()
     } else if resources.len() < 2 {
         return CommandOutput::err("error: at least one resource name must be specified since 'all' parameter is not set");
     } else {
@@ -526,7 +526,7 @@ mod tests {
             .objects(Kind::Pod)
             .filter_map(|o| o.as_pod())
             .filter(|p| p.node_name() == Some("node-1"))
-            .map(|p| p.metadata.name.clone())
+            .map(|p| p.metadata.name.to_string())
             .collect();
         assert!(!on_node_1.is_empty());
         // A stopped kubelet never finishes the graceful deletions.

@@ -75,7 +75,7 @@ impl Controller for DeploymentController {
     fn on_outcome(&mut self, key: &ObjectKey, call: &Call, outcome: &Outcome) {
         if let (ApiRequest::Create(Object::ReplicaSet(rs)), Outcome::Failed(err)) = (&call.request, outcome) {
             if err.reason != Reason::AlreadyExists {
-                self.create_failures.insert(key.clone(), (rs.metadata.name.clone(), err.message.clone()));
+                self.create_failures.insert(key.clone(), (rs.metadata.name.to_string(), err.message.clone()));
             }
         }
     }

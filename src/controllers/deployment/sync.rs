@@ -144,7 +144,7 @@ impl<'a> Syncer<'a> {
         let old = find_old_replica_sets(&self.d, rs_list);
         let new = self.get_new_replica_set(rs_list, &old, create_if_missing)?;
         if let Some(rs) = &new {
-            self.new_rs_name = Some(rs.metadata.name.clone());
+            self.new_rs_name = Some(rs.metadata.name.to_string());
         }
         Ok((new, old))
     }
@@ -230,7 +230,7 @@ impl<'a> Syncer<'a> {
 
         let mut new_rs = ReplicaSet {
             metadata: ObjectMeta {
-                name: name.clone(),
+                name: name.as_str().into(),
                 namespace: self.d.metadata.namespace.clone(),
                 labels: template.metadata.labels.clone(),
                 owner_references: vec![controller_ref(&self.d)].into(),
@@ -362,7 +362,7 @@ impl<'a> Syncer<'a> {
             if rs.status.replicas != 0 || rs_replicas(rs) != 0 || rs.metadata.generation > rs.status.observed_generation {
                 continue;
             }
-            let key = ObjectKey::new(Kind::ReplicaSet, &rs.metadata.namespace, &rs.metadata.name);
+            let key = ObjectKey::of(Kind::ReplicaSet, &rs.metadata);
             self.push(Call::new(ApiRequest::Delete(DeleteRequest::new(key))));
         }
     }
@@ -466,7 +466,7 @@ pub(super) fn controller_ref(d: &Deployment) -> OwnerReference {
     OwnerReference {
         api_version: Kind::Deployment.api_version().into(),
         kind: Kind::Deployment.as_str().into(),
-        name: d.metadata.name.clone(),
+        name: d.metadata.name.to_string(),
         uid: d.metadata.uid.clone(),
         controller: Some(true),
         block_owner_deletion: Some(true),

@@ -203,13 +203,13 @@ impl World {
         self.pod_seq += 1;
         let pod = Pod {
             metadata: ObjectMeta {
-                name: format!("{}-{}", rs.metadata.name, self.pod_seq),
+                name: format!("{}-{}", rs.metadata.name, self.pod_seq).into(),
                 namespace: NS.into(),
                 labels: rs.spec.template.metadata.labels.clone(),
                 owner_references: vec![OwnerReference {
                     api_version: "apps/v1".into(),
                     kind: "ReplicaSet".into(),
-                    name: rs.metadata.name.clone(),
+                    name: rs.metadata.name.to_string(),
                     uid: rs.metadata.uid.clone(),
                     controller: Some(true),
                     block_owner_deletion: Some(true),
@@ -700,7 +700,7 @@ fn proportional_scaling_matches_the_upstream_unit_tests() {
         let mut sizes: BTreeMap<String, i32> = BTreeMap::new();
         for call in sync.steps.iter().flatten() {
             if let ApiRequest::Update(Object::ReplicaSet(rs)) = &call.request {
-                sizes.insert(rs.metadata.name.clone(), rs.spec.replicas.unwrap_or(-1));
+                sizes.insert(rs.metadata.name.to_string(), rs.spec.replicas.unwrap_or(-1));
             }
         }
         for &(name, have, want) in case.new.iter().chain(case.old) {
@@ -838,7 +838,7 @@ fn a_taken_replica_set_name_bumps_the_collision_count() {
         compute_hash(&t.spec.template, None)
     };
     // Someone else's ReplicaSet already has the name the new one would get.
-    let metadata = ObjectMeta { name: format!("web-{hash}"), namespace: NS.into(), ..Default::default() };
+    let metadata = ObjectMeta { name: format!("web-{hash}").into(), namespace: NS.into(), ..Default::default() };
     let mut squatter = ReplicaSet { metadata, ..Default::default() };
     squatter.spec.selector.match_labels.insert("app".into(), "other".into());
     squatter.spec.template.metadata.labels.insert("app".into(), "other".into());
@@ -859,7 +859,7 @@ fn a_failed_replica_set_create_is_reported_on_the_deployment() {
     let mut w = World::new();
     let mut d = web(1, "nginx:1.14.2");
     // A name so long that `<name>-<hash>` is no longer a valid object name.
-    d.metadata.name = "w".repeat(250);
+    d.metadata.name = "w".repeat(250).into();
     d.metadata.uid = "uid".into();
     d.metadata.generation = 1;
     defaults::default_deployment(&mut d);
