@@ -141,7 +141,8 @@ fn pod(i: usize) -> Object {
         image: "nginx:1.14.2".into(),
         resources: ResourceRequirements { requests, ..Default::default() },
         ..Default::default()
-    }];
+    }]
+    .into();
     Object::Pod(p)
 }
 

@@ -58,7 +58,7 @@ pub fn default_pod_spec(spec: &mut Shared<PodSpec>) {
     spec.restart_policy.get_or_insert_with(|| "Always".into());
     spec.termination_grace_period_seconds.get_or_insert(DEFAULT_TERMINATION_GRACE_SECONDS);
     spec.scheduler_name.get_or_insert_with(|| "default-scheduler".into());
-    for c in &mut spec.containers {
+    for c in spec.containers.iter_mut() {
         c.image_pull_policy.get_or_insert_with(|| default_pull_policy(&c.image).into());
         for p in &mut c.ports {
             p.protocol.get_or_insert_with(|| "TCP".into());

@@ -509,7 +509,7 @@ fn immutable_field_errors(old: &Object, new: &Object) -> Vec<FieldError> {
             return errs;
         }
         let mut a_spec = a.spec.clone();
-        a_spec.containers.iter_mut().zip(&b.spec.containers).for_each(|(x, y)| x.image = y.image.clone());
+        a_spec.containers.iter_mut().zip(b.spec.containers.iter()).for_each(|(x, y)| x.image = y.image.clone());
         a_spec.tolerations = b.spec.tolerations.clone();
         if a_spec != b.spec {
             errs.push(FieldError::forbidden("spec", "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)"));

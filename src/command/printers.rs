@@ -329,7 +329,7 @@ mod tests {
                 ..Default::default()
             },
             spec: PodSpec {
-                containers: vec![Container { name: "nginx".into(), image: "nginx:1.14.2".into(), ..Default::default() }],
+                containers: vec![Container { name: "nginx".into(), image: "nginx:1.14.2".into(), ..Default::default() }].into(),
                 ..Default::default()
             }
             .into(),
@@ -462,7 +462,8 @@ mod tests {
         d.metadata.creation_timestamp = Some(Time(0));
         d.spec.replicas = Some(3);
         d.spec.selector.match_labels.insert("app".into(), "web".into());
-        d.spec.template.spec.containers = vec![Container { name: "nginx".into(), image: "nginx:1.14.2".into(), ..Default::default() }];
+        d.spec.template.spec.containers =
+            vec![Container { name: "nginx".into(), image: "nginx:1.14.2".into(), ..Default::default() }].into();
         d.status = DeploymentStatus { ready_replicas: 2, updated_replicas: 3, available_replicas: 2, ..Default::default() };
         assert_eq!(deployment_row(&d, Time(45_000), true), ["web", "2/3", "3", "2", "45s", "nginx", "nginx:1.14.2", "app=web"]);
         let rs = ReplicaSet {

@@ -474,7 +474,8 @@ mod tests {
                 resource_version: 7,
                 ..Default::default()
             },
-            spec: PodSpec { containers: vec![Container { name: "nginx".into(), ..Default::default() }], ..Default::default() }.into(),
+            spec: PodSpec { containers: vec![Container { name: "nginx".into(), ..Default::default() }].into(), ..Default::default() }
+                .into(),
             ..Default::default()
         };
         let ApiRequest::Create(Object::Pod(kept)) = sent_identity(&ApiRequest::Create(Object::Pod(pod))) else { panic!("a pod create") };

@@ -436,7 +436,7 @@ pub(crate) fn test_rs(name: &str, replicas: i32) -> ReplicaSet {
             template: PodTemplateSpec {
                 metadata: ObjectMeta { labels: labels.into(), ..Default::default() },
                 spec: PodSpec {
-                    containers: vec![Container { name: "nginx".into(), image: "nginx:1.14.2".into(), ..Default::default() }],
+                    containers: vec![Container { name: "nginx".into(), image: "nginx:1.14.2".into(), ..Default::default() }].into(),
                     ..Default::default()
                 }
                 .into(),

@@ -276,7 +276,7 @@ impl Kubelet {
                 .containers
                 .iter()
                 .map(|(name, slot)| Container { name: name.clone(), image: slot.current.image.clone(), ..Default::default() })
-                .collect();
+                .collect::<Vec<_>>();
             let pod = Pod {
                 metadata: ObjectMeta {
                     name: sandbox.pod.name.clone(),
@@ -284,7 +284,7 @@ impl Kubelet {
                     uid: uid.clone(),
                     ..Default::default()
                 },
-                spec: PodSpec { containers, node_name: Some(self.config.name.clone()), ..Default::default() }.into(),
+                spec: PodSpec { containers: containers.into(), node_name: Some(self.config.name.clone()), ..Default::default() }.into(),
                 ..Default::default()
             };
             self.pod_removed(ctx, Rc::new(Object::Pod(pod)));

@@ -471,7 +471,7 @@ mod tests {
         let mut pod = Pod::default();
         pod.metadata.name = "web-abc12".into();
         pod.metadata.namespace = "default".into();
-        pod.spec.containers = vec![Container { name: "nginx".into(), image: "nginx:1.14.2".into(), ..Default::default() }];
+        pod.spec.containers = vec![Container { name: "nginx".into(), image: "nginx:1.14.2".into(), ..Default::default() }].into();
         pod.spec.restart_policy = Some("Always".into());
         pod.status.phase = Some(PodPhase::Pending);
         pod.status.conditions = vec![PodCondition {

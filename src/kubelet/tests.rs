@@ -147,7 +147,7 @@ impl Harness {
         pod.metadata.name = name.into();
         pod.metadata.namespace = "default".into();
         pod.metadata.annotations = annotations.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-        pod.spec.containers = vec![Container { name: "nginx".into(), image: image.into(), ..Default::default() }];
+        pod.spec.containers = vec![Container { name: "nginx".into(), image: image.into(), ..Default::default() }].into();
         self.user(ApiRequest::Create(Object::Pod(pod))).expect("pod created");
         let key = ObjectKey::new(Kind::Pod, "default", name);
         self.user(ApiRequest::Bind { pod: key, node: "node-1".into() }).expect("pod bound");
@@ -740,7 +740,7 @@ fn in_the_simulation_pods_run_settle_and_survive_a_kubelet_restart() {
         let mut pod = Pod::default();
         pod.metadata.name = name.into();
         pod.metadata.namespace = "default".into();
-        pod.spec.containers = vec![Container { name: "nginx".into(), image: "nginx:1.14.2".into(), ..Default::default() }];
+        pod.spec.containers = vec![Container { name: "nginx".into(), image: "nginx:1.14.2".into(), ..Default::default() }].into();
         sim.submit(ApiRequest::Create(Object::Pod(pod))).expect("created");
         sim.submit(ApiRequest::Bind { pod: ObjectKey::new(Kind::Pod, "default", name), node: node.into() }).expect("bound");
     }

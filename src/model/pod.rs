@@ -39,7 +39,7 @@ pub struct PodTemplateSpec {
 #[serde(rename_all = "camelCase")]
 pub struct PodSpec {
     #[serde(default, deserialize_with = "null_as_default")]
-    pub containers: Vec<Container>,
+    pub containers: Shared<Vec<Container>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node_name: Option<String>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty", deserialize_with = "null_as_default")]

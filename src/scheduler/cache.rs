@@ -57,7 +57,7 @@ impl PodResources {
     /// API defaulting would have set it), else nothing — or the default, for `non_zero`.
     pub fn of(pod: &Pod) -> Self {
         let mut out = PodResources::default();
-        for c in &pod.spec.containers {
+        for c in pod.spec.containers.iter() {
             let get = |name: &str| c.resources.requests.get(name).or_else(|| c.resources.limits.get(name));
             let cpu = get("cpu").map(|q| q.milli_value().unwrap_or(0).max(0));
             let memory = get("memory").map(|q| q.value().unwrap_or(0).max(0));
@@ -577,7 +577,8 @@ mod tests {
             image: "nginx".into(),
             resources: ResourceRequirements { requests, ..Default::default() },
             ..Default::default()
-        }];
+        }]
+        .into();
         if !owner.is_empty() {
             p.metadata.owner_references = vec![OwnerReference {
                 kind: "ReplicaSet".into(),

@@ -319,7 +319,7 @@ impl Scheduler {
     fn cached_as_is(&self, key: &ObjectKey, old: Option<&Rc<Object>>, new: Option<&Rc<Object>>) -> bool {
         let (Some(a), Some(b)) = (old.and_then(|o| o.as_pod()), new.and_then(|o| o.as_pod())) else { return false };
         let same_requests = a.spec.containers.len() == b.spec.containers.len()
-            && a.spec.containers.iter().zip(&b.spec.containers).all(|(x, y)| x.resources == y.resources);
+            && a.spec.containers.iter().zip(b.spec.containers.iter()).all(|(x, y)| x.resources == y.resources);
         a.node_name() == b.node_name()
             && a.metadata.is_deleting() == b.metadata.is_deleting()
             && plugins::spread_owner_uid(a) == plugins::spread_owner_uid(b)

@@ -631,7 +631,8 @@ mod tests {
                 name: "c".into(),
                 resources: ResourceRequirements { requests, ..Default::default() },
                 ..Default::default()
-            }];
+            }]
+            .into();
             p
         };
         let mut node = Node::default();
@@ -651,7 +652,7 @@ mod tests {
         assert!(!facts.is_best_effort());
         // A pod with no requests scores LeastAllocated with 100m and 200Mi, and is best-effort.
         let empty = Pod {
-            spec: crate::model::PodSpec { containers: vec![Container::default()], ..Default::default() }.into(),
+            spec: crate::model::PodSpec { containers: vec![Container::default()].into(), ..Default::default() }.into(),
             ..Default::default()
         };
         let facts = PodFacts::new(&empty, None);

@@ -183,7 +183,8 @@ fn pod(name: &str, cpu: Option<&str>) -> Pod {
         image: "nginx:1.14.2".into(),
         resources: ResourceRequirements { requests, ..Default::default() },
         ..Default::default()
-    }];
+    }]
+    .into();
     p
 }
 

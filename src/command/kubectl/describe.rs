@@ -242,7 +242,7 @@ fn containers(w: &mut PrefixWriter, label: &str, spec: &PodSpec, statuses: Optio
     let none = if spec.containers.is_empty() { " <none>" } else { "" };
     w.write(0, &format!("{space}{label}:{none}\n"));
     let name_indent = if space.is_empty() { "" } else { " " };
-    for c in &spec.containers {
+    for c in spec.containers.iter() {
         let status = statuses.and_then(|s| s.iter().find(|s| s.name == c.name));
         w.write(1, &format!("{name_indent}{}:\n", c.name));
         if let Some(s) = status {
@@ -798,8 +798,10 @@ mod tests {
 
     #[test]
     fn qos_classes_follow_requests_and_limits() {
-        let mut spec =
-            PodSpec { containers: vec![Container { name: "a".into(), image: "x".into(), ..Default::default() }], ..Default::default() };
+        let mut spec = PodSpec {
+            containers: vec![Container { name: "a".into(), image: "x".into(), ..Default::default() }].into(),
+            ..Default::default()
+        };
         assert_eq!(qos_class(&spec), "BestEffort");
         spec.containers[0].resources.requests.insert("cpu".into(), Quantity::new("100m"));
         assert_eq!(qos_class(&spec), "Burstable");
@@ -876,7 +878,8 @@ mod tests {
                         limits: Default::default(),
                     },
                     ..Default::default()
-                }],
+                }]
+                .into(),
                 ..Default::default()
             }
             .into(),

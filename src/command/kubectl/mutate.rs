@@ -52,7 +52,7 @@ pub fn generated_deployment(name: &str, images: &[String], replicas: i32, port: 
                 ..Default::default()
             }
         })
-        .collect();
+        .collect::<Vec<_>>();
     Deployment {
         metadata: ObjectMeta { name: name.into(), labels: labels.clone().into(), ..Default::default() },
         spec: DeploymentSpec {
@@ -60,7 +60,7 @@ pub fn generated_deployment(name: &str, images: &[String], replicas: i32, port: 
             selector: LabelSelector { match_labels: labels.clone(), match_expressions: Vec::new() },
             template: PodTemplateSpec {
                 metadata: ObjectMeta { labels: labels.into(), ..Default::default() },
-                spec: PodSpec { containers, ..Default::default() }.into(),
+                spec: PodSpec { containers: containers.into(), ..Default::default() }.into(),
             }
             .into(),
             ..Default::default()
