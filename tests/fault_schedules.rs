@@ -132,7 +132,7 @@ fn converged(sim: &Sim, declared: Declared) -> Result<(), String> {
     if pods.len() != want || ready != want {
         return Err(format!("{} pods, {ready} ready, want {want}", pods.len()));
     }
-    let claimed: BTreeSet<String> = pods.iter().map(|p| p.metadata.uid.clone()).collect();
+    let claimed: BTreeSet<String> = pods.iter().map(|p| p.metadata.uid.to_string()).collect();
     for node in NODES {
         let kubelet = sim.component_as::<Kubelet>(&ComponentId::Kubelet(node.to_string())).ok_or("no kubelet")?;
         let running: Vec<_> = kubelet.running_containers().into_iter().filter(|(_, _, st)| st.is_running()).collect();

@@ -71,14 +71,14 @@ fn a_stopped_scheduler_leaves_new_pods_pending_with_no_scheduled_event_until_it_
     let pending: Vec<Pod> = pods(s.sim()).into_iter().filter(|p| p.node_name().is_none()).collect();
     assert_eq!(pending.len(), 2, "the ReplicaSet created them, nobody placed them");
     assert!(pending.iter().all(|p| p.status.phase == Some(PodPhase::Pending)));
-    let scheduled: Vec<String> = events(s.sim(), "Scheduled").into_iter().map(|e| e.involved_object.name).collect();
+    let scheduled: Vec<String> = events(s.sim(), "Scheduled").into_iter().map(|e| e.involved_object.name.to_string()).collect();
     assert!(pending.iter().all(|p| !scheduled.contains(&p.metadata.name.to_string())), "no Scheduled event for a pending pod");
     assert!(events(s.sim(), "FailedScheduling").is_empty(), "nothing even tried");
 
     run(&mut s, "sim start kube-scheduler");
     s.advance(Duration::secs(10));
     assert_eq!(running_pods(s.sim()).len(), 5);
-    let scheduled: Vec<String> = events(s.sim(), "Scheduled").into_iter().map(|e| e.involved_object.name).collect();
+    let scheduled: Vec<String> = events(s.sim(), "Scheduled").into_iter().map(|e| e.involved_object.name.to_string()).collect();
     assert!(pending.iter().all(|p| scheduled.contains(&p.metadata.name.to_string())));
     assert_invariants(s.sim());
 }
@@ -463,10 +463,11 @@ fn a_restarted_controller_manager_acts_on_the_state_it_finds_not_on_the_events_i
         run(&mut s, &format!("kubectl scale deployment web --replicas={n}"));
         s.advance(Duration::secs(5));
     }
-    let before: Vec<String> = events(s.sim(), "ScalingReplicaSet").into_iter().map(|e| e.message).collect();
+    let before: Vec<String> = events(s.sim(), "ScalingReplicaSet").into_iter().map(|e| e.message.to_string()).collect();
     run(&mut s, "sim restart kube-controller-manager");
     s.advance(Duration::secs(15));
-    let after: Vec<String> = events(s.sim(), "ScalingReplicaSet").into_iter().map(|e| e.message).filter(|m| !before.contains(m)).collect();
+    let after: Vec<String> =
+        events(s.sim(), "ScalingReplicaSet").into_iter().map(|e| e.message.to_string()).filter(|m| !before.contains(m)).collect();
     assert_eq!(after.len(), 1, "one decision from the state it re-listed: {after:?}");
     assert!(after[0].starts_with("Scaled up replica set web-") && after[0].ends_with(" from 3 to 4"), "{after:?}");
     assert_eq!(running_pods(s.sim()).len(), 4);

@@ -107,7 +107,7 @@ fn a_node_whose_kubelet_stops_goes_unknown_is_tainted_and_its_pods_move_after_30
     sim.run_until(tainted_at + Duration::secs(301));
     let evicted = events(&sim, "TaintManagerEviction");
     assert_eq!(evicted.len(), doomed.len());
-    let mut messages: Vec<String> = evicted.iter().map(|e| e.message.clone()).collect();
+    let mut messages: Vec<String> = evicted.iter().map(|e| e.message.to_string()).collect();
     messages.sort();
     let mut expected: Vec<String> = doomed.iter().map(|n| format!("Marking for deletion Pod default/{n}")).collect();
     expected.sort();

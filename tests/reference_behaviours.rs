@@ -174,7 +174,7 @@ fn a_rolling_update_of_three_replicas_surges_one_and_never_drops_below_three_ava
     }
     assert!(most_pods <= 4, "maxSurge 25% of 3 rounds up to 1: at most 4 pods, saw {most_pods}");
     assert!(fewest_available >= 3, "maxUnavailable 25% of 3 rounds down to 0: saw {fewest_available} available");
-    let scaling: Vec<String> = events(&sim, "ScalingReplicaSet").into_iter().map(|e| e.message).collect();
+    let scaling: Vec<String> = events(&sim, "ScalingReplicaSet").into_iter().map(|e| e.message.to_string()).collect();
     let steps: Vec<String> = scaling
         .iter()
         .skip(1)

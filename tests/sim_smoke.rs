@@ -40,7 +40,7 @@ fn a_replica_set_claim_becomes_pods_and_a_deleted_pod_is_replaced() {
     let after = pods(&sim);
     assert_eq!(after.len(), 3);
     assert!(after.iter().all(|p| p.metadata.name != victim));
-    let reasons: Vec<String> = sim.objects(Kind::Event).filter_map(|o| o.as_event().map(|e| e.reason.clone())).collect();
+    let reasons: Vec<String> = sim.objects(Kind::Event).filter_map(|o| o.as_event().map(|e| e.reason.to_string())).collect();
     assert_eq!(reasons.iter().filter(|r| *r == "SuccessfulCreate").count(), 4);
     assert!(sim.violations().is_empty(), "{:?}", sim.violations());
 }
@@ -80,7 +80,7 @@ fn a_deployment_claim_becomes_a_replica_set_and_its_pods() {
     assert!(pods(&sim).iter().all(|p| p.metadata.name.starts_with(&format!("web-{hash}-"))));
     let scaled: Vec<String> = sim
         .objects(Kind::Event)
-        .filter_map(|o| o.as_event().filter(|e| e.reason == "ScalingReplicaSet").map(|e| e.message.clone()))
+        .filter_map(|o| o.as_event().filter(|e| e.reason == "ScalingReplicaSet").map(|e| e.message.to_string()))
         .collect();
     assert_eq!(scaled, vec![format!("Scaled up replica set web-{hash} from 0 to 3")]);
     assert!(sim.violations().is_empty(), "{:?}", sim.violations());

@@ -43,7 +43,7 @@ fn events_of(sim: &Sim, pod: &str) -> Vec<(Time, String)> {
         .objects(Kind::Event)
         .filter_map(|o| o.as_event().cloned())
         .filter(|e| e.involved_object.name == pod || e.message.ends_with(pod) || e.message.contains(&format!("/{pod} ")))
-        .map(|e| (e.first_timestamp.unwrap_or_default(), e.reason))
+        .map(|e| (e.first_timestamp.unwrap_or_default(), e.reason.to_string()))
         .collect();
     out.sort();
     out

@@ -314,7 +314,7 @@ impl ApiServer {
         }
         prepare_for_create(&mut object);
         let meta = object.meta_mut();
-        meta.uid = rng.uuid();
+        meta.uid = rng.uuid().into();
         meta.creation_timestamp = Some(now);
         meta.resource_version = 0;
         meta.deletion_timestamp = None;
@@ -524,8 +524,8 @@ pub fn set_pod_condition(status: &mut PodStatus, type_: &str, value: &str, reaso
         type_: type_.into(),
         status: value.into(),
         last_transition_time: Some(now),
-        reason: reason.map(str::to_string),
-        message: message.map(str::to_string),
+        reason: reason.map(Name::from),
+        message: message.map(Name::from),
         last_probe_time: None,
     };
     match status.conditions.iter_mut().find(|c| c.type_ == type_) {

@@ -245,10 +245,10 @@ pub fn event_object(e: &Event) -> String {
 
 /// `formatEventSource`: `component, host`, or the component alone.
 pub fn event_source(e: &Event) -> String {
-    let component = if e.source.component.is_empty() { &e.reporting_component } else { &e.source.component };
-    let host = if e.source.host.is_empty() { &e.reporting_instance } else { &e.source.host };
+    let component = if e.source.component.is_empty() { e.reporting_component.as_str() } else { e.source.component.as_str() };
+    let host = if e.source.host.is_empty() { e.reporting_instance.as_str() } else { e.source.host.as_str() };
     if host.is_empty() {
-        component.clone()
+        component.to_string()
     } else {
         format!("{component}, {host}")
     }
@@ -259,14 +259,14 @@ fn event_row(e: &Event, now: Time, wide: bool) -> Vec<String> {
     let last = if e.last_timestamp.is_some() { age(e.last_timestamp, now) } else { first.clone() };
     let message = e.message.trim().to_string();
     if !wide {
-        return vec![last, e.type_.clone(), e.reason.clone(), event_object(e), message];
+        return vec![last, e.type_.to_string(), e.reason.to_string(), event_object(e), message];
     }
     vec![
         last,
-        e.type_.clone(),
-        e.reason.clone(),
+        e.type_.to_string(),
+        e.reason.to_string(),
         event_object(e),
-        e.involved_object.field_path.clone(),
+        e.involved_object.field_path.to_string(),
         event_source(e),
         message,
         first,

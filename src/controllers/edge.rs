@@ -160,7 +160,7 @@ impl EdgeState {
             .iter()
             .map(|p| {
                 self.deleted_by_me.insert(pod_key(p));
-                Call::new(ApiRequest::Delete(DeleteRequest { uid: Some(p.metadata.uid.clone()), ..DeleteRequest::new(pod_key(p)) }))
+                Call::new(ApiRequest::Delete(DeleteRequest { uid: Some(p.metadata.uid.to_string()), ..DeleteRequest::new(pod_key(p)) }))
                     .on_success(EventSpec::normal(reference.clone(), "SuccessfulDelete", format!("Deleted pod: {}", p.metadata.name)))
             })
             .collect();
@@ -213,7 +213,7 @@ fn deployment_owner(d: &Deployment) -> OwnerReference {
         api_version: "apps/v1".into(),
         kind: "Deployment".into(),
         name: d.metadata.name.to_string(),
-        uid: d.metadata.uid.clone(),
+        uid: d.metadata.uid.to_string(),
         controller: Some(true),
         block_owner_deletion: Some(true),
     }
@@ -304,7 +304,7 @@ mod tests {
     fn owned_pod(rs: &ReplicaSet, name: &str) -> Pod {
         let mut p = pod_from_template(rs);
         p.metadata.name = name.into();
-        p.metadata.uid = format!("uid-{name}");
+        p.metadata.uid = format!("uid-{name}").into();
         p
     }
 

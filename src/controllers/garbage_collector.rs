@@ -81,7 +81,7 @@ impl Controller for GarbageCollector {
                 Some(Call::expect_not_found(ApiRequest::Get(ObjectKey::new(kind, &meta.namespace, &r.name))))
             })
             .collect();
-        let delete = Call::new(ApiRequest::Delete(DeleteRequest { uid: Some(meta.uid.clone()), ..DeleteRequest::new(key.clone()) }));
+        let delete = Call::new(ApiRequest::Delete(DeleteRequest { uid: Some(meta.uid.to_string()), ..DeleteRequest::new(key.clone()) }));
         Sync::with_steps(vec![confirm, vec![delete]], format!("{key}: owner {} is gone, deleting", dangling[0].name))
     }
 

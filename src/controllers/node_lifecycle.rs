@@ -187,11 +187,11 @@ pub fn zone_key(node: &Node) -> String {
 fn node_reference(node: &Node) -> ObjectReference {
     ObjectReference {
         kind: "Node".into(),
-        namespace: String::new(),
-        name: node.metadata.name.to_string(),
+        namespace: Default::default(),
+        name: node.metadata.name.clone(),
         uid: node.metadata.uid.clone(),
         api_version: "v1".into(),
-        field_path: String::new(),
+        field_path: Default::default(),
     }
 }
 
@@ -703,7 +703,7 @@ mod tests {
     fn node(name: &str, ready: &str, heartbeat: Time) -> Node {
         let mut n = Node::default();
         n.metadata.name = name.into();
-        n.metadata.uid = format!("uid-{name}");
+        n.metadata.uid = format!("uid-{name}").into();
         n.metadata.creation_timestamp = Some(Time(0));
         n.metadata.labels.insert("topology.kubernetes.io/zone".into(), "zone-a".into());
         n.status.conditions.push(NodeCondition {

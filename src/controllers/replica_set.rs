@@ -190,7 +190,7 @@ impl ReplicaSetController {
                 .iter()
                 .map(|p| {
                     let pod_key = ObjectKey::of(Kind::Pod, &p.metadata);
-                    Call::new(ApiRequest::Delete(DeleteRequest { uid: Some(p.metadata.uid.clone()), ..DeleteRequest::new(pod_key) }))
+                    Call::new(ApiRequest::Delete(DeleteRequest { uid: Some(p.metadata.uid.to_string()), ..DeleteRequest::new(pod_key) }))
                         .on_success(EventSpec::normal(reference.clone(), "SuccessfulDelete", format!("Deleted pod: {}", p.metadata.name)))
                         .on_failure(EventSpec::warning(
                             reference.clone(),
@@ -262,7 +262,7 @@ pub fn owner_reference(rs: &ReplicaSet) -> OwnerReference {
         api_version: "apps/v1".into(),
         kind: "ReplicaSet".into(),
         name: rs.metadata.name.to_string(),
-        uid: rs.metadata.uid.clone(),
+        uid: rs.metadata.uid.to_string(),
         controller: Some(true),
         block_owner_deletion: Some(true),
     }
@@ -273,7 +273,7 @@ pub fn pod_from_template(rs: &ReplicaSet) -> Pod {
     let template = &rs.spec.template;
     Pod {
         metadata: ObjectMeta {
-            generate_name: format!("{}-", rs.metadata.name),
+            generate_name: format!("{}-", rs.metadata.name).into(),
             namespace: rs.metadata.namespace.clone(),
             labels: template.metadata.labels.clone(),
             annotations: template.metadata.annotations.clone(),
@@ -289,8 +289,8 @@ pub fn pod_from_template(rs: &ReplicaSet) -> Pod {
 /// prefer deleting pods doubled up on a node.
 fn related_pods<'a>(caches: &'a Caches, rs: &ReplicaSet) -> Vec<&'a Pod> {
     let sibling_uids: Vec<String> = match rs.metadata.controller_ref() {
-        Some(owner) => caches.replica_sets.owned_by(&owner.uid).map(|o| o.meta().uid.clone()).collect(),
-        None => vec![rs.metadata.uid.clone()],
+        Some(owner) => caches.replica_sets.owned_by(&owner.uid).map(|o| o.meta().uid.to_string()).collect(),
+        None => vec![rs.metadata.uid.to_string()],
     };
     sibling_uids.iter().flat_map(|uid| caches.pods.owned_by(uid)).filter_map(|o| o.as_pod()).collect()
 }
@@ -426,7 +426,7 @@ pub(crate) fn test_rs(name: &str, replicas: i32) -> ReplicaSet {
         metadata: ObjectMeta {
             name: name.into(),
             namespace: "default".into(),
-            uid: format!("uid-{name}"),
+            uid: format!("uid-{name}").into(),
             generation: 1,
             ..Default::default()
         },
@@ -476,7 +476,7 @@ mod tests {
     fn pod_of(rs: &ReplicaSet, name: &str, node: Option<&str>, phase: PodPhase, ready_at: Option<u64>) -> Pod {
         let mut p = pod_from_template(rs);
         p.metadata.name = name.into();
-        p.metadata.uid = format!("uid-{name}");
+        p.metadata.uid = format!("uid-{name}").into();
         p.metadata.creation_timestamp = Some(Time(0));
         p.spec.node_name = node.map(str::to_string);
         p.status.phase = Some(phase);

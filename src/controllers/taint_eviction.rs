@@ -65,11 +65,11 @@ fn pod_reference(key: &ObjectKey) -> ObjectReference {
     // Upstream names the pod without its UID.
     ObjectReference {
         kind: "Pod".into(),
-        namespace: key.namespace.to_string(),
-        name: key.name.to_string(),
-        uid: String::new(),
+        namespace: key.namespace.clone(),
+        name: key.name.clone(),
+        uid: Default::default(),
         api_version: "v1".into(),
-        field_path: String::new(),
+        field_path: Default::default(),
     }
 }
 
@@ -139,7 +139,7 @@ impl TaintEvictionController {
             Some("Taint manager: deleting due to NoExecute taint"),
             now,
         );
-        let delete = Call::new(ApiRequest::Delete(DeleteRequest { uid: Some(pod.metadata.uid.clone()), ..DeleteRequest::new(key) }));
+        let delete = Call::new(ApiRequest::Delete(DeleteRequest { uid: Some(pod.metadata.uid.to_string()), ..DeleteRequest::new(key) }));
         if changed {
             marked.metadata.resource_version = 0;
             vec![vec![Call::new(ApiRequest::UpdateStatus(Object::Pod(marked)))], vec![delete]]
@@ -292,7 +292,7 @@ mod tests {
         let mut p = Pod::default();
         p.metadata.name = name.into();
         p.metadata.namespace = "default".into();
-        p.metadata.uid = format!("uid-{name}");
+        p.metadata.uid = format!("uid-{name}").into();
         p.spec.node_name = Some("node-1".into());
         p.spec.tolerations = tolerations;
         p

@@ -174,7 +174,7 @@ impl Kubelet {
                 let Some(node) = existing.as_node() else {
                     return self.registration_failed(ctx);
                 };
-                self.proc.registration.node_uid = Some(node.metadata.uid.clone());
+                self.proc.registration.node_uid = Some(node.metadata.uid.to_string());
                 let mut update = node.clone();
                 update.metadata.resource_version = 0;
                 update.status = self.node_status(Some(&node.status), ctx.now);
@@ -192,7 +192,7 @@ impl Kubelet {
         r.in_flight = false;
         r.retry_at = None;
         r.backoff = Duration::ZERO;
-        r.node_uid = Some(node.meta().uid.clone());
+        r.node_uid = Some(node.meta().uid.to_string());
         if let Some(n) = node.as_node() {
             self.proc.node_status.last_reported = Some(n.status.clone());
         }
@@ -262,7 +262,7 @@ impl Kubelet {
                     api_version: "v1".into(),
                     kind: "Node".into(),
                     name: self.config.name.clone(),
-                    uid: uid.clone(),
+                    uid: uid.to_string(),
                     controller: None,
                     block_owner_deletion: None,
                 }]

@@ -218,7 +218,8 @@ impl Kubelet {
                 let key = object.key();
                 let finished = pod.is_terminal() && self.runtime.sandbox(&uid).is_none();
                 let phase = if finished { WorkerPhase::Finished } else { WorkerPhase::Idle };
-                let mut w = PodWorker { key, uid, pod: object.clone(), phase, timer: None, removed: false, pleg_pending: false };
+                let mut w =
+                    PodWorker { key, uid: uid.to_string(), pod: object.clone(), phase, timer: None, removed: false, pleg_pending: false };
                 if !finished {
                     if pod.metadata.is_deleting() {
                         self.begin_termination(ctx, &mut w);
@@ -238,7 +239,15 @@ impl Kubelet {
             Some(w) => w,
             None if self.runtime.sandbox(&uid).is_some() => {
                 let key = object.key();
-                PodWorker { key, uid: uid.clone(), pod: object, phase: WorkerPhase::Idle, timer: None, removed: true, pleg_pending: false }
+                PodWorker {
+                    key,
+                    uid: uid.to_string(),
+                    pod: object,
+                    phase: WorkerPhase::Idle,
+                    timer: None,
+                    removed: true,
+                    pleg_pending: false,
+                }
             }
             None => return,
         };
@@ -281,7 +290,7 @@ impl Kubelet {
                 metadata: ObjectMeta {
                     name: sandbox.pod.name.clone(),
                     namespace: sandbox.pod.namespace.clone(),
-                    uid: uid.clone(),
+                    uid: uid.as_str().into(),
                     ..Default::default()
                 },
                 spec: PodSpec { containers: containers.into(), node_name: Some(self.config.name.clone()), ..Default::default() }.into(),
@@ -883,11 +892,11 @@ impl Kubelet {
     fn container_event(&mut self, ctx: &mut Ctx, pod: &Pod, container: &str, type_: &'static str, reason: &str, message: String) {
         let involved = ObjectReference {
             kind: "Pod".into(),
-            namespace: pod.metadata.namespace.to_string(),
-            name: pod.metadata.name.to_string(),
+            namespace: pod.metadata.namespace.clone(),
+            name: pod.metadata.name.clone(),
             uid: pod.metadata.uid.clone(),
             api_version: "v1".into(),
-            field_path: format!("spec.containers{{{container}}}"),
+            field_path: format!("spec.containers{{{container}}}").into(),
         };
         let spec = EventSpec { involved, type_, reason: reason.to_string(), message };
         let request = self.proc.recorder.record(spec, ctx.now);

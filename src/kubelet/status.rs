@@ -109,7 +109,7 @@ pub fn restarts(restart_policy: &str, exit_code: i32) -> bool {
 
 fn waiting(reason: &str, message: Option<&str>) -> ContainerState {
     ContainerState {
-        waiting: Some(ContainerStateWaiting { reason: Some(reason.to_string()), message: message.map(str::to_string) }),
+        waiting: Some(ContainerStateWaiting { reason: Some(reason.into()), message: message.map(Name::from) }),
         ..Default::default()
     }
 }
@@ -119,7 +119,7 @@ fn terminated_state(c: &RuntimeContainer) -> Option<ContainerState> {
         ContainerRuntimeState::Exited { exit_code, reason, started_at, finished_at } => Some(ContainerState {
             terminated: Some(ContainerStateTerminated {
                 exit_code: *exit_code,
-                reason: Some(reason.clone()),
+                reason: Some(reason.as_str().into()),
                 started_at: started_at.map(whole_seconds),
                 finished_at: Some(whole_seconds(*finished_at)),
             }),
@@ -138,14 +138,14 @@ fn container_status(
     restart_policy: &str,
 ) -> ContainerStatus {
     let mut cs = ContainerStatus {
-        name: spec.name.clone(),
+        name: spec.name.as_str().into(),
         state: waiting("ContainerCreating", None),
         last_state: ContainerState::default(),
         ready: false,
         restart_count: 0,
-        image: spec.image.clone(),
-        image_id: String::new(),
-        container_id: String::new(),
+        image: spec.image.as_str().into(),
+        image_id: Default::default(),
+        container_id: Default::default(),
         started: Some(false),
     };
     let needs_start = match slot.map(|s| &s.current.state) {
@@ -155,9 +155,9 @@ fn container_status(
     };
     if let Some(slot) = slot {
         let c = &slot.current;
-        cs.image = c.image.clone();
-        cs.image_id = c.image_id.clone();
-        cs.container_id = format!("containerd://{}", c.id);
+        cs.image = c.image.as_str().into();
+        cs.image_id = c.image_id.as_str().into();
+        cs.container_id = format!("containerd://{}", c.id).into();
         cs.restart_count = c.restart_count;
         match &c.state {
             ContainerRuntimeState::Created => {}
@@ -276,8 +276,8 @@ fn conditions(
             status: status.into(),
             last_probe_time: None,
             last_transition_time: since,
-            reason: reason.map(str::to_string),
-            message: message.map(str::to_string),
+            reason: reason.map(Name::from),
+            message: message.map(Name::from),
         });
     }
     out

@@ -168,7 +168,7 @@ impl Harness {
             .iter()
             .filter_map(|(t, r)| match r {
                 ApiRequest::Create(Object::Event(e)) | ApiRequest::Update(Object::Event(e)) if e.involved_object.name == pod => {
-                    Some((*t, e.reason.clone(), e.message.clone()))
+                    Some((*t, e.reason.to_string(), e.message.to_string()))
                 }
                 _ => None,
             })
@@ -208,7 +208,7 @@ impl Harness {
 }
 
 fn waiting_reason(p: &Pod) -> Option<String> {
-    p.status.container_statuses.first()?.state.waiting.as_ref()?.reason.clone()
+    p.status.container_statuses.first()?.state.waiting.as_ref()?.reason.as_deref().map(str::to_string)
 }
 fn is_running(p: &Pod) -> bool {
     p.status.phase == Some(PodPhase::Running) && p.status.container_statuses.first().is_some_and(|c| c.state.running.is_some())
@@ -488,7 +488,7 @@ fn graceful_deletion_stops_the_container_writes_a_terminal_status_then_deletes_w
         _ => None,
     });
     let (delete_at, d) = delete.expect("the kubelet deleted the pod");
-    assert_eq!(d, DeleteRequest { key, uid: Some(pod.metadata.uid.clone()), grace_period_seconds: Some(0) });
+    assert_eq!(d, DeleteRequest { key, uid: Some(pod.metadata.uid.to_string()), grace_period_seconds: Some(0) });
     assert_eq!(delete_at.since(final_at), HOP, "right after the status write is acknowledged");
     assert!(h.k.running_containers().is_empty(), "the container is gone from the node");
     assert!(!h.k.is_busy());
@@ -562,7 +562,7 @@ fn a_crashing_container_restarts_in_place_with_back_off_10s_20s_40s_up_to_300s()
         .into_iter()
         .filter_map(|(_, s)| s.container_statuses[0].state.waiting.clone())
         .filter(|w| w.reason.as_deref() == Some("CrashLoopBackOff"))
-        .filter_map(|w| w.message)
+        .filter_map(|w| w.message.map(String::from))
         .collect();
     for d in ["20s", "40s", "1m20s", "2m40s", "5m0s"] {
         let want = format!("back-off {d} restarting failed container=nginx pod=web-abc12_default({uid})");
@@ -606,7 +606,7 @@ fn a_missing_image_tag_gives_err_image_pull_then_image_pull_back_off() {
     h.advance(Duration::secs(15));
     let w = h.pod("web-abc12").status.container_statuses[0].state.waiting.clone().expect("waiting");
     assert_eq!(w.reason.as_deref(), Some("ImagePullBackOff"));
-    assert_eq!(w.message, Some(format!("Back-off pulling image \"nginx:doesnotexist\": ErrImagePull: {not_found}")));
+    assert_eq!(w.message, Some(format!("Back-off pulling image \"nginx:doesnotexist\": ErrImagePull: {not_found}").into()));
     // The pull is tried again once the 10 s back-off passed, then after 20 s, 40 s…
     h.advance(Duration::mins(3));
     let pulls: Vec<Time> = h.events("web-abc12").into_iter().filter(|(_, r, _)| r == "Pulling").map(|(t, _, _)| t).collect();

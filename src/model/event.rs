@@ -3,6 +3,7 @@
 
 use super::decode::decode_struct;
 use super::meta::ObjectMeta;
+use super::name::Name;
 use super::shared::Shared;
 use super::time::{MicroTime, Time};
 use serde::Serialize;
@@ -16,9 +17,9 @@ pub struct Event {
     #[serde(default)]
     pub involved_object: ObjectReference,
     #[serde(default)]
-    pub reason: String,
+    pub reason: Name,
     #[serde(default)]
-    pub message: String,
+    pub message: Name,
     /// The same for every event one recorder writes, so shared between them.
     #[serde(default)]
     pub source: Shared<EventSource>,
@@ -29,11 +30,11 @@ pub struct Event {
     #[serde(default)]
     pub count: i32,
     #[serde(default, rename = "type")]
-    pub type_: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub reporting_component: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub reporting_instance: String,
+    pub type_: Name,
+    #[serde(default, skip_serializing_if = "str::is_empty")]
+    pub reporting_component: Name,
+    #[serde(default, skip_serializing_if = "str::is_empty")]
+    pub reporting_instance: Name,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -41,26 +42,26 @@ pub struct Event {
 #[serde(rename_all = "camelCase")]
 pub struct ObjectReference {
     #[serde(default)]
-    pub kind: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub namespace: String,
+    pub kind: Name,
+    #[serde(default, skip_serializing_if = "str::is_empty")]
+    pub namespace: Name,
     #[serde(default)]
-    pub name: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub uid: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub api_version: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub field_path: String,
+    pub name: Name,
+    #[serde(default, skip_serializing_if = "str::is_empty")]
+    pub uid: Name,
+    #[serde(default, skip_serializing_if = "str::is_empty")]
+    pub api_version: Name,
+    #[serde(default, skip_serializing_if = "str::is_empty")]
+    pub field_path: Name,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct EventSource {
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(default, skip_serializing_if = "str::is_empty")]
     pub component: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(default, skip_serializing_if = "str::is_empty")]
     pub host: String,
 }
 

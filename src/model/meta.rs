@@ -20,12 +20,12 @@ pub type StringMap = BTreeMap<String, String>;
 pub struct ObjectMeta {
     #[serde(default)]
     pub name: Name,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub generate_name: String,
+    #[serde(default, skip_serializing_if = "str::is_empty")]
+    pub generate_name: Name,
     #[serde(default, skip_serializing_if = "str::is_empty")]
     pub namespace: Name,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub uid: String,
+    #[serde(default, skip_serializing_if = "str::is_empty")]
+    pub uid: Name,
     #[serde(default, with = "resource_version", skip_serializing_if = "is_zero")]
     pub resource_version: u64,
     #[serde(default, skip_serializing_if = "is_zero_i64")]

@@ -17,9 +17,34 @@ use std::hash::{Hash, Hasher};
 use std::ops::Deref;
 use std::rc::Rc;
 
+/// Words that the components write into nearly every object — the namespace, condition types
+/// and statuses, event types, kinds and components — so that building one from text shares a
+/// single copy instead of allocating: a pod's status is generated afresh at every sync.
+const WELL_KNOWN: [&str; 20] = [
+    "default",
+    "True",
+    "False",
+    "Unknown",
+    "Ready",
+    "PodScheduled",
+    "Initialized",
+    "ContainersReady",
+    "PodReadyToStartContainers",
+    "Normal",
+    "Warning",
+    "Pod",
+    "ReplicaSet",
+    "Deployment",
+    "Node",
+    "v1",
+    "apps/v1",
+    "kubelet",
+    "ContainerCreating",
+    "ContainersNotReady",
+];
+
 thread_local! {
-    /// Nearly every namespaced key names this namespace; keys built from text share one copy.
-    static DEFAULT_NAMESPACE: Rc<str> = Rc::from("default");
+    static INTERNED: Vec<Rc<str>> = WELL_KNOWN.iter().map(|w| Rc::from(*w)).collect();
 }
 
 /// A shared, immutable string: cloning shares.
@@ -28,10 +53,12 @@ pub struct Name(Rc<str>);
 
 impl Name {
     pub fn new(s: &str) -> Self {
-        match s {
-            "" => Name::default(),
-            "default" => DEFAULT_NAMESPACE.with(|n| Name(n.clone())),
-            _ => Name(Rc::from(s)),
+        if s.is_empty() {
+            return Name::default();
+        }
+        match WELL_KNOWN.iter().position(|w| *w == s) {
+            Some(i) => INTERNED.with(|words| Name(words[i].clone())),
+            None => Name(Rc::from(s)),
         }
     }
     pub fn as_str(&self) -> &str {
@@ -240,6 +267,7 @@ mod tests {
     fn empty_names_share_one_value_and_serialise_as_strings() {
         assert!(Name::ptr_eq(&Name::default(), &Name::from("")));
         assert!(Name::ptr_eq(&Name::from("default"), &Name::from("default".to_string())));
+        assert!(Name::ptr_eq(&Name::from("Ready"), &Name::from("Ready")), "well-known words are shared");
         assert!(Name::default().is_empty());
         assert_eq!(serde_json::to_string(&Name::from("default")).unwrap(), "\"default\"");
         assert_eq!(format!("{:?}", Name::from("x")), "\"x\"");

@@ -4,6 +4,7 @@ use super::decode::decode_struct;
 #[cfg(test)]
 use super::meta::null_as_default;
 use super::meta::{ObjectMeta, StringMap};
+use super::name::Name;
 use super::quantity::Quantity;
 use super::shared::Shared;
 use super::time::Time;
@@ -283,23 +284,23 @@ impl super::decode::FromValue for PodPhase {
 #[serde(rename_all = "camelCase")]
 pub struct PodCondition {
     #[serde(rename = "type")]
-    pub type_: String,
-    pub status: String,
+    pub type_: Name,
+    pub status: Name,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_probe_time: Option<Time>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_transition_time: Option<Time>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub reason: Option<Name>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
+    pub message: Option<Name>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerStatus {
-    pub name: String,
+    pub name: Name,
     #[serde(default)]
     pub state: ContainerState,
     #[serde(default, skip_serializing_if = "ContainerState::is_empty")]
@@ -309,11 +310,11 @@ pub struct ContainerStatus {
     #[serde(default)]
     pub restart_count: i32,
     #[serde(default)]
-    pub image: String,
+    pub image: Name,
     #[serde(default, rename = "imageID")]
-    pub image_id: String,
-    #[serde(default, rename = "containerID", skip_serializing_if = "String::is_empty")]
-    pub container_id: String,
+    pub image_id: Name,
+    #[serde(default, rename = "containerID", skip_serializing_if = "str::is_empty")]
+    pub container_id: Name,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started: Option<bool>,
 }
@@ -341,9 +342,9 @@ impl ContainerState {
 #[serde(rename_all = "camelCase")]
 pub struct ContainerStateWaiting {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub reason: Option<Name>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
+    pub message: Option<Name>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -360,7 +361,7 @@ pub struct ContainerStateRunning {
 pub struct ContainerStateTerminated {
     pub exit_code: i32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub reason: Option<Name>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started_at: Option<Time>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

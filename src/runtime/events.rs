@@ -53,18 +53,18 @@ pub fn reference_to(object: &Object) -> ObjectReference {
     let m = object.meta();
     ObjectReference {
         kind: object.kind().as_str().into(),
-        namespace: m.namespace.to_string(),
-        name: m.name.to_string(),
+        namespace: m.namespace.clone(),
+        name: m.name.clone(),
         uid: m.uid.clone(),
         api_version: object.kind().api_version().into(),
-        field_path: String::new(),
+        field_path: Default::default(),
     }
 }
 
 #[derive(Debug, Default)]
 pub struct EventRecorder {
-    component: String,
-    host: String,
+    component: Name,
+    host: Name,
     source: Shared<EventSource>,
     seq: u64,
     /// Events already written, by what makes them the same event. Only looked up, never
@@ -110,12 +110,12 @@ impl EventRecorder {
         Event {
             metadata: ObjectMeta {
                 name: event_name(&spec.involved.name, remembered.nanos).into(),
-                namespace: spec.involved.namespace.as_str().into(),
+                namespace: spec.involved.namespace.clone(),
                 ..Default::default()
             },
             involved_object: spec.involved,
-            reason: spec.reason,
-            message: spec.message,
+            reason: spec.reason.into(),
+            message: spec.message.into(),
             source: self.source.clone(),
             first_timestamp: Some(remembered.first_timestamp),
             last_timestamp: Some(now),
@@ -214,7 +214,7 @@ mod tests {
             kind: "Pod".into(),
             namespace: "default".into(),
             name: name.into(),
-            uid: format!("uid-{name}"),
+            uid: format!("uid-{name}").into(),
             api_version: "v1".into(),
             field_path: field_path.into(),
         }

@@ -202,7 +202,8 @@ fn owned(mut p: Pod, rs_uid: &str) -> Pod {
 }
 
 fn pod_scheduled_condition(p: &Pod) -> Option<(String, Option<String>, Option<String>)> {
-    p.condition("PodScheduled").map(|c| (c.status.clone(), c.reason.clone(), c.message.clone()))
+    p.condition("PodScheduled")
+        .map(|c| (c.status.to_string(), c.reason.as_deref().map(str::to_string), c.message.as_deref().map(str::to_string)))
 }
 
 #[test]

@@ -36,8 +36,8 @@ impl Checker {
         if let Some(node) = object.as_pod().and_then(|p| p.node_name()) {
             // Every status write of a bound pod passes here: copy its UID only the first time.
             let uid = &object.meta().uid;
-            if !self.bound.contains_key(uid) {
-                self.bound.insert(uid.clone(), node.to_string());
+            if !self.bound.contains_key(uid.as_str()) {
+                self.bound.insert(uid.to_string(), node.to_string());
             }
         }
     }
@@ -62,7 +62,7 @@ impl Checker {
         for obj in api.etcd.list(Kind::Pod, None) {
             let Some(pod) = obj.as_pod() else { continue };
             let Some(node) = pod.node_name() else { continue };
-            if let Some(first) = self.bound.get(&pod.metadata.uid) {
+            if let Some(first) = self.bound.get(pod.metadata.uid.as_str()) {
                 if first != node {
                     out.push(format!("pod {} bound to {first} and then to {node}", pod.metadata.name));
                 }
@@ -101,11 +101,11 @@ impl Checker {
                 if !orphaned {
                     continue;
                 }
-                let since = self.ownerless_since.get(&meta.uid).copied().unwrap_or(now);
+                let since = self.ownerless_since.get(meta.uid.as_str()).copied().unwrap_or(now);
                 if now.since(since) > OWNERLESS_GRACE {
                     out.push(format!("{} outlived its owner by more than {}", obj.key(), OWNERLESS_GRACE));
                 }
-                still_missing.push((meta.uid.clone(), since));
+                still_missing.push((meta.uid.to_string(), since));
             }
         }
         // Sorted once here rather than shifted into place one by one.

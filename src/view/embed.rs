@@ -157,13 +157,13 @@ impl EventFeed {
 fn event_message(e: &crate::model::Event) -> Option<OutMessage> {
     let time = e.last_timestamp.or(e.first_timestamp).unwrap_or(Time(0));
     Some(OutMessage::Event {
-        reason: e.reason.clone(),
+        reason: e.reason.to_string(),
         message: e.message.trim().to_string(),
-        event_type: e.type_.clone(),
+        event_type: e.type_.to_string(),
         involved_object: InvolvedObject {
-            kind: e.involved_object.kind.clone(),
-            namespace: e.involved_object.namespace.clone(),
-            name: e.involved_object.name.clone(),
+            kind: e.involved_object.kind.to_string(),
+            namespace: e.involved_object.namespace.to_string(),
+            name: e.involved_object.name.to_string(),
         },
         count: e.count.max(1),
         time: time.rfc3339(),

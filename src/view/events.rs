@@ -42,17 +42,17 @@ pub struct EventRow {
 
 impl EventRow {
     pub fn of(e: &Event) -> EventRow {
-        let component = if e.source.component.is_empty() { e.reporting_component.clone() } else { e.source.component.clone() };
+        let component = if e.source.component.is_empty() { e.reporting_component.to_string() } else { e.source.component.clone() };
         EventRow {
             key: format!("{}/{}", e.metadata.namespace, e.metadata.name),
             last_seen: e.last_timestamp.or(e.first_timestamp).map(|t| t.0).unwrap_or_default(),
             revision: e.metadata.resource_version,
-            type_: e.type_.clone(),
-            reason: e.reason.clone(),
+            type_: e.type_.to_string(),
+            reason: e.reason.to_string(),
             object: printers::event_object(e),
-            object_kind: e.involved_object.kind.clone(),
-            object_name: e.involved_object.name.clone(),
-            namespace: e.involved_object.namespace.clone(),
+            object_kind: e.involved_object.kind.to_string(),
+            object_name: e.involved_object.name.to_string(),
+            namespace: e.involved_object.namespace.to_string(),
             message: e.message.trim().to_string(),
             source: printers::event_source(e),
             component,

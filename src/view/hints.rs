@@ -151,7 +151,7 @@ fn pods_without_node(sim: &Sim) -> Vec<Symptom> {
             continue;
         }
         match pod.condition("PodScheduled").filter(|c| c.status == "False") {
-            Some(c) => unschedulable = unschedulable.or_else(|| Some(c.message.clone().unwrap_or_default())),
+            Some(c) => unschedulable = unschedulable.or_else(|| Some(c.message.as_deref().unwrap_or_default().to_string())),
             None => waiting += 1,
         }
     }

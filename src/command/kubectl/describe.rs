@@ -347,7 +347,7 @@ fn events_table(w: &mut PrefixWriter, events: Option<&[Rc<Object>]>, now: Time) 
     for e in events.iter().filter_map(|o| o.as_event()) {
         let first = age(e.first_timestamp, now);
         let interval = if e.count > 1 { format!("{} (x{} over {first})", age(e.last_timestamp, now), e.count) } else { first };
-        let source = if e.source.component.is_empty() { &e.reporting_component } else { &e.source.component };
+        let source = if e.source.component.is_empty() { e.reporting_component.as_str() } else { e.source.component.as_str() };
         let mut message = e.message.trim().to_string();
         if !e.involved_object.field_path.is_empty() {
             message = format!("{}: {message}", e.involved_object.field_path);

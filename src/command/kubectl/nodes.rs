@@ -195,7 +195,7 @@ fn drain_node(
         let key = ObjectKey::of(Kind::Pod, &pod.metadata);
         let request = DeleteRequest { grace_period_seconds: grace, ..DeleteRequest::new(key.clone()) };
         match submit(session, ApiRequest::Evict(request)) {
-            Ok(_) => waiting.push((key, pod.metadata.uid.clone())),
+            Ok(_) => waiting.push((key, pod.metadata.uid.to_string())),
             Err(e) if e.reason == crate::api::Reason::NotFound => {}
             Err(e) => {
                 return Err(format!("error when evicting pods/{:?} -n {:?}: {}", pod.metadata.name, pod.metadata.namespace, e.message))

@@ -467,7 +467,7 @@ pub(super) fn controller_ref(d: &Deployment) -> OwnerReference {
         api_version: Kind::Deployment.api_version().into(),
         kind: Kind::Deployment.as_str().into(),
         name: d.metadata.name.to_string(),
-        uid: d.metadata.uid.clone(),
+        uid: d.metadata.uid.to_string(),
         controller: Some(true),
         block_owner_deletion: Some(true),
     }

@@ -210,7 +210,7 @@ impl World {
                     api_version: "apps/v1".into(),
                     kind: "ReplicaSet".into(),
                     name: rs.metadata.name.to_string(),
-                    uid: rs.metadata.uid.clone(),
+                    uid: rs.metadata.uid.to_string(),
                     controller: Some(true),
                     block_owner_deletion: Some(true),
                 }]
@@ -675,7 +675,7 @@ fn proportional_scaling_matches_the_upstream_unit_tests() {
             let metadata = ObjectMeta {
                 name: name.into(),
                 namespace: NS.into(),
-                uid: format!("{name}-uid"),
+                uid: format!("{name}-uid").into(),
                 creation_timestamp: Some(Time(10_000 - age as u64 * 1000)),
                 labels: d.spec.selector.match_labels.clone().into(),
                 owner_references: vec![sync::controller_ref(&d)].into(),
