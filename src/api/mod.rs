@@ -540,6 +540,8 @@ pub fn set_pod_condition(status: &mut PodStatus, type_: &str, value: &str, reaso
             true
         }
         None => {
+            // Exactly one more: a just-bound pod's only condition would otherwise take room for four.
+            status.conditions.reserve_exact(1);
             status.conditions.push(fresh);
             true
         }

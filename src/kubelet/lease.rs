@@ -142,7 +142,8 @@ impl Kubelet {
                 os_image: OS_IMAGE.into(),
                 architecture: "amd64".into(),
                 operating_system: "linux".into(),
-            },
+            }
+            .into(),
         }
     }
 

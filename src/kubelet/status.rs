@@ -253,8 +253,11 @@ fn conditions(
     sandbox_ready: bool,
     now: Time,
 ) -> Vec<PodCondition> {
-    let mut out: Vec<PodCondition> =
-        pod.status.conditions.iter().filter(|c| !KUBELET_CONDITIONS.contains(&c.type_.as_str())).cloned().collect();
+    // Sized exactly: the status is kept per pod, and a collected filter plus five pushes would
+    // round its room up to eight conditions.
+    let others = |c: &&PodCondition| !KUBELET_CONDITIONS.contains(&c.type_.as_str());
+    let mut out: Vec<PodCondition> = Vec::with_capacity(pod.status.conditions.iter().filter(others).count() + 5);
+    out.extend(pod.status.conditions.iter().filter(others).cloned());
     let truth = |b: bool| if b { "True" } else { "False" };
     let containers_ready = containers_ready(pod, statuses, phase);
     let initialized_reason = (phase == PodPhase::Succeeded).then_some("PodCompleted");

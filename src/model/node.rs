@@ -6,6 +6,7 @@ use super::decode::decode_struct;
 use super::meta::null_as_default;
 use super::meta::ObjectMeta;
 use super::quantity::Quantity;
+use super::shared::Shared;
 use super::time::Time;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -70,7 +71,7 @@ pub struct NodeStatus {
     #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
     pub addresses: Vec<NodeAddress>,
     #[serde(default)]
-    pub node_info: NodeSystemInfo,
+    pub node_info: Shared<NodeSystemInfo>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
