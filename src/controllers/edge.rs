@@ -273,15 +273,9 @@ fn deployment(caches: &Caches, delta: &Delta) -> Option<Reaction> {
 /// name the server gave the object; a failure appends the error.
 pub fn outcome_event(call: &Call, result: &ApiResult) -> Option<EventSpec> {
     match result {
-        Ok(ApiResponse::Object(o)) => call.on_success.clone().map(|mut e| {
-            e.message = e.message.replace("{name}", &o.meta().name);
-            e
-        }),
+        Ok(ApiResponse::Object(o)) => call.on_success.clone().map(|e| e.naming(&o.meta().name)),
         Ok(_) => None,
-        Err(err) => call.on_failure.clone().map(|mut e| {
-            e.message.push_str(&err.message);
-            e
-        }),
+        Err(err) => call.on_failure.clone().map(|e| e.failing_with(&err.message)),
     }
 }
 

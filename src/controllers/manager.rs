@@ -294,14 +294,8 @@ impl ControllerManager {
             }
         };
         let event = match (&outcome, call.expect) {
-            (Outcome::Done(o), Expect::Success) => call.on_success.clone().map(|mut e| {
-                e.message = e.message.replace("{name}", &o.meta().name);
-                e
-            }),
-            (Outcome::Failed(err), Expect::Success) => call.on_failure.clone().map(|mut e| {
-                e.message.push_str(&err.message);
-                e
-            }),
+            (Outcome::Done(o), Expect::Success) => call.on_success.clone().map(|e| e.naming(&o.meta().name)),
+            (Outcome::Failed(err), Expect::Success) => call.on_failure.clone().map(|e| e.failing_with(&err.message)),
             _ => None,
         };
         if call.expect == Expect::NotFound && matches!(outcome, Outcome::Failed(_)) {

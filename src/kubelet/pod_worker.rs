@@ -898,7 +898,7 @@ impl Kubelet {
             api_version: "v1".into(),
             field_path: format!("spec.containers{{{container}}}").into(),
         };
-        let spec = EventSpec { involved, type_, reason: reason.to_string(), message };
+        let spec = EventSpec { involved, type_, reason: reason.into(), message: message.into() };
         let request = self.proc.recorder.record(spec, ctx.now);
         ctx.send(request);
     }

@@ -35,16 +35,30 @@ pub struct EventSpec {
     pub involved: ObjectReference,
     /// `Normal` or `Warning`.
     pub type_: &'static str,
-    pub reason: String,
-    pub message: String,
+    /// Already the Event's own text, so writing the Event copies neither.
+    pub reason: Name,
+    pub message: Name,
 }
 
 impl EventSpec {
-    pub fn normal(involved: ObjectReference, reason: &str, message: impl Into<String>) -> Self {
+    pub fn normal(involved: ObjectReference, reason: &str, message: impl Into<Name>) -> Self {
         EventSpec { involved, type_: "Normal", reason: reason.into(), message: message.into() }
     }
-    pub fn warning(involved: ObjectReference, reason: &str, message: impl Into<String>) -> Self {
+    pub fn warning(involved: ObjectReference, reason: &str, message: impl Into<Name>) -> Self {
         EventSpec { involved, type_: "Warning", reason: reason.into(), message: message.into() }
+    }
+    /// A sync's success event once the write is answered: `{name}` in the message becomes the
+    /// name the server gave the object (a `generateName` create learns it only then).
+    pub fn naming(mut self, name: &str) -> Self {
+        if self.message.contains("{name}") {
+            self.message = self.message.replace("{name}", name).into();
+        }
+        self
+    }
+    /// A sync's failure event once the write is refused: the error appended to the message.
+    pub fn failing_with(mut self, error: &str) -> Self {
+        self.message = [&*self.message, error].concat().into();
+        self
     }
 }
 
@@ -114,8 +128,8 @@ impl EventRecorder {
                 ..Default::default()
             },
             involved_object: spec.involved,
-            reason: spec.reason.into(),
-            message: spec.message.into(),
+            reason: spec.reason,
+            message: spec.message,
             source: self.source.clone(),
             first_timestamp: Some(remembered.first_timestamp),
             last_timestamp: Some(now),
