@@ -26,6 +26,7 @@ pub mod hints;
 pub mod loops;
 pub mod page;
 pub mod share;
+pub mod story;
 
 pub use cluster::{ClusterTracker, ClusterView, NodeView, PodView, Usage};
 pub use events::{EventFilter, EventLog, EventRow, EventTable};

@@ -32,6 +32,7 @@ use kubeloop::view::hints::{Hint, HintTracker};
 use kubeloop::view::loops::{components, ComponentView};
 use kubeloop::view::page::{self, PageParams, Recorded};
 use kubeloop::view::share::{self, TraceFile};
+use kubeloop::view::story::Caption;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
@@ -102,6 +103,9 @@ pub enum Action {
     Command(String),
     /// Opens or closes the "what is wrong?" panel.
     ToggleHints,
+    /// Turns story mode (paced, captioned playback of the meaningful hops) on or off.
+    #[allow(dead_code)] // until the toolbar's story toggle sends it
+    ToggleStory,
     /// A line typed in the console.
     Console(String),
     /// Ctrl-C in the console: end every open watch.
@@ -178,6 +182,10 @@ pub struct Snapshot {
     /// The "what is wrong?" panel: absent when an exercise turned it off (`?hints=off`), empty
     /// hints while it is closed.
     pub hints: Option<HintsShown>,
+    /// Whether story mode is on.
+    pub story: bool,
+    /// The hop story mode is showing, in words.
+    pub caption: Option<Rc<Caption>>,
 }
 
 /// The hint panel's state.
@@ -258,6 +266,8 @@ pub struct Engine {
     lesson_fetch: Option<String>,
     /// The steps of the lesson the host has been told have passed.
     lesson_steps_reported: std::collections::BTreeSet<usize>,
+    /// Story mode: on by default.
+    story: bool,
     snapshot: Rc<Snapshot>,
 }
 
@@ -568,6 +578,8 @@ impl Engine {
             console: Rc::default(),
             lesson: None,
             lesson_problem: None,
+            story: true,
+            caption: None,
         });
         let mut engine = Engine {
             session,
@@ -616,6 +628,7 @@ impl Engine {
             lesson_problem: None,
             lesson_fetch: None,
             lesson_steps_reported: Default::default(),
+            story: true,
             snapshot,
         };
         engine.pick_deployment();
@@ -821,6 +834,7 @@ impl Engine {
                 self.run(&line);
             }
             Action::ToggleHints => self.hints_open = !self.hints_open,
+            Action::ToggleStory => self.story = !self.story,
             Action::Share => self.share = if self.share.is_some() { None } else { Some(Rc::new(self.share_view())) },
             Action::ImportTrace(json) => self.import_trace(&json),
             Action::DismissErrors => self.errors.clear(),
@@ -1086,6 +1100,8 @@ impl Engine {
                 }
             }),
             lesson_problem: self.lesson_problem.clone(),
+            story: self.story,
+            caption: None,
         })
     }
 }
