@@ -14,6 +14,7 @@ pub mod controllers;
 pub mod kubelet;
 pub mod lesson;
 pub mod model;
+pub mod play;
 pub mod rng;
 pub mod runtime;
 pub mod scheduler;

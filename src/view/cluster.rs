@@ -72,6 +72,20 @@ impl PodView {
         format!("{}/{}", self.namespace, self.name)
     }
 
+    /// Whether `key` (`namespace/name`) names this pod, without building the key.
+    pub fn is_key(&self, key: &str) -> bool {
+        key.split_once('/') == Some((self.namespace.as_str(), self.name.as_str()))
+    }
+
+    /// The part of a generated name that tells replicas apart (`web-7d9f6c5b4-x2kqp` → `x2kqp`),
+    /// or the whole name when it was not generated.
+    pub fn short_name(&self) -> &str {
+        match self.name.rsplit_once('-') {
+            Some((_, suffix)) if suffix.len() == 5 => suffix,
+            _ => &self.name,
+        }
+    }
+
     /// A short CSS-friendly class for the STATUS: `running`, `pending`, `creating`,
     /// `terminating`, `failed`, `succeeded`.
     pub fn tone(&self) -> &'static str {
@@ -413,6 +427,21 @@ mod tests {
         let mut s = Session::new(Scenario::builtin("default").unwrap(), Some(1)).unwrap();
         s.settle(Duration::mins(2)).unwrap();
         s
+    }
+
+    #[test]
+    fn a_pod_is_named_on_the_page_by_its_key_and_its_generated_suffix() {
+        let mut tracker = ClusterTracker::new();
+        tracker.update(settled_default().sim());
+        let mut p = tracker.view().nodes[0].pods[0].clone();
+        p.name = "web-7d9f6c5b4-x2kqp".into();
+        assert_eq!(p.short_name(), "x2kqp");
+        assert!(p.is_key("default/web-7d9f6c5b4-x2kqp") && p.is_key(&p.key()));
+        assert!(!p.is_key("other/web-7d9f6c5b4-x2kqp") && !p.is_key("web-7d9f6c5b4-x2kqp"));
+        p.name = "standalone".into();
+        assert_eq!(p.short_name(), "standalone", "not generated: the whole name");
+        p.name = "my-app".into();
+        assert_eq!(p.short_name(), "my-app", "a suffix that is not five letters is part of the name");
     }
 
     #[test]

@@ -25,10 +25,19 @@ pub enum InMessage {
     Pause,
     /// Restart the scenario with the current seed.
     Reset,
+    /// Pause and run to the next delivery that sends a message (the toolbar's Step).
+    Step,
+    /// Run until every loop is idle, then pause (the toolbar's Fast-forward).
+    FastForward,
+    /// Select a pod, as a click on it does (the engine refuses a pod that does not exist).
+    SelectPod {
+        namespace: String,
+        name: String,
+    },
 }
 
 /// The message types a host can send.
-pub const IN_TYPES: [&str; 6] = ["command", "scenario", "speed", "play", "pause", "reset"];
+pub const IN_TYPES: [&str; 9] = ["command", "scenario", "speed", "play", "pause", "reset", "step", "fast-forward", "select-pod"];
 
 /// Reads one message from its JSON text. The error says why it was ignored.
 pub fn parse_message(json: &str) -> Result<InMessage, String> {
@@ -54,6 +63,16 @@ pub fn parse_message(json: &str) -> Result<InMessage, String> {
         "play" => Ok(InMessage::Play),
         "pause" => Ok(InMessage::Pause),
         "reset" => Ok(InMessage::Reset),
+        "step" => Ok(InMessage::Step),
+        "fast-forward" => Ok(InMessage::FastForward),
+        "select-pod" => {
+            // Like kubectl without -n: the default namespace unless one is given.
+            let namespace = match value.get("namespace") {
+                None => "default".to_string(),
+                Some(_) => text("namespace")?,
+            };
+            Ok(InMessage::SelectPod { namespace, name: text("name")? })
+        }
         other => Err(format!("error: ignored message of unknown type {other:?}; known types: {}", IN_TYPES.join(", "))),
     }
 }
@@ -186,13 +205,15 @@ mod tests {
         assert_eq!(parse_message(r#"{"type":"pause","extra":1}"#), Ok(InMessage::Pause));
         assert_eq!(parse_message(r#"{"type":"play"}"#), Ok(InMessage::Play));
         assert_eq!(parse_message(r#"{"type":"reset"}"#), Ok(InMessage::Reset));
+        assert_eq!(parse_message(r#"{"type":"step"}"#), Ok(InMessage::Step));
+        assert_eq!(parse_message(r#"{"type":"fast-forward"}"#), Ok(InMessage::FastForward));
         let not_ours = "error: ignored a message that is not a kubeloop message (expected a JSON object with a string \"type\")";
         for bad in ["", "42", "\"play\"", "[1]", "{\"kind\":\"play\"}", "{\"type\":7}", "{not json"] {
             assert_eq!(parse_message(bad), Err(not_ours.to_string()), "{bad}");
         }
         assert_eq!(
             parse_message(r#"{"type":"explode"}"#),
-            Err("error: ignored message of unknown type \"explode\"; known types: command, scenario, speed, play, pause, reset".into())
+            Err("error: ignored message of unknown type \"explode\"; known types: command, scenario, speed, play, pause, reset, step, fast-forward, select-pod".into())
         );
         assert_eq!(
             parse_message(r#"{"type":"command","command":"  "}"#),
@@ -203,6 +224,23 @@ mod tests {
             Err("error: ignored message \"speed\": field \"speed\" must be a number above 0".into())
         );
         assert!(parse_message(r#"{"type":"speed","speed":-1}"#).is_err());
+    }
+
+    #[test]
+    fn select_pod_names_a_pod_in_the_default_namespace_unless_told_otherwise() {
+        let pod = |namespace: &str, name: &str| Ok(InMessage::SelectPod { namespace: namespace.into(), name: name.into() });
+        assert_eq!(parse_message(r#"{"type":"select-pod","name":"web-1"}"#), pod("default", "web-1"));
+        assert_eq!(parse_message(r#"{"type":"select-pod","namespace":"shop","name":"web-1"}"#), pod("shop", "web-1"));
+        for (bad, field) in [
+            (r#"{"type":"select-pod"}"#, "name"),
+            (r#"{"type":"select-pod","name":""}"#, "name"),
+            (r#"{"type":"select-pod","name":7}"#, "name"),
+            (r#"{"type":"select-pod","namespace":"","name":"web-1"}"#, "namespace"),
+            (r#"{"type":"select-pod","namespace":null,"name":"web-1"}"#, "namespace"),
+        ] {
+            let error = format!("error: ignored message \"select-pod\": it needs a non-empty string field \"{field}\"");
+            assert_eq!(parse_message(bad), Err(error), "{bad}");
+        }
     }
 
     #[test]

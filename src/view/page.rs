@@ -386,10 +386,32 @@ pub fn node_fault_command(verb: &str, node: &str) -> String {
     format!("sim node {verb} {node}")
 }
 
+/// What one of [`NODE_FAULTS`] does to the machine, for the button's label.
+pub fn node_fault_words(verb: &str) -> &'static str {
+    match verb {
+        "fail" => "power it off",
+        "partition" => "cut it off from the network",
+        _ => "bring it back",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::command::Session;
+
+    #[test]
+    fn each_node_fault_is_a_sim_command_with_its_words() {
+        let all: Vec<(String, &str)> = NODE_FAULTS.iter().map(|v| (node_fault_command(v, "node-1"), node_fault_words(v))).collect();
+        assert_eq!(
+            all,
+            [
+                ("sim node fail node-1".to_string(), "power it off"),
+                ("sim node partition node-1".to_string(), "cut it off from the network"),
+                ("sim node recover node-1".to_string(), "bring it back"),
+            ]
+        );
+    }
 
     #[test]
     fn the_address_picks_scenario_and_seed_and_bad_values_say_why() {

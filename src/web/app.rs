@@ -24,7 +24,6 @@ use crate::cluster_view::ClusterPanel;
 use crate::console::{Completion, Console};
 use crate::controls::Toolbar;
 use crate::editor::Editor;
-use crate::engine::{Action, Offscreen, Snapshot};
 use crate::events_view::{CommandLog, EventsPanel};
 use crate::header::header;
 use crate::hints_view::HintsPanel;
@@ -33,6 +32,7 @@ use crate::lesson_view::LessonPanel;
 use crate::loops_view::{FlowPanel, LoopsPanel};
 use crate::share_view::{ErrorBanner, SharePanel};
 use crate::side::{GapPanel, PodPanel};
+use kubeloop::play::{Action, Offscreen, Snapshot};
 use kubeloop::view::embed::OutMessage;
 
 /// The rendered snapshot; the reducer keeps the old one when handed the same `Rc`.
@@ -115,10 +115,10 @@ pub fn App(props: &AppProps) -> Html {
     let s = &shown.0;
     let p = &*params;
     // Past teaching scale the panels below the cluster are skipped by the browser while off screen.
-    let large = s.cluster.pod_count > crate::engine::LARGE_CLUSTER_PODS;
+    let large = s.is_large();
     let theme = (p.theme != kubeloop::view::page::Theme::Auto).then(|| p.theme.name());
     html! {
-        <div ref={root} class={classes!("app", props.embedded.then_some("embedded"), large.then_some("large"))} data-theme={theme} data-sim-time={s.time_ms.to_string()} data-mode={mode_name(s)}>
+        <div ref={root} class={classes!("app", props.embedded.then_some("embedded"), large.then_some("large"))} data-theme={theme} data-sim-time={s.time_ms.to_string()} data-mode={s.mode.name()}>
             if p.shows_panel("header") {
                 { header(kubeloop::VERSION) }
             }
@@ -189,14 +189,6 @@ pub fn App(props: &AppProps) -> Html {
                 </section>
             }
         </div>
-    }
-}
-
-fn mode_name(s: &Snapshot) -> &'static str {
-    match s.mode {
-        crate::engine::Mode::Paused => "paused",
-        crate::engine::Mode::Playing => "playing",
-        crate::engine::Mode::FastForward => "fast-forward",
     }
 }
 

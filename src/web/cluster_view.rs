@@ -10,9 +10,9 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::engine::Action;
+use kubeloop::play::Action;
 use kubeloop::view::cluster::{ClusterView, NodeView, PodView, Usage};
-use kubeloop::view::page::{node_fault_command, NODE_FAULTS};
+use kubeloop::view::page::{node_fault_command, node_fault_words, NODE_FAULTS};
 
 #[derive(Properties, PartialEq)]
 pub struct ClusterPanelProps {
@@ -24,7 +24,7 @@ pub struct ClusterPanelProps {
 
 /// Past this many pods the cluster is drawn compactly: pods as small squares without text,
 /// no entry animation, node boxes skipped by the browser while off screen.
-const COMPACT_PODS: usize = crate::engine::LARGE_CLUSTER_PODS;
+const COMPACT_PODS: usize = kubeloop::play::LARGE_CLUSTER_PODS;
 /// At most this many unscheduled pods are drawn; the rest are counted.
 const UNSCHEDULED_SHOWN: usize = 60;
 
@@ -55,7 +55,7 @@ pub fn ClusterPanel(props: &ClusterPanelProps) -> Html {
             <ul class="cluster-nodes" aria-label="Nodes">
                 { for props.cluster.nodes.iter().map(|node| {
                     // Only the box holding the selected pod hears about the selection.
-                    let here = selected.filter(|key| node.pods.iter().any(|p| is_key(p, key))).map(AttrValue::from);
+                    let here = selected.filter(|key| node.pods.iter().any(|p| p.is_key(key))).map(AttrValue::from);
                     html! { <NodeBox key={node.name.clone()} node={node.clone()} compact={compact} selected={here} on_action={props.on_action.clone()} /> }
                 }) }
             </ul>
@@ -108,21 +108,13 @@ fn node_faults(node: &str, on_action: &Callback<Action>) -> Html {
                 let on_action = on_action.clone();
                 html! {
                     <button type="button" class="small" data-testid={format!("node-{verb}")} data-node={node.to_string()}
-                        title={line.clone()} aria-label={format!("{verb} {node}: {}", fault_words(verb))}
+                        title={line.clone()} aria-label={format!("{verb} {node}: {}", node_fault_words(verb))}
                         onclick={Callback::from(move |_| on_action.emit(Action::Command(line.clone())))}>
                         { *verb }
                     </button>
                 }
             }) }
         </div>
-    }
-}
-
-fn fault_words(verb: &str) -> &'static str {
-    match verb {
-        "fail" => "power it off",
-        "partition" => "cut it off from the network",
-        _ => "bring it back",
     }
 }
 
@@ -173,7 +165,7 @@ pub fn PodList(props: &PodListProps) -> Html {
     html! {
         <ul class="pods" aria-label="Pods">
             { for props.pods.as_slice().iter().map(|p| {
-                let selected = props.selected.as_deref().is_some_and(|key| is_key(p, key));
+                let selected = props.selected.as_deref().is_some_and(|key| p.is_key(key));
                 pod_chip(p, props.compact, selected, &props.on_action)
             }) }
         </ul>
@@ -204,25 +196,12 @@ fn pod_chip(p: &PodView, compact: bool, selected: bool, on_action: &Callback<Act
                 aria-pressed={selected.to_string()} aria-label={label.clone()} title={(!compact).then_some(label)} {onclick}>
                 if !compact {
                     <span class="pod-dot" aria-hidden="true"></span>
-                    <span class="pod-name">{ short_name(&p.name) }</span>
+                    <span class="pod-name">{ p.short_name().to_string() }</span>
                     if p.restarts > 0 {
                         <span class="pod-restarts" aria-hidden="true">{ format!("↻{}", p.restarts) }</span>
                     }
                 }
             </button>
         </li>
-    }
-}
-
-/// Whether `key` (`namespace/name`) names pod `p`, without building the key.
-fn is_key(p: &PodView, key: &str) -> bool {
-    key.split_once('/') == Some((p.namespace.as_str(), p.name.as_str()))
-}
-
-/// The part of a generated pod name that tells replicas apart (`web-7d9f6c5b4-x2kqp` → `x2kqp`).
-fn short_name(name: &str) -> String {
-    match name.rsplit_once('-') {
-        Some((_, suffix)) if suffix.len() == 5 => suffix.to_string(),
-        _ => name.to_string(),
     }
 }

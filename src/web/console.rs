@@ -2,7 +2,8 @@
 //! [`kubeloop::command::Session`].
 //!
 //! It keeps only what a terminal keeps (the line being typed, the history, the candidates of the
-//! last Tab); the transcript and every command's effect live in the engine, which the console
+//! last Tab); the transcript (`kubeloop::play::console`) and every command's effect live in the
+//! engine, which the console
 //! reaches through an [`Action`] for each line and a synchronous callback for completion.
 //! Keys: Enter runs, ↑/↓ walk the history, Tab completes (on a non-empty line; on an empty one it
 //! moves focus as usual), Ctrl-C ends open watches (`kubectl get -w`), Escape clears the line.
@@ -12,23 +13,8 @@ use std::rc::Rc;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
-use crate::engine::Action;
-
-/// What a line of the transcript is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ConsoleKind {
-    /// An echoed command (`$ kubectl get pods`).
-    Input,
-    Output,
-    Error,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConsoleLine {
-    pub seq: u64,
-    pub kind: ConsoleKind,
-    pub text: String,
-}
+use kubeloop::play::console::{walk_history, ConsoleLine};
+use kubeloop::play::Action;
 
 /// A line completed as far as is certain, and the candidates when there are several.
 pub type Completion = (String, Vec<String>);
@@ -38,18 +24,6 @@ pub struct ConsoleProps {
     pub lines: Rc<Vec<ConsoleLine>>,
     pub on_action: Callback<Action>,
     pub on_complete: Callback<String, Completion>,
-}
-
-/// Where ↑/↓ go in `history` from `at` (None = the line being typed). Returns the new position.
-pub fn walk_history(len: usize, at: Option<usize>, up: bool) -> Option<usize> {
-    match (at, up) {
-        (_, _) if len == 0 => None,
-        (None, true) => Some(len - 1),
-        (Some(i), true) => Some(i.saturating_sub(1)),
-        (None, false) => None,
-        (Some(i), false) if i + 1 < len => Some(i + 1),
-        (Some(_), false) => None,
-    }
 }
 
 #[component]
@@ -127,7 +101,7 @@ pub fn Console(props: &ConsoleProps) -> Html {
             <h2 id="console-title" class="panel-title">{ "Console" }</h2>
             <pre class="transcript" ref={transcript} role="log" aria-live="polite" aria-label="Console output" tabindex="0" data-testid="console-output">
                 { for props.lines.iter().map(|l| html! {
-                    <span key={l.seq} class={classes!("line", line_class(l.kind))}>{ format!("{}\n", l.text) }</span>
+                    <span key={l.seq} class={classes!("line", l.kind.class())}>{ format!("{}\n", l.text) }</span>
                 }) }
             </pre>
             if !candidates.is_empty() {
@@ -150,13 +124,5 @@ pub fn Console(props: &ConsoleProps) -> Html {
             </div>
             <p id="console-keys" class="muted keys">{ "Enter runs · ↑/↓ history · Tab completes · Ctrl-C stops watches · try: kubectl get pods -w" }</p>
         </section>
-    }
-}
-
-fn line_class(kind: ConsoleKind) -> &'static str {
-    match kind {
-        ConsoleKind::Input => "input",
-        ConsoleKind::Output => "output",
-        ConsoleKind::Error => "error",
     }
 }

@@ -7,8 +7,8 @@
 
 use yew::prelude::*;
 
-use crate::engine::{sim_time, Action, Mode};
 use kubeloop::model::Time;
+use kubeloop::play::{sim_time, speed_label, Action, Mode};
 use kubeloop::view::page::{PageParams, SPEEDS};
 use std::rc::Rc;
 
@@ -23,14 +23,6 @@ pub struct ToolbarProps {
     pub scenario: AttrValue,
     pub params: Rc<PageParams>,
     pub on_action: Callback<Action>,
-}
-
-fn speed_label(s: f64) -> String {
-    if s < 1.0 {
-        format!("{s}×")
-    } else {
-        format!("{}×", s as u64)
-    }
 }
 
 /// Play/pause/step/fast-forward, speed, time, seed, reset and add-node.
@@ -60,12 +52,7 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
     };
     let playing = props.mode == Mode::Playing;
     let show = |name: &str| props.params.shows_control(name);
-    let status = match props.mode {
-        Mode::Playing if props.lagging => "playing (the simulation is behind the clock)",
-        Mode::Playing => "playing",
-        Mode::Paused => "paused",
-        Mode::FastForward => "fast-forwarding",
-    };
+    let status = props.mode.status(props.lagging);
     html! {
         <section class="toolbar" aria-label="Simulation controls">
             <div class="clock" role="group" aria-label="Clock">

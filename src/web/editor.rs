@@ -11,8 +11,8 @@
 use web_sys::{HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
-use crate::engine::Action;
 use kubeloop::command::kubectl::examples::EXAMPLES;
+use kubeloop::play::Action;
 
 #[derive(Properties, PartialEq)]
 pub struct EditorProps {

@@ -5,7 +5,7 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::engine::{Action, CommandEntry};
+use kubeloop::play::{Action, CommandEntry};
 use kubeloop::view::events::{EventFilter, EventTable};
 
 #[derive(Properties, PartialEq)]

@@ -6,8 +6,8 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::engine::{sim_time, Action};
 use kubeloop::model::Time;
+use kubeloop::play::{sim_time, Action};
 use kubeloop::view::hints::Hint;
 
 #[derive(Properties, PartialEq)]

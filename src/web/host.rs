@@ -17,7 +17,7 @@ use js_sys::{Function, Reflect};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::engine::Engine;
+use kubeloop::play::Engine;
 use kubeloop::view::embed::OutMessage;
 
 /// Where a widget lives.

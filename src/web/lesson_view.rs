@@ -10,27 +10,10 @@ use std::rc::Rc;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
-use crate::engine::Action;
 use kubeloop::lesson::run::Phase;
-use kubeloop::lesson::{Lesson, LessonView};
-
-/// The lesson `?lesson=NAME` names (a built-in one), or an error naming the lessons there are.
-pub fn lesson_named(name: &str) -> Result<Lesson, String> {
-    Lesson::builtin(name).ok_or_else(|| {
-        format!("error: unknown lesson {name:?} in parameter \"lesson\"; the built-in lessons are {}", Lesson::builtin_names().join(", "))
-    })
-}
-
-pub fn phase_name(phase: Phase) -> &'static str {
-    match phase {
-        Phase::Predict => "predict",
-        Phase::Running => "running",
-        Phase::Diagnose => "diagnose",
-        Phase::Passed => "passed",
-        Phase::TimedOut => "timed-out",
-        Phase::Finished => "finished",
-    }
-}
+use kubeloop::lesson::LessonView;
+use kubeloop::play::lesson::{feedback, phase_name, status};
+use kubeloop::play::Action;
 
 #[derive(Properties, PartialEq)]
 pub struct LessonPanelProps {
@@ -137,40 +120,17 @@ fn question(
                     }) }
                 </div>
             }
-            { feedback(v) }
+            { feedback_view(v) }
         </fieldset>
     }
 }
 
-fn feedback(v: &LessonView) -> Html {
-    let Some(g) = &v.graded else { return Html::default() };
-    let (class, text) = match (g.correct, &g.actual) {
-        (Some(true), _) => ("right", format!("Right: {}.", g.given)),
-        (Some(false), Some(actual)) => ("wrong", format!("Not quite: you said {}, the answer is {actual}.", g.given)),
-        _ => ("waiting", format!("You said {}. Watch what happens…", g.given)),
-    };
+fn feedback_view(v: &LessonView) -> Html {
+    let Some((class, text)) = feedback(v) else { return Html::default() };
     html! {
         <div class={classes!("feedback", class)} data-testid="lesson-feedback" data-graded={class} aria-live="polite">
             <p>{ text }</p>
             if !v.explain.is_empty() { <p class="explain">{ v.explain.clone() }</p> }
         </div>
-    }
-}
-
-fn status(v: &LessonView) -> String {
-    match v.phase {
-        Phase::Predict => "Answer the question to continue; the simulation waits for you.".into(),
-        Phase::Running => match &v.within {
-            Some(w) => format!("Waiting for the check (at most {w} of simulated time)."),
-            None if v.checks.is_empty() => "Working…".into(),
-            None => "Waiting for the check.".into(),
-        },
-        Phase::Diagnose => "Answer the question to finish this step.".into(),
-        Phase::Passed => "Step complete.".into(),
-        Phase::TimedOut => "The check did not pass in time. You can go on, or reset and try again.".into(),
-        Phase::Finished => format!(
-            "Answers right: {} of {}. Checks passed: {} of {}.",
-            v.score.answers_right, v.score.questions, v.score.checks_passed, v.score.checks
-        ),
     }
 }

@@ -13,8 +13,8 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::engine::{sim_time, Action};
 use kubeloop::model::Time;
+use kubeloop::play::{sim_time, Action};
 use kubeloop::view::flow::{FlowLayout, Hop};
 use kubeloop::view::loops::{ComponentView, LoopView};
 use kubeloop::view::page::switch_command;

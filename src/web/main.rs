@@ -6,17 +6,15 @@
 //! instead of a blank page. On the page itself (`index.html`, which has `#app`) it mounts
 //! [`app::App`] configured by the address's query; on a host page the `<kubeloop-sim>` element
 //! (`www/kubeloop-sim.js`) loads the same module and calls [`mount`] for each widget instead.
-//! It may use only the public API of the `kubeloop` library; everything browser-specific stays
-//! under `src/web/`.
+//! It may use only the public API of the `kubeloop` library, whose `play::Engine` decides
+//! everything the page does; everything browser-specific stays under `src/web/`.
 
 mod app;
 mod cluster_view;
 mod console;
 mod controls;
 mod editor;
-mod engine;
 mod events_view;
-mod governor;
 mod header;
 mod hints_view;
 mod host;
@@ -43,7 +41,7 @@ fn main() {
     let Some(root) = window.document().and_then(|document| document.get_element_by_id("app")) else { return };
     let query = window.location().search().unwrap_or_default();
     let (params, errors) = page::parse_query(&query);
-    let mut engine = engine::Engine::new(params, errors);
+    let mut engine = kubeloop::play::Engine::new(params, errors);
     let location = window.location();
     engine.set_page_base(format!("{}{}", location.origin().unwrap_or_default(), location.pathname().unwrap_or_default()));
     let framed = window.parent().ok().flatten().is_some_and(|parent| !JsValue::from(&parent).loose_eq(&JsValue::from(&window)));
@@ -96,7 +94,7 @@ pub fn mount(root: web_sys::Element, options: JsValue) -> Handle {
         }
     }
     let (params, errors) = page::parse_pairs(pairs);
-    let mut engine = engine::Engine::new(params, errors);
+    let mut engine = kubeloop::play::Engine::new(params, errors);
     engine.set_page_base(base);
     let host = callback.map(Host::Element).unwrap_or_else(|| Host::Element(js_sys::Function::new_no_args("")));
     let shared = Shared::new(engine, host);

@@ -9,8 +9,8 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::engine::{Action, ShareView};
 use crate::host;
+use kubeloop::play::{Action, ShareView};
 use kubeloop::view::page::percent_encode;
 
 #[derive(Properties, PartialEq)]

@@ -8,8 +8,8 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::engine::{sim_time, Action, Selection};
 use kubeloop::model::Time;
+use kubeloop::play::{sim_time, Action, Selection};
 use kubeloop::view::gap::{GapChart, GapView};
 
 /// The most replicas the input accepts (a page, not a load test).

@@ -1,0 +1,290 @@
+//! The lesson runner's side of the engine: starting a lesson (built in, or fetched by the page),
+//! running its commands as the learner would see them, handing it the learner's answers, and
+//! telling a host about each step that passed.
+//!
+//! It exists because [`LessonRun`] never moves time or runs commands itself: it is played by a
+//! [`Driver`], and on the page that driver is the [`Engine`] — its commands are echoed in the
+//! console and logged for the permalink like typed ones, and its clock waits while a prediction
+//! is open ([`Engine::frame`]). The words the lesson panel shows for a phase live here too, so
+//! the panel only renders.
+
+use super::console::ConsoleKind;
+use super::{start, Engine, Snapshot};
+use crate::command::CommandOutput;
+use crate::lesson::run::Phase;
+use crate::lesson::{Driver, Lesson, LessonRun, LessonView};
+use crate::view::embed::OutMessage;
+use std::rc::Rc;
+
+/// The lesson `?lesson=NAME` names (a built-in one), or an error naming the lessons there are.
+pub fn lesson_named(name: &str) -> Result<Lesson, String> {
+    Lesson::builtin(name).ok_or_else(|| {
+        format!("error: unknown lesson {name:?} in parameter \"lesson\"; the built-in lessons are {}", Lesson::builtin_names().join(", "))
+    })
+}
+
+/// The phase's word in the lesson panel's `data-phase`, which tests and course scripts read.
+pub fn phase_name(phase: Phase) -> &'static str {
+    match phase {
+        Phase::Predict => "predict",
+        Phase::Running => "running",
+        Phase::Diagnose => "diagnose",
+        Phase::Passed => "passed",
+        Phase::TimedOut => "timed-out",
+        Phase::Finished => "finished",
+    }
+}
+
+/// What the lesson panel's status line says.
+pub fn status(v: &LessonView) -> String {
+    match v.phase {
+        Phase::Predict => "Answer the question to continue; the simulation waits for you.".into(),
+        Phase::Running => match &v.within {
+            Some(w) => format!("Waiting for the check (at most {w} of simulated time)."),
+            None if v.checks.is_empty() => "Working…".into(),
+            None => "Waiting for the check.".into(),
+        },
+        Phase::Diagnose => "Answer the question to finish this step.".into(),
+        Phase::Passed => "Step complete.".into(),
+        Phase::TimedOut => "The check did not pass in time. You can go on, or reset and try again.".into(),
+        Phase::Finished => format!(
+            "Answers right: {} of {}. Checks passed: {} of {}.",
+            v.score.answers_right, v.score.questions, v.score.checks_passed, v.score.checks
+        ),
+    }
+}
+
+/// The feedback on a given answer: its class (`right`, `wrong`, or `waiting` for a measured
+/// answer not read yet) and its words. None before an answer.
+pub fn feedback(v: &LessonView) -> Option<(&'static str, String)> {
+    let g = v.graded.as_ref()?;
+    Some(match (g.correct, &g.actual) {
+        (Some(true), _) => ("right", format!("Right: {}.", g.given)),
+        (Some(false), Some(actual)) => ("wrong", format!("Not quite: you said {}, the answer is {actual}.", g.given)),
+        _ => ("waiting", format!("You said {}. Watch what happens…", g.given)),
+    })
+}
+
+impl Engine {
+    /// Starts a lesson on the run it is given (its scenario already loaded).
+    pub(crate) fn start_lesson(&mut self, lesson: Lesson) {
+        self.lesson_steps_reported.clear();
+        let mut run = LessonRun::new(lesson);
+        let problems = run.start(self);
+        self.lesson_problem = (!problems.is_empty()).then(|| problems.join("\n"));
+        self.lesson = Some(run);
+        self.observe();
+    }
+
+    /// A lesson URL to fetch, once.
+    pub fn take_lesson_fetch(&mut self) -> Option<String> {
+        self.lesson_fetch.take()
+    }
+
+    /// The text of a fetched lesson file (or why it could not be fetched): on its own scenario
+    /// and seed the lesson starts; a bad file is reported and the page runs on.
+    pub fn lesson_fetched(&mut self, url: &str, text: Result<String, String>) -> Option<Rc<Snapshot>> {
+        let lesson = text
+            .map_err(|e| format!("error: cannot load lesson {url:?}: {e}"))
+            .and_then(|t| Lesson::parse(&t).map_err(|e| format!("error: lesson {url:?}: {e}")));
+        let started = lesson.and_then(|lesson| {
+            let seed = self.params.seed.or(lesson.seed);
+            start(&lesson.scenario, seed).map(|session| (lesson, session))
+        });
+        match started {
+            Ok((lesson, session)) => {
+                let scenario = lesson.scenario.clone();
+                self.replace(session, scenario);
+                self.start_lesson(lesson);
+            }
+            Err(e) => self.report(e),
+        }
+        self.throttle.panels_due = true;
+        self.publish()
+    }
+
+    /// Runs a lesson method that may run commands through the engine; its errors are shown.
+    pub(crate) fn with_lesson(&mut self, f: impl FnOnce(&mut LessonRun, &mut Engine) -> Result<Vec<String>, String>) {
+        let Some(mut run) = self.lesson.take() else { return };
+        match f(&mut run, self) {
+            Ok(problems) if problems.is_empty() => {}
+            Ok(problems) => self.lesson_problem = Some(problems.join("\n")),
+            Err(e) => self.console.push(ConsoleKind::Error, &e),
+        }
+        self.lesson = Some(run);
+    }
+
+    /// Tells the host once about each lesson step that has passed.
+    pub(crate) fn report_lesson_steps(&mut self) {
+        // Runs every frame: read the phase and step first, build the message only once per step.
+        let Some(run) = &self.lesson else { return };
+        let step = run.index();
+        if run.phase() != Phase::Passed || self.lesson_steps_reported.contains(&step) {
+            return;
+        }
+        let lesson = run.lesson();
+        let (name, title) = (lesson.name.clone(), lesson.steps.get(step).map(|s| s.title.clone()).unwrap_or_default());
+        self.lesson_steps_reported.insert(step);
+        let time_ms = self.session.sim().now().0;
+        self.emit(OutMessage::StepCompleted { lesson: name, step, title, time_ms });
+    }
+}
+
+/// The lesson runs its commands through the engine: shown ones are logged and echoed in the
+/// console like typed ones; hidden ones (a lesson's secret fault) run silently.
+impl Driver for Engine {
+    fn run_line(&mut self, line: &str, shown: bool) -> CommandOutput {
+        if shown {
+            self.console.echo(line);
+            let out = self.run_logged(line);
+            self.console.output(&out);
+            return out;
+        }
+        let mut out = self.session.execute(line);
+        out.push(self.session.take_stream());
+        if out.ok && line.starts_with("sim seed") {
+            self.restarted();
+        }
+        out
+    }
+    fn sim(&self) -> &crate::sim::Sim {
+        self.session.sim()
+    }
+    fn add_file(&mut self, path: &str, text: &str) {
+        self.session.add_file(path, text);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{test_engine, Action, Mode};
+    use super::*;
+
+    fn still() -> f64 {
+        0.0
+    }
+
+    /// Fast-forwards until the clock stops (settled, or at the limit), as a learner pressing
+    /// the button and waiting would.
+    fn fast_forward(e: &mut Engine) {
+        e.act(Action::FastForward);
+        let mut ts = 0.0;
+        while e.snapshot().mode == Mode::FastForward {
+            assert!(ts < 1e6, "fast-forward never stopped");
+            e.frame(ts, &still);
+            ts += 16.0;
+        }
+    }
+
+    fn lesson(e: &Engine) -> Rc<LessonView> {
+        e.snapshot().lesson.clone().expect("a lesson")
+    }
+
+    #[test]
+    fn an_unknown_lesson_names_the_built_in_ones() {
+        let e = lesson_named("nope").unwrap_err();
+        assert!(e.starts_with("error: unknown lesson \"nope\" in parameter \"lesson\"; the built-in lessons are "), "{e}");
+        assert!(e.contains("worked-example") && e.contains("desired-state"), "{e}");
+        let (params, errors) = crate::view::page::parse_query("?lesson=nope");
+        let engine = Engine::new(params, errors);
+        assert_eq!(engine.snapshot().errors.as_slice(), [e]);
+        assert!(engine.snapshot().lesson.is_none());
+    }
+
+    #[test]
+    fn a_lesson_waiting_for_an_answer_holds_the_clock() {
+        let mut e = test_engine("?lesson=worked-example");
+        fast_forward(&mut e);
+        assert_eq!(lesson(&e).phase, Phase::Passed, "three pods run");
+        e.act(Action::LessonNext);
+        let v = lesson(&e);
+        assert_eq!((v.index, v.phase), (1, Phase::Predict));
+        assert_eq!(status(&v), "Answer the question to continue; the simulation waits for you.");
+        let (at, hash) = (e.session.sim().now(), e.session.sim().trace().hash());
+        e.act(Action::Play);
+        for ts in 0..20 {
+            assert!(e.frame(f64::from(ts) * 50.0, &still).is_none(), "nothing moves while the question is open");
+        }
+        assert_eq!((e.session.sim().now(), e.session.sim().trace().hash()), (at, hash));
+        e.act(Action::LessonAnswer("3".into()));
+        assert_eq!(lesson(&e).phase, Phase::Running, "the answer lets the action run");
+        e.frame(1000.0, &still);
+        assert!(e.session.sim().now() > at, "and the clock runs again");
+    }
+
+    #[test]
+    fn after_fast_forward_a_measured_answer_is_read_and_the_step_passes() {
+        // The bug: the cluster settles within the second before the measurement is due, so
+        // fast-forward stopped as settled with the answer still "Watch what happens…", and every
+        // later fast-forward stopped at once, there, for ever.
+        let mut e = test_engine("?lesson=worked-example");
+        fast_forward(&mut e);
+        e.act(Action::LessonNext);
+        let s = e.act(Action::LessonAnswer("3".into())).expect("the answer shows");
+        let v = s.lesson.clone().expect("a lesson");
+        assert_eq!(feedback(&v).map(|f| f.0), Some("waiting"), "{:?}", v.graded);
+        assert_eq!(feedback(&v).map(|f| f.1), Some("You said 3. Watch what happens…".to_string()));
+        let deleted_at = e.session.sim().now();
+        fast_forward(&mut e);
+        let v = lesson(&e);
+        assert_eq!(v.graded.as_ref().and_then(|g| g.actual.clone()), Some("3".into()), "measured one second in");
+        assert_eq!(feedback(&v).map(|f| f.0), Some("right"));
+        assert_eq!(v.phase, Phase::Passed, "{:?}", v.checks);
+        assert!(e.session.sim().now() >= deleted_at + crate::model::Duration::secs(1));
+        assert!(e.snapshot().note.starts_with("settled at "), "{}", e.snapshot().note);
+        let out = e.take_outbox();
+        let steps: Vec<usize> =
+            out.iter().filter_map(|m| if let OutMessage::StepCompleted { step, .. } = m { Some(*step) } else { None }).collect();
+        assert_eq!(steps, [0, 1], "the host heard of each step once");
+    }
+
+    #[test]
+    fn desired_state_plays_to_its_end_by_fast_forward_alone() {
+        let mut e = test_engine("?lesson=desired-state");
+        for step in 0..10 {
+            let v = lesson(&e);
+            if v.phase == Phase::Finished {
+                break;
+            }
+            if v.asking {
+                let choice = v.choices.first().cloned().unwrap_or_else(|| "3".into());
+                e.act(Action::LessonAnswer(choice));
+            }
+            if v.task.is_some() {
+                e.act(Action::Console("kubectl scale deployment/web --replicas=2".into()));
+            }
+            fast_forward(&mut e);
+            let v = lesson(&e);
+            assert!(matches!(v.phase, Phase::Passed | Phase::Finished), "step {step} stuck in {:?}: {:?}", v.phase, feedback(&v));
+            e.act(Action::LessonNext);
+        }
+        let v = lesson(&e);
+        assert_eq!(v.phase, Phase::Finished);
+        assert_eq!(
+            status(&v),
+            format!(
+                "Answers right: {} of {}. Checks passed: {} of {}.",
+                v.score.answers_right, v.score.questions, v.score.checks, v.score.checks
+            )
+        );
+        assert_eq!(v.score.checks_passed, v.score.checks);
+    }
+
+    #[test]
+    fn the_lessons_action_is_echoed_and_logged_like_a_typed_command() {
+        let mut e = test_engine("?lesson=desired-state");
+        fast_forward(&mut e);
+        e.act(Action::LessonNext);
+        e.act(Action::LessonAnswer("3".into()));
+        let s = e.snapshot();
+        assert!(s.console.iter().any(|l| l.text == "$ kubectl scale deployment/web --replicas=5"), "{:?}", s.console);
+        assert_eq!(s.commands[0].line, "kubectl scale deployment/web --replicas=5");
+        assert_eq!(e.log.last().map(|r| r.command.as_str()), Some("kubectl scale deployment/web --replicas=5"));
+    }
+
+    #[test]
+    fn phase_names() {
+        let all = [Phase::Predict, Phase::Running, Phase::Diagnose, Phase::Passed, Phase::TimedOut, Phase::Finished];
+        assert_eq!(all.map(phase_name), ["predict", "running", "diagnose", "passed", "timed-out", "finished"]);
+    }
+}

@@ -1,0 +1,661 @@
+//! The page's engine: one command [`Session`] and the view trackers, moved on by animation
+//! frames and by the controls, producing a [`Snapshot`] for the page to render.
+//!
+//! It exists to keep every decision about *when* out of the page's components, and in the
+//! library where native tests reach it: how much simulated time a frame covers at the chosen
+//! speed, how much wall time the simulation may take in one frame (the budget; past it the
+//! simulation falls behind rather than the page), when fast-forward stops, and which parts of the
+//! picture changed. Nothing here names a browser type or reads a clock: the wall time of a frame
+//! and a way to read the wall clock for the budget are handed in by the page
+//! ([`Engine::frame`]).
+//!
+//! Every control that changes the cluster is a command line run through the session
+//! ([`Engine::run`]); the clock controls (play, pause, step, fast-forward, speed) only decide
+//! how the page's own clock drives the simulation.
+//!
+//! The concerns live in their own files: [`clock`] (the page's clock, fast-forward, step),
+//! [`governor`] (a large cluster's frame budget), [`snapshot`] (what the page renders, shared by
+//! `Rc`, and the throttling of a large cluster's redraws), [`console`] (the console's
+//! transcript), [`host`] (the outbox for an embedding host and the messages it sends), and
+//! [`lesson`] (the lesson runner's side of the engine). This file holds the [`Engine`], the
+//! [`Action`]s the page sends it, and loading and restarting runs.
+
+pub mod clock;
+pub mod console;
+pub mod governor;
+pub mod host;
+pub mod lesson;
+pub mod snapshot;
+
+pub use clock::{sim_time, speed_label, Mode, FAST_FORWARD_LIMIT, MAX_FRAME_MS};
+pub use console::{ConsoleKind, ConsoleLine};
+pub use snapshot::{HintsShown, Offscreen, Selection, ShareView, Snapshot, LARGE_CLUSTER_PODS};
+
+use crate::command::{CommandOutput, Session};
+use crate::lesson::LessonRun;
+use crate::model::Kind;
+use crate::sim::Message;
+use crate::view::cluster::ClusterTracker;
+use crate::view::events::{EventFilter, EventLog};
+use crate::view::flow::{hops, FlowLayout, Hop};
+use crate::view::gap::GapHistory;
+use crate::view::hints::HintTracker;
+use crate::view::page::{self, PageParams, Recorded};
+use crate::view::share::{self, TraceFile};
+use clock::Clock;
+use console::Transcript;
+use host::Outbox;
+use snapshot::Throttle;
+use std::collections::{BTreeSet, VecDeque};
+use std::rc::Rc;
+
+/// Hops shown at once; a frame with more new messages than [`SINGLE_HOPS`] folds them.
+const HOPS_SHOWN: usize = 24;
+const SINGLE_HOPS: usize = 12;
+/// Event rows shown.
+const EVENT_ROWS: usize = 60;
+/// Command lines kept in the log.
+const COMMANDS_KEPT: usize = 8;
+/// Error lines kept in the banner (the newest).
+const ERRORS_KEPT: usize = 4;
+
+/// What the page can be asked to do.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    Play,
+    Pause,
+    Step,
+    FastForward,
+    Speed(f64),
+    Select(String, String),
+    Deselect,
+    Kill,
+    Scale(i64),
+    AddNode,
+    Reset,
+    Seed(u64),
+    FilterObject(String),
+    FilterComponent(String),
+    /// Any command line, as if typed in the console (component switches, node faults).
+    Command(String),
+    /// Opens or closes the "what is wrong?" panel.
+    ToggleHints,
+    /// Turns story mode (paced, captioned playback of the meaningful hops) on or off.
+    #[allow(dead_code)] // until the toolbar's story toggle sends it
+    ToggleStory,
+    /// A line typed in the console.
+    Console(String),
+    /// Ctrl-C in the console: end every open watch.
+    Interrupt,
+    /// The editor's Apply: `kubectl apply -f manifest.yaml` with this text.
+    ApplyManifest(String),
+    /// The learner's answer to the lesson's open question.
+    LessonAnswer(String),
+    /// The lesson's Next button.
+    LessonNext,
+    /// Opens the share panel (computing its permalink, kubectl lines and trace) or closes it.
+    Share,
+    /// Imports a trace file's JSON text.
+    ImportTrace(String),
+    /// Dismisses the error banner.
+    DismissErrors,
+}
+
+/// One command the page ran, with what it printed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommandEntry {
+    pub seq: u64,
+    pub line: String,
+    pub output: String,
+    pub ok: bool,
+}
+
+pub struct Engine {
+    session: Session,
+    scenario: String,
+    errors: Vec<String>,
+    params: PageParams,
+    /// The command lines run in this run, with their simulated times.
+    log: Vec<Recorded>,
+    /// What the host hears.
+    outbox: Outbox,
+    /// A scenario URL the app should fetch, and whether its replay is the address's.
+    fetch: Option<String>,
+    replay_pending: bool,
+    /// A trace file being imported: checked once its replay is done.
+    verify: Option<TraceFile>,
+    /// The address of the page itself (for permalinks), without a query.
+    page_base: String,
+    share: Option<Rc<ShareView>>,
+    cluster: ClusterTracker,
+    events: EventLog,
+    events_dirty: bool,
+    gap: GapHistory,
+    flow_seq: u64,
+    hops: VecDeque<Hop>,
+    hops_dirty: bool,
+    clock: Clock,
+    /// When a large cluster's panels are redrawn, and which are skipped.
+    throttle: Throttle,
+    note: String,
+    selected: Option<(String, String)>,
+    filter: EventFilter,
+    commands: VecDeque<CommandEntry>,
+    command_seq: u64,
+    /// `None` when the address turned hints off.
+    hints: Option<HintTracker>,
+    hints_open: bool,
+    console: Transcript,
+    lesson: Option<LessonRun>,
+    lesson_problem: Option<String>,
+    /// `?lesson=URL`, for the app to fetch.
+    lesson_fetch: Option<String>,
+    /// The steps of the lesson the host has been told have passed.
+    lesson_steps_reported: BTreeSet<usize>,
+    /// Story mode: on by default.
+    story: bool,
+    snapshot: Rc<Snapshot>,
+}
+
+impl Engine {
+    /// Starts the scenario `params` names (or the default, with the error shown), applies the
+    /// speed and autoplay, and replays the permalink's commands. `errors` are the parameters'
+    /// own, shown in the banner. A scenario URL is left in [`Engine::take_fetch`] for the app.
+    pub fn new(params: PageParams, errors: Vec<String>) -> Engine {
+        let mut errors = errors;
+        let mut params = params;
+        // A lesson names its own scenario and seed (an explicit ?seed= still wins).
+        // A lesson file by URL is fetched by the app and started when it arrives.
+        let lesson_url = params.lesson.clone().filter(|l| page::is_scenario_url(l));
+        let lesson = params.lesson.as_deref().filter(|_| lesson_url.is_none()).and_then(|name| match lesson::lesson_named(name) {
+            Ok(lesson) => Some(lesson),
+            Err(e) => {
+                errors.push(e);
+                None
+            }
+        });
+        if let Some(lesson) = &lesson {
+            params.scenario = lesson.scenario.clone();
+            params.seed = params.seed.or(lesson.seed);
+        }
+        let builtin = if params.scenario_is_url() { "default".to_string() } else { params.scenario.clone() };
+        let session = start(&builtin, params.seed).unwrap_or_else(|e| {
+            errors.push(e);
+            start("default", None).unwrap_or_else(|_| Session::from_sim(crate::sim::Sim::new(1)))
+        });
+        let mut engine = Engine::with_session(session, builtin);
+        engine.errors = errors;
+        engine.clock.speed = params.speed;
+        if !params.autoplay || params.at.is_some() {
+            engine.clock.mode = Mode::Paused;
+        }
+        if params.scenario_is_url() {
+            engine.fetch = Some(params.scenario.clone());
+            engine.replay_pending = true;
+        }
+        engine.params = params;
+        // An exercise leaves the "what is wrong?" panel out of `panels=` to keep its answer hidden.
+        if !engine.params.shows_panel("hints") {
+            engine.hints = None;
+        }
+        if let Some(lesson) = lesson {
+            engine.start_lesson(lesson);
+        }
+        engine.lesson_fetch = lesson_url;
+        if !engine.replay_pending {
+            engine.replay_params();
+        }
+        engine.snapshot = engine.build();
+        engine
+    }
+
+    fn with_session(mut session: Session, scenario: String) -> Engine {
+        // The page owns the clock: a command that would wait (rollout status) must not move it.
+        session.set_blocking(false);
+        let snapshot = Rc::new(Snapshot::empty(session.sim().seed(), &scenario));
+        let mut engine = Engine {
+            session,
+            scenario,
+            errors: Vec::new(),
+            params: PageParams::default(),
+            log: Vec::new(),
+            outbox: Outbox::new(),
+            fetch: None,
+            replay_pending: false,
+            verify: None,
+            page_base: String::new(),
+            share: None,
+            cluster: ClusterTracker::new(),
+            events: EventLog::new(),
+            events_dirty: true,
+            gap: GapHistory::new("default", "web"),
+            flow_seq: 0,
+            hops: VecDeque::new(),
+            hops_dirty: true,
+            clock: Clock::new(),
+            throttle: Throttle::new(),
+            note: String::new(),
+            selected: None,
+            filter: EventFilter { limit: EVENT_ROWS, ..Default::default() },
+            commands: VecDeque::new(),
+            command_seq: 0,
+            hints: Some(HintTracker::new()),
+            hints_open: false,
+            console: Transcript::new(),
+            lesson: None,
+            lesson_problem: None,
+            lesson_fetch: None,
+            lesson_steps_reported: BTreeSet::new(),
+            story: true,
+            snapshot,
+        };
+        engine.pick_deployment();
+        engine.observe();
+        engine.snapshot = engine.build();
+        engine
+    }
+
+    /// Runs the address's commands and moves to its time.
+    fn replay_params(&mut self) {
+        let commands = self.params.commands.clone();
+        let errors = share::replay(&mut self.session, &commands, self.params.at);
+        self.log = commands;
+        for e in errors {
+            self.report(e);
+        }
+        if let Some(file) = self.verify.take() {
+            match file.matches(&self.session) {
+                Ok(()) => self.note = format!("trace imported: same state, trace hash {}", file.trace_hash),
+                Err(e) => self.report(e),
+            }
+        }
+        self.observe();
+    }
+
+    /// The parameters the page started from.
+    pub fn params(&self) -> &PageParams {
+        &self.params
+    }
+
+    /// Sets the page's own address (no query), used for permalinks.
+    pub fn set_page_base(&mut self, base: String) {
+        self.page_base = base;
+    }
+
+    /// Shows an error in the banner and tells the host.
+    pub fn report(&mut self, message: String) {
+        self.outbox.push(crate::view::embed::OutMessage::Error { message: message.clone() });
+        self.errors.push(message);
+        let extra = self.errors.len().saturating_sub(ERRORS_KEPT);
+        self.errors.drain(..extra);
+    }
+
+    /// A new snapshot if anything changed (after an error was reported from outside).
+    pub fn refresh(&mut self) -> Option<Rc<Snapshot>> {
+        self.throttle.panels_due = true;
+        self.publish()
+    }
+
+    /// A scenario URL to fetch, once.
+    pub fn take_fetch(&mut self) -> Option<String> {
+        self.fetch.take()
+    }
+
+    /// Loads a scenario by built-in name, or asks the app to fetch its URL.
+    pub fn load_scenario(&mut self, name: &str) -> Option<Rc<Snapshot>> {
+        if page::is_scenario_url(name) {
+            self.fetch = Some(name.to_string());
+            self.replay_pending = false;
+            return None;
+        }
+        match start(name, None) {
+            Ok(session) => self.replace(session, name.to_string()),
+            Err(e) => self.report(e),
+        }
+        self.publish()
+    }
+
+    /// The text of a fetched scenario file (or why it could not be fetched).
+    pub fn fetched(&mut self, url: &str, text: Result<String, String>) -> Option<Rc<Snapshot>> {
+        let session = text
+            .map_err(|e| format!("error: cannot load scenario {url:?}: {e}"))
+            .and_then(|t| crate::command::Scenario::parse(&t).map_err(|e| format!("error: scenario {url:?}: {e}")))
+            .and_then(|s| Session::new(s, if self.replay_pending { self.params.seed } else { None }));
+        match session {
+            Ok(session) => {
+                self.replace(session, url.to_string());
+                if std::mem::take(&mut self.replay_pending) {
+                    self.replay_params();
+                }
+            }
+            Err(e) => {
+                self.replay_pending = false;
+                self.report(e);
+            }
+        }
+        self.throttle.panels_due = true;
+        self.publish()
+    }
+
+    /// Swaps in a new run.
+    fn replace(&mut self, mut session: Session, scenario: String) {
+        session.set_blocking(false);
+        self.session = session;
+        self.scenario = scenario;
+        self.log.clear();
+        self.restarted();
+    }
+
+    /// The permalink's query, the kubectl lines and the trace file of the run so far.
+    fn share_view(&self) -> ShareView {
+        let sim = self.session.sim();
+        let query = share::permalink_query(&self.scenario, sim.seed(), &self.log, sim.now().0);
+        ShareView {
+            permalink: format!("{}{query}", self.page_base),
+            kubectl: share::as_kubectl(&self.scenario, sim.seed(), &self.log),
+            trace: TraceFile::of(&self.session, &self.scenario, &self.log).to_json(),
+        }
+    }
+
+    /// Replays a trace file's run and checks it reached the same trace hash.
+    fn import_trace(&mut self, json: &str) {
+        let file = match TraceFile::parse(json) {
+            Ok(f) => f,
+            Err(e) => return self.report(e),
+        };
+        self.params.commands = file.commands.clone();
+        self.params.at = Some(file.at);
+        self.params.seed = Some(file.seed);
+        self.clock.mode = Mode::Paused;
+        self.share = None;
+        if page::is_scenario_url(&file.scenario) {
+            self.fetch = Some(file.scenario.clone());
+            self.replay_pending = true;
+            self.verify = Some(file);
+            return;
+        }
+        match start(&file.scenario, Some(file.seed)) {
+            Ok(session) => {
+                self.replace(session, file.scenario.clone());
+                self.verify = Some(file);
+                self.replay_params();
+            }
+            Err(e) => self.report(e),
+        }
+    }
+
+    pub fn snapshot(&self) -> Rc<Snapshot> {
+        self.snapshot.clone()
+    }
+
+    /// Does what a control asks. Returns the new snapshot if anything changed.
+    pub fn act(&mut self, action: Action) -> Option<Rc<Snapshot>> {
+        self.throttle.panels_due = true;
+        match action {
+            Action::Play => {
+                self.clock.mode = Mode::Playing;
+                self.note.clear();
+            }
+            Action::Pause => self.clock.mode = Mode::Paused,
+            Action::Step => {
+                self.clock.mode = Mode::Paused;
+                self.note.clear();
+                self.step();
+            }
+            Action::FastForward => {
+                self.clock.mode = Mode::FastForward;
+                self.note = "fast-forwarding until every loop is idle".into();
+                self.clock.fast_forward_until = self.session.sim().now() + FAST_FORWARD_LIMIT;
+            }
+            Action::Speed(s) => self.clock.speed = page::nearest_speed(s),
+            Action::Select(ns, name) => {
+                self.selected = Some((ns, name));
+                self.events_dirty = true;
+            }
+            Action::Deselect => {
+                self.selected = None;
+                self.events_dirty = true;
+            }
+            Action::Kill => {
+                if let Some((ns, name)) = self.selected.clone() {
+                    self.run(&page::kill_command(&ns, &name));
+                }
+            }
+            Action::Scale(n) => {
+                let (ns, name) = (self.gap.namespace().to_string(), self.gap.name().to_string());
+                self.run(&page::scale_command(&ns, &name, n.max(0)));
+            }
+            Action::AddNode => {
+                let line = page::add_node_command(self.session.sim());
+                self.run(&line);
+            }
+            Action::Reset => {
+                let line = page::seed_command(self.session.sim().seed());
+                self.run(&line);
+            }
+            Action::Seed(seed) => {
+                self.run(&page::seed_command(seed));
+            }
+            Action::FilterObject(text) => {
+                self.filter.object = text;
+                self.events_dirty = true;
+            }
+            Action::FilterComponent(c) => {
+                self.filter.component = c;
+                self.events_dirty = true;
+            }
+            Action::Command(line) => {
+                self.run(&line);
+            }
+            Action::ToggleHints => self.hints_open = !self.hints_open,
+            Action::ToggleStory => self.story = !self.story,
+            Action::Share => self.share = if self.share.is_some() { None } else { Some(Rc::new(self.share_view())) },
+            Action::ImportTrace(json) => self.import_trace(&json),
+            Action::DismissErrors => self.errors.clear(),
+            Action::Console(line) => self.console_run(&line),
+            Action::Interrupt => {
+                self.session.stop_watches();
+                self.console.push(ConsoleKind::Input, "^C");
+            }
+            Action::ApplyManifest(text) => {
+                self.session.add_file(crate::command::validate::EDITOR_FILE, &text);
+                let line = format!("kubectl apply -f {}", crate::command::validate::EDITOR_FILE);
+                self.console_run(&line);
+            }
+            Action::LessonAnswer(text) => self.with_lesson(|run, engine| run.answer(engine, &text)),
+            Action::LessonNext => self.with_lesson(|run, engine| run.next(engine)),
+        }
+        self.publish()
+    }
+
+    /// Tab in the console: the line completed as far as is certain, and the candidates.
+    pub fn complete(&self, line: &str) -> (String, Vec<String>) {
+        crate::command::complete::complete_line(line, &self.session)
+    }
+
+    /// The editor's validate-as-you-type: a server dry run of `text`.
+    pub fn validate(&mut self, text: &str) -> Result<String, String> {
+        self.session.validate_manifest(text)
+    }
+
+    /// Runs one command line through the session, as the console would, and logs it.
+    pub fn run(&mut self, line: &str) -> bool {
+        self.run_logged(line).ok
+    }
+
+    /// [`Engine::run`], returning everything the command printed (its own output, then its
+    /// watches').
+    fn run_logged(&mut self, line: &str) -> CommandOutput {
+        let at = self.session.sim().now().0;
+        let out = self.session.execute(line);
+        let stream = self.session.take_stream();
+        let mut output = out.stdout.clone();
+        output.push_str(&out.stderr);
+        output.push_str(&stream.stdout);
+        output.push_str(&stream.stderr);
+        self.command_seq += 1;
+        self.commands.push_front(CommandEntry {
+            seq: self.command_seq,
+            line: line.to_string(),
+            output: output.trim_end().to_string(),
+            ok: out.ok,
+        });
+        self.commands.truncate(COMMANDS_KEPT);
+        self.outbox.push(crate::view::embed::OutMessage::Command {
+            command: line.to_string(),
+            ok: out.ok,
+            output: output.trim_end().to_string(),
+            time_ms: at,
+        });
+        if out.ok && line.trim_start().starts_with("sim seed") {
+            // A new run: the permalink starts from its seed, with no commands yet.
+            self.log.clear();
+            self.restarted();
+        } else {
+            self.log.push(Recorded { at, command: line.to_string() });
+        }
+        let mut all = out;
+        all.stdout.push_str(&stream.stdout);
+        all.stderr.push_str(&stream.stderr);
+        all
+    }
+
+    /// After `sim seed`: a new run, so every tracker starts over.
+    fn restarted(&mut self) {
+        self.cluster.reset();
+        self.events.reset();
+        self.gap.clear();
+        self.hops.clear();
+        self.flow_seq = 0;
+        self.selected = None;
+        self.note.clear();
+        self.clock.drop_carry();
+        self.events_dirty = true;
+        self.hops_dirty = true;
+        self.pick_deployment();
+    }
+
+    /// The Deployment the gap panel follows: `web` if there is one, else the first.
+    fn pick_deployment(&mut self) {
+        let sim = self.session.sim();
+        let mut all = sim.objects(Kind::Deployment).map(|o| (o.meta().namespace.clone(), o.meta().name.clone()));
+        let first = all.next();
+        let web = sim.objects(Kind::Deployment).map(|o| o.meta()).find(|m| m.name == "web");
+        let (ns, name) = web.map(|m| (m.namespace.clone(), m.name.clone())).or(first).unwrap_or(("default".into(), "web".into()));
+        if (ns.as_str(), name.as_str()) != (self.gap.namespace(), self.gap.name()) {
+            self.gap = GapHistory::new(&ns, &name);
+        }
+    }
+
+    /// Catches the trackers up with the simulation.
+    fn observe(&mut self) {
+        // Watch lines (`kubectl get -w`) and timeline commands that arrived as time passed.
+        let stream = self.session.take_stream();
+        if !stream.stdout.is_empty() || !stream.stderr.is_empty() {
+            self.console.output(&stream);
+        }
+        if let Some(run) = &mut self.lesson {
+            run.poll(self.session.sim());
+        }
+        self.report_lesson_steps();
+        let sim = self.session.sim();
+        self.cluster.update(sim);
+        self.events_dirty |= self.events.update(sim);
+        self.gap.observe(sim);
+        let new: Vec<&Message> = sim.trace().since(self.flow_seq).collect();
+        if let Some(last) = new.last() {
+            self.flow_seq = last.seq;
+            let layout = FlowLayout::new(&self.node_names());
+            for hop in hops(&layout, new, SINGLE_HOPS) {
+                self.hops.push_back(hop);
+            }
+            while self.hops.len() > HOPS_SHOWN {
+                self.hops.pop_front();
+            }
+            self.hops_dirty = true;
+        }
+    }
+
+    fn node_names(&self) -> Vec<String> {
+        self.session.sim().component_ids().filter_map(|id| id.to_string().strip_prefix("kubelet-").map(str::to_string)).collect()
+    }
+}
+
+/// A session for a scenario the page knows by name.
+fn start(name: &str, seed: Option<u64>) -> Result<Session, String> {
+    page::scenario(name).and_then(|s| Session::new(s, seed))
+}
+
+/// An engine on a built-in scenario and seed, as the page would start it from `?scenario=…&seed=…`,
+/// for the tests of every concern.
+#[cfg(test)]
+pub(crate) fn test_engine(query: &str) -> Engine {
+    let (params, errors) = page::parse_query(query);
+    assert_eq!(errors, Vec::<String>::new(), "{query}");
+    Engine::new(params, errors)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sim_seed_through_the_engine_restarts_the_trackers() {
+        let mut e = test_engine("?scenario=default&seed=1");
+        e.act(Action::Select("default".into(), "web-x".into()));
+        e.act(Action::FastForward);
+        e.frame(0.0, &|| 0.0);
+        e.frame(16.0, &|| 0.0);
+        let before = e.snapshot();
+        assert!(before.time_ms > 0 && !before.hops.is_empty() && !before.cluster.nodes.is_empty(), "the run moved");
+        assert!(before.cluster.pod_count >= 3 && !before.events.rows.is_empty(), "{:?}", before.cluster.pod_count);
+        assert!(before.selection.is_some());
+        let next = e.act(Action::Console("sim seed 7".into())).expect("a new run shows");
+        assert_eq!((next.seed, next.time_ms), (7, 0));
+        assert!(next.selection.is_none(), "the selection belonged to the old run");
+        // The flow starts over: only the new run's first messages, numbered from its start.
+        let last_seq = |s: &Snapshot| s.hops.last().map(|h| h.seq).unwrap_or(0);
+        assert!(last_seq(&next) <= e.session.sim().trace().count(), "{:?}", next.hops);
+        assert!(last_seq(&next) < last_seq(&before), "no hop of the old run is left: {:?}", next.hops);
+        assert_eq!(next.cluster.pod_count, 0, "no pod of the old run is left");
+        assert!(next.events.rows.is_empty(), "no event of the old run is left");
+        assert_eq!(next.note, "", "the fast-forward's note was the old run's");
+        assert!(e.log.is_empty(), "the permalink starts from the new seed with no commands");
+    }
+
+    #[test]
+    fn a_permalinks_commands_replay_to_the_same_trace_hash() {
+        let mut e = test_engine("?scenario=default&seed=3");
+        e.act(Action::Speed(10.0));
+        for ts in 0..40 {
+            e.frame(f64::from(ts) * 100.0, &|| 0.0);
+        }
+        e.act(Action::Scale(5));
+        e.act(Action::Console("kubectl delete pod -l app=web --wait=false".into()));
+        for ts in 40..80 {
+            e.frame(f64::from(ts) * 100.0, &|| 0.0);
+        }
+        e.set_page_base("https://example.test/kubeloop/".into());
+        let share = e.act(Action::Share).and_then(|s| s.share.clone()).expect("the share panel opens");
+        let (prefix, query) = share.permalink.split_once('?').expect("a query");
+        assert_eq!(prefix, "https://example.test/kubeloop/");
+        let replayed = test_engine(&format!("?{query}"));
+        let hash = |e: &Engine| e.session.sim().trace().hash();
+        assert_eq!(replayed.session.sim().now(), e.session.sim().now());
+        assert_eq!(hash(&replayed), hash(&e), "the permalink reaches the same trace");
+        assert_eq!(replayed.snapshot().mode, Mode::Paused, "a permalink with a time opens paused");
+        assert_eq!(replayed.log, e.log);
+    }
+
+    #[test]
+    fn bad_commands_print_kubectls_error_and_change_nothing() {
+        let mut e = test_engine("?scenario=default&seed=1");
+        let hash = e.session.sim().trace().hash();
+        let s = e.act(Action::Console("kubectl scale deployment nope --replicas=2".into())).expect("the console shows the error");
+        let last: Vec<_> = s.console.iter().rev().take(2).map(|l| (l.kind, l.text.as_str())).collect();
+        assert_eq!(last[1], (ConsoleKind::Input, "$ kubectl scale deployment nope --replicas=2"));
+        assert_eq!(last[0], (ConsoleKind::Error, "Error from server (NotFound): deployments.apps \"nope\" not found"));
+        assert_eq!(e.session.sim().trace().hash(), hash, "nothing reached the cluster");
+        assert!(!s.commands[0].ok);
+    }
+}
