@@ -111,6 +111,28 @@ pub struct EventTable {
     pub components: Vec<String>,
 }
 
+impl EventTable {
+    /// How many events the panel's title counts: all that matched, or the newest shown of them.
+    pub fn shown_words(&self) -> String {
+        if self.matched > self.rows.len() {
+            format!("newest {} of {}", self.rows.len(), self.matched)
+        } else {
+            self.matched.to_string()
+        }
+    }
+}
+
+impl EventCells {
+    /// The MESSAGE cell, with the count of an aggregated event as `kubectl describe` prints it.
+    pub fn message_with_count(&self) -> String {
+        if self.count > 1 {
+            format!("{} (x{})", self.message, self.count)
+        } else {
+            self.message.clone()
+        }
+    }
+}
+
 type Order = (u64, u64, String);
 
 /// Keeps every Event in the store, ordered newest first. See the module documentation.
@@ -246,6 +268,23 @@ mod tests {
 
     fn filter(limit: usize) -> EventFilter {
         EventFilter { limit, ..Default::default() }
+    }
+
+    #[test]
+    fn the_panel_counts_what_it_shows_and_aggregated_events_carry_their_count() {
+        let mut s = Session::new(Scenario::builtin("default").unwrap(), Some(1)).unwrap();
+        s.settle(Duration::mins(2)).unwrap();
+        let mut log = EventLog::new();
+        log.update(s.sim());
+        let all = log.table(&filter(500), s.sim().now());
+        assert_eq!(all.shown_words(), all.matched.to_string());
+        let few = log.table(&filter(2), s.sim().now());
+        assert_eq!(few.shown_words(), format!("newest 2 of {}", all.matched));
+        let mut row = few.rows[0].clone();
+        row.count = 1;
+        assert_eq!(row.message_with_count(), row.message);
+        row.count = 4;
+        assert_eq!(row.message_with_count(), format!("{} (x4)", row.message));
     }
 
     #[test]

@@ -27,7 +27,7 @@ pub fn EventsPanel(props: &EventsPanelProps) -> Html {
         let cb = props.on_action.clone();
         Callback::from(move |e: Event| cb.emit(Action::FilterComponent(e.target_unchecked_into::<web_sys::HtmlSelectElement>().value())))
     };
-    let shown = if t.matched > t.rows.len() { format!("newest {} of {}", t.rows.len(), t.matched) } else { format!("{}", t.matched) };
+    let shown = t.shown_words();
     html! {
         <section class="panel events-panel" aria-labelledby="events-title">
             <h2 id="events-title" class="panel-title">{ "Events" }<span class="muted">{ format!(" · {shown}") }</span></h2>
@@ -59,7 +59,7 @@ pub fn EventsPanel(props: &EventsPanelProps) -> Html {
                                 <td>{ r.reason.clone() }</td>
                                 <td>{ r.object.clone() }</td>
                                 <td>{ r.source.clone() }</td>
-                                <td>{ if r.count > 1 { format!("{} (x{})", r.message, r.count) } else { r.message.clone() } }</td>
+                                <td>{ r.message_with_count() }</td>
                             </tr>
                         }) }
                     </tbody>
