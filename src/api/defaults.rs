@@ -76,6 +76,11 @@ fn lacks_defaults(spec: &PodSpec) -> bool {
 
 /// `Always` for `:latest` or an untagged image, else `IfNotPresent`.
 pub fn default_pull_policy(image: &str) -> &'static str {
+    // Upstream reads the tag with the kubelet's parser and ignores its error: a name that does not
+    // parse has no tag, so it is not `latest`.
+    if crate::model::image_ref::invalid_reference(image).is_some() {
+        return "IfNotPresent";
+    }
     let last = image.rsplit('/').next().unwrap_or(image);
     let tag = last.split_once('@').map(|_| "digest").or_else(|| last.split_once(':').map(|(_, t)| t));
     match tag {
@@ -130,6 +135,7 @@ mod tests {
     #[test]
     fn pull_policy_depends_on_the_tag() {
         assert_eq!(default_pull_policy("nginx"), "Always");
+        assert_eq!(default_pull_policy("Nginx"), "IfNotPresent", "a name that does not parse has no tag");
         assert_eq!(default_pull_policy("nginx:latest"), "Always");
         assert_eq!(default_pull_policy("nginx:1.14.2"), "IfNotPresent");
         assert_eq!(default_pull_policy("registry:5000/nginx"), "Always");

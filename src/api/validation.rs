@@ -29,7 +29,10 @@ pub fn subdomain_error(field: &str, value: &str) -> FieldError {
 pub fn validate(object: &Object) -> Vec<FieldError> {
     let mut errs = validate_meta(object);
     match object {
-        Object::Pod(p) => validate_pod_spec(&p.spec, "spec", &mut errs),
+        Object::Pod(p) => {
+            validate_pod_spec(&p.spec, "spec", &mut errs);
+            validate_containers_only_for_pod(&p.spec, &mut errs);
+        }
         Object::ReplicaSet(rs) => {
             validate_replicas(rs.spec.replicas, &mut errs);
             validate_selector_and_template(&rs.spec.selector, &rs.spec.template, &mut errs);
@@ -127,6 +130,16 @@ impl std::fmt::Display for ContainerPath<'_> {
     }
 }
 
+/// `validateContainersOnlyForPod`: what a pod's containers must satisfy that a template's need not.
+fn validate_containers_only_for_pod(spec: &PodSpec, errs: &mut Vec<FieldError>) {
+    for (i, c) in spec.containers.iter().enumerate() {
+        if c.image.trim() != c.image.as_str() {
+            let field = format!("{}.image", ContainerPath("spec", i));
+            errs.push(FieldError::invalid(&field, format!("{:?}", c.image), "must not have leading or trailing whitespace"));
+        }
+    }
+}
+
 fn validate_pod_spec(spec: &PodSpec, path: &str, errs: &mut Vec<FieldError>) {
     if spec.containers.is_empty() {
         errs.push(FieldError::required(&format!("{path}.containers")));
@@ -141,7 +154,9 @@ fn validate_pod_spec(spec: &PodSpec, path: &str, errs: &mut Vec<FieldError>) {
         } else if !seen.insert(c.name.as_str()) {
             errs.push(FieldError { field: format!("{at}.name"), detail: format!("Duplicate value: {:?}", c.name) });
         }
-        if c.image.trim().is_empty() {
+        // Only an empty image is refused here: a template may hold " " (some tools use it as a
+        // placeholder), and the kubelet, not the API server, judges whether a name parses.
+        if c.image.is_empty() {
             errs.push(FieldError::required(&format!("{at}.image")));
         }
         if let Some(p) = c.image_pull_policy.as_deref().filter(|p| !["Always", "IfNotPresent", "Never"].contains(p)) {
@@ -286,5 +301,21 @@ mod tests {
         let yaml = GOOD.replace("  replicas: 3\n", "  replicas: 3\n  strategy: {rollingUpdate: {maxSurge: 0, maxUnavailable: 0}}\n");
         let errs = validate(&deployment(&yaml));
         assert_eq!(errs[0].to_string(), "spec.strategy.rollingUpdate.maxUnavailable: Invalid value: 0: may not be 0 when `maxSurge` is 0");
+    }
+
+    #[test]
+    fn only_an_empty_image_is_refused_and_whitespace_only_in_a_pod() {
+        let errs = validate(&deployment(&GOOD.replace("image: nginx:1.14.2", "image: ''")));
+        assert_eq!(errs[0].to_string(), "spec.template.spec.containers[0].image: Required value");
+        assert_eq!(validate(&deployment(&GOOD.replace("image: nginx:1.14.2", "image: ' '"))), vec![], "a template may hold \" \"");
+        assert_eq!(validate(&deployment(&GOOD.replace("image: nginx:1.14.2", "image: Nginx"))), vec![], "the kubelet judges the name");
+        let pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: ' nginx'}]}\n";
+        let errs = validate(&deployment(pod));
+        assert_eq!(errs.len(), 1);
+        assert_eq!(
+            errs[0].to_string(),
+            "spec.containers[0].image: Invalid value: \" nginx\": must not have leading or trailing whitespace"
+        );
+        assert_eq!(validate(&deployment(&pod.replace("' nginx'", "Nginx"))), vec![]);
     }
 }

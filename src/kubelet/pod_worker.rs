@@ -16,6 +16,7 @@ use super::status::{equal_by_kubelet, generate, merge_for_write, restarts, Statu
 use super::timings::{go_duration, Backoff, KubeletTimings};
 use super::{Kubelet, Pending};
 use crate::api::{defaults, ApiRequest, DeleteRequest};
+use crate::model::image_ref;
 use crate::model::*;
 use crate::runtime::events::EventSpec;
 use crate::runtime::fasthash::FastMap;
@@ -505,9 +506,14 @@ impl Kubelet {
         true
     }
 
-    /// `EnsureImageExists`: present, to be pulled, or failing (never-pull, pull back-off).
+    /// `EnsureImageExists`: present, to be pulled, or failing (a name that does not parse,
+    /// never-pull, pull back-off).
     fn ensure_image(&mut self, ctx: &mut Ctx, pod: &Pod, uid: &str, container: &Container) -> ImageOutcome {
         let image = container.image.as_str();
+        if let Some(why) = image_ref::invalid_reference(image) {
+            self.invalid_image_name(ctx, pod, uid, container, &why);
+            return ImageOutcome::Failed;
+        }
         let policy = container.image_pull_policy.clone().unwrap_or_else(|| defaults::default_pull_policy(image).to_string());
         let present = self.runtime.has_image(image);
         let should_pull = match policy.as_str() {
@@ -543,6 +549,18 @@ impl Kubelet {
         self.container_event(ctx, pod, name, "Normal", "Pulling", format!("Pulling image {image:?}"));
         self.note(ctx.now, format!("{}: pulling image {image}", pod.metadata.name));
         ImageOutcome::Pull
+    }
+
+    /// `applyDefaultImageTag` failed: nothing is pulled, and the sync fails. No image back-off
+    /// follows (none was pulled), so the pod worker's own 10–15 s retry parses it again, and
+    /// records the event again, until the spec changes.
+    fn invalid_image_name(&mut self, ctx: &mut Ctx, pod: &Pod, uid: &str, container: &Container, why: &str) {
+        let (image, name) = (container.image.as_str(), container.name.as_str());
+        let message = format!("Failed to apply default image tag {image:?}: couldn't parse image name {image:?}: {why}");
+        self.container_event(ctx, pod, name, "Warning", "InspectFailed", message.clone());
+        self.container_event(ctx, pod, name, "Warning", "Failed", "Error: InvalidImageName".to_string());
+        self.set_reason(uid, name, "InvalidImageName", message);
+        self.note(ctx.now, format!("{}: invalid image name {image}", pod.metadata.name));
     }
 
     /// The pull as the runtime will do it: fast if the image arrived meanwhile, slow if not,

@@ -619,6 +619,37 @@ fn a_missing_image_tag_gives_err_image_pull_then_image_pull_back_off() {
 }
 
 #[test]
+fn an_image_name_that_does_not_parse_is_never_pulled_and_waits_as_invalid_image_name() {
+    let mut h = Harness::exact();
+    h.advance(Duration::millis(50));
+    h.bind_pod("web-abc12", "Nginx:1.14.2", &[]);
+    h.advance(Duration::millis(2_300));
+    let message = "Failed to apply default image tag \"Nginx:1.14.2\": couldn't parse image name \"Nginx:1.14.2\": invalid reference format: repository name (library/Nginx) must be lowercase";
+    let events = h.events("web-abc12");
+    let got: Vec<(&str, &str)> = events.iter().map(|(_, r, m)| (r.as_str(), m.as_str())).collect();
+    // Once at the first sync, again at the sync the new sandbox brings (the PLEG's), and so on.
+    assert!(
+        got.len() >= 2 && got.chunks(2).all(|pair| pair == [("InspectFailed", message), ("Failed", "Error: InvalidImageName")]),
+        "{got:?}"
+    );
+    let p = h.pod("web-abc12");
+    let w = p.status.container_statuses[0].state.waiting.clone().expect("waiting");
+    assert_eq!((w.reason.as_deref(), w.message.as_deref()), (Some("InvalidImageName"), Some(message)));
+    assert_eq!(p.status.phase, Some(PodPhase::Pending));
+    assert!(h.k.runtime.images().next().is_none(), "nothing was pulled");
+    // No image back-off (nothing was pulled): the pod worker retries every 10–15 s, each time
+    // with the same event, and the waiting reason never turns into ImagePullBackOff.
+    h.advance(Duration::mins(2));
+    let tries: Vec<Time> = h.events("web-abc12").into_iter().filter(|(_, r, _)| r == "InspectFailed").map(|(t, _, _)| t).collect();
+    let gaps: Vec<u64> = tries.windows(2).skip(1).map(|w| w[1].since(w[0]).0).collect();
+    assert!(gaps.len() >= 7, "{gaps:?}");
+    assert!(gaps.iter().all(|g| (10_000..=16_000).contains(g)), "the sync error back-off, not a doubling pull back-off: {gaps:?}");
+    assert!(h.reasons("web-abc12").iter().all(|r| r == "InspectFailed" || r == "Failed"), "never Pulling or Pulled");
+    assert_eq!(waiting_reason(&h.pod("web-abc12")).as_deref(), Some("InvalidImageName"));
+    assert!(!h.k.is_busy(), "waiting to retry is not work");
+}
+
+#[test]
 fn a_restarted_kubelet_keeps_the_running_containers_and_changes_nothing() {
     let mut h = Harness::node1();
     h.k.preload_image("nginx:1.14.2");

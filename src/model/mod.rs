@@ -6,6 +6,7 @@
 pub mod apps;
 mod decode;
 pub mod event;
+pub mod image_ref;
 pub mod meta;
 pub mod name;
 pub mod node;
