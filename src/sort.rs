@@ -6,6 +6,9 @@
 //! indices with one comparator behind `dyn` — a single instantiation — and then move the elements
 //! into that order with swaps, which is all that stays generic. The order is exactly what
 //! `slice::sort_by` gives, equal elements included: the index sort is the same stable sort.
+//!
+//! `natural_cmp` is the order a person expects for names with numbers in them (`node-2` before
+//! `node-10`), for what the page lists; kubectl's own output keeps the API server's key order.
 
 use std::cmp::Ordering;
 
@@ -29,6 +32,43 @@ pub fn sort_by_key<T, K: Ord>(v: &mut [T], mut key: impl FnMut(&T) -> K) {
 /// `v.sort()`, with the same result.
 pub fn sort<T: Ord>(v: &mut [T]) {
     sort_by(v, T::cmp);
+}
+
+/// Compares names as a person reads them: runs of digits by their number, the rest byte by
+/// byte (`node-2` < `node-10` < `node-100`). Names equal that way (`node-02`, `node-2`) fall
+/// back to plain text order, so this is a total order.
+pub fn natural_cmp(a: &str, b: &str) -> Ordering {
+    let (x, y) = (a.as_bytes(), b.as_bytes());
+    let (mut i, mut j) = (0, 0);
+    while i < x.len() && j < y.len() {
+        if x[i].is_ascii_digit() && y[j].is_ascii_digit() {
+            let (si, sj) = (i, j);
+            while i < x.len() && x[i].is_ascii_digit() {
+                i += 1;
+            }
+            while j < y.len() && y[j].is_ascii_digit() {
+                j += 1;
+            }
+            // Without leading zeros, a longer run is a bigger number; equal lengths compare as text.
+            let (n, m) = (trim_zeros(&x[si..i]), trim_zeros(&y[sj..j]));
+            let by_number = n.len().cmp(&m.len()).then_with(|| n.cmp(m));
+            if by_number != Ordering::Equal {
+                return by_number;
+            }
+            continue;
+        }
+        if x[i] != y[j] {
+            return x[i].cmp(&y[j]);
+        }
+        i += 1;
+        j += 1;
+    }
+    (x.len() - i).cmp(&(y.len() - j)).then_with(|| a.cmp(b))
+}
+
+fn trim_zeros(digits: &[u8]) -> &[u8] {
+    let first = digits.iter().position(|&d| d != b'0').unwrap_or(digits.len());
+    &digits[first..]
 }
 
 /// The positions `0..len` in stable sorted order: `order[i]` is the index of the element that
@@ -97,5 +137,19 @@ mod tests {
         let mut v = vec!['a', 'b', 'c', 'd'];
         apply_order(&mut v, vec![2, 0, 1, 3]);
         assert_eq!(v, ['c', 'a', 'b', 'd']);
+    }
+
+    #[test]
+    fn natural_order_reads_numbers_as_numbers() {
+        let mut v = vec!["node-10", "node-2", "node-100", "node-1", "node-1a", "node-", "api", "node-9"];
+        sort_by(&mut v, |a, b| natural_cmp(a, b));
+        assert_eq!(v, ["api", "node-", "node-1", "node-1a", "node-2", "node-9", "node-10", "node-100"]);
+        assert_eq!(natural_cmp("kubelet-node-2", "kubelet-node-10"), Ordering::Less);
+        assert_eq!(natural_cmp("a2b10", "a2b9"), Ordering::Greater);
+        assert_eq!(natural_cmp("n99999999999999999999999", "n100000000000000000000000"), Ordering::Less, "no overflow");
+        // Equal as numbers, still a total order.
+        assert_eq!(natural_cmp("node-02", "node-2"), "node-02".cmp("node-2"));
+        assert_eq!(natural_cmp("node-2", "node-2"), Ordering::Equal);
+        assert_eq!(natural_cmp("", "a"), Ordering::Less);
     }
 }

@@ -380,6 +380,8 @@ impl ClusterTracker {
         }
         if changed {
             self.view.nodes = self.built.values().cloned().collect();
+            // Boxes read in the order a person counts (node-2 before node-10), not key order.
+            crate::sort::sort_by(&mut self.view.nodes, |a, b| crate::sort::natural_cmp(&a.name, &b.name));
         }
         self.view.pod_count = self.pods.len();
         changed
@@ -442,6 +444,19 @@ mod tests {
         assert_eq!(p.short_name(), "standalone", "not generated: the whole name");
         p.name = "my-app".into();
         assert_eq!(p.short_name(), "my-app", "a suffix that is not five letters is part of the name");
+    }
+
+    #[test]
+    fn node_boxes_read_in_counting_order_not_text_order() {
+        let mut s = settled_default();
+        for node in ["node-10", "node-3", "node-100"] {
+            assert!(s.execute(&format!("sim node add {node}")).ok);
+        }
+        s.settle(Duration::mins(1)).unwrap();
+        let mut t = ClusterTracker::new();
+        t.update(s.sim());
+        let names: Vec<&str> = t.view().nodes.iter().map(|n| n.name.as_str()).collect();
+        assert_eq!(names, ["node-1", "node-2", "node-3", "node-10", "node-100"]);
     }
 
     #[test]

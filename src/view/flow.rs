@@ -49,6 +49,9 @@ impl FlowLayout {
             lanes.push(lane("kubelets", &format!("{} kubelets", nodes.len()), 420, 110));
         } else {
             let n = nodes.len().max(1) as i32;
+            // Lanes top to bottom in the order a person counts (node-2 above node-10).
+            let mut nodes: Vec<&String> = nodes.iter().collect();
+            crate::sort::sort_by(&mut nodes, |a, b| crate::sort::natural_cmp(a, b));
             for (i, node) in nodes.iter().enumerate() {
                 let y = 30 + (160 * (2 * i as i32 + 1)) / (2 * n);
                 lanes.push(lane(&format!("kubelet-{node}"), &format!("kubelet {node}"), 420, y));
@@ -147,6 +150,14 @@ mod tests {
 
     fn two_nodes() -> FlowLayout {
         FlowLayout::new(&["node-1".to_string(), "node-2".to_string()])
+    }
+
+    #[test]
+    fn kubelet_lanes_run_in_counting_order() {
+        let names: Vec<String> = ["node-10", "node-2", "node-1"].iter().map(|n| n.to_string()).collect();
+        let l = FlowLayout::new(&names);
+        let lanes: Vec<&str> = l.lanes.iter().filter(|p| p.id.starts_with("kubelet-")).map(|p| p.id.as_str()).collect();
+        assert_eq!(lanes, ["kubelet-node-1", "kubelet-node-2", "kubelet-node-10"]);
     }
 
     #[test]

@@ -79,7 +79,8 @@ impl HintTracker {
                 })
             })
             .collect();
-        crate::sort::sort_by(&mut hints, |a, b| b.since.cmp(&a.since).then_with(|| a.key.cmp(&b.key)));
+        // Keys name nodes (`unstarted:node-10`): equal ages list them in the order a person counts.
+        crate::sort::sort_by(&mut hints, |a, b| b.since.cmp(&a.since).then_with(|| crate::sort::natural_cmp(&a.key, &b.key)));
         hints.truncate(MAX_HINTS);
         hints
     }
@@ -281,6 +282,21 @@ mod tests {
         let mut s = Session::new(scenario, Some(7)).expect("starts");
         assert!(s.execute("sim settle").ok);
         s
+    }
+
+    #[test]
+    fn hints_of_the_same_age_name_nodes_in_counting_order() {
+        let mut s = settled();
+        assert!(s.execute("sim node add node-10").ok);
+        assert!(s.execute("sim settle").ok);
+        let mut tracker = HintTracker::new();
+        assert!(s.execute("sim node fail node-10").ok && s.execute("sim node fail node-2").ok);
+        let mut keys = Vec::new();
+        for _ in 0..30 {
+            s.advance(Duration::secs(5));
+            keys = tracker.observe(s.sim()).into_iter().map(|h| h.key).filter(|k| k.starts_with("node:")).collect();
+        }
+        assert_eq!(keys, ["node:node-2", "node:node-10"]);
     }
 
     #[test]

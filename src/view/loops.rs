@@ -73,7 +73,7 @@ fn loop_view(l: crate::runtime::LoopStatus) -> LoopView {
 }
 
 /// Every component in the page's order: kube-apiserver, etcd, kube-controller-manager,
-/// kube-scheduler, then the kubelets by node name.
+/// kube-scheduler, then the kubelets by node name, numbers read as numbers.
 pub fn components(sim: &Sim) -> Vec<ComponentView> {
     let etcd = &sim.api().etcd;
     let mut out = Vec::new();
@@ -104,13 +104,15 @@ pub fn components(sim: &Sim) -> Vec<ComponentView> {
     }
     // ComponentId orders the control plane before kubelets; keep kube-controller-manager before
     // kube-scheduler as the lesson names them.
-    crate::sort::sort_by_key(&mut out, |c| match c.role.as_str() {
+    // The kubelets follow in the order a person counts their nodes (node-2 before node-10).
+    let rank = |c: &ComponentView| match c.role.as_str() {
         "apiserver" => 0,
         "etcd" => 1,
         "controller-manager" => 2,
         "scheduler" => 3,
         _ => 4,
-    });
+    };
+    crate::sort::sort_by(&mut out, |a, b| rank(a).cmp(&rank(b)).then_with(|| crate::sort::natural_cmp(&a.name, &b.name)));
     out
 }
 
@@ -119,6 +121,15 @@ mod tests {
     use super::*;
     use crate::command::{Scenario, Session};
     use crate::model::Duration;
+
+    #[test]
+    fn kubelets_follow_in_counting_order() {
+        let mut s = Session::new(Scenario::builtin("default").unwrap(), Some(1)).unwrap();
+        assert!(s.execute("sim node add node-10").ok);
+        s.settle(Duration::mins(2)).unwrap();
+        let names: Vec<String> = components(s.sim()).into_iter().map(|c| c.name).collect();
+        assert_eq!(names[3..], ["kube-scheduler", "kubelet-node-1", "kubelet-node-2", "kubelet-node-10"]);
+    }
 
     #[test]
     fn the_room_holds_the_control_plane_and_a_kubelet_per_node() {
