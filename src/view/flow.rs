@@ -137,9 +137,19 @@ pub fn hops<'a>(layout: &FlowLayout, messages: impl IntoIterator<Item = &'a Mess
         }
     }
     for h in &mut out {
-        h.what = format!("{} {}{}", h.count, h.kind.replace('-', " "), if h.count == 1 { "" } else { "s" });
+        h.what = counted(h.count, &h.kind.replace('-', " "));
     }
     out
+}
+
+/// `1 watch`, `4 watches`, `2 etcd writes`: English adds `es` after a hissing end (s, x, z, ch, sh).
+fn counted(n: u32, noun: &str) -> String {
+    let suffix = match n {
+        1 => "",
+        _ if ["s", "x", "z", "ch", "sh"].iter().any(|end| noun.ends_with(end)) => "es",
+        _ => "s",
+    };
+    format!("{n} {noun}{suffix}")
 }
 
 #[cfg(test)]
@@ -150,6 +160,22 @@ mod tests {
 
     fn two_nodes() -> FlowLayout {
         FlowLayout::new(&["node-1".to_string(), "node-2".to_string()])
+    }
+
+    #[test]
+    fn folded_hops_count_in_plurals_that_read_right() {
+        assert_eq!(counted(4, "watch"), "4 watches");
+        assert_eq!(counted(1, "watch"), "1 watch");
+        assert_eq!(counted(2, "etcd write"), "2 etcd writes");
+        assert_eq!(counted(3, "request"), "3 requests");
+        assert_eq!(counted(0, "response"), "0 responses");
+        assert_eq!(counted(2, "box"), "2 boxes");
+        let mut s = Session::new(Scenario::builtin("default").unwrap(), Some(1)).unwrap();
+        s.settle(Duration::mins(2)).unwrap();
+        let all: Vec<Message> = s.sim().trace().recent().cloned().collect();
+        let h = hops(&two_nodes(), &all, 10);
+        let w = h.iter().find(|h| h.kind == "watch" && h.count > 1).expect("folded watch notifications");
+        assert_eq!(w.what, format!("{} watches", w.count));
     }
 
     #[test]
