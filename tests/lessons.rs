@@ -6,9 +6,9 @@
 //! `sim watch drop`, `sim mode`) and the node lifecycle controller.
 
 use kubeloop::command::{Scenario, Session};
-use kubeloop::lesson::run::{play, Score};
-use kubeloop::lesson::{Answer, Lesson, Measure, Question};
-use kubeloop::model::Duration;
+use kubeloop::lesson::run::{play, Phase, Score};
+use kubeloop::lesson::{Answer, Lesson, LessonRun, Measure, Question};
+use kubeloop::model::{Duration, Kind, Pod, PodPhase};
 
 /// The right answer: the stated one, or for a measured one the number this seed produces.
 fn right<'a>(measured: &'a [(usize, &'a str)]) -> impl Fn(usize, &Question) -> String + 'a {
@@ -108,6 +108,71 @@ fn lesson_5_which_loop() {
     let (score, errors) = play_builtin("which-loop", &[], &|_| vec![]);
     assert_eq!(errors, Vec::<String>::new());
     all_right("which-loop", score);
+}
+
+/// Plays the step's clock in 100 ms ticks until the run is in `phase`, at most `limit`.
+fn tick_until(s: &mut Session, run: &mut LessonRun, phase: Phase, limit: Duration) {
+    let deadline = s.sim().now() + limit;
+    while run.phase() != phase {
+        assert!(s.sim().now() < deadline, "step {} never reached {phase:?} (at {:?})", run.index(), run.phase());
+        s.advance(Duration::millis(100));
+        run.poll(s.sim());
+    }
+}
+
+fn web_pods(s: &Session) -> Vec<Pod> {
+    s.sim()
+        .objects(Kind::Pod)
+        .filter_map(|o| o.as_pod().cloned())
+        .filter(|p| p.metadata.labels.get("app").is_some_and(|v| v == "web") && !p.metadata.is_deleting())
+        .collect()
+}
+
+/// Each case of "which loop stopped turning?" must show its symptom in the cluster by the time
+/// its question opens, and keep the stopped component concealed until it is answered.
+#[test]
+fn lesson_5_every_case_shows_its_symptom_while_the_stopped_component_stays_concealed() {
+    let lesson = Lesson::builtin("which-loop").unwrap();
+    let mut s = session_for(&lesson);
+    let mut run = LessonRun::new(lesson);
+    assert_eq!(run.start(&mut s), Vec::<String>::new());
+    tick_until(&mut s, &mut run, Phase::Passed, Duration::mins(2));
+    for case in 1..=4 {
+        assert_eq!(run.next(&mut s), Ok(vec![]), "case {case}");
+        assert!(run.view().conceal_components, "case {case}: concealed from the start");
+        tick_until(&mut s, &mut run, Phase::Diagnose, Duration::mins(1));
+        assert!(run.view().conceal_components && run.view().asking, "case {case}: concealed while asked");
+        let pods = web_pods(&s);
+        match case {
+            1 => {
+                let unbound = pods.iter().filter(|p| p.node_name().is_none()).count();
+                assert_eq!(unbound, 2, "case 1: the two new pods wait with no node");
+            }
+            2 => {
+                let wants = s.sim().objects(Kind::Deployment).find_map(|o| o.as_deployment().and_then(|d| d.spec.replicas));
+                assert_eq!(wants, Some(5), "case 2: the Deployment wants five");
+                assert_eq!(pods.len(), 3, "case 2: yet three pods exist");
+                let rs = s.sim().objects(Kind::ReplicaSet).find_map(|o| o.as_replica_set().and_then(|r| r.spec.replicas));
+                assert_eq!(rs, Some(3), "case 2: and the ReplicaSet was never told");
+            }
+            3 => {
+                let stuck: Vec<&Pod> =
+                    pods.iter().filter(|p| p.node_name() == Some("node-1") && p.status.phase != Some(PodPhase::Running)).collect();
+                assert!(!stuck.is_empty(), "case 3: a new pod is bound to node-1 and never starts");
+                assert!(stuck.iter().all(|p| p.status.container_statuses.is_empty()), "case 3: node-1's kubelet never touched them");
+            }
+            _ => {
+                let out = s.execute("kubectl get pods");
+                assert!(!out.ok, "case 4: every request fails: {out:?}");
+            }
+        }
+        let answer = match &run.lesson().steps[run.index()].question.as_ref().unwrap().answer {
+            Answer::Stated(a) => a.clone(),
+            Answer::Measured { .. } => unreachable!("which-loop states its answers"),
+        };
+        assert_eq!(run.answer(&mut s, &answer), Ok(vec![]));
+        assert!(!run.view().conceal_components, "case {case}: answered, nothing left to conceal");
+    }
 }
 
 #[test]

@@ -14,7 +14,9 @@
 //! files: {web.yaml: "..."}     # virtual files for `kubectl apply -f web.yaml`
 //! steps:
 //!   - text: What the learner reads.
-//!     setup: sim stop kube-scheduler     # run first, not shown (a hidden fault)
+//!     setup: sim stop kube-scheduler     # run first, not shown (a hidden fault); a step with a
+//!                                        # question keeps a `sim stop` concealed until answered
+//!                                        # (`LessonView::conceal_components`)
 //!     action: kubectl scale deployment/web --replicas=5   # run for the learner, shown
 //!     task: Delete one pod yourself.     # or: something the learner must do; the check tells
 //!     question:                          # asked before the action runs (ask: after = once the check passes)

@@ -84,6 +84,8 @@ pub struct LessonView {
     pub step_title: String,
     pub text: String,
     pub task: Option<String>,
+    /// The step's action as it ran (placeholders such as `{{pod app=web}}` filled in); empty
+    /// until it has run.
     pub action: Vec<String>,
     pub phase: Phase,
     pub prompt: Option<String>,
@@ -95,6 +97,10 @@ pub struct LessonView {
     pub checks: Vec<ConditionStatus>,
     pub within: Option<String>,
     pub score: Score,
+    /// The step's hidden setup stopped a component and its question is not yet answered: the
+    /// page must not show which component is stopped (its switch, its stopped state), or it
+    /// would give the answer away. The symptoms in the cluster stay visible.
+    pub conceal_components: bool,
 }
 
 pub struct LessonRun {
@@ -108,6 +114,8 @@ pub struct LessonRun {
     measured: Option<i64>,
     checks: Vec<ConditionStatus>,
     score: Score,
+    /// The step's action lines as they ran, placeholders filled in.
+    ran: Vec<String>,
 }
 
 /// A short description of a command's failure, for the driver's error.
@@ -128,6 +136,7 @@ impl LessonRun {
             measured: None,
             checks: Vec::new(),
             score: Score::default(),
+            ran: Vec::new(),
         }
     }
 
@@ -170,11 +179,12 @@ impl LessonRun {
         self.graded = None;
         self.measured = None;
         self.checks.clear();
+        self.ran.clear();
         let Some(step) = self.step().cloned() else {
             self.phase = Phase::Finished;
             return Vec::new();
         };
-        let mut errors = run_all(d, &step.setup, false);
+        let mut errors = run_all(d, &step.setup, false).1;
         if step.question.as_ref().is_some_and(|q| q.ask == Ask::Before) {
             self.phase = Phase::Predict;
             self.started = d.sim().now();
@@ -186,7 +196,8 @@ impl LessonRun {
     }
 
     fn act(&mut self, d: &mut dyn Driver, step: &Step) -> Vec<String> {
-        let errors = run_all(d, &step.action, true);
+        let (ran, errors) = run_all(d, &step.action, true);
+        self.ran = ran;
         self.phase = Phase::Running;
         self.started = d.sim().now();
         errors
@@ -330,7 +341,7 @@ impl LessonRun {
             step_title: step.map(|s| s.title.clone()).unwrap_or_default(),
             text: step.map(|s| s.text.clone()).unwrap_or_else(|| self.finished_text()),
             task: step.and_then(|s| s.task.clone()),
-            action: step.map(|s| s.action.clone()).unwrap_or_default(),
+            action: self.ran.clone(),
             phase: self.phase,
             prompt: q.map(|q| q.prompt.clone()),
             choices: q.map(|q| q.choices.clone()).unwrap_or_default(),
@@ -344,31 +355,42 @@ impl LessonRun {
             checks: self.checks.clone(),
             within: step.and_then(|s| s.check.as_ref()).and_then(|c| c.within).map(crate::command::sim_verbs::format_sim_time),
             score: self.score,
+            conceal_components: step.is_some_and(|s| s.question.is_some() && stops_a_component(s)) && self.graded.is_none(),
         }
     }
 
+    /// The text once the lesson is over. The score is not repeated here: the view's `score`
+    /// carries it, and the page shows it once, as the status line.
     fn finished_text(&self) -> String {
-        let s = self.score;
-        format!(
-            "Lesson complete. Answers right: {} of {}. Checks passed: {} of {}.",
-            s.answers_right, s.questions, s.checks_passed, s.checks
-        )
+        "Lesson complete.".into()
     }
 }
 
-/// Runs `lines`, returning `line: error` for each that failed.
-fn run_all(d: &mut dyn Driver, lines: &[String], shown: bool) -> Vec<String> {
-    lines
-        .iter()
-        .filter_map(|line| {
-            let line = match expand(line, d.sim()) {
-                Ok(l) => l,
-                Err(e) => return Some(format!("{line}: {e}")),
-            };
-            let out = d.run_line(&line, shown);
-            (!out.ok).then(|| format!("{line}: {}", first_line(&out)))
-        })
-        .collect()
+/// Whether a step's hidden setup stops a component (`sim stop NAME`): the fault the learner is
+/// asked to find.
+fn stops_a_component(step: &Step) -> bool {
+    step.setup.iter().any(|line| matches!(line.split_whitespace().collect::<Vec<_>>()[..], ["sim", "stop", _, ..]))
+}
+
+/// Runs `lines`, returning each line as it ran (placeholders filled in) and `line: error` for
+/// each that failed. A line whose placeholder cannot be filled does not run.
+fn run_all(d: &mut dyn Driver, lines: &[String], shown: bool) -> (Vec<String>, Vec<String>) {
+    let (mut ran, mut errors) = (Vec::new(), Vec::new());
+    for line in lines {
+        let line = match expand(line, d.sim()) {
+            Ok(l) => l,
+            Err(e) => {
+                errors.push(format!("{line}: {e}"));
+                continue;
+            }
+        };
+        let out = d.run_line(&line, shown);
+        if !out.ok {
+            errors.push(format!("{line}: {}", first_line(&out)));
+        }
+        ran.push(line);
+    }
+    (ran, errors)
 }
 
 /// Fills `{{pod SELECTOR}}` with the name of the first Running pod (by name) the selector
@@ -528,7 +550,8 @@ steps:
         assert_eq!(run.score().checks, 1);
         assert_eq!(run.next(&mut s), Ok(vec![]));
         assert_eq!(run.phase(), Phase::Finished);
-        assert_eq!(run.view().text, "Lesson complete. Answers right: 0 of 0. Checks passed: 0 of 1.");
+        assert_eq!(run.view().text, "Lesson complete.", "the score is the status line's, not repeated in the text");
+        assert_eq!(run.view().score, Score { answers_right: 0, questions: 0, checks_passed: 0, checks: 1 });
     }
 
     #[test]
@@ -542,5 +565,65 @@ steps:
             vec!["kubectl scale deployment/nope --replicas=1: Error from server (NotFound): deployments.apps \"nope\" not found"]
         );
         assert_eq!(run.phase(), Phase::Passed);
+    }
+
+    #[test]
+    fn the_view_shows_the_action_as_it_ran_with_the_pod_named() {
+        let mut s = session();
+        s.settle(Duration::mins(2)).unwrap();
+        let text = "name: t\nsteps:\n  - text: x\n    action: kubectl delete pod {{pod app=web}} --wait=false\n";
+        let running: Vec<String> = s.sim().objects(crate::model::Kind::Pod).map(|o| o.meta().name.to_string()).collect();
+        let mut run = LessonRun::new(Lesson::parse(text).unwrap());
+        assert_eq!(run.start(&mut s), Vec::<String>::new());
+        let action = run.view().action;
+        let name =
+            action[0].strip_prefix("kubectl delete pod ").and_then(|r| r.strip_suffix(" --wait=false")).expect("the line as written");
+        assert!(running.iter().any(|p| p == name), "{name} is one of the pods: {running:?}");
+        let pod = s.sim().objects(crate::model::Kind::Pod).find(|o| o.meta().name.as_str() == name).expect("still terminating");
+        assert!(pod.meta().is_deleting(), "and it is the pod that was deleted");
+    }
+
+    #[test]
+    fn a_prediction_shows_no_action_before_it_ran() {
+        let mut s = session();
+        let mut run = LessonRun::new(Lesson::parse(LESSON).unwrap());
+        run.start(&mut s);
+        s.settle(Duration::mins(2)).unwrap();
+        run.poll(s.sim());
+        run.next(&mut s).unwrap();
+        assert_eq!(run.phase(), Phase::Predict);
+        assert_eq!(run.view().action, Vec::<String>::new(), "nothing ran yet");
+        run.answer(&mut s, "5").unwrap();
+        assert_eq!(run.view().action, vec!["kubectl scale deployment/web --replicas=5".to_string()]);
+    }
+
+    #[test]
+    fn a_stopped_component_is_concealed_until_its_question_is_answered() {
+        let mut s = session();
+        let text = r#"
+name: t
+steps:
+  - text: Look.
+  - text: Which?
+    setup: sim stop kube-scheduler
+    action: kubectl scale deployment/web --replicas=5
+    check: {after: 5s}
+    question: {ask: after, prompt: Which loop?, choices: [kube-scheduler, etcd], answer: kube-scheduler}
+  - text: A stop nobody asks about.
+    setup: sim stop kube-controller-manager
+"#;
+        let mut run = LessonRun::new(Lesson::parse(text).unwrap());
+        run.start(&mut s);
+        assert!(!run.view().conceal_components, "no hidden fault in step 1");
+        run.next(&mut s).unwrap();
+        assert!(run.view().conceal_components, "while the check runs, before the question opens");
+        s.advance(Duration::secs(6));
+        run.poll(s.sim());
+        assert_eq!(run.phase(), Phase::Diagnose);
+        assert!(run.view().conceal_components, "while the question is open");
+        run.answer(&mut s, "kube-scheduler").unwrap();
+        assert!(!run.view().conceal_components, "answered: the stopped scheduler may be shown");
+        run.next(&mut s).unwrap();
+        assert!(!run.view().conceal_components, "a stop with no question hides nothing");
     }
 }
