@@ -23,8 +23,9 @@ pub fn permalink_query(scenario: &str, seed: u64, commands: &[Recorded], at: u64
 }
 
 /// Runs `commands` in order, each at its simulated time, then runs the clock to `at`. A command
-/// dated before the clock is refused with an error (the rest still run); a command that fails
-/// fails as it did the first time.
+/// dated before the clock is refused with an error; a command that does not parse or fails is
+/// reported with its own (kubectl's) error and where it came from. Either way the rest still
+/// run: a failed command changes nothing, so the rest replay as they did the first time.
 pub fn replay(session: &mut Session, commands: &[Recorded], at: Option<u64>) -> Vec<String> {
     let mut errors = Vec::new();
     for c in commands {
@@ -34,13 +35,22 @@ pub fn replay(session: &mut Session, commands: &[Recorded], at: Option<u64>) -> 
             continue;
         }
         session.advance_to(Time(c.at));
-        session.execute(&c.command);
+        let out = session.execute(&c.command);
         session.take_stream();
+        if !out.ok {
+            errors.push(failed(&out, c));
+        }
     }
     if let Some(at) = at.filter(|at| *at > session.sim().now().0) {
         session.advance_to(Time(at));
     }
     errors
+}
+
+/// A replayed command's failure: kubectl's first error line, then which `cmd=` it was.
+fn failed(out: &crate::command::CommandOutput, c: &Recorded) -> String {
+    let why = out.stderr.lines().find(|l| !l.trim().is_empty()).unwrap_or("error: the command failed");
+    format!("{why} (replaying {:?} at {} ms)", c.command, c.at)
 }
 
 /// A run as a JSON file: what it was, what was done, where it got, and its trace.
@@ -182,6 +192,27 @@ mod tests {
             vec!["error: cannot replay \"kubectl scale deployment web --replicas=9\" at 1000 ms: the simulation is already at 5000 ms"]
         );
         assert_eq!(session.sim().now(), Time(8_000));
+    }
+
+    #[test]
+    fn a_command_that_does_not_parse_or_fails_is_reported_and_the_rest_replay() {
+        let query = "?seed=1&cmd=1000%3Akubectl%20scael%20deployment%20web&cmd=2000%3Akubectl%20scale%20deployment%20nope%20--replicas%3D2&cmd=2500%3Asim%20node%20add%20%22node-9&cmd=3000%3Akubectl%20scale%20deployment%20web%20--replicas%3D4&at=30000";
+        let (params, errors) = parse_query(query);
+        assert_eq!(errors, Vec::<String>::new(), "every cmd= has a time and a line");
+        let mut session = Session::new(scenario("default").unwrap(), params.seed).unwrap();
+        let errors = replay(&mut session, &params.commands, params.at);
+        assert_eq!(errors.len(), 3, "{errors:#?}");
+        assert!(errors[0].starts_with("error: unknown command \"scael\" for \"kubectl\""), "{}", errors[0]);
+        assert!(errors[0].ends_with("(replaying \"kubectl scael deployment web\" at 1000 ms)"), "{}", errors[0]);
+        assert_eq!(
+            errors[1],
+            "Error from server (NotFound): deployments.apps \"nope\" not found (replaying \"kubectl scale deployment nope --replicas=2\" at 2000 ms)"
+        );
+        assert!(errors[2].ends_with("(replaying \"sim node add \\\"node-9\" at 2500 ms)"), "{}", errors[2]);
+        // The good command after them still ran, at its time, and the clock reached `at`.
+        assert_eq!(session.sim().now(), Time(30_000));
+        let d = session.sim().objects(Kind::Deployment).find_map(|o| o.as_deployment().and_then(|d| d.spec.replicas));
+        assert_eq!(d, Some(4));
     }
 
     #[test]
