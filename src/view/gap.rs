@@ -5,8 +5,13 @@
 //! the same that `kubectl get deployment` prints as READY. [`GapHistory`] samples them whenever
 //! the page looks and keeps a point only when one changed, so a long quiet stretch costs one
 //! point; the chart draws each series as steps between points.
+//!
+//! A status is only as fresh as the last loop that wrote it. When it has stood still for a while
+//! and disagrees with the pods that exist (an edge-triggered controller that missed the deletes,
+//! a stopped controller manager), the view says so in `stale`, so the numbers are not read as
+//! the truth: that disagreement is the gap no loop is closing.
 
-use crate::model::{Kind, ObjectKey};
+use crate::model::{Deployment, Kind, ObjectKey};
 use crate::sim::Sim;
 use serde::Serialize;
 use std::collections::VecDeque;
@@ -17,6 +22,9 @@ pub const WINDOW_MS: u64 = 120_000;
 pub const MIN_SPAN_MS: u64 = 10_000;
 /// Most points kept (a point is kept only on a change).
 pub const MAX_POINTS: usize = 600;
+/// How long the status must have stood still before its disagreement with the pods is stale,
+/// in simulated milliseconds: a loop that is working rewrites it well within this.
+pub const STALE_AFTER_MS: u64 = 5_000;
 
 /// The three numbers at one moment.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -48,6 +56,10 @@ pub struct GapView {
     pub ready_cell: String,
     /// Whether desired = current = ready.
     pub converged: bool,
+    /// Empty, or why the status is not to be believed: it has not changed for
+    /// [`STALE_AFTER_MS`] and disagrees with the pods that exist ("status says 3 ready, but 0
+    /// pods exist: no loop has updated it").
+    pub stale: String,
 }
 
 /// SVG path data for the chart: one `d` per series, in a `width` × `height` box.
@@ -72,6 +84,13 @@ pub struct GapHistory {
     name: String,
     points: VecDeque<GapSample>,
     view: GapView,
+    /// When the status numbers last changed.
+    status_since: u64,
+    /// Since when the steady status has disagreed with the pods, if it does.
+    mismatch_since: Option<u64>,
+    /// The pods counted at an etcd revision (revision, existing, ready), so a quiet store is
+    /// not walked again.
+    counted: Option<(u64, i32, i32)>,
 }
 
 impl GapHistory {
@@ -96,32 +115,36 @@ impl GapHistory {
     pub fn clear(&mut self) {
         self.points.clear();
         self.view = GapView::default();
+        self.status_since = 0;
+        self.mismatch_since = None;
+        self.counted = None;
     }
 
     /// Samples the Deployment at `sim`'s time. Returns whether the numbers changed.
     pub fn observe(&mut self, sim: &Sim) -> bool {
         let now = sim.now().0;
         if self.points.back().is_some_and(|p| p.t > now) {
-            self.points.clear();
+            self.clear();
         }
         let key = ObjectKey::new(Kind::Deployment, &self.namespace, &self.name);
-        let view = match sim.api().get(&key).and_then(|o| o.as_deployment().cloned()) {
-            Some(d) => {
-                let desired = d.spec.replicas.unwrap_or(1);
-                let st = &d.status;
-                GapView {
-                    deployment: format!("{}/{}", self.namespace, self.name),
-                    desired,
-                    current: st.replicas,
-                    updated: st.updated_replicas,
-                    ready: st.ready_replicas,
-                    available: st.available_replicas,
-                    ready_cell: format!("{}/{desired}", st.ready_replicas),
-                    converged: desired == st.replicas && desired == st.ready_replicas,
-                }
+        let deployment = sim.api().get(&key).and_then(|o| o.as_deployment());
+        let mut view = deployment.map(|d| self.numbers(d)).unwrap_or_default();
+        let status = |v: &GapView| (v.deployment.clone(), v.current, v.updated, v.ready, v.available);
+        if status(&view) != status(&self.view) {
+            self.status_since = now;
+            self.mismatch_since = None;
+        }
+        // Pods are counted only under a status that has stood still (a busy cluster's keeps
+        // moving), and the note waits until the disagreement itself has lasted.
+        if let Some(d) = deployment.filter(|_| now >= self.status_since + STALE_AFTER_MS) {
+            let (pods, ready) = self.count_pods(sim, d);
+            let note = stale_note(view.current, view.ready, pods, ready);
+            if note.is_empty() {
+                self.mismatch_since = None;
+            } else if now >= *self.mismatch_since.get_or_insert(now) + STALE_AFTER_MS {
+                view.stale = note;
             }
-            None => GapView::default(),
-        };
+        }
         let sample = GapSample { t: now, desired: view.desired, current: view.current, ready: view.ready };
         if !self.points.back().is_some_and(|p| p.same_numbers(&sample)) {
             self.points.push_back(sample);
@@ -133,6 +156,42 @@ impl GapHistory {
         let changed = self.view != view;
         self.view = view;
         changed
+    }
+
+    /// The Deployment's own numbers, as `kubectl get deployment` reads them.
+    fn numbers(&self, d: &Deployment) -> GapView {
+        let desired = d.spec.replicas.unwrap_or(1);
+        let st = &d.status;
+        GapView {
+            deployment: format!("{}/{}", self.namespace, self.name),
+            desired,
+            current: st.replicas,
+            updated: st.updated_replicas,
+            ready: st.ready_replicas,
+            available: st.available_replicas,
+            ready_cell: format!("{}/{desired}", st.ready_replicas),
+            converged: desired == st.replicas && desired == st.ready_replicas,
+            stale: String::new(),
+        }
+    }
+
+    /// The Deployment's pods as its controllers count them (selected, not terminating, not
+    /// finished), and how many are ready; walked again only when etcd has changed.
+    fn count_pods(&mut self, sim: &Sim, d: &Deployment) -> (i32, i32) {
+        let revision = sim.api().etcd.revision();
+        if let Some((_, pods, ready)) = self.counted.filter(|c| c.0 == revision) {
+            return (pods, ready);
+        }
+        let (mut pods, mut ready) = (0, 0);
+        for pod in sim.api().etcd.list(Kind::Pod, Some(&self.namespace)).filter_map(|o| o.as_pod()) {
+            if pod.metadata.is_deleting() || pod.is_terminal() || !d.spec.selector.matches(&pod.metadata.labels) {
+                continue;
+            }
+            pods += 1;
+            ready += i32::from(pod.is_ready());
+        }
+        self.counted = Some((revision, pods, ready));
+        (pods, ready)
     }
 
     /// The chart at `now`: the last [`WINDOW_MS`] (or the whole run, if shorter, but at least
@@ -167,6 +226,18 @@ impl GapHistory {
             d
         };
         GapChart { width, height, desired: series(|p| p.desired), current: series(|p| p.current), ready: series(|p| p.ready), max, span }
+    }
+}
+
+/// Why a status that disagrees with the pods is stale, or empty when it agrees.
+fn stale_note(current: i32, ready: i32, pods: i32, ready_pods: i32) -> String {
+    if current != pods {
+        let exist = if pods == 1 { "pod exists" } else { "pods exist" };
+        format!("status says {ready} ready, but {pods} {exist}: no loop has updated it")
+    } else if ready != ready_pods {
+        format!("status says {ready} ready, but {ready_pods} of its {pods} pods are: no loop has updated it")
+    } else {
+        String::new()
     }
 }
 
@@ -239,5 +310,46 @@ mod tests {
         // Four seconds in, the shortest span (ten seconds) ends at now: the lines start at 60%.
         let new = g.chart(4_000, 240, 64);
         assert_eq!((new.span, new.desired.as_str()), (MIN_SPAN_MS, "M144 2H240"));
+    }
+
+    #[test]
+    fn a_status_no_loop_updates_is_called_stale_once_it_has_stood_still() {
+        // The edge-triggered widget: every web pod is deleted at 12 s and the news is lost.
+        let mut s = Session::new(Scenario::builtin("dropped-events-edge").unwrap(), Some(11)).unwrap();
+        let mut g = GapHistory::new("default", "web");
+        for _ in 0..100 {
+            s.advance(Duration::millis(500));
+            g.observe(s.sim());
+            if s.sim().now().0 == 14_000 {
+                assert_eq!(g.view().stale, "", "right after the deletes the status may still catch up");
+            }
+        }
+        assert_eq!((g.view().desired, g.view().current, g.view().ready), (3, 3, 3), "the status still claims three");
+        assert_eq!(g.view().stale, "status says 3 ready, but 0 pods exist: no loop has updated it");
+        // The level-triggered twin closes the gap, and its status is the truth.
+        let mut s = Session::new(Scenario::builtin("dropped-events").unwrap(), Some(11)).unwrap();
+        let mut g = GapHistory::new("default", "web");
+        for _ in 0..100 {
+            s.advance(Duration::millis(500));
+            g.observe(s.sim());
+        }
+        assert!(g.view().converged);
+        assert_eq!(g.view().stale, "");
+    }
+
+    #[test]
+    fn a_working_loop_never_looks_stale() {
+        let mut s = Session::new(Scenario::builtin("default").unwrap(), Some(1)).unwrap();
+        let mut g = GapHistory::new("default", "web");
+        s.settle(Duration::mins(2)).unwrap();
+        let victim = s.sim().objects(Kind::Pod).next().unwrap().meta().name.clone();
+        s.execute(&format!("kubectl delete pod {victim}"));
+        for _ in 0..60 {
+            s.advance(Duration::millis(250));
+            g.observe(s.sim());
+            assert_eq!(g.view().stale, "", "at {}", s.sim().now().0);
+        }
+        assert_eq!(stale_note(3, 2, 3, 3), "status says 2 ready, but 3 of its 3 pods are: no loop has updated it");
+        assert_eq!(stale_note(2, 2, 1, 1), "status says 2 ready, but 1 pod exists: no loop has updated it");
     }
 }
