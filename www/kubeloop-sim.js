@@ -53,7 +53,12 @@ class KubeloopSim extends HTMLElement {
     }
   }
 
-  /** Sends a message to the widget (see docs/embedding.md); queued until it has mounted. */
+  /**
+   * Sends a message to the widget (see docs/embedding.md). Before it has mounted (the module
+   * still loading, or the element restarting) messages wait here, in order; the widget handles
+   * them at its first frame, after `ready`. None is dropped: if the module cannot load, each
+   * waiting message is answered with an `error` message.
+   */
   send(message) {
     if (this.#handle) this.#handle.send(message);
     else this.#queue.push(message);
@@ -67,6 +72,10 @@ class KubeloopSim extends HTMLElement {
       module = await load();
     } catch (error) {
       this.shadowRoot.textContent = `kubeloop could not load: ${error.message}`;
+      for (const message of this.#queue.splice(0)) {
+        const type = JSON.stringify(message && message.type !== undefined ? message.type : message);
+        this.#deliver({ source: 'kubeloop', type: 'error', message: `error: kubeloop could not load, so the ${type} message was not handled` });
+      }
       throw error;
     }
     // Removed, or restarted, while the module loaded.

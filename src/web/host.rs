@@ -6,6 +6,11 @@
 //! what arrives is queued in [`Shared::inbox`] and handled at the next animation frame, so a
 //! host's handler that answers synchronously never re-enters the engine while it is busy.
 //!
+//! A framing page may post before the wasm has even loaded. `index.html` therefore keeps every
+//! `message` event from its first script on (`window.kubeloopEarly`), and [`listen`] takes that
+//! list over in order before it listens itself, so no message is lost; all of them are handled
+//! at the first frame, after `ready`. An element's messages wait in `kubeloop-sim.js` instead.
+//!
 //! Only `js_sys::Reflect` is used to reach `postMessage`, `fetch`, the clipboard and
 //! `location.ancestorOrigins`: each would otherwise cost a web-sys feature, and the page is
 //! near its size ceiling.
@@ -124,24 +129,42 @@ fn target_origin(engine: &Engine) -> Option<String> {
     params.allows_origin(&parent, &own_origin()).then_some(parent)
 }
 
-/// Listens for `message` events on the window and queues those from allowed origins. Returns
-/// the listener, which must be kept alive and passed to [`stop_listening`].
+/// Listens for `message` events on the window and queues those from allowed origins, after
+/// the ones `index.html` kept while the wasm loaded. Returns the listener, which must be kept
+/// alive and passed to [`stop_listening`].
 pub fn listen(shared: &Rc<Shared>) -> Option<Closure<dyn FnMut(JsValue)>> {
     let window = web_sys::window()?;
     let weak: Weak<Shared> = Rc::downgrade(shared);
     let own = own_origin();
-    let listener = Closure::<dyn FnMut(JsValue)>::new(move |event: JsValue| {
+    let receive = move |event: &JsValue| {
         let Some(shared) = weak.upgrade() else { return };
-        let origin = Reflect::get(&event, &"origin".into()).ok().and_then(|o| o.as_string()).unwrap_or_default();
+        let origin = Reflect::get(event, &"origin".into()).ok().and_then(|o| o.as_string()).unwrap_or_default();
         let allowed = shared.engine.try_borrow().map(|e| e.params().allows_origin(&origin, &own)).unwrap_or(false);
         if !allowed {
             return; // Another origin's message: not ours to read, not ours to complain about.
         }
-        let data = Reflect::get(&event, &"data".into()).unwrap_or(JsValue::UNDEFINED);
+        let data = Reflect::get(event, &"data".into()).unwrap_or(JsValue::UNDEFINED);
         shared.inbox.borrow_mut().push(Incoming::Message(json_text(&data)));
-    });
+    };
+    // Taken over and listened to in one go: no message can fall between the two.
+    for event in take_early_messages(&window) {
+        receive(&event);
+    }
+    let listener = Closure::<dyn FnMut(JsValue)>::new(move |event: JsValue| receive(&event));
     window.add_event_listener_with_callback("message", listener.as_ref().unchecked_ref()).ok()?;
     Some(listener)
+}
+
+/// The `message` events `index.html`'s first script kept, oldest first; its listener is
+/// removed, so from here on only [`listen`]'s hears them.
+fn take_early_messages(window: &web_sys::Window) -> Vec<JsValue> {
+    let key = JsValue::from("kubeloopEarly");
+    let Some(early) = Reflect::get(window, &key).ok().filter(|e| e.is_object()) else { return Vec::new() };
+    if let Some(keeper) = Reflect::get(&early, &"listener".into()).ok().and_then(|f| f.dyn_into::<Function>().ok()) {
+        let _ = window.remove_event_listener_with_callback("message", &keeper);
+    }
+    let _ = Reflect::delete_property(window, &key);
+    Reflect::get(&early, &"messages".into()).ok().map(|m| js_sys::Array::from(&m).iter().collect()).unwrap_or_default()
 }
 
 pub fn stop_listening(listener: &Closure<dyn FnMut(JsValue)>) {

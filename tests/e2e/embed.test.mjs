@@ -81,6 +81,45 @@ test('an iframe is driven by postMessage and posts ready, resize, events and com
   });
 });
 
+test('messages an iframe host posts before ready are kept and handled in order once it is ready', { timeout: 120_000 }, async () => {
+  await withPage(live.browser, {}, async (page) => {
+    // The wasm is held back until the host has posted, so the messages surely arrive before the
+    // app exists, let alone listens.
+    let release;
+    const held = new Promise((done) => (release = done));
+    let requested;
+    const wasmRequested = new Promise((done) => (requested = done));
+    await page.route('**/kubeloop-web_bg.wasm', async (route) => {
+      requested();
+      await held;
+      await route.continue();
+    });
+    const url = `${live.server.url}iframe-early.html`;
+    await page.route(url, (route) => route.fulfill({ contentType: 'text/html; charset=utf-8', body: iframeHost('?scenario=default&seed=2&speed=10') }));
+    // Not 'load': the frame cannot finish loading while its wasm is held.
+    await page.goto(url, { waitUntil: 'domcontentloaded' });
+    await wasmRequested;
+    const before = await page.evaluate(() => {
+      window.sendToWidget({ type: 'command', command: 'kubectl scale deployment web --replicas=5' });
+      window.sendToWidget({ type: 'command', command: 'kubectl scale deployment web --replicas=4' });
+      return window.received.length;
+    });
+    assert.equal(before, 0, 'posted before the widget said anything, ready included');
+    release();
+    await waitForMessage(page, "(m) => m.type === 'command' && m.command.endsWith('--replicas=4')");
+    const seen = await page.evaluate(() => window.received.filter((m) => m.type === 'ready' || m.type === 'command').map((m) => m.type === 'ready' ? 'ready' : `${m.ok} ${m.command}`));
+    assert.deepEqual(seen, [
+      'ready',
+      'true kubectl scale deployment web --replicas=5',
+      'true kubectl scale deployment web --replicas=4',
+    ], 'handled once ready, in the order posted');
+    // Their effect: the cluster settles at four pods.
+    const frame = page.frameLocator('#w');
+    await frame.locator('[data-testid="pod"][data-status="Running"] >> nth=3').waitFor({ timeout: 30_000 });
+    assert.equal(await frame.getByTestId('page-error').count(), 0);
+  });
+});
+
 test('malformed and unknown messages are ignored with a clear error in the widget and to the host', { timeout: 90_000 }, async () => {
   await withPage(live.browser, {}, async (page) => {
     await openHost(page, 'iframe-bad.html', iframeHost('?seed=1'));
