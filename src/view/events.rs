@@ -7,7 +7,8 @@
 //! millisecond keep the order the cluster wrote them in.
 //!
 //! A pod's chain is what happened because of it: the events about the pod itself and the
-//! ReplicaSet's `SuccessfulCreate`/`SuccessfulDelete` whose message names it.
+//! ReplicaSet's `SuccessfulCreate`/`SuccessfulDelete` whose message names it. A killed pod's
+//! chain can be marked together with its replacement's (`EventFilter::linked`).
 
 use super::Cursor;
 use crate::command::printers;
@@ -81,6 +82,9 @@ pub struct EventFilter {
     pub component: String,
     /// `namespace/name` of the selected pod, whose chain is marked.
     pub pod: Option<(String, String)>,
+    /// `namespace/name` of a pod whose chain is marked with the selected pod's: the pod that
+    /// replaced it, or the one it replaced (story mode's `Story::linked`).
+    pub linked: Option<(String, String)>,
     /// At most this many rows.
     pub limit: usize,
 }
@@ -235,7 +239,7 @@ impl EventLog {
                 break;
             }
             if rows.len() < filter.limit {
-                let in_chain = filter.pod.as_ref().is_some_and(|(ns, name)| r.concerns_pod(ns, name));
+                let in_chain = [&filter.pod, &filter.linked].into_iter().flatten().any(|(ns, name)| r.concerns_pod(ns, name));
                 rows.push(EventCells {
                     key: r.key.clone(),
                     last_seen: human_duration(now.since(Time(r.last_seen))),
@@ -351,5 +355,32 @@ mod tests {
         assert_eq!(t.rows.iter().filter(|r| r.in_chain).count(), 5);
         let victim_chain = log.chain_reasons("default", &victim);
         assert!(victim_chain.contains(&"Killing".to_string()), "{victim_chain:?}");
+    }
+
+    #[test]
+    fn a_linked_pods_chain_is_marked_with_the_selected_ones() {
+        let mut s = Session::new(Scenario::builtin("default").unwrap(), Some(1)).unwrap();
+        s.settle(Duration::mins(2)).unwrap();
+        let mut log = EventLog::new();
+        let before: BTreeSet<String> = s.sim().objects(Kind::Pod).map(|p| p.meta().name.to_string()).collect();
+        let victim = before.iter().next().unwrap().clone();
+        assert!(s.execute(&format!("kubectl delete pod {victim}")).ok);
+        s.settle(Duration::mins(2)).unwrap();
+        log.update(s.sim());
+        let new = s.sim().objects(Kind::Pod).map(|p| p.meta().name.to_string()).find(|n| !before.contains(n)).unwrap();
+        let now = s.sim().now();
+        let pod = |name: &str| Some(("default".to_string(), name.to_string()));
+        let marked = |filter: &EventFilter| -> BTreeSet<String> {
+            log.table(filter, now).rows.into_iter().filter(|r| r.in_chain).map(|r| r.key).collect()
+        };
+        let alone = EventFilter { pod: pod(&victim), limit: 200, ..Default::default() };
+        let unused = EventFilter { linked: None, ..alone.clone() };
+        assert_eq!(log.table(&unused, now), log.table(&alone, now), "unused, the table is as before");
+        let linked = EventFilter { linked: pod(&new), ..alone.clone() };
+        let (victims, both) = (marked(&alone), marked(&linked));
+        let replacements = marked(&EventFilter { pod: pod(&new), limit: 200, ..Default::default() });
+        assert_eq!(replacements.len(), 5);
+        assert_eq!(both, victims.union(&replacements).cloned().collect::<BTreeSet<_>>());
+        assert!(both.len() > victims.len());
     }
 }

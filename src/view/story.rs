@@ -1,10 +1,102 @@
 //! Story mode: the meaningful hops of a run, said in words, so a learner can follow one change
 //! from the claim to the container at a pace the eye can keep.
 //!
-//! Work in progress: this module so far holds only the [`Caption`] the page draws; the
-//! classification of hops and the pacing land next.
+//! After a Kill the replacement pod is created, bound and ContainerCreating within ~70 ms of
+//! simulated time: at any speed nothing can be followed. Story mode picks, out of the message
+//! trace, the hops that change what a learner sees ([`Story::observe`]), says each in words
+//! ([`Caption`]) and holds the simulation at each for [`DWELL_MS`] of wall time
+//! ([`Story::holding`]). Between beats the simulation runs at the chosen speed, so the real
+//! latencies become visible: during the ReplicaSet controller's beat the new pod already exists
+//! and is still unscheduled.
+//!
+//! **Meaningful** (each a beat): a controller creating, deleting or scaling (the ReplicaSet
+//! controller's pod creates and deletes, the Deployment controller's ReplicaSet creates, scales
+//! and deletes, the garbage collector's and the taint eviction controller's deletes, the node
+//! lifecycle controller's taints and Ready=Unknown); kube-scheduler binding a pod or writing
+//! `PodScheduled=False` (FailedScheduling); a kubelet taking on a pod bound to its node (the pod
+//! arriving on its watch), its pod status writes that change kubectl's STATUS or READY
+//! (ContainerCreating → Running, CrashLoopBackOff…), its final delete of a pod (Terminating →
+//! gone), its Node registration and Node status writes that change kubectl's STATUS; every write
+//! kubectl makes; and the Deployment status write that brings READY to the desired count (the
+//! gap closing — the one counter write worth a caption, since it ends the chain the learner is
+//! watching, where every other counter update would be a beat with nothing visible to show).
+//!
+//! **Noise** (never a beat): lease renewals, Event writes, responses, 409 conflicts and their
+//! retries, reads and watches, and status-only writes that change nothing a learner sees
+//! (ReplicaSet and Deployment status counters, a kubelet's heartbeat, a status write that leaves
+//! STATUS and READY as they were).
+//!
+//! Who wrote an etcd write is read from the trace as it stands: kube-apiserver traces the
+//! response to the writer right before the etcd hop (kubectl's request, for kubectl's own writes),
+//! and the hop's `rev N` finds the [`crate::store::Change`] with the object before and after. Which
+//! controller of kube-controller-manager wrote is inferred from what the write did (a pod create
+//! is the ReplicaSet controller's, a ReplicaSet write the Deployment controller's, a delete whose
+//! owner is gone the garbage collector's, a delete of a pod marked `DeletionByTaintManager` the
+//! taint eviction controller's). The story only reads: it never changes the trace, its hash or
+//! anything in the simulation.
+//!
+//! A pod deleted from under its ReplicaSet (by kubectl, or evicted) and the pod that ReplicaSet
+//! creates next are linked as a [`Replacement`], for the page's trail and the events table
+//! ([`crate::view::EventFilter::linked`]).
+//!
+//! # Wiring it into the page's engine
+//!
+//! The engine owns a `story: Story` (`Story::new()` with each new session, so it tells the boot
+//! too) and its `story: bool` switch. Story mode is in force when the switch is on and
+//! [`applies`] (teaching scale).
+//! - `frame(ts)`, in `Mode::Playing`, before adding to `carry`: when in force and
+//!   `story.holding(ts)`, set `carry = 0.0` and do not advance (still `publish()`, so the caption
+//!   shows). Otherwise add to `carry` and call `run_until` as today.
+//! - `run_until`, after each `self.session.advance_to(t)`: when in force and
+//!   `self.story.observe(self.session.sim()).is_some()`, stop there: `return true` (the clock
+//!   stays at the beat; the frame sets `carry = 0.0` when `run_until` stopped at a beat — e.g.
+//!   return an enum, or compare `sim.now()` with `target`).
+//! - `observe()` (catching the trackers up, also after console commands): when in force,
+//!   `self.story.observe(sim)` (this queues kubectl's own writes as beats); when not (story off,
+//!   large scale) and in `fast_forward`, `self.story.skip(sim)`, which reads without pacing, so
+//!   turning story mode on later starts from the present.
+//! - `step()`: when in force, `self.story.step(&mut self.session)` instead of the plain step (it
+//!   shows a queued beat first, else moves delivery by delivery to the next meaningful hop, at
+//!   most [`STEP_HORIZON`] of simulated time ahead).
+//! - `build()`: `caption: if in force { self.story.caption().cloned().map(Rc::new) } else
+//!   { None }` (keep the old `Rc` when equal, as `keep` does).
+//! - `replace`/`restarted` (a new session): `self.story = Story::new()`. `ToggleStory` on:
+//!   `self.story.skip(sim)`.
+//! - Events table: `filter.linked = self.story.linked(ns, name)` next to `filter.pod`.
+//!
+//! At 1× the Kill chain (delete → the ReplicaSet controller creates → kube-scheduler binds → the
+//! kubelet starts it → Running) is eight beats and about a second of simulated time: about 5 s
+//! of wall time (`tests/story.rs` counts them).
 
+use crate::command::{printers, Session};
+use crate::controllers::replica_set::is_pod_active;
+use crate::kubelet::{images, Kubelet};
+use crate::model::{Duration, Kind, Node, Object, ObjectKey, Pod, Time};
+use crate::sim::{ComponentId, Message, MessageKind, Sim};
+use crate::store::{Change, ChangeType};
 use serde::Serialize;
+use std::collections::VecDeque;
+
+/// How long each beat holds the simulation, in wall-clock milliseconds.
+pub const DWELL_MS: f64 = 600.0;
+
+/// Story mode is for teaching scale: past this many pods the page aggregates its flow instead
+/// (the page's `LARGE_CLUSTER_PODS`).
+pub const MAX_PODS: usize = 300;
+
+/// How far a Step looks for the next meaningful hop, in simulated time: a settled cluster only
+/// renews leases, and a Step should not run for hours looking.
+pub const STEP_HORIZON: Duration = Duration::secs(60);
+
+/// At most this many deliveries per Step (as the page's plain step).
+const STEP_LIMIT: usize = 10_000;
+/// Beats waiting to be shown: one command can write many objects at once (`apply -f`); older
+/// ones are dropped past this.
+const PENDING_KEPT: usize = 32;
+/// Replacements and deleted pods remembered.
+const LINKS_KEPT: usize = 64;
+
+const KCM: &str = "kube-controller-manager";
 
 /// The current hop in words, with who did it and what it touched.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -16,4 +108,841 @@ pub struct Caption {
     pub component: String,
     /// The object the hop is about, as kubectl names it: `pod/web-7d4b9c8f6-x7k2p`.
     pub object: String,
+    /// The trace's sequence number of the hop, so the flow can mark it.
+    pub seq: u64,
+}
+
+/// One meaningful hop: its caption and when it happened in simulated time.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Beat {
+    pub caption: Caption,
+    pub at: Time,
+}
+
+/// A pod deleted from under its ReplicaSet and the pod that ReplicaSet created next.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Replacement {
+    pub namespace: String,
+    pub replica_set: String,
+    pub killed: String,
+    pub replacement: String,
+}
+
+/// Whether story mode applies to `sim`: teaching scale, at most [`MAX_PODS`] pods.
+pub fn applies(sim: &Sim) -> bool {
+    applies_to(sim.api().etcd.count(Kind::Pod))
+}
+
+/// [`applies`] for a pod count already in hand (the cluster view's `pod_count`).
+pub fn applies_to(pods: usize) -> bool {
+    pods <= MAX_PODS
+}
+
+/// The beat on show and where its dwell is.
+#[derive(Debug)]
+struct Shown {
+    beat: Beat,
+    /// The wall time its dwell began; `None` until the first `holding` after it was queued.
+    since: Option<f64>,
+    /// Its dwell is over (or it was stepped to, which needs none).
+    done: bool,
+}
+
+/// Who made the etcd write that follows in the trace.
+#[derive(Debug)]
+struct Writer {
+    name: String,
+    /// kubectl's verb (`delete`, `evict`…), read from its request.
+    verb: Option<&'static str>,
+}
+
+/// What a beat says and which component says it.
+struct Said {
+    component: String,
+    text: String,
+}
+
+fn said(component: impl Into<String>, text: String) -> Option<Said> {
+    Some(Said { component: component.into(), text })
+}
+
+/// Follows a run's trace and paces its meaningful hops. See the module documentation.
+#[derive(Debug, Default)]
+pub struct Story {
+    /// The last trace message read.
+    seq: u64,
+    /// The run being followed: its seed and the time last seen (a new run starts over).
+    seed: u64,
+    now: Time,
+    started: bool,
+    writer: Option<Writer>,
+    pending: VecDeque<Beat>,
+    shown: Option<Shown>,
+    /// Pods deleted from under their ReplicaSet, oldest first, waiting for their replacement.
+    deleted: VecDeque<(String, String, String)>,
+    replacements: VecDeque<Replacement>,
+}
+
+impl Story {
+    /// A story that starts at the beginning of the run it is first shown.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Reads the hops since the last call. Every meaningful one is queued as a beat; the first
+    /// of them is returned, so the engine can stop right after the delivery that made it.
+    pub fn observe(&mut self, sim: &Sim) -> Option<Beat> {
+        self.read(sim, true)
+    }
+
+    /// Reads the hops since the last call without pacing them (fast-forward, story mode off):
+    /// replacements are still linked, nothing is queued, and queued beats are dropped.
+    pub fn skip(&mut self, sim: &Sim) {
+        self.read(sim, false);
+        self.pending.clear();
+        if let Some(s) = &mut self.shown {
+            s.done = true;
+        }
+    }
+
+    /// Whether the simulation must wait at wall time `wall_ms`: a beat is on show and its
+    /// [`DWELL_MS`] has not run out. A queued beat's dwell starts at the first call that sees it.
+    pub fn holding(&mut self, wall_ms: f64) -> bool {
+        loop {
+            if let Some(s) = &mut self.shown {
+                if !s.done {
+                    let since = *s.since.get_or_insert(wall_ms);
+                    if wall_ms < since + DWELL_MS {
+                        return true;
+                    }
+                    s.done = true;
+                }
+            }
+            if !self.promote() {
+                return false;
+            }
+        }
+    }
+
+    /// The caption of the beat on show (the last one stays up after its dwell).
+    pub fn caption(&self) -> Option<&Caption> {
+        self.shown.as_ref().map(|s| &s.beat.caption)
+    }
+
+    /// Shows the next beat at once, without a dwell (Step): the one just queued, else the next
+    /// one waiting. `None` when none waits (the engine then moves the simulation on).
+    pub fn show_next(&mut self) -> Option<Beat> {
+        if let Some(s) = &mut self.shown {
+            let fresh = !s.done && s.since.is_none();
+            s.done = true;
+            if fresh {
+                return Some(s.beat.clone());
+            }
+        }
+        if !self.promote() {
+            return None;
+        }
+        let s = self.shown.as_mut()?;
+        s.done = true;
+        Some(s.beat.clone())
+    }
+
+    /// Step in story mode: shows the next meaningful hop, moving the session delivery by
+    /// delivery until one happens, at most [`STEP_HORIZON`] of simulated time ahead. `None` if
+    /// none happened by then (the clock stays at the last delivery it ran).
+    pub fn step(&mut self, session: &mut Session) -> Option<Beat> {
+        self.observe(session.sim());
+        if let Some(beat) = self.show_next() {
+            return Some(beat);
+        }
+        let horizon = session.sim().now() + STEP_HORIZON;
+        for _ in 0..STEP_LIMIT {
+            let t = session.sim().next_time().filter(|t| *t <= horizon)?;
+            session.advance_to(t);
+            if self.observe(session.sim()).is_some() {
+                return self.show_next();
+            }
+        }
+        None
+    }
+
+    /// Every replacement seen, oldest first (at most the last 64).
+    pub fn replacements(&self) -> impl Iterator<Item = &Replacement> {
+        self.replacements.iter()
+    }
+
+    /// The pod linked to pod `namespace/name` by a replacement: its replacement, or the pod it
+    /// replaced. For the events table's [`crate::view::EventFilter::linked`].
+    pub fn linked(&self, namespace: &str, name: &str) -> Option<(String, String)> {
+        self.replacements.iter().rev().filter(|r| r.namespace == namespace).find_map(|r| {
+            let other = if r.killed == name {
+                &r.replacement
+            } else if r.replacement == name {
+                &r.killed
+            } else {
+                return None;
+            };
+            Some((r.namespace.clone(), other.clone()))
+        })
+    }
+
+    /// Moves the next waiting beat on show if the one shown is done. Whether one was moved.
+    fn promote(&mut self) -> bool {
+        if self.shown.as_ref().is_some_and(|s| !s.done) {
+            return false;
+        }
+        match self.pending.pop_front() {
+            Some(beat) => {
+                self.shown = Some(Shown { beat, since: None, done: false });
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn queue(&mut self, beat: Beat) {
+        if self.pending.len() == PENDING_KEPT {
+            self.pending.pop_front();
+        }
+        self.pending.push_back(beat);
+        self.promote();
+    }
+
+    fn read(&mut self, sim: &Sim, pace: bool) -> Option<Beat> {
+        let trace = sim.trace();
+        let new_run = !self.started || sim.seed() != self.seed || sim.now() < self.now || trace.count() < self.seq;
+        if new_run && self.started {
+            *self = Story::default();
+        }
+        self.started = true;
+        self.seed = sim.seed();
+        self.now = sim.now();
+        let mut first = None;
+        for m in trace.since(self.seq) {
+            // A hop the ring dropped before it was read: the next etcd write's writer is unknown.
+            if m.seq != self.seq + 1 {
+                self.writer = None;
+            }
+            self.seq = m.seq;
+            if let Some(beat) = self.hop(sim, m) {
+                if pace {
+                    first.get_or_insert_with(|| beat.clone());
+                    self.queue(beat);
+                }
+            }
+        }
+        self.seq = self.seq.max(trace.count());
+        first
+    }
+
+    /// One hop of the trace: a beat if it is meaningful.
+    fn hop(&mut self, sim: &Sim, m: &Message) -> Option<Beat> {
+        let writer = self.writer.take();
+        let (said, object) = match m.kind {
+            MessageKind::Request => {
+                if m.from == "kubectl" {
+                    self.writer = Some(Writer { name: m.from.clone(), verb: verb(&m.what) });
+                }
+                return None;
+            }
+            MessageKind::Response => {
+                self.writer = Some(Writer { name: m.to.clone(), verb: None });
+                return None;
+            }
+            MessageKind::EtcdWrite => {
+                let rev = m.what.strip_prefix("rev ")?.parse::<u64>().ok()?;
+                let change = sim.api().etcd.changes_since(rev.checked_sub(1)?).ok()?.next().filter(|c| c.revision == rev)?;
+                let object = &change.object;
+                let said = self.written(sim, &writer?, change)?;
+                (said, format!("{}/{}", object.kind().lower(), object.meta().name))
+            }
+            MessageKind::Watch => {
+                let (said, name) = taken_on(sim, m)?;
+                (said, format!("pod/{name}"))
+            }
+        };
+        let caption = Caption { text: said.text, component: said.component, object, seq: m.seq };
+        Some(Beat { caption, at: m.sent })
+    }
+
+    fn written(&mut self, sim: &Sim, writer: &Writer, change: &Change) -> Option<Said> {
+        match &*change.object {
+            Object::Pod(pod) => self.pod_written(sim, writer, change, pod),
+            Object::ReplicaSet(rs) => replica_set_written(sim, writer, change, rs),
+            Object::Deployment(d) => deployment_written(writer, change, d),
+            Object::Node(node) => node_written(writer, change, node),
+            Object::Event(_) | Object::Lease(_) => None,
+        }
+    }
+
+    fn pod_written(&mut self, sim: &Sim, writer: &Writer, change: &Change, pod: &Pod) -> Option<Said> {
+        let name = short_name(&pod.metadata.name);
+        let prev = change.prev.as_deref().and_then(Object::as_pod);
+        match change.type_ {
+            ChangeType::Added if writer.name == KCM => self.created_by_replica_set(sim, pod, change.revision),
+            ChangeType::Added => plain(writer, "create", "pod", &pod.metadata.name),
+            // The last step of a graceful deletion: the kubelet stopped the containers.
+            ChangeType::Deleted if prev.is_some_and(|p| p.metadata.is_deleting()) => match node_of_kubelet(&writer.name) {
+                Some(node) => said(writer.name.clone(), format!("kubelet {node}: {name} removed")),
+                None => plain(writer, "delete", "pod", &pod.metadata.name),
+            },
+            ChangeType::Deleted => self.deleted(sim, writer, pod, change.revision),
+            ChangeType::Modified => {
+                let prev = prev?;
+                if !prev.metadata.is_deleting() && pod.metadata.is_deleting() {
+                    return self.deleted(sim, writer, pod, change.revision);
+                }
+                if let (None, Some(node)) = (&prev.spec.node_name, &pod.spec.node_name) {
+                    let (component, who) = words(writer);
+                    return said(component, format!("{who}: bind {name} → {node}"));
+                }
+                status_written(writer, prev, pod)
+            }
+        }
+    }
+
+    /// A pod create by kube-controller-manager: its ReplicaSet closing the gap. The counts are
+    /// the ReplicaSet's as it decided: the active pods before this one, out of its replicas.
+    fn created_by_replica_set(&mut self, sim: &Sim, pod: &Pod, rev: u64) -> Option<Said> {
+        let component = controller("replicaset-controller");
+        let Some((rs_name, desired, active)) = owning_replica_set(sim, pod, rev) else {
+            return said(component, format!("ReplicaSet controller: create pod {}", short_name(&pod.metadata.name)));
+        };
+        let before = active.saturating_sub(1);
+        let ns = pod.metadata.namespace.to_string();
+        if let Some(i) = self.deleted.iter().position(|(n, rs, _)| *n == ns && *rs == rs_name) {
+            let (namespace, replica_set, killed) = self.deleted.remove(i)?;
+            if self.replacements.len() == LINKS_KEPT {
+                self.replacements.pop_front();
+            }
+            self.replacements.push_back(Replacement { namespace, replica_set, killed, replacement: pod.metadata.name.to_string() });
+        }
+        said(component, format!("ReplicaSet controller: {before} of {desired} → creating {}", desired.saturating_sub(before)))
+    }
+
+    /// A pod whose deletion began (or that was deleted at once): who asked, and, when it was
+    /// not its ReplicaSet, a replacement to wait for.
+    fn deleted(&mut self, sim: &Sim, writer: &Writer, pod: &Pod, rev: u64) -> Option<Said> {
+        let name = short_name(&pod.metadata.name);
+        let owner = pod.metadata.controller_ref().filter(|r| r.kind == "ReplicaSet");
+        let replica_set = owning_replica_set(sim, pod, rev);
+        if writer.name == KCM {
+            if let (Some(owner), None) = (owner, &replica_set) {
+                let text = format!("garbage collector: delete pod {name} (replicaset/{} is gone)", owner.name);
+                return said(controller("garbage-collector-controller"), text);
+            }
+            if pod.condition("DisruptionTarget").is_some_and(|c| c.reason.as_deref() == Some("DeletionByTaintManager")) {
+                self.remember_deleted(pod, replica_set.as_ref().map(|r| r.0.as_str()));
+                let node = pod.spec.node_name.as_deref().unwrap_or_default();
+                let text = format!("taint eviction controller: delete pod {name} (node {node} is tainted NoExecute)");
+                return said(controller("taint-eviction-controller"), text);
+            }
+            if let Some((_, desired, active)) = replica_set {
+                // This pod is no longer active: the ReplicaSet had one more.
+                let before = active + 1;
+                let text = format!("ReplicaSet controller: {before} of {desired} → deleting {}", before.saturating_sub(desired));
+                return said(controller("replicaset-controller"), text);
+            }
+            return said(KCM, format!("{KCM}: delete pod {name}"));
+        }
+        self.remember_deleted(pod, replica_set.as_ref().map(|r| r.0.as_str()));
+        plain(writer, writer.verb.filter(|v| *v == "evict").unwrap_or("delete"), "pod", &pod.metadata.name)
+    }
+
+    fn remember_deleted(&mut self, pod: &Pod, replica_set: Option<&str>) {
+        let Some(rs) = replica_set else { return };
+        if self.deleted.len() == LINKS_KEPT {
+            self.deleted.pop_front();
+        }
+        self.deleted.push_back((pod.metadata.namespace.to_string(), rs.to_string(), pod.metadata.name.to_string()));
+    }
+}
+
+/// kubectl's verb in a request's text (`delete pod/default/web-1`).
+fn verb(what: &str) -> Option<&'static str> {
+    Some(match what.split(' ').next()? {
+        "create" => "create",
+        "update" => "update",
+        "update-status" => "update-status",
+        "delete" => "delete",
+        "evict" => "evict",
+        "bind" => "bind",
+        _ => return None,
+    })
+}
+
+/// A controller of kube-controller-manager, as the page names its row.
+fn controller(name: &str) -> String {
+    format!("{KCM}/{name}")
+}
+
+/// `node-2` for `kubelet-node-2`.
+fn node_of_kubelet(component: &str) -> Option<&str> {
+    component.strip_prefix("kubelet-").filter(|n| !n.is_empty())
+}
+
+/// A writer's component and how a caption names it: `kubelet node-2`, `kube-scheduler`, `kubectl`.
+fn words(writer: &Writer) -> (String, String) {
+    let who = match node_of_kubelet(&writer.name) {
+        Some(node) => format!("kubelet {node}"),
+        None => writer.name.clone(),
+    };
+    (writer.name.clone(), who)
+}
+
+/// `kubectl: delete pod web-…-x7k2p`: a write said as the writer's verb and the object.
+fn plain(writer: &Writer, verb: &str, kind: &str, name: &str) -> Option<Said> {
+    let (component, who) = words(writer);
+    said(component, format!("{who}: {verb} {kind} {}", short_name(name)))
+}
+
+/// A pod's name with its pod-template hash elided, as a caption says it: `web-…-x7k2p` for
+/// `web-7d4b9c8f6-x7k2p`. Other names are kept whole.
+pub fn short_name(name: &str) -> String {
+    let mut parts = name.rsplitn(3, '-');
+    let (Some(suffix), Some(hash), Some(prefix)) = (parts.next(), parts.next(), parts.next()) else { return name.to_string() };
+    let alnum = |s: &str| s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
+    if suffix.len() == 5 && (6..=10).contains(&hash.len()) && alnum(suffix) && alnum(hash) && !prefix.is_empty() {
+        format!("{prefix}-…-{suffix}")
+    } else {
+        name.to_string()
+    }
+}
+
+/// The ReplicaSet that controls `pod`, as it was at revision `rev` (if it existed then, with
+/// the same UID): its name, replicas and active pods. Read as of the write, not as of now, so
+/// writes that landed since (the next create of the same sync) do not shift the counts.
+fn owning_replica_set(sim: &Sim, pod: &Pod, rev: u64) -> Option<(String, usize, usize)> {
+    let owner = pod.metadata.controller_ref().filter(|r| r.kind == "ReplicaSet")?;
+    let etcd = &sim.api().etcd;
+    let key = ObjectKey::new(Kind::ReplicaSet, &pod.metadata.namespace, &owner.name);
+    let rs = object_at(sim, &key, rev)?;
+    let rs = rs.as_replica_set().filter(|rs| rs.metadata.uid.as_str() == owner.uid)?;
+    let uid = owner.uid.as_str();
+    let owned_active = |o: Option<&Object>| {
+        i64::from(o.and_then(Object::as_pod).is_some_and(|p| p.metadata.controller_ref().is_some_and(|r| r.uid == uid) && is_pod_active(p)))
+    };
+    let now = etcd.list(Kind::Pod, Some(&pod.metadata.namespace)).map(|o| owned_active(Some(o))).sum::<i64>();
+    let since: i64 = etcd
+        .changes_since(rev)
+        .map(|changes| {
+            changes
+                .filter(|c| c.object.kind() == Kind::Pod)
+                .map(|c| owned_active((c.type_ != ChangeType::Deleted).then_some(&*c.object)) - owned_active(c.prev.as_deref()))
+                .sum()
+        })
+        .unwrap_or(0);
+    Some((owner.name.clone(), rs.spec.replicas.unwrap_or(1).max(0) as usize, (now - since).max(0) as usize))
+}
+
+/// The object under `key` as it was at revision `rev`: before the first change after it, or as
+/// it is now if none came since.
+fn object_at(sim: &Sim, key: &ObjectKey, rev: u64) -> Option<std::rc::Rc<Object>> {
+    let etcd = &sim.api().etcd;
+    let is_key =
+        |o: &Object| o.kind() == key.kind && o.meta().name == key.name && (!key.kind.namespaced() || o.meta().namespace == key.namespace);
+    match etcd.changes_since(rev).ok().and_then(|mut changes| changes.find(|c| is_key(&c.object))) {
+        Some(later) => later.prev.clone(),
+        None => etcd.get(key).cloned(),
+    }
+}
+
+/// A pod status write: a beat when kubectl's STATUS or READY changed, or kube-scheduler
+/// reported it cannot place the pod.
+fn status_written(writer: &Writer, prev: &Pod, pod: &Pod) -> Option<Said> {
+    let (component, who) = words(writer);
+    let name = short_name(&pod.metadata.name);
+    let unschedulable = |p: &Pod| p.condition("PodScheduled").filter(|c| c.status == "False").and_then(|c| c.message.clone());
+    if writer.name == "kube-scheduler" {
+        let message = unschedulable(pod).filter(|m| unschedulable(prev).as_ref() != Some(m))?;
+        return said(component, format!("{who}: no node for {name}: {message}"));
+    }
+    let (status, ready) = (printers::pod_status(pod), printers::pod_ready(pod));
+    if status != printers::pod_status(prev) {
+        return said(component, format!("{who}: {name} {status}"));
+    }
+    if ready != printers::pod_ready(prev) {
+        return said(component, format!("{who}: {name} {status}, {ready} ready"));
+    }
+    None
+}
+
+fn replica_set_written(sim: &Sim, writer: &Writer, change: &Change, rs: &crate::model::ReplicaSet) -> Option<Said> {
+    let name = rs.metadata.name.as_str();
+    let replicas = |r: &crate::model::ReplicaSet| r.spec.replicas.unwrap_or(1);
+    let prev = change.prev.as_deref().and_then(Object::as_replica_set);
+    let deleting = change.type_ == ChangeType::Deleted || (prev.is_some_and(|p| !p.metadata.is_deleting()) && rs.metadata.is_deleting());
+    if writer.name != KCM {
+        return match (change.type_, prev) {
+            (ChangeType::Added, _) => plain(writer, "create", "replicaset", name),
+            _ if deleting => plain(writer, "delete", "replicaset", name),
+            (_, Some(p)) if replicas(p) != replicas(rs) => {
+                let (component, who) = words(writer);
+                said(component, format!("{who}: scale replicaset {name} {} → {}", replicas(p), replicas(rs)))
+            }
+            _ => None,
+        };
+    }
+    let deployment = controller("deployment-controller");
+    if change.type_ == ChangeType::Added {
+        return said(deployment, format!("Deployment controller: create replicaset {name} with {} replicas", replicas(rs)));
+    }
+    if deleting {
+        let owner = rs.metadata.controller_ref().filter(|r| r.kind == "Deployment");
+        let key = owner.map(|o| ObjectKey::new(Kind::Deployment, &rs.metadata.namespace, &o.name));
+        let owner_here = key.and_then(|k| sim.api().etcd.get(&k)).is_some_and(|d| owner.is_some_and(|o| d.meta().uid.as_str() == o.uid));
+        return match owner {
+            Some(o) if !owner_here => said(
+                controller("garbage-collector-controller"),
+                format!("garbage collector: delete replicaset {name} (deployment/{} is gone)", o.name),
+            ),
+            _ => said(deployment, format!("Deployment controller: delete old replicaset {name}")),
+        };
+    }
+    let prev = prev?;
+    (replicas(prev) != replicas(rs))
+        .then(|| format!("Deployment controller: scale replicaset {name} {} → {}", replicas(prev), replicas(rs)))
+        .and_then(|text| said(deployment, text))
+}
+
+fn deployment_written(writer: &Writer, change: &Change, d: &crate::model::Deployment) -> Option<Said> {
+    let name = d.metadata.name.as_str();
+    let replicas = |d: &crate::model::Deployment| d.spec.replicas.unwrap_or(1);
+    let prev = change.prev.as_deref().and_then(Object::as_deployment);
+    let deleting = change.type_ == ChangeType::Deleted || (prev.is_some_and(|p| !p.metadata.is_deleting()) && d.metadata.is_deleting());
+    if writer.name == KCM {
+        // The gap closing: READY reaches the desired count.
+        let prev = prev?;
+        let want = replicas(d);
+        let closed = d.status.ready_replicas == want && prev.status.ready_replicas != want && !deleting;
+        return closed
+            .then(|| format!("Deployment controller: {name} {want}/{want} ready"))
+            .and_then(|t| said(controller("deployment-controller"), t));
+    }
+    match (change.type_, prev) {
+        (ChangeType::Added, _) => plain(writer, "create", "deployment", name),
+        _ if deleting => plain(writer, "delete", "deployment", name),
+        (_, Some(p)) if replicas(p) != replicas(d) => {
+            let (component, who) = words(writer);
+            said(component, format!("{who}: scale deployment {name} {} → {}", replicas(p), replicas(d)))
+        }
+        (_, Some(p)) if p.spec.template != d.spec.template => {
+            let (component, who) = words(writer);
+            let images: Vec<String> = d.spec.template.spec.containers.iter().map(|c| format!("{}={}", c.name, c.image)).collect();
+            said(component, format!("{who}: set image deployment {name} {}", images.join(" ")))
+        }
+        (_, Some(p)) if p.spec != d.spec => plain(writer, "update", "deployment", name),
+        _ => None,
+    }
+}
+
+fn node_written(writer: &Writer, change: &Change, node: &Node) -> Option<Said> {
+    let name = node.metadata.name.as_str();
+    let (component, who) = words(writer);
+    let prev = change.prev.as_deref().and_then(Object::as_node);
+    let Some(prev) = prev.filter(|_| change.type_ == ChangeType::Modified) else {
+        let verb = if change.type_ == ChangeType::Added { "register" } else { "delete" };
+        return said(component, format!("{who}: {verb} node {name}"));
+    };
+    let mut parts = Vec::new();
+    if prev.spec.unschedulable != node.spec.unschedulable {
+        parts.push(if node.spec.unschedulable { "cordon" } else { "uncordon" }.to_string());
+    }
+    let added: Vec<String> = node.spec.taints.iter().filter(|t| !prev.spec.taints.contains(t)).map(|t| t.to_string()).collect();
+    let removed: Vec<String> = prev.spec.taints.iter().filter(|t| !node.spec.taints.contains(t)).map(|t| format!("{t}-")).collect();
+    if !added.is_empty() || !removed.is_empty() {
+        parts.push(format!("taint {}", [added, removed].concat().join(" ")));
+    }
+    let ready = |n: &Node| n.condition("Ready").map(|c| c.status.clone());
+    if ready(prev) != ready(node) {
+        let condition = node.condition("Ready");
+        let why = condition.and_then(|c| c.message.clone()).map(|m| format!(" ({m})")).unwrap_or_default();
+        parts.push(format!("Ready={}{why}", ready(node).unwrap_or_default()));
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    let (component, who) = if writer.name == KCM {
+        // Taints and Unknown conditions are the node lifecycle controller's.
+        (controller("node-lifecycle-controller"), "node lifecycle controller".to_string())
+    } else {
+        (component, who)
+    };
+    said(component, format!("{who}: node {name} {}", parts.join(", ")))
+}
+
+/// A kubelet hearing of a pod newly bound to its node: the start of its work on it.
+fn taken_on(sim: &Sim, m: &Message) -> Option<(Said, String)> {
+    let node = node_of_kubelet(&m.to)?;
+    let (namespace, name) = m.what.strip_prefix("ADDED pod/")?.split_once('/')?;
+    let pod = sim.api().etcd.get(&ObjectKey::new(Kind::Pod, namespace, name))?.as_pod()?;
+    if pod.spec.node_name.as_deref() != Some(node) || pod.metadata.is_deleting() {
+        return None;
+    }
+    let kubelet = sim.component_as::<Kubelet>(&ComponentId::Kubelet(node.to_string()));
+    let cached: Vec<String> = kubelet.map(|k| k.image_cache().into_iter().map(|i| i.name).collect()).unwrap_or_default();
+    let pulls = |image: &str| match crate::api::defaults::default_pull_policy(image) {
+        "Always" => true,
+        "Never" => false,
+        _ => !cached.contains(&images::normalize(image)),
+    };
+    let short = short_name(name);
+    let containers = &pod.spec.containers;
+    let pull = containers.iter().find(|c| match c.image_pull_policy.as_deref() {
+        Some("Always") => true,
+        Some("Never") => false,
+        Some(_) => !cached.contains(&images::normalize(&c.image)),
+        None => pulls(&c.image),
+    });
+    let text = match pull {
+        Some(c) => format!("kubelet {node}: pulling {} for {short}", c.image),
+        None => {
+            let images: Vec<&str> = containers.iter().map(|c| c.image.as_str()).collect();
+            format!("kubelet {node}: starting {short} ({} already on the node)", images.join(", "))
+        }
+    };
+    Some((Said { component: m.to.clone(), text }, name.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::command::Scenario;
+
+    fn session() -> Session {
+        let mut s = Session::new(Scenario::builtin("default").unwrap(), Some(1)).unwrap();
+        s.settle(Duration::mins(2)).unwrap();
+        s
+    }
+
+    /// Runs `line`, then every delivery for `d`, and returns the captions of the beats.
+    fn captions_after(s: &mut Session, story: &mut Story, line: &str, d: Duration) -> Vec<Caption> {
+        story.skip(s.sim());
+        assert!(s.execute(line).ok, "{line}");
+        story.observe(s.sim());
+        let until = s.sim().now() + d;
+        while let Some(t) = s.sim().next_time().filter(|t| *t <= until) {
+            s.advance_to(t);
+            story.observe(s.sim());
+        }
+        let mut all = Vec::new();
+        while let Some(b) = story.show_next() {
+            all.push(b.caption);
+        }
+        all
+    }
+
+    fn node_of(s: &Session, pod: &str) -> String {
+        let pod = s.sim().api().etcd.get(&ObjectKey::new(Kind::Pod, "default", pod)).and_then(|p| p.as_pod().cloned());
+        pod.and_then(|p| p.spec.node_name.clone()).expect("a bound pod")
+    }
+
+    #[test]
+    fn short_names_elide_the_pod_template_hash_only() {
+        assert_eq!(short_name("web-7d4b9c8f6-x7k2p"), "web-…-x7k2p");
+        assert_eq!(short_name("my-app-97f4f98bc-8ddvj"), "my-app-…-8ddvj");
+        for whole in ["web", "node-1", "web-97f4f98bc", "web-1-2", "web-ABCDEFG-x7k2p", "-97f4f98bc-8ddvj"] {
+            assert_eq!(short_name(whole), whole);
+        }
+    }
+
+    #[test]
+    fn story_mode_applies_at_teaching_scale_only() {
+        let s = session();
+        assert!(applies(s.sim()));
+        assert!(applies_to(MAX_PODS) && !applies_to(MAX_PODS + 1));
+    }
+
+    #[test]
+    fn a_beat_holds_for_its_dwell_then_lets_go_and_the_next_waits_its_turn() {
+        let beat = |n: u64| Beat { caption: Caption { text: format!("hop {n}"), seq: n, ..Default::default() }, at: Time(n) };
+        let mut story = Story::new();
+        assert!(!story.holding(0.0) && story.caption().is_none());
+        story.queue(beat(1));
+        story.queue(beat(2));
+        assert_eq!(story.caption().map(|c| c.seq), Some(1), "on show as soon as it is queued");
+        assert!(story.holding(100.0), "the dwell starts at the first holding");
+        assert!(story.holding(100.0 + DWELL_MS - 1.0));
+        assert!(story.holding(100.0 + DWELL_MS), "the second beat takes over");
+        assert_eq!(story.caption().map(|c| c.seq), Some(2));
+        assert!(story.holding(100.0 + 2.0 * DWELL_MS - 1.0));
+        assert!(!story.holding(100.0 + 2.0 * DWELL_MS));
+        assert_eq!(story.caption().map(|c| c.seq), Some(2), "the last caption stays up");
+        assert!(!story.holding(1e9));
+        story.queue(beat(3));
+        assert_eq!(story.show_next().map(|b| b.caption.seq), Some(3), "a stepped beat is shown at once");
+        assert!(!story.holding(1e9 + 1.0), "and needs no dwell");
+        assert_eq!(story.show_next(), None);
+    }
+
+    #[test]
+    fn noise_never_makes_a_beat() {
+        let mut s = session();
+        let mut story = Story::new();
+        story.skip(s.sim());
+        let start = s.sim().trace().count();
+        // A settled cluster only renews leases and posts node status.
+        s.advance(Duration::secs(40));
+        assert!(s.sim().trace().count() > start + 10, "leases were renewed");
+        assert_eq!(story.observe(s.sim()), None);
+        assert_eq!(story.caption(), None);
+    }
+
+    #[test]
+    fn a_kill_reads_as_delete_create_bind_start_run() {
+        let mut s = session();
+        let mut story = Story::new();
+        let victim = s.sim().objects(Kind::Pod).next().unwrap().meta().name.to_string();
+        let old = node_of(&s, &victim);
+        let captions = captions_after(&mut s, &mut story, &format!("kubectl delete pod {victim}"), Duration::secs(10));
+        let texts: Vec<String> = captions.iter().map(|c| c.text.clone()).collect();
+        let replacement = captions[1].object.strip_prefix("pod/").unwrap().to_string();
+        assert_eq!(story.replacements().cloned().collect::<Vec<_>>().len(), 1);
+        let link = story.replacements().next().unwrap();
+        assert_eq!((link.killed.as_str(), link.replacement.as_str()), (victim.as_str(), replacement.as_str()));
+        assert_eq!(story.linked("default", &victim), Some(("default".into(), replacement.clone())));
+        assert_eq!(story.linked("default", &replacement), Some(("default".into(), victim.clone())));
+        let new = node_of(&s, &replacement);
+        let (v, r) = (short_name(&victim), short_name(&replacement));
+        assert_eq!(
+            texts,
+            [
+                format!("kubectl: delete pod {v}"),
+                "ReplicaSet controller: 2 of 3 → creating 1".into(),
+                format!("kube-scheduler: bind {r} → {new}"),
+                format!("kubelet {new}: starting {r} (nginx:1.14.2 already on the node)"),
+                format!("kubelet {new}: {r} ContainerCreating"),
+                // The kubelet reports the stopped containers (the phase is terminal), then
+                // finishes the graceful deletion.
+                format!("kubelet {old}: {v} Completed"),
+                format!("kubelet {old}: {v} removed"),
+                format!("kubelet {new}: {r} Running"),
+                "Deployment controller: web 3/3 ready".into(),
+            ]
+        );
+        let components: Vec<&str> = captions.iter().map(|c| c.component.as_str()).collect();
+        let (old, new) = (format!("kubelet-{old}"), format!("kubelet-{new}"));
+        assert_eq!(
+            components,
+            [
+                "kubectl",
+                "kube-controller-manager/replicaset-controller",
+                "kube-scheduler",
+                &new,
+                &new,
+                &old,
+                &old,
+                &new,
+                "kube-controller-manager/deployment-controller"
+            ]
+        );
+        let objects: Vec<&str> = captions.iter().map(|c| c.object.as_str()).collect();
+        let (vp, rp) = (format!("pod/{victim}"), format!("pod/{replacement}"));
+        assert_eq!(objects, [&vp, &rp, &rp, &rp, &rp, &vp, &vp, &rp, "deployment/web"]);
+    }
+
+    #[test]
+    fn scaling_up_reads_as_the_deployment_then_the_replicaset_closing_the_gap() {
+        let mut s = session();
+        let mut story = Story::new();
+        let captions = captions_after(&mut s, &mut story, "kubectl scale deployment web --replicas=5", Duration::secs(10));
+        let texts: Vec<&str> = captions.iter().map(|c| c.text.as_str()).collect();
+        let rs = s.sim().objects(Kind::ReplicaSet).next().unwrap().meta().name.to_string();
+        assert_eq!(
+            texts[..4],
+            [
+                "kubectl: scale deployment web 3 → 5",
+                &format!("Deployment controller: scale replicaset {rs} 3 → 5"),
+                "ReplicaSet controller: 3 of 5 → creating 2",
+                "ReplicaSet controller: 4 of 5 → creating 1"
+            ],
+            "{texts:#?}"
+        );
+        assert_eq!(captions[0].object, "deployment/web");
+        assert_eq!(captions[1].object, format!("replicaset/{rs}"));
+        assert_eq!(texts.iter().filter(|t| t.starts_with("kube-scheduler: bind")).count(), 2, "{texts:#?}");
+        assert_eq!(texts.iter().filter(|t| t.ends_with(" Running")).count(), 2, "{texts:#?}");
+        assert_eq!(texts.last(), Some(&"Deployment controller: web 5/5 ready"));
+        assert_eq!(story.replacements().count(), 0, "nothing was killed");
+    }
+
+    #[test]
+    fn scaling_down_says_which_controller_deletes() {
+        let mut s = session();
+        let mut story = Story::new();
+        let captions = captions_after(&mut s, &mut story, "kubectl scale deployment web --replicas=1", Duration::secs(40));
+        let texts: Vec<&str> = captions.iter().map(|c| c.text.as_str()).collect();
+        assert_eq!(texts[2..4], ["ReplicaSet controller: 3 of 1 → deleting 2", "ReplicaSet controller: 2 of 1 → deleting 1"], "{texts:#?}");
+        assert_eq!(texts.iter().filter(|t| t.ends_with(" removed")).count(), 2, "{texts:#?}");
+        assert_eq!(story.replacements().count(), 0);
+    }
+
+    #[test]
+    fn deleting_the_deployment_is_the_garbage_collectors_work() {
+        let mut s = session();
+        let mut story = Story::new();
+        let captions = captions_after(&mut s, &mut story, "kubectl delete deployment web", Duration::secs(40));
+        let texts: Vec<&str> = captions.iter().map(|c| c.text.as_str()).collect();
+        assert_eq!(texts[0], "kubectl: delete deployment web");
+        assert!(
+            texts[1].starts_with("garbage collector: delete replicaset web-") && texts[1].ends_with("(deployment/web is gone)"),
+            "{texts:#?}"
+        );
+        let gc_pods = captions.iter().filter(|c| c.text.starts_with("garbage collector: delete pod")).count();
+        assert_eq!(gc_pods, 3, "{texts:#?}");
+        assert!(captions
+            .iter()
+            .filter(|c| c.text.starts_with("garbage collector"))
+            .all(|c| c.component.ends_with("/garbage-collector-controller")));
+    }
+
+    #[test]
+    fn step_goes_to_the_next_meaningful_hop() {
+        let mut s = session();
+        let mut story = Story::new();
+        story.skip(s.sim());
+        let victim = s.sim().objects(Kind::Pod).next().unwrap().meta().name.to_string();
+        assert!(s.execute(&format!("kubectl delete pod {victim}")).ok);
+        let first = story.step(&mut s).unwrap();
+        assert!(first.caption.text.starts_with("kubectl: delete pod"), "{first:?}");
+        let before = s.sim().trace().count();
+        let second = story.step(&mut s).unwrap();
+        assert_eq!(second.caption.text, "ReplicaSet controller: 2 of 3 → creating 1");
+        assert!(s.sim().trace().count() > before + 2, "it passed the hops between");
+        assert_eq!(s.sim().now(), second.at, "and stopped at the hop");
+        let third = story.step(&mut s).unwrap();
+        assert!(third.caption.text.starts_with("kube-scheduler: bind"), "{third:?}");
+        assert_eq!(story.caption(), Some(&third.caption));
+        assert!(!story.holding(0.0), "a stepped beat needs no dwell");
+    }
+
+    #[test]
+    fn step_on_a_settled_cluster_stops_at_its_horizon() {
+        let mut s = session();
+        let mut story = Story::new();
+        story.skip(s.sim());
+        let start = s.sim().now();
+        assert_eq!(story.step(&mut s), None);
+        assert!(s.sim().now() <= start + STEP_HORIZON && s.sim().now() > start);
+    }
+
+    #[test]
+    fn a_new_run_starts_the_story_over() {
+        let mut s = session();
+        let mut story = Story::new();
+        story.skip(s.sim());
+        assert!(s.execute("sim seed 7").ok);
+        s.settle(Duration::mins(2)).unwrap();
+        let mut texts = Vec::new();
+        story.skip(s.sim());
+        // Its boot is read again from the start: the pods and their links are the new run's.
+        assert_eq!(story.replacements().count(), 0);
+        let mut fresh = Story::new();
+        fresh.observe(s.sim());
+        while let Some(b) = fresh.show_next() {
+            texts.push(b.caption.text);
+        }
+        assert!(texts.iter().any(|t| t.starts_with("ReplicaSet controller: 0 of 3 → creating 3")), "{texts:#?}");
+        assert!(texts.iter().any(|t| t.starts_with("kubelet node-1: register node node-1")), "{texts:#?}");
+    }
 }
