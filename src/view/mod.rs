@@ -1,6 +1,6 @@
 //! What the page draws, as plain data computed from a [`Sim`]: the cluster (nodes with their
 //! capacity bars and pods), the room of loops, the event flow, the gap of a Deployment, the
-//! event log and the scheduler's explanation for a pod.
+//! event log and the scheduler's explanation for a pod, and story mode's captions and pacing.
 //!
 //! It exists so that everything the page shows is decided here, natively, where unit tests can
 //! check it, and the Yew shell (`src/web`) only renders it. Nothing here knows about a browser,
@@ -36,6 +36,7 @@ pub use gap::{GapHistory, GapSample, GapView};
 pub use hints::{Hint, HintTracker};
 pub use loops::{components, ComponentView, LoopView};
 pub use page::PageParams;
+pub use story::{Beat, Caption, Replacement, Story};
 
 use crate::sim::Sim;
 
