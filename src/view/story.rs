@@ -585,7 +585,9 @@ fn replica_set_written(sim: &Sim, writer: &Writer, change: &Change, rs: &crate::
     }
     let deployment = controller("deployment-controller");
     if change.type_ == ChangeType::Added {
-        return said(deployment, format!("Deployment controller: create replicaset {name} with {} replicas", replicas(rs)));
+        let n = replicas(rs);
+        let text = format!("Deployment controller: create replicaset {name} with {n} replica{}", if n == 1 { "" } else { "s" });
+        return said(deployment, text);
     }
     if deleting {
         let owner = rs.metadata.controller_ref().filter(|r| r.kind == "Deployment");
@@ -636,9 +638,16 @@ fn deployment_written(writer: &Writer, change: &Change, d: &crate::model::Deploy
     }
 }
 
+/// A Node write: registration, cordon, taints and the Ready condition, each said as a verb on
+/// the node (`taint node node-1 node.kubernetes.io/unreachable:NoExecute`); heartbeats are noise.
 fn node_written(writer: &Writer, change: &Change, node: &Node) -> Option<Said> {
     let name = node.metadata.name.as_str();
-    let (component, who) = words(writer);
+    let (component, who) = if writer.name == KCM {
+        // Taints and Unknown conditions are the node lifecycle controller's.
+        (controller("node-lifecycle-controller"), "node lifecycle controller".to_string())
+    } else {
+        words(writer)
+    };
     let prev = change.prev.as_deref().and_then(Object::as_node);
     let Some(prev) = prev.filter(|_| change.type_ == ChangeType::Modified) else {
         let verb = if change.type_ == ChangeType::Added { "register" } else { "delete" };
@@ -646,29 +655,24 @@ fn node_written(writer: &Writer, change: &Change, node: &Node) -> Option<Said> {
     };
     let mut parts = Vec::new();
     if prev.spec.unschedulable != node.spec.unschedulable {
-        parts.push(if node.spec.unschedulable { "cordon" } else { "uncordon" }.to_string());
+        parts.push(format!("{} node {name}", if node.spec.unschedulable { "cordon" } else { "uncordon" }));
     }
-    let added: Vec<String> = node.spec.taints.iter().filter(|t| !prev.spec.taints.contains(t)).map(|t| t.to_string()).collect();
-    let removed: Vec<String> = prev.spec.taints.iter().filter(|t| !node.spec.taints.contains(t)).map(|t| format!("{t}-")).collect();
-    if !added.is_empty() || !removed.is_empty() {
-        parts.push(format!("taint {}", [added, removed].concat().join(" ")));
+    // kubectl's own forms: `key=value:Effect` added, `key:Effect-` removed.
+    let added = node.spec.taints.iter().filter(|t| !prev.spec.taints.contains(t)).map(|t| t.to_string());
+    let removed = prev.spec.taints.iter().filter(|t| !node.spec.taints.contains(t)).map(|t| format!("{t}-"));
+    let taints: Vec<String> = added.chain(removed).collect();
+    if !taints.is_empty() {
+        parts.push(format!("taint node {name} {}", taints.join(" ")));
     }
     let ready = |n: &Node| n.condition("Ready").map(|c| c.status.clone());
     if ready(prev) != ready(node) {
-        let condition = node.condition("Ready");
-        let why = condition.and_then(|c| c.message.clone()).map(|m| format!(" ({m})")).unwrap_or_default();
-        parts.push(format!("Ready={}{why}", ready(node).unwrap_or_default()));
+        let why = node.condition("Ready").and_then(|c| c.message.clone()).map(|m| format!(" ({m})")).unwrap_or_default();
+        parts.push(format!("node {name} Ready={}{why}", ready(node).unwrap_or_default()));
     }
     if parts.is_empty() {
         return None;
     }
-    let (component, who) = if writer.name == KCM {
-        // Taints and Unknown conditions are the node lifecycle controller's.
-        (controller("node-lifecycle-controller"), "node lifecycle controller".to_string())
-    } else {
-        (component, who)
-    };
-    said(component, format!("{who}: node {name} {}", parts.join(", ")))
+    said(component, format!("{who}: {}", parts.join(", ")))
 }
 
 /// A kubelet hearing of a pod newly bound to its node: the start of its work on it.
@@ -716,18 +720,21 @@ mod tests {
     }
 
     /// Runs `line`, then every delivery for `d`, and returns the captions of the beats.
-    fn captions_after(s: &mut Session, story: &mut Story, line: &str, d: Duration) -> Vec<Caption> {
+    pub(super) fn captions_after(s: &mut Session, story: &mut Story, line: &str, d: Duration) -> Vec<Caption> {
         story.skip(s.sim());
         assert!(s.execute(line).ok, "{line}");
-        story.observe(s.sim());
+        let mut all = Vec::new();
+        let mut look = |story: &mut Story, sim: &Sim| {
+            story.observe(sim);
+            while let Some(b) = story.show_next() {
+                all.push(b.caption);
+            }
+        };
+        look(story, s.sim());
         let until = s.sim().now() + d;
         while let Some(t) = s.sim().next_time().filter(|t| *t <= until) {
             s.advance_to(t);
-            story.observe(s.sim());
-        }
-        let mut all = Vec::new();
-        while let Some(b) = story.show_next() {
-            all.push(b.caption);
+            look(story, s.sim());
         }
         all
     }
@@ -944,5 +951,130 @@ mod tests {
         }
         assert!(texts.iter().any(|t| t.starts_with("ReplicaSet controller: 0 of 3 → creating 3")), "{texts:#?}");
         assert!(texts.iter().any(|t| t.starts_with("kubelet node-1: register node node-1")), "{texts:#?}");
+    }
+
+    fn pods_on(s: &Session, node: &str) -> Vec<String> {
+        let pods = s.sim().objects(Kind::Pod).filter_map(|o| o.as_pod());
+        pods.filter(|p| p.spec.node_name.as_deref() == Some(node)).map(|p| p.metadata.name.to_string()).collect()
+    }
+
+    #[test]
+    fn a_failed_node_reads_as_unknown_taints_evictions_and_replacements() {
+        let mut s = session();
+        let mut story = Story::new();
+        let lost = pods_on(&s, "node-1");
+        assert!(!lost.is_empty());
+        let captions = captions_after(&mut s, &mut story, "sim node fail node-1", Duration::secs(420));
+        let texts: Vec<&str> = captions.iter().map(|c| c.text.as_str()).collect();
+        assert_eq!(
+            texts[..3],
+            [
+                "node lifecycle controller: node node-1 Ready=Unknown (Kubelet stopped posting node status.)",
+                "node lifecycle controller: taint node node-1 node.kubernetes.io/unreachable:NoSchedule",
+                "node lifecycle controller: taint node node-1 node.kubernetes.io/unreachable:NoExecute",
+            ],
+            "{texts:#?}"
+        );
+        assert!(captions[..3]
+            .iter()
+            .all(|c| c.component == "kube-controller-manager/node-lifecycle-controller" && c.object == "node/node-1"));
+        let evicted: Vec<&str> = captions
+            .iter()
+            .filter(|c| c.component == "kube-controller-manager/taint-eviction-controller")
+            .map(|c| c.object.strip_prefix("pod/").unwrap())
+            .collect();
+        assert_eq!(evicted, lost, "{texts:#?}");
+        assert!(texts.contains(
+            &format!("taint eviction controller: delete pod {} (node node-1 is tainted NoExecute)", short_name(&lost[0])).as_str()
+        ));
+        let links: Vec<&Replacement> = story.replacements().collect();
+        assert_eq!(links.iter().map(|r| r.killed.as_str()).collect::<Vec<_>>(), lost);
+        let created: Vec<&str> = captions
+            .iter()
+            .filter(|c| c.component.ends_with("/replicaset-controller"))
+            .map(|c| c.object.strip_prefix("pod/").unwrap())
+            .collect();
+        assert_eq!(links.iter().map(|r| r.replacement.as_str()).collect::<Vec<_>>(), created);
+    }
+
+    #[test]
+    fn a_crash_loop_reads_as_error_then_back_off_again_and_again() {
+        let mut s = session();
+        let mut story = Story::new();
+        let victim = s.sim().objects(Kind::Pod).next().unwrap().meta().name.to_string();
+        let node = node_of(&s, &victim);
+        let captions = captions_after(&mut s, &mut story, &format!("sim crash {victim}"), Duration::secs(60));
+        let texts: Vec<&str> = captions.iter().map(|c| c.text.as_str()).collect();
+        assert!(texts.len() >= 4, "{texts:#?}");
+        for (i, c) in captions.iter().enumerate() {
+            let status = if i % 2 == 0 { "Error" } else { "CrashLoopBackOff" };
+            assert_eq!(c.text, format!("kubelet {node}: {} {status}", short_name(&victim)), "{texts:#?}");
+            assert_eq!((c.component.clone(), c.object.clone()), (format!("kubelet-{node}"), format!("pod/{victim}")));
+        }
+    }
+
+    #[test]
+    fn cordoning_is_kubectls_and_its_taint_the_node_lifecycle_controllers() {
+        let mut s = session();
+        let mut story = Story::new();
+        let captions = captions_after(&mut s, &mut story, "kubectl cordon node-1", Duration::secs(5));
+        let said: Vec<(&str, &str)> = captions.iter().map(|c| (c.component.as_str(), c.text.as_str())).collect();
+        assert_eq!(
+            said,
+            [
+                ("kubectl", "kubectl: cordon node node-1"),
+                (
+                    "kube-controller-manager/node-lifecycle-controller",
+                    "node lifecycle controller: taint node node-1 node.kubernetes.io/unschedulable:NoSchedule"
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_pod_no_node_can_take_is_said_once_with_the_schedulers_reason() {
+        let mut s = session();
+        let mut story = Story::new();
+        let captions = captions_after(&mut s, &mut story, "kubectl scale deployment web --replicas=90", Duration::secs(60));
+        let failed: Vec<&Caption> = captions.iter().filter(|c| c.text.contains(": no node for ")).collect();
+        let pending: Vec<String> = s
+            .sim()
+            .objects(Kind::Pod)
+            .filter_map(|o| o.as_pod())
+            .filter(|p| p.spec.node_name.is_none())
+            .map(|p| format!("pod/{}", p.metadata.name))
+            .collect();
+        assert!(!pending.is_empty(), "more pods than the nodes hold");
+        let mut said: Vec<String> = failed.iter().map(|c| c.object.clone()).collect();
+        said.sort();
+        assert_eq!(said, pending, "each said once");
+        let first = &failed[0].object["pod/".len()..];
+        let pod = s.sim().api().etcd.get(&ObjectKey::new(Kind::Pod, "default", first)).unwrap();
+        let message = pod.as_pod().unwrap().condition("PodScheduled").unwrap().message.clone().unwrap();
+        assert!(message.starts_with("0/2 nodes are available: "), "{message}");
+        assert_eq!(failed[0].text, format!("kube-scheduler: no node for {}: {message}", short_name(first)));
+        assert!(failed.iter().all(|c| c.component == "kube-scheduler"));
+    }
+
+    #[test]
+    fn a_rollout_reads_as_a_new_replicaset_pulling_its_image_and_the_old_one_scaled_away() {
+        let mut s = session();
+        let mut story = Story::new();
+        let old = s.sim().objects(Kind::ReplicaSet).next().unwrap().meta().name.to_string();
+        let captions = captions_after(&mut s, &mut story, "kubectl set image deployment/web nginx=nginx:1.16.1", Duration::secs(60));
+        let texts: Vec<&str> = captions.iter().map(|c| c.text.as_str()).collect();
+        let new = s.sim().objects(Kind::ReplicaSet).map(|o| o.meta().name.to_string()).find(|n| *n != old).unwrap();
+        assert_eq!(
+            texts[..3],
+            [
+                "kubectl: set image deployment web nginx=nginx:1.16.1",
+                &format!("Deployment controller: create replicaset {new} with 1 replica"),
+                "ReplicaSet controller: 0 of 1 → creating 1",
+            ],
+            "{texts:#?}"
+        );
+        assert!(texts.iter().any(|t| t.contains(": pulling nginx:1.16.1 for web-…-")), "{texts:#?}");
+        let scaled: Vec<&str> = texts.iter().copied().filter(|t| t.starts_with("Deployment controller: scale")).collect();
+        assert_eq!(scaled.last(), Some(&format!("Deployment controller: scale replicaset {old} 1 → 0").as_str()), "{texts:#?}");
     }
 }
