@@ -41,32 +41,33 @@
 //!
 //! # Wiring it into the page's engine
 //!
-//! The engine owns a `story: Story` (`Story::new()` with each new session, so it tells the boot
-//! too) and its `story: bool` switch. Story mode is in force when the switch is on and
-//! [`applies`] (teaching scale).
-//! - `frame(ts)`, in `Mode::Playing`, before adding to `carry`: when in force and
-//!   `story.holding(ts)`, set `carry = 0.0` and do not advance (still `publish()`, so the caption
-//!   shows). Otherwise add to `carry` and call `run_until` as today.
-//! - `run_until`, after each `self.session.advance_to(t)`: when in force and
-//!   `self.story.observe(self.session.sim()).is_some()`, stop there: `return true` (the clock
-//!   stays at the beat; the frame sets `carry = 0.0` when `run_until` stopped at a beat — e.g.
-//!   return an enum, or compare `sim.now()` with `target`).
-//! - `observe()` (catching the trackers up, also after console commands): when in force,
-//!   `self.story.observe(sim)` (this queues kubectl's own writes as beats); when not (story off,
-//!   large scale) and in `fast_forward`, `self.story.skip(sim)`, which reads without pacing, so
-//!   turning story mode on later starts from the present.
-//! - `step()`: when in force, `self.story.step(&mut self.session)` instead of the plain step (it
-//!   shows a queued beat first, else moves delivery by delivery to the next meaningful hop, at
-//!   most [`STEP_HORIZON`] of simulated time ahead).
-//! - `build()`: `caption: if in force { self.story.caption().cloned().map(Rc::new) } else
-//!   { None }` (keep the old `Rc` when equal, as `keep` does).
-//! - `replace`/`restarted` (a new session): `self.story = Story::new()`. `ToggleStory` on:
-//!   `self.story.skip(sim)`.
-//! - Events table: `filter.linked = self.story.linked(ns, name)` next to `filter.pod`.
+//! The engine owns a `story: Story` next to its `story: bool` switch. Story mode is *in force*
+//! when the switch is on and the cluster is at teaching scale: `self.story_on &&
+//! !self.is_large()` (the same threshold as [`applies_to`]`(pod_count)`; [`applies`] counts the
+//! pods itself, too slow to ask every frame at large scale).
+//! - `with_session`, `replace`, `restarted` (a new session): `Story::new()`, so the boot is told
+//!   too. `Action::ToggleStory` turning it on: `self.story.skip(sim)`, to start from the present.
+//! - `frame(ts)`, `Mode::Playing`, before `self.carry += …`: if in force and
+//!   `self.story.holding(ts)`, set `self.carry = 0.0` and skip the advance (still `publish()`).
+//!   `Mode::FastForward`: after `fast_forward(…)`, `self.story.skip(sim)` (no beats pile up).
+//! - `run_until`, right after `self.session.advance_to(t)`: if in force and
+//!   `self.story.observe(self.session.sim()).is_some()`, `return true`. The clock stays at the
+//!   beat; the rest of this frame's time is dropped, not carried (the next target is computed
+//!   from `now`), and it is not lagging.
+//! - `observe()`: if in force, `self.story.observe(sim)` (a console command's writes become
+//!   beats here), else `self.story.skip(sim)` (links are still kept).
+//! - `Action::Step`: if in force, `self.story.step(&mut self.session)` instead of `self.step()`;
+//!   `None` means no meaningful hop within [`STEP_HORIZON`] (a note can say so).
+//! - `build()`: `caption: if in force { self.story.caption() } else { None }`, as an
+//!   `Rc<Caption>` kept from the old snapshot when equal (as `keep` does).
+//! - The events table, next to `filter.pod = self.selected.clone()`: `filter.linked =
+//!   self.selected.as_ref().and_then(|(ns, name)| self.story.linked(ns, name))`; the trail is
+//!   drawn from `self.story.replacements()`.
 //!
-//! At 1× the Kill chain (delete → the ReplicaSet controller creates → kube-scheduler binds → the
-//! kubelet starts it → Running) is eight beats and about a second of simulated time: about 5 s
-//! of wall time (`tests/story.rs` counts them).
+//! At 1× the Kill chain (kubectl deletes → the ReplicaSet controller creates → kube-scheduler
+//! binds → the kubelet starts it → Running) is eight beats, seven of them held before Running,
+//! and about a second of simulated time: 7 × 600 ms + ~1 s ≈ 5.2 s of wall time
+//! (`tests/story.rs`).
 
 use crate::command::{printers, Session};
 use crate::controllers::replica_set::is_pod_active;
@@ -310,8 +311,8 @@ impl Story {
 
     fn read(&mut self, sim: &Sim, pace: bool) -> Option<Beat> {
         let trace = sim.trace();
-        let new_run = !self.started || sim.seed() != self.seed || sim.now() < self.now || trace.count() < self.seq;
-        if new_run && self.started {
+        // `sim seed` replaced the simulation: its time and trace start again.
+        if self.started && (sim.seed() != self.seed || sim.now() < self.now || trace.count() < self.seq) {
             *self = Story::default();
         }
         self.started = true;
@@ -547,12 +548,16 @@ fn object_at(sim: &Sim, key: &ObjectKey, rev: u64) -> Option<std::rc::Rc<Object>
     }
 }
 
-/// A pod status write: a beat when kubectl's STATUS or READY changed, or kube-scheduler
-/// reported it cannot place the pod.
+/// A pod write that neither binds nor deletes: kubectl's own, or a status write that is a beat
+/// when kubectl's STATUS or READY changed, or kube-scheduler reported it cannot place the pod.
 fn status_written(writer: &Writer, prev: &Pod, pod: &Pod) -> Option<Said> {
     let (component, who) = words(writer);
     let name = short_name(&pod.metadata.name);
     let unschedulable = |p: &Pod| p.condition("PodScheduled").filter(|c| c.status == "False").and_then(|c| c.message.clone());
+    if writer.name == "kubectl" {
+        // Every kubectl write is a beat (`kubectl label pod …`).
+        return plain(writer, "update", "pod", &pod.metadata.name);
+    }
     if writer.name == "kube-scheduler" {
         let message = unschedulable(pod).filter(|m| unschedulable(prev).as_ref() != Some(m))?;
         return said(component, format!("{who}: no node for {name}: {message}"));
@@ -580,7 +585,7 @@ fn replica_set_written(sim: &Sim, writer: &Writer, change: &Change, rs: &crate::
                 let (component, who) = words(writer);
                 said(component, format!("{who}: scale replicaset {name} {} → {}", replicas(p), replicas(rs)))
             }
-            _ => None,
+            _ => plain(writer, "update", "replicaset", name),
         };
     }
     let deployment = controller("deployment-controller");
@@ -628,14 +633,23 @@ fn deployment_written(writer: &Writer, change: &Change, d: &crate::model::Deploy
             let (component, who) = words(writer);
             said(component, format!("{who}: scale deployment {name} {} → {}", replicas(p), replicas(d)))
         }
+        // The write's effect in kubectl's words: an undo or an apply that changes the image
+        // sets it as `set image` does.
+        (_, Some(p)) if images(p) != images(d) => {
+            let (component, who) = words(writer);
+            said(component, format!("{who}: set image deployment {name} {}", images(d).join(" ")))
+        }
         (_, Some(p)) if p.spec.template != d.spec.template => {
             let (component, who) = words(writer);
-            let images: Vec<String> = d.spec.template.spec.containers.iter().map(|c| format!("{}={}", c.name, c.image)).collect();
-            said(component, format!("{who}: set image deployment {name} {}", images.join(" ")))
+            said(component, format!("{who}: update deployment {name}'s pod template"))
         }
-        (_, Some(p)) if p.spec != d.spec => plain(writer, "update", "deployment", name),
-        _ => None,
+        _ => plain(writer, "update", "deployment", name),
     }
+}
+
+/// `name=image` of each container of a Deployment's pod template.
+fn images(d: &crate::model::Deployment) -> Vec<String> {
+    d.spec.template.spec.containers.iter().map(|c| format!("{}={}", c.name, c.image)).collect()
 }
 
 /// A Node write: registration, cordon, taints and the Ready condition, each said as a verb on
@@ -670,7 +684,8 @@ fn node_written(writer: &Writer, change: &Change, node: &Node) -> Option<Said> {
         parts.push(format!("node {name} Ready={}{why}", ready(node).unwrap_or_default()));
     }
     if parts.is_empty() {
-        return None;
+        // A heartbeat, unless kubectl wrote it (`kubectl label node …`).
+        return (writer.name == "kubectl").then(|| Said { component, text: format!("{who}: update node {name}") });
     }
     said(component, format!("{who}: {}", parts.join(", ")))
 }
@@ -1076,5 +1091,31 @@ mod tests {
         assert!(texts.iter().any(|t| t.contains(": pulling nginx:1.16.1 for web-…-")), "{texts:#?}");
         let scaled: Vec<&str> = texts.iter().copied().filter(|t| t.starts_with("Deployment controller: scale")).collect();
         assert_eq!(scaled.last(), Some(&format!("Deployment controller: scale replicaset {old} 1 → 0").as_str()), "{texts:#?}");
+    }
+
+    #[test]
+    fn a_drain_reads_as_kubectl_cordoning_and_evicting_and_each_evicted_pod_is_replaced() {
+        let mut s = session();
+        let mut story = Story::new();
+        let evicted = pods_on(&s, "node-1");
+        let captions = captions_after(&mut s, &mut story, "kubectl drain node-1", Duration::secs(60));
+        let texts: Vec<&str> = captions.iter().map(|c| c.text.as_str()).collect();
+        assert_eq!(texts[0], "kubectl: cordon node node-1", "{texts:#?}");
+        let evictions: Vec<String> = evicted.iter().map(|p| format!("kubectl: evict pod {}", short_name(p))).collect();
+        assert_eq!(texts[1..=evicted.len()], evictions, "{texts:#?}");
+        let killed: Vec<&str> = story.replacements().map(|r| r.killed.as_str()).collect();
+        assert_eq!(killed, evicted);
+        assert!(story.replacements().all(|r| node_of(&s, &r.replacement) == "node-2"), "cordoned: all land on node-2");
+    }
+
+    #[test]
+    fn tainting_a_node_is_said_in_kubectls_form() {
+        let mut s = session();
+        let mut story = Story::new();
+        let added = captions_after(&mut s, &mut story, "kubectl taint nodes node-2 dedicated=web:NoSchedule", Duration::secs(5));
+        assert_eq!(added.iter().map(|c| c.text.as_str()).collect::<Vec<_>>(), ["kubectl: taint node node-2 dedicated=web:NoSchedule"]);
+        let removed = captions_after(&mut s, &mut story, "kubectl taint nodes node-2 dedicated=web:NoSchedule-", Duration::secs(5));
+        assert_eq!(removed.iter().map(|c| c.text.as_str()).collect::<Vec<_>>(), ["kubectl: taint node node-2 dedicated=web:NoSchedule-"]);
+        assert_eq!(removed[0].object, "node/node-2");
     }
 }
