@@ -141,8 +141,19 @@ impl Engine {
         }
         match self.clock.mode {
             Mode::Paused => return None,
-            Mode::Playing => self.play(dt, started, large, clock),
-            Mode::FastForward => self.fast_forward(started + FAST_FORWARD_BUDGET_MS, clock),
+            // Story mode holds the clock at a beat for its dwell: the frame's time is dropped.
+            Mode::Playing => {
+                if self.story_holds(ts) {
+                    self.clock.drop_carry();
+                    self.clock.lagging = false;
+                } else {
+                    self.play(dt, started, large, clock);
+                }
+            }
+            Mode::FastForward => {
+                self.fast_forward(started + FAST_FORWARD_BUDGET_MS, clock);
+                self.story_skip();
+            }
         }
         self.throttle.frame(started, large, self.clock.mode, &mut self.cluster);
         self.publish()
@@ -172,6 +183,11 @@ impl Engine {
                 Some(t) if t <= target => {
                     self.session.advance_to(t);
                     steps += 1;
+                    // A meaningful hop: story mode stops the clock here, and the rest of the
+                    // frame's time is dropped (the next target is counted from now).
+                    if self.story_beat() {
+                        return true;
+                    }
                     // Every step at large scale, where one delivery (a ReplicaSet sync over
                     // 3,000 pods) can take milliseconds; reading the clock costs far less.
                     if (large || steps.is_multiple_of(2)) && clock() > deadline {

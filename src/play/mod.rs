@@ -26,6 +26,7 @@ pub mod governor;
 pub mod host;
 pub mod lesson;
 pub mod snapshot;
+pub mod story;
 
 pub use clock::{sim_time, speed_label, Mode, FAST_FORWARD_LIMIT, MAX_FRAME_MS};
 pub use console::{ConsoleKind, ConsoleLine};
@@ -48,6 +49,7 @@ use host::Outbox;
 use snapshot::Throttle;
 use std::collections::{BTreeSet, VecDeque};
 use std::rc::Rc;
+use story::StoryMode;
 
 /// Hops shown at once; a frame with more new messages than [`SINGLE_HOPS`] folds them.
 const HOPS_SHOWN: usize = 24;
@@ -81,7 +83,6 @@ pub enum Action {
     /// Opens or closes the "what is wrong?" panel.
     ToggleHints,
     /// Turns story mode (paced, captioned playback of the meaningful hops) on or off.
-    #[allow(dead_code)] // until the toolbar's story toggle sends it
     ToggleStory,
     /// A line typed in the console.
     Console(String),
@@ -153,7 +154,7 @@ pub struct Engine {
     /// The steps of the lesson the host has been told have passed.
     lesson_steps_reported: BTreeSet<usize>,
     /// Story mode: on by default.
-    story: bool,
+    story: StoryMode,
     snapshot: Rc<Snapshot>,
 }
 
@@ -246,7 +247,7 @@ impl Engine {
             lesson_problem: None,
             lesson_fetch: None,
             lesson_steps_reported: BTreeSet::new(),
-            story: true,
+            story: StoryMode::new(),
             snapshot,
         };
         engine.pick_deployment();
@@ -400,7 +401,9 @@ impl Engine {
             Action::Step => {
                 self.clock.mode = Mode::Paused;
                 self.note.clear();
-                self.step();
+                if !self.story_step() {
+                    self.step();
+                }
             }
             Action::FastForward => {
                 self.clock.mode = Mode::FastForward;
@@ -448,7 +451,7 @@ impl Engine {
                 self.run(&line);
             }
             Action::ToggleHints => self.hints_open = !self.hints_open,
-            Action::ToggleStory => self.story = !self.story,
+            Action::ToggleStory => self.toggle_story(),
             Action::Share => self.share = if self.share.is_some() { None } else { Some(Rc::new(self.share_view())) },
             Action::ImportTrace(json) => self.import_trace(&json),
             Action::DismissErrors => self.errors.clear(),
@@ -532,6 +535,7 @@ impl Engine {
         self.clock.drop_carry();
         self.events_dirty = true;
         self.hops_dirty = true;
+        self.story_restarted();
         self.pick_deployment();
     }
 
@@ -562,6 +566,8 @@ impl Engine {
         self.cluster.update(sim);
         self.events_dirty |= self.events.update(sim);
         self.gap.observe(sim);
+        self.story_catch_up();
+        let sim = self.session.sim();
         let new: Vec<&Message> = sim.trace().since(self.flow_seq).collect();
         if let Some(last) = new.last() {
             self.flow_seq = last.seq;
@@ -587,9 +593,19 @@ fn start(name: &str, seed: Option<u64>) -> Result<Session, String> {
 }
 
 /// An engine on a built-in scenario and seed, as the page would start it from `?scenario=…&seed=…`,
-/// for the tests of every concern.
+/// with story mode off: the tests of every other concern count simulated time frame by frame,
+/// which story mode's holds would change (its own tests use [`story_engine`]).
 #[cfg(test)]
 pub(crate) fn test_engine(query: &str) -> Engine {
+    let mut e = story_engine(query);
+    e.act(Action::ToggleStory);
+    assert!(!e.story.on);
+    e
+}
+
+/// [`test_engine`] with story mode on, as the page starts.
+#[cfg(test)]
+pub(crate) fn story_engine(query: &str) -> Engine {
     let (params, errors) = page::parse_query(query);
     assert_eq!(errors, Vec::<String>::new(), "{query}");
     Engine::new(params, errors)

@@ -20,7 +20,7 @@ use crate::view::flow::{FlowLayout, Hop};
 use crate::view::gap::{GapChart, GapView, MIN_SPAN_MS, WINDOW_MS};
 use crate::view::hints::Hint;
 use crate::view::loops::{components, ComponentView};
-use crate::view::story::Caption;
+use crate::view::story::{Caption, Replacement};
 use std::rc::Rc;
 
 /// A cluster with more pods than this is large: compact pods, redrawing spread over frames.
@@ -87,6 +87,9 @@ pub struct Snapshot {
     pub story: bool,
     /// The hop story mode is showing, in words.
     pub caption: Option<Rc<Caption>>,
+    /// Killed pods and the pods their ReplicaSets made to replace them, oldest first: the
+    /// stage draws a trail from one to the other.
+    pub replacements: Rc<Vec<Replacement>>,
 }
 
 impl Snapshot {
@@ -118,6 +121,7 @@ impl Snapshot {
             lesson_problem: None,
             story: true,
             caption: None,
+            replacements: Rc::default(),
         }
     }
 
@@ -250,6 +254,7 @@ impl Engine {
             self.events_dirty = false;
             let mut filter = self.filter.clone();
             filter.pod = self.selected.clone();
+            filter.linked = self.story_linked();
             keep(&old.events, self.events.table(&filter, now))
         } else {
             old.events.clone()
@@ -318,8 +323,15 @@ impl Engine {
                 }
             }),
             lesson_problem: self.lesson_problem.clone(),
-            story: self.story,
-            caption: None,
+            story: self.story.on,
+            caption: match (self.story_in_force(), self.story.story.caption()) {
+                (true, Some(caption)) => Some(match &old.caption {
+                    Some(o) if **o == *caption => o.clone(),
+                    _ => Rc::new(caption.clone()),
+                }),
+                _ => None,
+            },
+            replacements: keep(&old.replacements, self.story_replacements()),
         })
     }
 }
