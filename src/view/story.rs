@@ -76,7 +76,6 @@ use crate::model::{Duration, Kind, Node, Object, ObjectKey, Pod, Time};
 use crate::sim::{ComponentId, Message, MessageKind, Sim};
 use crate::store::{Change, ChangeType};
 use serde::Serialize;
-use std::collections::VecDeque;
 
 /// How long each beat holds the simulation, in wall-clock milliseconds.
 pub const DWELL_MS: f64 = 600.0;
@@ -96,7 +95,6 @@ const STEP_LIMIT: usize = 10_000;
 const PENDING_KEPT: usize = 32;
 /// Replacements and deleted pods remembered.
 const LINKS_KEPT: usize = 64;
-
 const KCM: &str = "kube-controller-manager";
 
 /// The current hop in words, with who did it and what it touched.
@@ -163,10 +161,6 @@ struct Said {
     text: String,
 }
 
-fn said(component: impl Into<String>, text: String) -> Option<Said> {
-    Some(Said { component: component.into(), text })
-}
-
 /// Follows a run's trace and paces its meaningful hops. See the module documentation.
 #[derive(Debug, Default)]
 pub struct Story {
@@ -177,11 +171,12 @@ pub struct Story {
     now: Time,
     started: bool,
     writer: Option<Writer>,
-    pending: VecDeque<Beat>,
+    pending: Vec<Beat>,
     shown: Option<Shown>,
-    /// Pods deleted from under their ReplicaSet, oldest first, waiting for their replacement.
-    deleted: VecDeque<(String, String, String)>,
-    replacements: VecDeque<Replacement>,
+    /// Pods deleted from under their ReplicaSet, oldest first, waiting for their replacement
+    /// (its name still empty).
+    deleted: Vec<Replacement>,
+    replacements: Vec<Replacement>,
 }
 
 impl Story {
@@ -292,7 +287,7 @@ impl Story {
         if self.shown.as_ref().is_some_and(|s| !s.done) {
             return false;
         }
-        match self.pending.pop_front() {
+        match (!self.pending.is_empty()).then(|| self.pending.remove(0)) {
             Some(beat) => {
                 self.shown = Some(Shown { beat, since: None, done: false });
                 true
@@ -303,9 +298,9 @@ impl Story {
 
     fn queue(&mut self, beat: Beat) {
         if self.pending.len() == PENDING_KEPT {
-            self.pending.pop_front();
+            self.pending.remove(0);
         }
-        self.pending.push_back(beat);
+        self.pending.push(beat);
         self.promote();
     }
 
@@ -355,11 +350,11 @@ impl Story {
                 let change = sim.api().etcd.changes_since(rev.checked_sub(1)?).ok()?.next().filter(|c| c.revision == rev)?;
                 let object = &change.object;
                 let said = self.written(sim, &writer?, change)?;
-                (said, format!("{}/{}", object.kind().lower(), object.meta().name))
+                (said, [object.kind().lower(), "/", &object.meta().name].concat())
             }
             MessageKind::Watch => {
                 let (said, name) = taken_on(sim, m)?;
-                (said, format!("pod/{name}"))
+                (said, ["pod/", name].concat())
             }
         };
         let caption = Caption { text: said.text, component: said.component, object, seq: m.seq };
@@ -381,12 +376,12 @@ impl Story {
         let prev = change.prev.as_deref().and_then(Object::as_pod);
         match change.type_ {
             ChangeType::Added if writer.name == KCM => self.created_by_replica_set(sim, pod, change.revision),
-            ChangeType::Added => plain(writer, "create", "pod", &pod.metadata.name),
+            ChangeType::Added => plain(writer, "create pod ", &name),
             // The last step of a graceful deletion: the kubelet stopped the containers.
-            ChangeType::Deleted if prev.is_some_and(|p| p.metadata.is_deleting()) => match node_of_kubelet(&writer.name) {
-                Some(node) => said(writer.name.clone(), format!("kubelet {node}: {name} removed")),
-                None => plain(writer, "delete", "pod", &pod.metadata.name),
-            },
+            ChangeType::Deleted if prev.is_some_and(|p| p.metadata.is_deleting()) && is_kubelet(writer) => {
+                said_by(writer, &[&name, " removed"])
+            }
+            ChangeType::Deleted if prev.is_some_and(|p| p.metadata.is_deleting()) => plain(writer, "delete pod ", &name),
             ChangeType::Deleted => self.deleted(sim, writer, pod, change.revision),
             ChangeType::Modified => {
                 let prev = prev?;
@@ -394,10 +389,9 @@ impl Story {
                     return self.deleted(sim, writer, pod, change.revision);
                 }
                 if let (None, Some(node)) = (&prev.spec.node_name, &pod.spec.node_name) {
-                    let (component, who) = words(writer);
-                    return said(component, format!("{who}: bind {name} → {node}"));
+                    return said_by(writer, &["bind ", &name, " → ", node]);
                 }
-                status_written(writer, prev, pod)
+                status_written(writer, prev, pod, &name)
             }
         }
     }
@@ -405,20 +399,22 @@ impl Story {
     /// A pod create by kube-controller-manager: its ReplicaSet closing the gap. The counts are
     /// the ReplicaSet's as it decided: the active pods before this one, out of its replicas.
     fn created_by_replica_set(&mut self, sim: &Sim, pod: &Pod, rev: u64) -> Option<Said> {
-        let component = controller("replicaset-controller");
-        let Some((rs_name, desired, active)) = owning_replica_set(sim, pod, rev) else {
-            return said(component, format!("ReplicaSet controller: create pod {}", short_name(&pod.metadata.name)));
+        let Some((rs, desired, active)) = owning_replica_set(sim, pod, rev) else {
+            return said(controller(RS), RS_WORDS, &["create pod ", &short_name(&pod.metadata.name)]);
         };
         let before = active.saturating_sub(1);
-        let ns = pod.metadata.namespace.to_string();
-        if let Some(i) = self.deleted.iter().position(|(n, rs, _)| *n == ns && *rs == rs_name) {
-            let (namespace, replica_set, killed) = self.deleted.remove(i)?;
-            if self.replacements.len() == LINKS_KEPT {
-                self.replacements.pop_front();
-            }
-            self.replacements.push_back(Replacement { namespace, replica_set, killed, replacement: pod.metadata.name.to_string() });
+        let namespace = &pod.metadata.namespace;
+        if let Some(i) = self.deleted.iter().position(|d| d.namespace == namespace.as_str() && d.replica_set == rs) {
+            let mut link = self.deleted.remove(i);
+            link.replacement = pod.metadata.name.to_string();
+            keep_last(&mut self.replacements, link);
         }
-        said(component, format!("ReplicaSet controller: {before} of {desired} → creating {}", desired.saturating_sub(before)))
+        let (before_words, desired_words) = (before.to_string(), desired.to_string());
+        said(
+            controller(RS),
+            RS_WORDS,
+            &[&before_words, " of ", &desired_words, " → creating ", &desired.saturating_sub(before).to_string()],
+        )
     }
 
     /// A pod whose deletion began (or that was deleted at once): who asked, and, when it was
@@ -429,35 +425,57 @@ impl Story {
         let replica_set = owning_replica_set(sim, pod, rev);
         if writer.name == KCM {
             if let (Some(owner), None) = (owner, &replica_set) {
-                let text = format!("garbage collector: delete pod {name} (replicaset/{} is gone)", owner.name);
-                return said(controller("garbage-collector-controller"), text);
+                return said(controller(GC), GC_WORDS, &["delete pod ", &name, " (replicaset/", &owner.name, " is gone)"]);
             }
             if pod.condition("DisruptionTarget").is_some_and(|c| c.reason.as_deref() == Some("DeletionByTaintManager")) {
-                self.remember_deleted(pod, replica_set.as_ref().map(|r| r.0.as_str()));
+                self.remember_deleted(pod, replica_set.as_ref());
                 let node = pod.spec.node_name.as_deref().unwrap_or_default();
-                let text = format!("taint eviction controller: delete pod {name} (node {node} is tainted NoExecute)");
-                return said(controller("taint-eviction-controller"), text);
+                let words = "taint eviction controller";
+                return said(
+                    controller("taint-eviction-controller"),
+                    words,
+                    &["delete pod ", &name, " (node ", node, " is tainted NoExecute)"],
+                );
             }
             if let Some((_, desired, active)) = replica_set {
                 // This pod is no longer active: the ReplicaSet had one more.
                 let before = active + 1;
-                let text = format!("ReplicaSet controller: {before} of {desired} → deleting {}", before.saturating_sub(desired));
-                return said(controller("replicaset-controller"), text);
+                let (before_words, desired_words) = (before.to_string(), desired.to_string());
+                let n = before.saturating_sub(desired).to_string();
+                return said(controller(RS), RS_WORDS, &[&before_words, " of ", &desired_words, " → deleting ", &n]);
             }
-            return said(KCM, format!("{KCM}: delete pod {name}"));
+            return said(KCM.to_string(), KCM, &["delete pod ", &name]);
         }
-        self.remember_deleted(pod, replica_set.as_ref().map(|r| r.0.as_str()));
-        plain(writer, writer.verb.filter(|v| *v == "evict").unwrap_or("delete"), "pod", &pod.metadata.name)
+        self.remember_deleted(pod, replica_set.as_ref());
+        plain(writer, if writer.verb == Some("evict") { "evict pod " } else { "delete pod " }, &name)
     }
 
-    fn remember_deleted(&mut self, pod: &Pod, replica_set: Option<&str>) {
-        let Some(rs) = replica_set else { return };
-        if self.deleted.len() == LINKS_KEPT {
-            self.deleted.pop_front();
-        }
-        self.deleted.push_back((pod.metadata.namespace.to_string(), rs.to_string(), pod.metadata.name.to_string()));
+    fn remember_deleted(&mut self, pod: &Pod, replica_set: Option<&(String, usize, usize)>) {
+        let Some((rs, _, _)) = replica_set else { return };
+        let link = Replacement {
+            namespace: pod.metadata.namespace.to_string(),
+            replica_set: rs.clone(),
+            killed: pod.metadata.name.to_string(),
+            replacement: String::new(),
+        };
+        keep_last(&mut self.deleted, link);
     }
 }
+
+/// Appends to a bounded list, dropping its oldest entry when full.
+fn keep_last<T>(list: &mut Vec<T>, item: T) {
+    if list.len() == LINKS_KEPT {
+        list.remove(0);
+    }
+    list.push(item);
+}
+
+const RS: &str = "replicaset-controller";
+const RS_WORDS: &str = "ReplicaSet controller";
+const DEPLOYMENT: &str = "deployment-controller";
+const DEPLOYMENT_WORDS: &str = "Deployment controller";
+const GC: &str = "garbage-collector-controller";
+const GC_WORDS: &str = "garbage collector";
 
 /// kubectl's verb in a request's text (`delete pod/default/web-1`).
 fn verb(what: &str) -> Option<&'static str> {
@@ -474,7 +492,7 @@ fn verb(what: &str) -> Option<&'static str> {
 
 /// A controller of kube-controller-manager, as the page names its row.
 fn controller(name: &str) -> String {
-    format!("{KCM}/{name}")
+    [KCM, "/", name].concat()
 }
 
 /// `node-2` for `kubelet-node-2`.
@@ -482,19 +500,33 @@ fn node_of_kubelet(component: &str) -> Option<&str> {
     component.strip_prefix("kubelet-").filter(|n| !n.is_empty())
 }
 
-/// A writer's component and how a caption names it: `kubelet node-2`, `kube-scheduler`, `kubectl`.
-fn words(writer: &Writer) -> (String, String) {
-    let who = match node_of_kubelet(&writer.name) {
-        Some(node) => format!("kubelet {node}"),
-        None => writer.name.clone(),
-    };
-    (writer.name.clone(), who)
+fn is_kubelet(writer: &Writer) -> bool {
+    node_of_kubelet(&writer.name).is_some()
+}
+
+/// A caption: `who: ` and the pieces, joined without the formatting machinery (every `format!`
+/// costs the page's wasm its own argument tables).
+fn said(component: String, who: &str, pieces: &[&str]) -> Option<Said> {
+    let mut text = String::from(who);
+    text.push_str(": ");
+    for piece in pieces {
+        text.push_str(piece);
+    }
+    Some(Said { component, text })
+}
+
+/// [`said`] by the writer itself, named as captions name it: `kubelet node-2`, `kube-scheduler`,
+/// `kubectl`.
+fn said_by(writer: &Writer, pieces: &[&str]) -> Option<Said> {
+    match node_of_kubelet(&writer.name) {
+        Some(node) => said(writer.name.clone(), &["kubelet ", node].concat(), pieces),
+        None => said(writer.name.clone(), &writer.name, pieces),
+    }
 }
 
 /// `kubectl: delete pod web-…-x7k2p`: a write said as the writer's verb and the object.
-fn plain(writer: &Writer, verb: &str, kind: &str, name: &str) -> Option<Said> {
-    let (component, who) = words(writer);
-    said(component, format!("{who}: {verb} {kind} {}", short_name(name)))
+fn plain(writer: &Writer, verb_and_kind: &str, name: &str) -> Option<Said> {
+    said_by(writer, &[verb_and_kind, &short_name(name)])
 }
 
 /// A pod's name with its pod-template hash elided, as a caption says it: `web-…-x7k2p` for
@@ -504,7 +536,7 @@ pub fn short_name(name: &str) -> String {
     let (Some(suffix), Some(hash), Some(prefix)) = (parts.next(), parts.next(), parts.next()) else { return name.to_string() };
     let alnum = |s: &str| s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
     if suffix.len() == 5 && (6..=10).contains(&hash.len()) && alnum(suffix) && alnum(hash) && !prefix.is_empty() {
-        format!("{prefix}-…-{suffix}")
+        [prefix, "-…-", suffix].concat()
     } else {
         name.to_string()
     }
@@ -519,97 +551,88 @@ fn owning_replica_set(sim: &Sim, pod: &Pod, rev: u64) -> Option<(String, usize, 
     let key = ObjectKey::new(Kind::ReplicaSet, &pod.metadata.namespace, &owner.name);
     let rs = object_at(sim, &key, rev)?;
     let rs = rs.as_replica_set().filter(|rs| rs.metadata.uid.as_str() == owner.uid)?;
-    let uid = owner.uid.as_str();
-    let owned_active = |o: Option<&Object>| {
-        i64::from(o.and_then(Object::as_pod).is_some_and(|p| p.metadata.controller_ref().is_some_and(|r| r.uid == uid) && is_pod_active(p)))
+    let owned_active = |o: &Object| {
+        let pod = o.as_pod();
+        i64::from(pod.is_some_and(|p| p.metadata.controller_ref().is_some_and(|r| r.uid == owner.uid) && is_pod_active(p)))
     };
-    let now = etcd.list(Kind::Pod, Some(&pod.metadata.namespace)).map(|o| owned_active(Some(o))).sum::<i64>();
-    let since: i64 = etcd
-        .changes_since(rev)
-        .map(|changes| {
-            changes
-                .filter(|c| c.object.kind() == Kind::Pod)
-                .map(|c| owned_active((c.type_ != ChangeType::Deleted).then_some(&*c.object)) - owned_active(c.prev.as_deref()))
-                .sum()
-        })
-        .unwrap_or(0);
-    Some((owner.name.clone(), rs.spec.replicas.unwrap_or(1).max(0) as usize, (now - since).max(0) as usize))
+    let mut active: i64 = etcd.list(Kind::Pod, Some(&pod.metadata.namespace)).map(|o| owned_active(o)).sum();
+    // Undo what changed since: each later change's effect on the count.
+    for c in etcd.changes_since(rev).into_iter().flatten() {
+        if c.type_ != ChangeType::Deleted {
+            active -= owned_active(&c.object);
+        }
+        if let Some(prev) = &c.prev {
+            active += owned_active(prev);
+        }
+    }
+    Some((owner.name.clone(), rs.spec.replicas.unwrap_or(1).max(0) as usize, active.max(0) as usize))
 }
 
 /// The object under `key` as it was at revision `rev`: before the first change after it, or as
 /// it is now if none came since.
 fn object_at(sim: &Sim, key: &ObjectKey, rev: u64) -> Option<std::rc::Rc<Object>> {
     let etcd = &sim.api().etcd;
-    let is_key =
-        |o: &Object| o.kind() == key.kind && o.meta().name == key.name && (!key.kind.namespaced() || o.meta().namespace == key.namespace);
-    match etcd.changes_since(rev).ok().and_then(|mut changes| changes.find(|c| is_key(&c.object))) {
-        Some(later) => later.prev.clone(),
-        None => etcd.get(key).cloned(),
+    for c in etcd.changes_since(rev).into_iter().flatten() {
+        let meta = c.object.meta();
+        if c.object.kind() == key.kind && meta.name == key.name && (!key.kind.namespaced() || meta.namespace == key.namespace) {
+            return c.prev.clone();
+        }
     }
+    etcd.get(key).cloned()
 }
 
 /// A pod write that neither binds nor deletes: kubectl's own, or a status write that is a beat
 /// when kubectl's STATUS or READY changed, or kube-scheduler reported it cannot place the pod.
-fn status_written(writer: &Writer, prev: &Pod, pod: &Pod) -> Option<Said> {
-    let (component, who) = words(writer);
-    let name = short_name(&pod.metadata.name);
-    let unschedulable = |p: &Pod| p.condition("PodScheduled").filter(|c| c.status == "False").and_then(|c| c.message.clone());
+fn status_written(writer: &Writer, prev: &Pod, pod: &Pod, name: &str) -> Option<Said> {
     if writer.name == "kubectl" {
         // Every kubectl write is a beat (`kubectl label pod …`).
-        return plain(writer, "update", "pod", &pod.metadata.name);
+        return plain(writer, "update pod ", name);
     }
     if writer.name == "kube-scheduler" {
+        let unschedulable = |p: &Pod| p.condition("PodScheduled").filter(|c| c.status == "False").and_then(|c| c.message.clone());
         let message = unschedulable(pod).filter(|m| unschedulable(prev).as_ref() != Some(m))?;
-        return said(component, format!("{who}: no node for {name}: {message}"));
+        return said_by(writer, &["no node for ", name, ": ", &message]);
     }
     let (status, ready) = (printers::pod_status(pod), printers::pod_ready(pod));
     if status != printers::pod_status(prev) {
-        return said(component, format!("{who}: {name} {status}"));
+        return said_by(writer, &[name, " ", &status]);
     }
     if ready != printers::pod_ready(prev) {
-        return said(component, format!("{who}: {name} {status}, {ready} ready"));
+        return said_by(writer, &[name, " ", &status, ", ", &ready, " ready"]);
     }
     None
 }
 
 fn replica_set_written(sim: &Sim, writer: &Writer, change: &Change, rs: &crate::model::ReplicaSet) -> Option<Said> {
     let name = rs.metadata.name.as_str();
-    let replicas = |r: &crate::model::ReplicaSet| r.spec.replicas.unwrap_or(1);
+    let replicas = |r: &crate::model::ReplicaSet| r.spec.replicas.unwrap_or(1).to_string();
     let prev = change.prev.as_deref().and_then(Object::as_replica_set);
     let deleting = change.type_ == ChangeType::Deleted || (prev.is_some_and(|p| !p.metadata.is_deleting()) && rs.metadata.is_deleting());
+    let scaled = prev.map(replicas).filter(|p| *p != replicas(rs));
     if writer.name != KCM {
-        return match (change.type_, prev) {
-            (ChangeType::Added, _) => plain(writer, "create", "replicaset", name),
-            _ if deleting => plain(writer, "delete", "replicaset", name),
-            (_, Some(p)) if replicas(p) != replicas(rs) => {
-                let (component, who) = words(writer);
-                said(component, format!("{who}: scale replicaset {name} {} → {}", replicas(p), replicas(rs)))
-            }
-            _ => plain(writer, "update", "replicaset", name),
+        return match (change.type_, scaled) {
+            (ChangeType::Added, _) => plain(writer, "create replicaset ", name),
+            _ if deleting => plain(writer, "delete replicaset ", name),
+            (_, Some(from)) => said_by(writer, &["scale replicaset ", name, " ", &from, " → ", &replicas(rs)]),
+            _ => plain(writer, "update replicaset ", name),
         };
     }
-    let deployment = controller("deployment-controller");
     if change.type_ == ChangeType::Added {
-        let n = replicas(rs);
-        let text = format!("Deployment controller: create replicaset {name} with {n} replica{}", if n == 1 { "" } else { "s" });
-        return said(deployment, text);
+        let n = rs.spec.replicas.unwrap_or(1);
+        let count = [n.to_string().as_str(), if n == 1 { " replica" } else { " replicas" }].concat();
+        return said(controller(DEPLOYMENT), DEPLOYMENT_WORDS, &["create replicaset ", name, " with ", &count]);
     }
     if deleting {
         let owner = rs.metadata.controller_ref().filter(|r| r.kind == "Deployment");
         let key = owner.map(|o| ObjectKey::new(Kind::Deployment, &rs.metadata.namespace, &o.name));
         let owner_here = key.and_then(|k| sim.api().etcd.get(&k)).is_some_and(|d| owner.is_some_and(|o| d.meta().uid.as_str() == o.uid));
         return match owner {
-            Some(o) if !owner_here => said(
-                controller("garbage-collector-controller"),
-                format!("garbage collector: delete replicaset {name} (deployment/{} is gone)", o.name),
-            ),
-            _ => said(deployment, format!("Deployment controller: delete old replicaset {name}")),
+            Some(o) if !owner_here => said(controller(GC), GC_WORDS, &["delete replicaset ", name, " (deployment/", &o.name, " is gone)"]),
+            _ => said(controller(DEPLOYMENT), DEPLOYMENT_WORDS, &["delete old replicaset ", name]),
         };
     }
-    let prev = prev?;
-    (replicas(prev) != replicas(rs))
-        .then(|| format!("Deployment controller: scale replicaset {name} {} → {}", replicas(prev), replicas(rs)))
-        .and_then(|text| said(deployment, text))
+    let from = scaled?;
+    said(controller(DEPLOYMENT), DEPLOYMENT_WORDS, &["scale replicaset ", name, " ", &from, " → ", &replicas(rs)])
 }
 
 fn deployment_written(writer: &Writer, change: &Change, d: &crate::model::Deployment) -> Option<Said> {
@@ -619,79 +642,71 @@ fn deployment_written(writer: &Writer, change: &Change, d: &crate::model::Deploy
     let deleting = change.type_ == ChangeType::Deleted || (prev.is_some_and(|p| !p.metadata.is_deleting()) && d.metadata.is_deleting());
     if writer.name == KCM {
         // The gap closing: READY reaches the desired count.
-        let prev = prev?;
-        let want = replicas(d);
+        let (prev, want) = (prev?, replicas(d));
         let closed = d.status.ready_replicas == want && prev.status.ready_replicas != want && !deleting;
-        return closed
-            .then(|| format!("Deployment controller: {name} {want}/{want} ready"))
-            .and_then(|t| said(controller("deployment-controller"), t));
+        let want = want.to_string();
+        return closed.then(|| said(controller(DEPLOYMENT), DEPLOYMENT_WORDS, &[name, " ", &want, "/", &want, " ready"]))?;
     }
-    match (change.type_, prev) {
-        (ChangeType::Added, _) => plain(writer, "create", "deployment", name),
-        _ if deleting => plain(writer, "delete", "deployment", name),
-        (_, Some(p)) if replicas(p) != replicas(d) => {
-            let (component, who) = words(writer);
-            said(component, format!("{who}: scale deployment {name} {} → {}", replicas(p), replicas(d)))
-        }
-        // The write's effect in kubectl's words: an undo or an apply that changes the image
-        // sets it as `set image` does.
-        (_, Some(p)) if images(p) != images(d) => {
-            let (component, who) = words(writer);
-            said(component, format!("{who}: set image deployment {name} {}", images(d).join(" ")))
-        }
-        (_, Some(p)) if p.spec.template != d.spec.template => {
-            let (component, who) = words(writer);
-            said(component, format!("{who}: update deployment {name}'s pod template"))
-        }
-        _ => plain(writer, "update", "deployment", name),
+    let Some(p) = prev.filter(|_| change.type_ == ChangeType::Modified && !deleting) else {
+        return plain(writer, if change.type_ == ChangeType::Added { "create deployment " } else { "delete deployment " }, name);
+    };
+    if replicas(p) != replicas(d) {
+        return said_by(writer, &["scale deployment ", name, " ", &replicas(p).to_string(), " → ", &replicas(d).to_string()]);
     }
-}
-
-/// `name=image` of each container of a Deployment's pod template.
-fn images(d: &crate::model::Deployment) -> Vec<String> {
-    d.spec.template.spec.containers.iter().map(|c| format!("{}={}", c.name, c.image)).collect()
+    // The write's effect in kubectl's words: an undo or an apply that changes the image sets it
+    // as `set image` does.
+    let images = |d: &crate::model::Deployment| {
+        let images: Vec<String> = d.spec.template.spec.containers.iter().map(|c| [c.name.as_str(), "=", &c.image].concat()).collect();
+        images.join(" ")
+    };
+    if images(p) != images(d) {
+        return said_by(writer, &["set image deployment ", name, " ", &images(d)]);
+    }
+    if p.spec.template != d.spec.template {
+        return said_by(writer, &["update deployment ", name, "'s pod template"]);
+    }
+    plain(writer, "update deployment ", name)
 }
 
 /// A Node write: registration, cordon, taints and the Ready condition, each said as a verb on
 /// the node (`taint node node-1 node.kubernetes.io/unreachable:NoExecute`); heartbeats are noise.
 fn node_written(writer: &Writer, change: &Change, node: &Node) -> Option<Said> {
     let name = node.metadata.name.as_str();
-    let (component, who) = if writer.name == KCM {
+    let (component, who) = match node_of_kubelet(&writer.name) {
         // Taints and Unknown conditions are the node lifecycle controller's.
-        (controller("node-lifecycle-controller"), "node lifecycle controller".to_string())
-    } else {
-        words(writer)
+        _ if writer.name == KCM => (controller("node-lifecycle-controller"), "node lifecycle controller".to_string()),
+        Some(n) => (writer.name.clone(), ["kubelet ", n].concat()),
+        None => (writer.name.clone(), writer.name.clone()),
     };
     let prev = change.prev.as_deref().and_then(Object::as_node);
     let Some(prev) = prev.filter(|_| change.type_ == ChangeType::Modified) else {
-        let verb = if change.type_ == ChangeType::Added { "register" } else { "delete" };
-        return said(component, format!("{who}: {verb} node {name}"));
+        let verb = if change.type_ == ChangeType::Added { "register node " } else { "delete node " };
+        return said(component, &who, &[verb, name]);
     };
-    let mut parts = Vec::new();
+    let mut parts: Vec<String> = Vec::new();
     if prev.spec.unschedulable != node.spec.unschedulable {
-        parts.push(format!("{} node {name}", if node.spec.unschedulable { "cordon" } else { "uncordon" }));
+        parts.push([if node.spec.unschedulable { "cordon" } else { "uncordon" }, " node ", name].concat());
     }
     // kubectl's own forms: `key=value:Effect` added, `key:Effect-` removed.
-    let added = node.spec.taints.iter().filter(|t| !prev.spec.taints.contains(t)).map(|t| t.to_string());
-    let removed = prev.spec.taints.iter().filter(|t| !node.spec.taints.contains(t)).map(|t| format!("{t}-"));
-    let taints: Vec<String> = added.chain(removed).collect();
+    let mut taints: Vec<String> = node.spec.taints.iter().filter(|t| !prev.spec.taints.contains(t)).map(|t| t.to_string()).collect();
+    taints.extend(prev.spec.taints.iter().filter(|t| !node.spec.taints.contains(t)).map(|t| t.to_string() + "-"));
     if !taints.is_empty() {
-        parts.push(format!("taint node {name} {}", taints.join(" ")));
+        parts.push(["taint node ", name, " ", &taints.join(" ")].concat());
     }
-    let ready = |n: &Node| n.condition("Ready").map(|c| c.status.clone());
+    let ready = |n: &Node| n.condition("Ready").map(|c| c.status.clone()).unwrap_or_default();
     if ready(prev) != ready(node) {
-        let why = node.condition("Ready").and_then(|c| c.message.clone()).map(|m| format!(" ({m})")).unwrap_or_default();
-        parts.push(format!("node {name} Ready={}{why}", ready(node).unwrap_or_default()));
+        let why = node.condition("Ready").and_then(|c| c.message.as_deref()).map(|m| [" (", m, ")"].concat()).unwrap_or_default();
+        parts.push(["node ", name, " Ready=", &ready(node), &why].concat());
     }
     if parts.is_empty() {
         // A heartbeat, unless kubectl wrote it (`kubectl label node …`).
-        return (writer.name == "kubectl").then(|| Said { component, text: format!("{who}: update node {name}") });
+        return (writer.name == "kubectl").then(|| said(component, &who, &["update node ", name]))?;
     }
-    said(component, format!("{who}: {}", parts.join(", ")))
+    said(component, &who, &[&parts.join(", ")])
 }
 
 /// A kubelet hearing of a pod newly bound to its node: the start of its work on it.
-fn taken_on(sim: &Sim, m: &Message) -> Option<(Said, String)> {
+fn taken_on<'m>(sim: &Sim, m: &'m Message) -> Option<(Said, &'m str)> {
     let node = node_of_kubelet(&m.to)?;
     let (namespace, name) = m.what.strip_prefix("ADDED pod/")?.split_once('/')?;
     let pod = sim.api().etcd.get(&ObjectKey::new(Kind::Pod, namespace, name))?.as_pod()?;
@@ -700,27 +715,24 @@ fn taken_on(sim: &Sim, m: &Message) -> Option<(Said, String)> {
     }
     let kubelet = sim.component_as::<Kubelet>(&ComponentId::Kubelet(node.to_string()));
     let cached: Vec<String> = kubelet.map(|k| k.image_cache().into_iter().map(|i| i.name).collect()).unwrap_or_default();
-    let pulls = |image: &str| match crate::api::defaults::default_pull_policy(image) {
-        "Always" => true,
-        "Never" => false,
-        _ => !cached.contains(&images::normalize(image)),
-    };
-    let short = short_name(name);
-    let containers = &pod.spec.containers;
-    let pull = containers.iter().find(|c| match c.image_pull_policy.as_deref() {
-        Some("Always") => true,
-        Some("Never") => false,
-        Some(_) => !cached.contains(&images::normalize(&c.image)),
-        None => pulls(&c.image),
-    });
-    let text = match pull {
-        Some(c) => format!("kubelet {node}: pulling {} for {short}", c.image),
-        None => {
-            let images: Vec<&str> = containers.iter().map(|c| c.image.as_str()).collect();
-            format!("kubelet {node}: starting {short} ({} already on the node)", images.join(", "))
+    // As the kubelet's `EnsureImageExists` decides, from the pull policy (defaulted by tag).
+    let pull = pod.spec.containers.iter().find(|c| {
+        match c.image_pull_policy.as_deref().unwrap_or_else(|| crate::api::defaults::default_pull_policy(&c.image)) {
+            "Always" => true,
+            "Never" => false,
+            _ => !cached.contains(&images::normalize(&c.image)),
         }
-    };
-    Some((Said { component: m.to.clone(), text }, name.to_string()))
+    });
+    let short = short_name(name);
+    let who = ["kubelet ", node].concat();
+    let said = match pull {
+        Some(c) => said(m.to.clone(), &who, &["pulling ", &c.image, " for ", &short]),
+        None => {
+            let images: Vec<&str> = pod.spec.containers.iter().map(|c| c.image.as_str()).collect();
+            said(m.to.clone(), &who, &["starting ", &short, " (", &images.join(", "), " already on the node)"])
+        }
+    }?;
+    Some((said, name))
 }
 
 #[cfg(test)]
