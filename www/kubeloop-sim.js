@@ -72,9 +72,8 @@ class KubeloopSim extends HTMLElement {
       module = await load();
     } catch (error) {
       this.shadowRoot.textContent = `kubeloop could not load: ${error.message}`;
-      for (const message of this.#queue.splice(0)) {
-        const type = JSON.stringify(message && message.type !== undefined ? message.type : message);
-        this.#deliver({ source: 'kubeloop', type: 'error', message: `error: kubeloop could not load, so the ${type} message was not handled` });
+      for (const m of this.#queue.splice(0)) {
+        this.#deliver({ source: 'kubeloop', type: 'error', message: `error: kubeloop could not load, so the message ${JSON.stringify(m)} was not handled` });
       }
       throw error;
     }

@@ -15,10 +15,16 @@ pub fn invalid_reference(image: &str) -> Option<String> {
     let (domain, remainder) = split_docker_domain(image);
     // The lowercase check reads the remainder up to its first `:`, as upstream does.
     let remote = remainder.split(':').next().unwrap_or_default();
-    if remote.to_lowercase() != remote {
+    if has_upper(remote) {
         return Some(format!("invalid reference format: repository name ({remote}) must be lowercase"));
     }
     parse_reference(&format!("{domain}/{remainder}")).err().map(str::to_string)
+}
+
+/// Upper case, as Go's `strings.ToLower(s) != s` finds it. ASCII only: any other letter fails the
+/// grammar anyway, so only the wording of that error could differ.
+fn has_upper(s: &str) -> bool {
+    s.bytes().any(|b| b.is_ascii_uppercase())
 }
 
 /// `splitDockerDomain`: the registry, and the rest with `library/` added for Docker Hub's own.
@@ -26,7 +32,7 @@ fn split_docker_domain(name: &str) -> (&str, String) {
     let Some((first, rest)) = name.split_once('/') else {
         return ("docker.io", format!("library/{name}"));
     };
-    let (domain, remote) = if first == "localhost" || first.contains(['.', ':']) || first.to_lowercase() != first {
+    let (domain, remote) = if first == "localhost" || first.bytes().any(|b| b == b'.' || b == b':') || has_upper(first) {
         (if first == "index.docker.io" { "docker.io" } else { first }, rest)
     } else {
         ("docker.io", name)
@@ -41,8 +47,8 @@ fn split_docker_domain(name: &str) -> (&str, String) {
 /// the digest's algorithm and length.
 fn parse_reference(s: &str) -> Result<(), &'static str> {
     if !matches_reference(s) {
-        let lower = s.to_lowercase();
-        return Err(if lower != s && matches_reference(&lower) { "repository name must be lowercase" } else { "invalid reference format" });
+        let lowercase_would_parse = has_upper(s) && matches_reference(&s.to_ascii_lowercase());
+        return Err(if lowercase_would_parse { "repository name must be lowercase" } else { "invalid reference format" });
     }
     let (rest, digest) = s.split_once('@').map_or((s, None), |(r, d)| (r, Some(d)));
     let name = split_tag(rest).0;
@@ -140,11 +146,14 @@ fn is_tag(t: &str) -> bool {
 /// `algorithm ":" hex`, the algorithm's components joined by `-_+.`, at least 32 hex digits.
 fn is_digest(d: &str) -> bool {
     let Some((algorithm, hex)) = d.split_once(':') else { return false };
-    let component = |c: &str| {
-        let b = c.as_bytes();
-        !b.is_empty() && b[0].is_ascii_alphabetic() && b.iter().all(u8::is_ascii_alphanumeric)
-    };
-    algorithm.split(['-', '_', '+', '.']).all(component) && hex.len() >= 32 && hex.bytes().all(|b| b.is_ascii_hexdigit())
+    // Components start with a letter; a separator is followed by one.
+    let b = algorithm.as_bytes();
+    let separator = |x: u8| matches!(x, b'-' | b'_' | b'+' | b'.');
+    let algorithm_ok = b.first().is_some_and(u8::is_ascii_alphabetic)
+        && b.iter().all(|x| x.is_ascii_alphanumeric() || separator(*x))
+        && b.windows(2).all(|w| !separator(w[0]) || w[1].is_ascii_alphabetic())
+        && !b.last().copied().is_some_and(separator);
+    algorithm_ok && hex.len() >= 32 && hex.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// go-digest's `Validate`: a known algorithm, its length, lowercase hex.
@@ -207,6 +216,10 @@ mod tests {
         assert_eq!(invalid_reference(&format!("nginx@sha256:{}", "a".repeat(40))).as_deref(), Some("invalid checksum digest length"));
         assert_eq!(invalid_reference(&format!("nginx@sha256:{}", "A".repeat(64))).as_deref(), Some("invalid checksum digest format"));
         assert_eq!(invalid_reference(&format!("nginx@md5:{digest}")).as_deref(), Some("unsupported digest algorithm"));
+        assert_eq!(invalid_reference(&format!("nginx@sha256+b64u:{digest}")).as_deref(), Some("unsupported digest algorithm"));
+        assert_eq!(invalid_reference(&format!("nginx@sha256-:{digest}")).as_deref(), Some("invalid reference format"));
+        assert_eq!(invalid_reference(&format!("nginx@sha-1:{digest}")).as_deref(), Some("invalid reference format"));
+        assert_eq!(invalid_reference(&format!("nginx@2sha:{digest}")).as_deref(), Some("invalid reference format"));
         assert_eq!(
             invalid_reference(&digest).as_deref(),
             Some(format!("invalid repository name ({digest}), cannot specify 64-byte hexadecimal strings").as_str())
