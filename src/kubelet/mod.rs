@@ -216,6 +216,11 @@ impl Kubelet {
             .collect()
     }
 
+    /// Whether `image` is in this node's store (by its normalised name, as a pull decides).
+    pub fn has_image(&self, image: &str) -> bool {
+        self.runtime.has_image(image)
+    }
+
     /// The images in this node's store.
     pub fn image_cache(&self) -> Vec<CachedImage> {
         self.runtime.images().cloned().collect()

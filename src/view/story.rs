@@ -71,7 +71,7 @@
 
 use crate::command::{printers, Session};
 use crate::controllers::replica_set::is_pod_active;
-use crate::kubelet::{images, Kubelet};
+use crate::kubelet::Kubelet;
 use crate::model::{Duration, Kind, Node, Object, ObjectKey, Pod, Time};
 use crate::sim::{ComponentId, Message, MessageKind, Sim};
 use crate::store::{Change, ChangeType};
@@ -714,13 +714,12 @@ fn taken_on<'m>(sim: &Sim, m: &'m Message) -> Option<(Said, &'m str)> {
         return None;
     }
     let kubelet = sim.component_as::<Kubelet>(&ComponentId::Kubelet(node.to_string()));
-    let cached: Vec<String> = kubelet.map(|k| k.image_cache().into_iter().map(|i| i.name).collect()).unwrap_or_default();
     // As the kubelet's `EnsureImageExists` decides, from the pull policy (defaulted by tag).
     let pull = pod.spec.containers.iter().find(|c| {
         match c.image_pull_policy.as_deref().unwrap_or_else(|| crate::api::defaults::default_pull_policy(&c.image)) {
             "Always" => true,
             "Never" => false,
-            _ => !cached.contains(&images::normalize(&c.image)),
+            _ => !kubelet.is_some_and(|k| k.has_image(&c.image)),
         }
     });
     let short = short_name(name);
