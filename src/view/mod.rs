@@ -26,6 +26,7 @@ pub mod hints;
 pub mod loops;
 pub mod page;
 pub mod share;
+pub mod stage;
 pub mod story;
 
 pub use cluster::{ClusterTracker, ClusterView, NodeView, PodView, Usage};

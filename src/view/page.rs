@@ -88,6 +88,8 @@ pub struct PageParams {
     /// The toolbar controls shown; `None` shows every control.
     pub controls: Option<Vec<String>>,
     pub theme: Theme,
+    /// Presentation mode (`?presentation=on`): labels of at least 18 px, for a projector.
+    pub presentation: bool,
     /// A lesson name or URL, read by the lesson engine.
     pub lesson: Option<String>,
     /// Origins whose messages are obeyed and to which events are posted (`*` for any). Empty
@@ -109,6 +111,7 @@ impl Default for PageParams {
             panels: None,
             controls: None,
             theme: Theme::Auto,
+            presentation: false,
             lesson: None,
             origins: Vec::new(),
             commands: Vec::new(),
@@ -237,6 +240,13 @@ fn apply(params: &mut PageParams, key: &str, value: &str) -> Result<(), String> 
                 "light" => Theme::Light,
                 "dark" => Theme::Dark,
                 _ => return Err(invalid("theme", value, "must be one of light, dark, auto")),
+            }
+        }
+        "presentation" => {
+            params.presentation = match value {
+                "on" | "true" | "" => true,
+                "off" | "false" => false,
+                _ => return Err(invalid("presentation", value, "must be on or off")),
             }
         }
         "lesson" => params.lesson = Some(value.to_string()).filter(|v| !v.is_empty()),
@@ -472,6 +482,18 @@ mod tests {
             ]
         );
         assert_eq!(parse_query("?speed=-2&speed=NaN&speed=inf").1.len(), 3);
+    }
+
+    #[test]
+    fn presentation_mode_is_on_or_off_and_a_bad_value_leaves_it_off() {
+        assert!(!PageParams::default().presentation);
+        assert!(parse_query("?presentation=on").0.presentation);
+        assert!(parse_query("?presentation").0.presentation, "a bare name turns it on, as autoplay does");
+        assert!(!parse_query("?presentation=off").0.presentation);
+        let (p, e) = parse_query("?presentation=big&seed=4");
+        assert!(!p.presentation);
+        assert_eq!(p.seed, Some(4), "the other parameters still apply");
+        assert_eq!(e, vec!["error: invalid value \"big\" for parameter \"presentation\": must be on or off"]);
     }
 
     #[test]

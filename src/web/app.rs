@@ -20,7 +20,7 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-use crate::cluster_view::ClusterPanel;
+use crate::cluster_view::Stage;
 use crate::console::{Completion, Console};
 use crate::controls::Toolbar;
 use crate::editor::Editor;
@@ -29,7 +29,6 @@ use crate::header::header;
 use crate::hints_view::HintsPanel;
 use crate::host::{self, Incoming, Shared};
 use crate::lesson_view::LessonPanel;
-use crate::loops_view::{FlowPanel, LoopsPanel};
 use crate::share_view::{ErrorBanner, SharePanel};
 use crate::side::{GapPanel, PodPanel};
 use kubeloop::play::{Action, Offscreen, Snapshot};
@@ -112,13 +111,39 @@ pub fn App(props: &AppProps) -> Html {
         });
     }
 
+    // Presentation mode is the page's own look, not the simulation's: the app keeps it.
+    let presentation = use_state(|| params.presentation);
+    let on_presentation = {
+        let presentation = presentation.clone();
+        use_callback(*presentation, move |_: (), on: &bool| presentation.set(!*on))
+    };
+    let lessons = use_memo(props.embedded, |embedded| (!embedded).then(|| Rc::new(kubeloop::view::stage::lesson_choices())));
+
     let s = &shown.0;
     let p = &*params;
     // Past teaching scale the panels below the cluster are skipped by the browser while off screen.
     let large = s.is_large();
     let theme = (p.theme != kubeloop::view::page::Theme::Auto).then(|| p.theme.name());
+    // A lesson asking which loop stopped hides every component's state, and the hints that
+    // would name it, until it is answered.
+    let conceal = s.lesson.as_ref().is_some_and(|l| l.conceal_components);
+    let selected = s.selection.as_ref().map(|sel| format!("{}/{}", sel.namespace, sel.name));
+    let stage = p.shows_panel("cluster") || p.shows_panel("loops") || p.shows_panel("flow");
+    let workbench = (p.shows_panel("console") || p.shows_panel("editor")).then(|| {
+        html! {
+            <section class="workbench" aria-label="Console and editor">
+                if p.shows_panel("console") {
+                    <Console lines={s.console.clone()} on_action={on_action.clone()} on_complete={on_complete.clone()} />
+                }
+                if p.shows_panel("editor") {
+                    <Editor on_action={on_action.clone()} on_validate={on_validate.clone()} />
+                }
+            </section>
+        }
+    });
     html! {
-        <div ref={root} class={classes!("app", props.embedded.then_some("embedded"), large.then_some("large"))} data-theme={theme} data-sim-time={s.time_ms.to_string()} data-mode={s.mode.name()}>
+        <div ref={root} class={classes!("app", props.embedded.then_some("embedded"), large.then_some("large"), presentation.then_some("presentation"), s.lesson.is_some().then_some("with-lesson"))}
+            data-theme={theme} data-sim-time={s.time_ms.to_string()} data-mode={s.mode.name()}>
             if p.shows_panel("header") {
                 { header(kubeloop::VERSION) }
             }
@@ -132,45 +157,48 @@ pub fn App(props: &AppProps) -> Html {
                     note={AttrValue::from(s.note.clone())}
                     scenario={AttrValue::from(s.scenario.clone())}
                     params={params.clone()}
+                    story={s.story}
+                    presentation={*presentation}
+                    on_presentation={on_presentation}
+                    lessons={(*lessons).clone()}
                     on_action={on_action.clone()}
                 />
             }
             <ErrorBanner errors={s.errors.clone()} on_action={on_action.clone()} />
-            if let Some(lesson) = &s.lesson {
-                if p.shows_panel("lesson") {
-                    <LessonPanel view={lesson.clone()} problem={s.lesson_problem.clone().map(AttrValue::from)} on_action={on_action.clone()} />
-                }
-            }
             if let Some(share) = &s.share {
                 <SharePanel share={share.clone()} on_action={on_action.clone()} />
             }
             <main class="content">
-                if p.shows_panel("cluster") {
-                    <ClusterPanel
+                if stage {
+                    <Stage
                         cluster={s.cluster.clone()}
-                        selected={s.selection.as_ref().map(|sel| AttrValue::from(format!("{}/{}", sel.namespace, sel.name)))}
+                        components={s.components.clone()}
+                        hops={s.hops.clone()}
+                        caption={s.caption.clone()}
+                        selected={selected.map(AttrValue::from)}
+                        show_plane={p.shows_panel("loops")}
+                        show_tokens={p.shows_panel("flow")}
+                        conceal={conceal}
                         on_action={on_action.clone()}
                     />
                 }
-                if p.shows_panel("gap") || p.shows_panel("pod") {
-                    <aside class="side">
-                        if p.shows_panel("gap") {
-                            <GapPanel gap={s.gap.clone()} chart={s.chart.clone()} on_action={on_action.clone()} />
+                <aside class="side">
+                    if let Some(lesson) = &s.lesson {
+                        if p.shows_panel("lesson") {
+                            <LessonPanel view={lesson.clone()} problem={s.lesson_problem.clone().map(AttrValue::from)} on_action={on_action.clone()} />
                         }
-                        if p.shows_panel("pod") {
-                            <PodPanel selection={s.selection.clone()} on_action={on_action.clone()} />
-                        }
-                        if let Some(h) = &s.hints {
-                            <HintsPanel open={h.open} hints={h.hints.clone()} on_action={on_action.clone()} />
-                        }
-                    </aside>
-                }
-                if p.shows_panel("loops") {
-                    <LoopsPanel components={s.components.clone()} on_action={on_action.clone()} />
-                }
-                if p.shows_panel("flow") {
-                    <FlowPanel layout={s.layout.clone()} hops={s.hops.clone()} selected={s.selection.as_ref().map(|sel| AttrValue::from(format!("pod/{}/{}", sel.namespace, sel.name)))} />
-                }
+                    }
+                    if p.shows_panel("gap") {
+                        <GapPanel gap={s.gap.clone()} chart={s.chart.clone()} commands={s.commands.clone()} on_action={on_action.clone()} />
+                    }
+                    if p.shows_panel("pod") {
+                        <PodPanel selection={s.selection.clone()} on_action={on_action.clone()} />
+                    }
+                    if let Some(h) = s.hints.as_ref().filter(|_| !conceal) {
+                        <HintsPanel open={h.open} hints={h.hints.clone()} on_action={on_action.clone()} />
+                    }
+                </aside>
+                { workbench.unwrap_or_default() }
                 if p.shows_panel("events") {
                     <EventsPanel events={s.events.clone()} filter={s.filter.clone()} on_action={on_action.clone()} />
                 }
@@ -178,16 +206,6 @@ pub fn App(props: &AppProps) -> Html {
                     <CommandLog commands={s.commands.clone()} />
                 }
             </main>
-            if p.shows_panel("console") || p.shows_panel("editor") {
-                <section class="workbench" aria-label="Console and editor">
-                    if p.shows_panel("console") {
-                        <Console lines={s.console.clone()} on_action={on_action.clone()} on_complete={on_complete} />
-                    }
-                    if p.shows_panel("editor") {
-                        <Editor on_action={on_action.clone()} on_validate={on_validate} />
-                    }
-                </section>
-            }
         </div>
     }
 }
@@ -223,7 +241,7 @@ const SKIP_EVENT: &str = "contentvisibilityautostatechange";
 type SkipListener = (web_sys::Element, Closure<dyn FnMut(web_sys::Event)>);
 
 /// Listens at the app's root (capturing: the event does not bubble) for the browser skipping or
-/// drawing again the panels below the cluster, and keeps `skipped` up to date. No layout is
+/// drawing again the panels below the stage, and keeps `skipped` up to date. No layout is
 /// read: the browser says what it decided when it laid out the frame.
 fn watch_skips(root: &NodeRef, skipped: Rc<Cell<Offscreen>>) -> Option<SkipListener> {
     let root = root.cast::<web_sys::Element>()?;
@@ -232,11 +250,8 @@ fn watch_skips(root: &NodeRef, skipped: Rc<Cell<Offscreen>>) -> Option<SkipListe
         let now = js_sys::Reflect::get(&event, &"skipped".into()).ok().and_then(|v| v.as_bool()).unwrap_or(false);
         let classes = target.class_list();
         let mut state = skipped.get();
-        if classes.contains("loops-panel") {
-            state.loops = now;
-        } else if classes.contains("flow-panel") {
-            state.flow = now;
-        } else if classes.contains("events-panel") {
+        // The loops and the flow are on the stage, which is always drawn.
+        if classes.contains("events-panel") {
             state.events = now;
         }
         skipped.set(state);

@@ -1,5 +1,11 @@
-//! The cluster view: a box per node with its capacity bars and pods, and the pods no node has yet
-//! waiting outside them.
+//! The stage: the whole cluster as one picture. The control plane across the top, the pods no
+//! node has yet waiting in the middle under the caption strip, and the nodes below, each box
+//! holding its kubelet and its pods; the messages between them travel across it as tokens.
+//!
+//! It is laid out by CSS grid only, so a new loop slots in where it belongs without a new
+//! layout: another process on the control plane row is another box, another controller another
+//! row in kube-controller-manager's box, a per-node process (kube-proxy) another row in every
+//! node box (`kubeloop::view::stage` decides which is which).
 //!
 //! Each node box is its own component with an `Rc<NodeView>` prop: a frame that changes one node
 //! re-renders one box. Pods are buttons (select one, then Kill it in the side panel), keyed by
@@ -10,15 +16,28 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
+use crate::loops_view::{component_item, TokenLayer};
 use kubeloop::play::Action;
 use kubeloop::view::cluster::{ClusterView, NodeView, PodView, Usage};
+use kubeloop::view::flow::Hop;
+use kubeloop::view::loops::ComponentView;
 use kubeloop::view::page::{node_fault_command, node_fault_words, NODE_FAULTS};
+use kubeloop::view::stage::{anchor, caption_target, last_action, on_node, plane, POD_LEGEND};
+use kubeloop::view::story::Caption;
 
 #[derive(Properties, PartialEq)]
-pub struct ClusterPanelProps {
+pub struct StageProps {
     pub cluster: ClusterView,
+    pub components: Rc<Vec<ComponentView>>,
+    pub hops: Rc<Vec<Hop>>,
+    pub caption: Option<Rc<Caption>>,
     /// `namespace/name` of the selected pod.
     pub selected: Option<AttrValue>,
+    /// Draw the control plane row (the `loops` panel) and the tokens (the `flow` panel).
+    pub show_plane: bool,
+    pub show_tokens: bool,
+    /// Show no component's running or stopped state (a lesson asks which loop stopped).
+    pub conceal: bool,
     pub on_action: Callback<Action>,
 }
 
@@ -28,50 +47,112 @@ const COMPACT_PODS: usize = kubeloop::play::LARGE_CLUSTER_PODS;
 /// At most this many unscheduled pods are drawn; the rest are counted.
 const UNSCHEDULED_SHOWN: usize = 60;
 
-/// The labelled region holding every node and the unscheduled pods.
+/// The stage.
 #[component]
-pub fn ClusterPanel(props: &ClusterPanelProps) -> Html {
+pub fn Stage(props: &StageProps) -> Html {
     let selected = props.selected.as_deref();
     let pending = &props.cluster.unscheduled;
     let compact = props.cluster.pod_count > COMPACT_PODS;
     let shown: Rc<Vec<PodView>> =
         if pending.len() > UNSCHEDULED_SHOWN { Rc::new(pending[..UNSCHEDULED_SHOWN].to_vec()) } else { pending.clone() };
+    let (lit_component, lit_loop) = props.caption.as_deref().map(caption_target).unzip();
+    // The caption's pod, as the pods' keys name it (`pod/NAME` → `NAME`).
+    let lit_pod = props.caption.as_ref().and_then(|c| c.object.strip_prefix("pod/")).map(AttrValue::from);
+    let components = &props.components;
     html! {
-        <section class={classes!("panel", "cluster-frame", compact.then_some("compact"))} aria-labelledby="cluster-title" data-testid="cluster-frame">
-            <h2 id="cluster-title" class="panel-title">
+        <section class={classes!("stage", compact.then_some("compact"))} aria-labelledby="stage-title" data-testid="cluster-frame">
+            <h2 id="stage-title" class="panel-title stage-title">
                 { "Cluster" }
                 <span class="muted">{ format!(" · {} nodes · {} pods", props.cluster.nodes.len(), props.cluster.pod_count) }</span>
             </h2>
-            <div class="unscheduled" role="group" aria-label="Pods waiting for a node" data-testid="unscheduled">
-                <span class="unscheduled-label">{ format!("Unscheduled ({})", pending.len()) }</span>
-                <PodList pods={Pods::Waiting(shown)} compact={compact} selected={selected.map(AttrValue::from)} on_action={props.on_action.clone()} />
-                if pending.len() > UNSCHEDULED_SHOWN {
-                    <span class="muted">{ format!("…and {} more", pending.len() - UNSCHEDULED_SHOWN) }</span>
-                }
+            if props.show_plane {
+                <ul class="plane" aria-label="Control plane">
+                    <li class="kubectl-box" style={format!("anchor-name:{}", anchor("kubectl"))} title="kubectl: you, and every button on this page, send requests to kube-apiserver">
+                        <span class="component-name">{ "kubectl" }</span>
+                        <span class="detail">{ "you: console and buttons" }</span>
+                    </li>
+                    { for plane(components).into_iter().map(|c| {
+                        let spotlight = (lit_component == Some(c.name.as_str())).then(|| lit_loop.flatten().unwrap_or_default());
+                        component_item(c, spotlight, props.conceal, &props.on_action)
+                    }) }
+                </ul>
+            }
+            <div class="middle">
+                { caption_strip(props.caption.as_deref(), components) }
+                <div class="pending" role="group" aria-label="Pods waiting for a node" data-testid="pending">
+                    <span class="pending-label">{ format!("Pending: no node yet ({})", pending.len()) }</span>
+                    if pending.is_empty() {
+                        <span class="muted pending-empty">{ "A new pod waits here until kube-scheduler binds it to a node." }</span>
+                    }
+                    <PodList pods={Pods::Waiting(shown)} compact={compact} selected={selected.map(AttrValue::from)} spotlight={lit_pod.clone()} on_action={props.on_action.clone()} />
+                    if pending.len() > UNSCHEDULED_SHOWN {
+                        <span class="muted">{ format!("…and {} more", pending.len() - UNSCHEDULED_SHOWN) }</span>
+                    }
+                </div>
+                { legend() }
             </div>
             if props.cluster.nodes.is_empty() {
                 <p class="cluster-empty">{ "No nodes yet." }</p>
             }
-            <ul class="cluster-nodes" aria-label="Nodes">
+            <ul class="nodes" aria-label="Nodes" style={format!("anchor-name:{}", anchor("kubelets"))}>
                 { for props.cluster.nodes.iter().map(|node| {
-                    // Only the box holding the selected pod hears about the selection.
+                    // Only the box holding the selected (or captioned) pod hears about it.
+                    let holds = |key: &str| node.pods.iter().any(|p| p.name == key);
                     let here = selected.filter(|key| node.pods.iter().any(|p| p.is_key(key))).map(AttrValue::from);
-                    html! { <NodeBox key={node.name.clone()} node={node.clone()} compact={compact} selected={here} on_action={props.on_action.clone()} /> }
+                    let spot = lit_pod.clone().filter(|name| holds(name));
+                    let lit = lit_component.filter(|c| c.ends_with(&format!("-{}", node.name))).map(AttrValue::from);
+                    html! { <NodeBox key={node.name.clone()} node={node.clone()} procs={on_node(components, &node.name)} compact={compact}
+                        selected={here} spotlight={spot} lit={lit} conceal={props.conceal} on_action={props.on_action.clone()} /> }
                 }) }
             </ul>
+            if props.show_tokens {
+                <TokenLayer hops={props.hops.clone()} cluster={props.cluster.clone()}
+                    selected={selected.map(|s| AttrValue::from(format!("pod/{s}")))} />
+            }
         </section>
+    }
+}
+
+/// The caption strip: story mode's caption (with its test hook), or else, quietly, the last
+/// thing any loop did.
+fn caption_strip(caption: Option<&Caption>, components: &[ComponentView]) -> Html {
+    match caption {
+        Some(c) => html! {
+            <p class="caption" role="status" data-testid="caption" data-component={c.component.clone()} data-object={c.object.clone()}>{ c.text.clone() }</p>
+        },
+        None => html! {
+            <p class="caption placeholder">{ last_action(components).unwrap_or_else(|| "Every loop is idle.".to_string()) }</p>
+        },
+    }
+}
+
+/// What the pods' colours mean, in kubectl's STATUS words.
+fn legend() -> Html {
+    html! {
+        <ul class="pod-legend" aria-label="Pod colours">
+            { for POD_LEGEND.iter().map(|(tone, words)| html! {
+                <li><span class={format!("swatch swatch-{tone}")} aria-hidden="true"></span>{ *words }</li>
+            }) }
+        </ul>
     }
 }
 
 #[derive(Properties, PartialEq)]
 pub struct NodeBoxProps {
     pub node: Rc<NodeView>,
+    /// The processes running on it (its kubelet).
+    pub procs: Vec<ComponentView>,
     pub compact: bool,
     pub selected: Option<AttrValue>,
+    /// The caption's pod, if it is here.
+    pub spotlight: Option<AttrValue>,
+    /// The caption's component, if it runs here.
+    pub lit: Option<AttrValue>,
+    pub conceal: bool,
     pub on_action: Callback<Action>,
 }
 
-/// One node: name, readiness, bars, pods.
+/// One node: name, readiness, its kubelet, bars, pods.
 #[component]
 pub fn NodeBox(props: &NodeBoxProps) -> Html {
     let n = &props.node;
@@ -81,18 +162,26 @@ pub fn NodeBox(props: &NodeBoxProps) -> Html {
         _ => "unknown",
     };
     html! {
-        <li class={classes!("node", tone)} data-testid="node" data-name={n.name.clone()} data-ready={n.ready.clone()}>
+        <li class={classes!("node", tone)} data-testid="node" data-name={n.name.clone()} data-ready={n.ready.clone()}
+            title={format!("node {}: {} · {} pods", n.name, n.status, n.pods.len())}>
             <div class="node-head">
                 <span class="node-name">{ n.name.clone() }</span>
                 <span class="node-status">{ n.status.clone() }</span>
+                if !props.compact {
+                    { node_faults(&n.name, &props.on_action) }
+                }
             </div>
+            <ul class="procs">
+                { for props.procs.iter().map(|c| component_item(c, (props.lit.as_deref() == Some(c.name.as_str())).then_some(""), props.conceal, &props.on_action)) }
+            </ul>
             if !props.compact {
-                { node_faults(&n.name, &props.on_action) }
+                <div class="bars">
+                    { bar("cpu", n.cpu, n.cpu_label()) }
+                    { bar("memory", n.memory, n.memory_label()) }
+                    { bar("pods", n.pods_used, n.pods_label()) }
+                </div>
             }
-            { bar("cpu", n.cpu, n.cpu_label()) }
-            { bar("memory", n.memory, n.memory_label()) }
-            { bar("pods", n.pods_used, n.pods_label()) }
-            <PodList pods={Pods::Node(n.clone())} compact={props.compact} selected={props.selected.clone()} on_action={props.on_action.clone()} />
+            <PodList pods={Pods::Node(n.clone())} compact={props.compact} selected={props.selected.clone()} spotlight={props.spotlight.clone()} on_action={props.on_action.clone()} />
         </li>
     }
 }
@@ -156,6 +245,8 @@ pub struct PodListProps {
     pub pods: Pods,
     pub compact: bool,
     pub selected: Option<AttrValue>,
+    /// The name of the pod the caption is about.
+    pub spotlight: Option<AttrValue>,
     pub on_action: Callback<Action>,
 }
 
@@ -166,7 +257,8 @@ pub fn PodList(props: &PodListProps) -> Html {
         <ul class="pods" aria-label="Pods">
             { for props.pods.as_slice().iter().map(|p| {
                 let selected = props.selected.as_deref().is_some_and(|key| p.is_key(key));
-                pod_chip(p, props.compact, selected, &props.on_action)
+                let lit = props.spotlight.as_deref() == Some(p.name.as_str());
+                pod_chip(p, props.compact, selected, lit, &props.on_action)
             }) }
         </ul>
     }
@@ -175,7 +267,7 @@ pub fn PodList(props: &PodListProps) -> Html {
 /// One pod: a button showing kubectl's STATUS by colour and in its label, keyed by the pod.
 /// Plain elements rather than a component: a large cluster creates pods by the thousand, and
 /// the list they sit in is only redrawn when its node's box changed.
-fn pod_chip(p: &PodView, compact: bool, selected: bool, on_action: &Callback<Action>) -> Html {
+fn pod_chip(p: &PodView, compact: bool, selected: bool, lit: bool, on_action: &Callback<Action>) -> Html {
     let onclick = {
         let (cb, ns, name) = (on_action.clone(), p.namespace.clone(), p.name.clone());
         Callback::from(move |_: MouseEvent| cb.emit(if selected { Action::Deselect } else { Action::Select(ns.clone(), name.clone()) }))
@@ -190,10 +282,10 @@ fn pod_chip(p: &PodView, compact: bool, selected: bool, on_action: &Callback<Act
     );
     html! {
         <li key={p.key()} class="pod-item">
-            <button type="button" class={classes!("pod", p.tone(), selected.then_some("selected"))}
+            <button type="button" class={classes!("pod", p.tone(), selected.then_some("selected"), lit.then_some("spotlight"))}
                 data-testid="pod" data-name={p.name.clone()} data-node={p.node.clone()}
                 data-phase={p.phase.clone()} data-status={p.status.clone()} data-ready={p.is_ready.to_string()}
-                aria-pressed={selected.to_string()} aria-label={label.clone()} title={(!compact).then_some(label)} {onclick}>
+                aria-pressed={selected.to_string()} aria-label={label.clone()} title={label} {onclick}>
                 if !compact {
                     <span class="pod-dot" aria-hidden="true"></span>
                     <span class="pod-name">{ p.short_name().to_string() }</span>

@@ -22,6 +22,13 @@ pub struct ToolbarProps {
     pub note: AttrValue,
     pub scenario: AttrValue,
     pub params: Rc<PageParams>,
+    /// Story mode (`Snapshot::story`).
+    pub story: bool,
+    pub presentation: bool,
+    pub on_presentation: Callback<()>,
+    /// The built-in lessons (name, title) for the picker; None in a widget, which must not
+    /// navigate its host page.
+    pub lessons: Option<Rc<Vec<(&'static str, String)>>>,
     pub on_action: Callback<Action>,
 }
 
@@ -49,6 +56,16 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
                 cb.emit(Action::Seed(seed));
             }
         })
+    };
+    let on_lesson = Callback::from(|e: Event| {
+        let name = e.target_unchecked_into::<web_sys::HtmlSelectElement>().value();
+        if let (false, Some(window)) = (name.is_empty(), web_sys::window()) {
+            let _ = window.location().set_search(&format!("lesson={}", kubeloop::view::page::percent_encode(&name)));
+        }
+    });
+    let on_presentation = {
+        let cb = props.on_presentation.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(()))
     };
     let playing = props.mode == Mode::Playing;
     let show = |name: &str| props.params.shows_control(name);
@@ -102,6 +119,23 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
                 }
                 if show("add-node") {
                     <button type="button" data-testid="add-node" onclick={act(Action::AddNode)}>{ "Add node" }</button>
+                }
+                if props.params.controls.is_none() {
+                    <button type="button" data-testid="story" aria-pressed={props.story.to_string()} onclick={act(Action::ToggleStory)}
+                        title="Story mode: slow down around each meaningful message and say it in words">{ "Story" }</button>
+                    <button type="button" data-testid="presentation" aria-pressed={props.presentation.to_string()} onclick={on_presentation}
+                        title="Presentation mode: large labels for a projector">{ "Present" }</button>
+                }
+                if let Some(lessons) = &props.lessons {
+                    <label class="inline">
+                        <span class="visually-hidden">{ "Lesson" }</span>
+                        <select data-testid="lesson-picker" onchange={on_lesson} title="Start a guided lesson">
+                            <option value="" selected={props.params.lesson.is_none()}>{ "Lessons…" }</option>
+                            { for lessons.iter().map(|(name, title)| html! {
+                                <option value={*name} selected={props.params.lesson.as_deref() == Some(*name)}>{ title.clone() }</option>
+                            }) }
+                        </select>
+                    </label>
                 }
                 if show("share") {
                     <button type="button" data-testid="share" onclick={act(Action::Share)} title="Permalink, copy as kubectl, export or import a trace">{ "Share" }</button>

@@ -9,8 +9,9 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use kubeloop::model::Time;
-use kubeloop::play::{sim_time, Action, Selection};
+use kubeloop::play::{sim_time, Action, CommandEntry, Selection};
 use kubeloop::view::gap::{GapChart, GapView};
+use kubeloop::view::stage::typed_scale_command;
 
 /// The most replicas the input accepts (a page, not a load test).
 const MAX_REPLICAS: i64 = 5000;
@@ -19,29 +20,57 @@ const MAX_REPLICAS: i64 = 5000;
 pub struct GapPanelProps {
     pub gap: Rc<GapView>,
     pub chart: Rc<GapChart>,
+    /// The commands run lately, to show the replicas box's own error next to it.
+    pub commands: Rc<Vec<CommandEntry>>,
     pub on_action: Callback<Action>,
 }
 
 /// Desired, current and ready, a chart of them, and the replicas control.
+///
+/// The box keeps what the learner types (its own state, so the frames that redraw the panel
+/// do not put the old claim back) until Enter or leaving the box, then runs `kubectl scale`
+/// with that text; a failure shows kubectl's error beside the box and changes nothing.
 #[component]
 pub fn GapPanel(props: &GapPanelProps) -> Html {
     let g = &props.gap;
     let c = &props.chart;
+    // What is typed and not yet sent; and the line last sent from the box, with its text.
+    let typed = use_state(|| None::<String>);
+    let sent = use_state(|| None::<(String, String)>);
     let scale = |n: i64| {
-        let cb = props.on_action.clone();
-        Callback::from(move |_: MouseEvent| cb.emit(Action::Scale(n.clamp(0, MAX_REPLICAS))))
-    };
-    let on_input = {
-        let (cb, claim) = (props.on_action.clone(), g.desired.to_string());
-        Callback::from(move |e: Event| {
-            let input = e.target_unchecked_into::<web_sys::HtmlInputElement>();
-            match input.value().trim().parse::<i64>() {
-                Ok(n) if (0..=MAX_REPLICAS).contains(&n) => cb.emit(Action::Scale(n)),
-                // Not a number in range: the field returns to the claim, nothing is sent.
-                _ => input.set_value(&claim),
-            }
+        let (cb, typed, sent) = (props.on_action.clone(), typed.clone(), sent.clone());
+        Callback::from(move |_: MouseEvent| {
+            typed.set(None);
+            sent.set(None);
+            cb.emit(Action::Scale(n.clamp(0, MAX_REPLICAS)))
         })
     };
+    let on_input = {
+        let typed = typed.clone();
+        Callback::from(move |e: InputEvent| typed.set(Some(e.target_unchecked_into::<web_sys::HtmlInputElement>().value())))
+    };
+    let on_change = {
+        let (cb, typed, sent, deployment) = (props.on_action.clone(), typed.clone(), sent.clone(), g.deployment.clone());
+        Callback::from(move |e: Event| {
+            let text = e.target_unchecked_into::<web_sys::HtmlInputElement>().value();
+            let line = typed_scale_command(&deployment, &text);
+            typed.set(None);
+            sent.set(Some((line.clone(), text)));
+            cb.emit(Action::Command(line));
+        })
+    };
+    // The box's own command's error, while it is the latest the box sent; the box keeps the
+    // bad text beside it.
+    let failed = sent.as_ref().and_then(|(line, text)| {
+        let entry = props.commands.iter().find(|c| &c.line == line)?;
+        (!entry.ok).then(|| (text.clone(), entry.output.trim().to_string()))
+    });
+    let value = match (&*typed, &failed) {
+        (Some(t), _) => t.clone(),
+        (None, Some((text, _))) => text.clone(),
+        (None, None) => g.desired.to_string(),
+    };
+    let error = failed.map(|(_, e)| e);
     let desired = i64::from(g.desired);
     html! {
         <section class="panel gap" aria-labelledby="gap-title" data-testid="gap">
@@ -59,6 +88,9 @@ pub fn GapPanel(props: &GapPanelProps) -> Html {
                     <div class="current"><dt>{ "current" }</dt><dd data-testid="current">{ g.current }</dd></div>
                     <div class="ready"><dt>{ "ready" }</dt><dd data-testid="ready">{ g.ready }</dd></div>
                 </dl>
+                if !g.stale.is_empty() {
+                    <p class="gap-stale" data-testid="gap-stale">{ g.stale.clone() }</p>
+                }
                 <svg class="gap-chart" viewBox={format!("0 0 {} {}", c.width, c.height)} role="img" preserveAspectRatio="none"
                     aria-label={format!("Desired, current and ready over the last {}; now {} desired, {} current, {} ready", sim_time(Time(c.span)), g.desired, g.current, g.ready)}>
                     <path class="line desired" d={c.desired.clone()} />
@@ -70,11 +102,15 @@ pub fn GapPanel(props: &GapPanelProps) -> Html {
                     <button type="button" data-testid="replicas-minus" aria-label="One replica fewer" onclick={scale(desired - 1)} disabled={desired <= 0}>{ "−" }</button>
                     <label class="inline">
                         <span class="visually-hidden">{ "Desired replicas" }</span>
-                        <input type="number" min="0" max={MAX_REPLICAS.to_string()} data-testid="replicas-input"
-                            value={g.desired.to_string()} onchange={on_input} />
+                        <input type="text" inputmode="numeric" size="5" data-testid="replicas-input"
+                            aria-invalid={error.is_some().to_string()} aria-describedby={error.is_some().then_some("replicas-error")}
+                            value={value} oninput={on_input} onchange={on_change} />
                     </label>
                     <button type="button" data-testid="replicas-plus" aria-label="One replica more" onclick={scale(desired + 1)}>{ "+" }</button>
                 </div>
+                if let Some(error) = error {
+                    <p id="replicas-error" class="replicas-error" role="alert" data-testid="replicas-error">{ error }</p>
+                }
             }
         </section>
     }

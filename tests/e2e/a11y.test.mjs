@@ -1,6 +1,7 @@
 // Accessibility: axe-core, run inside the page in real Chromium, finds no serious or critical
-// violation in the light or the dark scheme, on a wide screen or a phone, with a pod selected
-// (so the scheduler's table and the chain highlight are checked too).
+// violation in the light or the dark scheme, on a wide screen or a phone, with a theme forced
+// against the system's (?theme=light on a dark system and the reverse) and in presentation
+// mode, with a pod selected (so the scheduler's table and the chain highlight are checked too).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,11 +12,19 @@ const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 const live = setUp();
 
-for (const colorScheme of ['light', 'dark']) {
-  for (const viewport of [{ width: 1280, height: 900 }, { width: 360, height: 740 }]) {
-    test(`axe finds no serious or critical violation (${colorScheme}, ${viewport.width} px)`, { timeout: 90_000 }, async () => {
+const WIDE = { width: 1280, height: 900 };
+const CASES = [
+  ...['light', 'dark'].flatMap((colorScheme) => [WIDE, { width: 360, height: 740 }].map((viewport) => ({ colorScheme, viewport, query: '' }))),
+  { colorScheme: 'dark', viewport: WIDE, query: '?theme=light' },
+  { colorScheme: 'light', viewport: WIDE, query: '?theme=dark' },
+  { colorScheme: 'light', viewport: { width: 1920, height: 1080 }, query: '?presentation=on' },
+];
+
+for (const { colorScheme, viewport, query } of CASES) {
+  {
+    test(`axe finds no serious or critical violation (${colorScheme}, ${viewport.width} px${query ? `, ${query}` : ''})`, { timeout: 90_000 }, async () => {
       await withPage(live.browser, { colorScheme, viewport, reducedMotion: 'reduce' }, async (page) => {
-        await openReady(page, live.server.url);
+        await openReady(page, `${live.server.url}${query}`);
         await page.getByTestId('pause').click();
         await fastForward(page);
         await page.locator('[data-testid="pod"]').first().click();

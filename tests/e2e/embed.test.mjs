@@ -134,7 +134,7 @@ test('malformed and unknown messages are ignored with a clear error in the widge
     const errors = await page.evaluate(() => window.received.filter((m) => m.type === 'error').map((m) => m.message));
     assert.deepEqual(errors, [
       'error: ignored a message that is not a kubeloop message (expected a JSON object with a string "type")',
-      'error: ignored message of unknown type "explode"; known types: command, scenario, speed, play, pause, reset',
+      'error: ignored message of unknown type "explode"; known types: command, scenario, speed, play, pause, reset, step, fast-forward, select-pod',
       'error: ignored message "speed": field "speed" must be a number above 0',
       'error: ignored a message that is not a kubeloop message (expected a JSON object with a string "type")',
     ]);
@@ -184,7 +184,7 @@ test('malformed URL parameters each get a clear error and the page runs with the
       'error: invalid value "x" for parameter "cmd": must be MILLISECONDS:COMMAND, the simulated time and the command line run then',
     ]);
     await page.waitForSelector('[data-testid="node"][data-ready="True"] >> nth=1', { timeout: 30_000 });
-    assert.equal(await page.locator('.loops-panel').count(), 1, 'all panels, the default');
+    assert.equal(await page.locator('.plane').count(), 1, 'all panels, the default');
     await page.getByRole('button', { name: 'Dismiss the errors' }).click();
     assert.equal(await banner.count(), 0);
   });
@@ -219,7 +219,7 @@ test('parameters choose the scenario file, panels, controls and theme', { timeou
     await page.waitForSelector('[data-testid="node"] >> nth=2', { timeout: 30_000 });
     assert.deepEqual(await page.$$eval('[data-testid="node"]', (els) => els.map((e) => e.dataset.name)), ['node-a', 'node-b', 'node-c']);
     assert.equal(await page.locator('.app').getAttribute('data-theme'), 'dark');
-    assert.equal(await page.locator('.loops-panel').count(), 0);
+    assert.equal(await page.locator('.plane').count(), 0, 'no loops panel: the stage has no control plane row');
     assert.equal(await page.locator('.header').count(), 0);
     assert.equal(await page.locator('.events-panel').count(), 1);
     assert.equal(await page.getByTestId('reset').count(), 0);
@@ -268,8 +268,8 @@ test('custom elements run independently in shadow roots, take messages, and are 
     // Each is its own simulation with its own options.
     await page.waitForFunction(() => document.getElementById('a').shadowRoot.querySelectorAll('[data-testid="pod"]').length === 3);
     await page.waitForFunction(() => document.getElementById('b').shadowRoot.querySelectorAll('[data-testid="pod"]').length === 3);
-    assert.equal(await page.evaluate(() => document.getElementById('b').shadowRoot.querySelectorAll('.loops-panel, .toolbar').length), 0);
-    assert.equal(await page.evaluate(() => document.getElementById('a').shadowRoot.querySelectorAll('.loops-panel, .toolbar').length), 2);
+    assert.equal(await page.evaluate(() => document.getElementById('b').shadowRoot.querySelectorAll('.plane, .toolbar').length), 0);
+    assert.equal(await page.evaluate(() => document.getElementById('a').shadowRoot.querySelectorAll('.plane, .toolbar').length), 2);
     const ready = await page.evaluate(() => window.got.b.find((m) => m.type === 'ready'));
     assert.deepEqual([ready.scenario, ready.seed], ['scale-up', 2]);
 

@@ -49,7 +49,7 @@ test('the worked example: a killed pod is replaced, scheduled and Running, event
     assert.ok(replacement, 'a replacement pod appeared');
     assert.equal(replacement.node, '', 'it waits outside every node until the scheduler binds it');
     assert.equal(replacement.status, 'Pending');
-    assert.equal(await page.locator(`[data-testid="unscheduled"] [data-name="${replacement.name}"]`).count(), 1);
+    assert.equal(await page.locator(`[data-testid="pending"] [data-name="${replacement.name}"]`).count(), 1);
     await page.screenshot({ path: join(RESULTS, 'worked-2-replacement-unscheduled.png'), fullPage: true });
 
     // Step on until kube-scheduler has bound it: it moves into a node's box.

@@ -1,0 +1,184 @@
+// The stage (issue 14): one picture holding the control plane, the pending area and the nodes,
+// with messages travelling between them as labelled tokens; the replicas box that keeps what
+// is typed while the clock runs; the lesson picker; presentation mode and the phone.
+//
+// Screenshots go to test-results/ (stage-1440.png, stage-presentation-1920.png, stage-360.png)
+// to be looked at; docs/screenshot.png is stage-1440.png.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { setUp, withPage, openReady, fastForward, gap, pods, waitForPods, RESULTS } from './harness.mjs';
+
+const live = setUp();
+
+/** The page with the default scenario settled and the clock playing again. */
+async function settledPlaying(page, query = '') {
+  await openReady(page, `${live.server.url}${query}`);
+  await page.getByTestId('pause').click();
+  await fastForward(page);
+  await waitForPods(page, (list) => list.length === 3 && list.every((p) => p.status === 'Running'));
+  await page.getByTestId('play').click();
+  await page.waitForSelector('.app[data-mode="playing"]');
+}
+
+test('typing a number into the replicas box while playing scales to it', { timeout: 120_000 }, async () => {
+  await withPage(live.browser, {}, async (page) => {
+    await settledPlaying(page);
+    const input = page.getByTestId('replicas-input');
+    // Typed key by key while the clock runs: the frames in between must not put 3 back.
+    await input.click();
+    await input.press('Control+A');
+    await input.pressSequentially('5', { delay: 120 });
+    await page.waitForFunction(() => Number(document.querySelector('.app').dataset.simTime) > 0);
+    assert.equal(await input.inputValue(), '5', 'the box keeps what was typed');
+    await input.press('Enter');
+    await page.locator('[data-testid="command"] code', { hasText: 'kubectl scale deployment web --replicas=5' }).waitFor();
+    await waitForPods(page, (list) => list.length === 5, 60_000);
+    assert.equal((await gap(page)).desired, 5);
+    assert.equal(await input.inputValue(), '5');
+    assert.equal(await page.getByTestId('replicas-error').count(), 0);
+  });
+});
+
+test('a bad replica count shows kubectl\'s error beside the box and changes nothing', { timeout: 120_000 }, async () => {
+  await withPage(live.browser, {}, async (page) => {
+    await settledPlaying(page);
+    const input = page.getByTestId('replicas-input');
+    for (const [typed, message] of [
+      ['-1', 'error: The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0'],
+      ['abc', 'error: invalid argument "abc" for "--replicas" flag: strconv.ParseInt: parsing "abc": invalid syntax'],
+    ]) {
+      await input.fill(typed);
+      await input.press('Enter');
+      const error = page.getByTestId('replicas-error');
+      await error.filter({ hasText: message }).waitFor();
+      assert.equal(await input.getAttribute('aria-invalid'), 'true');
+      assert.equal(await input.inputValue(), typed, 'the bad value stays in the box to be corrected');
+      assert.equal((await gap(page)).desired, 3, 'nothing changed');
+    }
+    assert.equal((await pods(page)).length, 3);
+    // Corrected, the error goes and the count is applied.
+    await input.fill('4');
+    await input.press('Enter');
+    await waitForPods(page, (list) => list.length === 4, 60_000);
+    assert.equal(await page.getByTestId('replicas-error').count(), 0);
+  });
+});
+
+test('after a Kill, tokens travel between the components with what they carry', { timeout: 120_000 }, async () => {
+  // Reduced motion: a token is drawn where it lands, so where it lands can be checked.
+  await withPage(live.browser, { viewport: { width: 1440, height: 900 }, reducedMotion: 'reduce' }, async (page) => {
+    await settledPlaying(page);
+    await page.getByTestId('pause').click();
+    const victim = (await pods(page))[0].name;
+    await page.locator(`[data-testid="pod"][data-name="${victim}"]`).click();
+    await page.getByTestId('kill-pod').click();
+    const kill = page.locator(`[data-testid="token"][data-from="kubectl"][data-to="kube-apiserver"][data-object="pod/${victim}"]`);
+    await kill.waitFor({ state: 'attached' });
+    assert.match(await kill.innerText(), /^delete pod web-…-\w{5}$/);
+    assert.match(await kill.getAttribute('title'), new RegExp(`kubectl → kube-apiserver: delete pod/default/${victim}`));
+    // It lands on kube-apiserver's box.
+    const landed = await page.evaluate(() => {
+      const t = document.querySelector('[data-testid="token"][data-from="kubectl"]').getBoundingClientRect();
+      const box = document.querySelector('[data-testid="component"][data-name="kube-apiserver"]').getBoundingClientRect();
+      const [x, y] = [t.x + t.width / 2, t.y + t.height / 2];
+      return { inside: x >= box.left && x <= box.right && y >= box.top - 40 && y <= box.bottom + 40, t: t.toJSON(), box: box.toJSON() };
+    });
+    assert.ok(landed.inside, `the delete lands on kube-apiserver: ${JSON.stringify(landed)}`);
+    // Step on: the ReplicaSet controller asks for a replacement, the scheduler binds it.
+    const seen = new Set();
+    for (let i = 0; i < 400 && !(seen.has('create') && seen.has('bind')); i++) {
+      await page.getByTestId('step').click();
+      for (const t of await page.$$eval('[data-testid="token"]', (els) => els.map((e) => `${e.dataset.from}|${e.dataset.to}|${e.textContent}`))) {
+        if (t.startsWith('kube-controller-manager|kube-apiserver|create pod web-…')) seen.add('create');
+        if (/^kube-scheduler\|kube-apiserver\|bind → node-\d$/.test(t)) seen.add('bind');
+      }
+    }
+    assert.deepEqual([...seen].sort(), ['bind', 'create']);
+    await page.screenshot({ path: join(RESULTS, 'stage-tokens.png') });
+  });
+});
+
+test('the stage fits 1440×900 with the gap beside it; a new pod is seen pending', { timeout: 120_000 }, async () => {
+  await withPage(live.browser, { viewport: { width: 1440, height: 900 }, colorScheme: 'light' }, async (page) => {
+    await settledPlaying(page);
+    const stage = await page.getByTestId('cluster-frame').boundingBox();
+    assert.ok(stage.y + stage.height <= 900, `the stage fits the first screen: ${JSON.stringify(stage)}`);
+    const gapBox = await page.getByTestId('gap').boundingBox();
+    assert.ok(gapBox.y + gapBox.height <= 900, `the gap fits the first screen: ${JSON.stringify(gapBox)}`);
+    const pending = await page.getByTestId('pending').boundingBox();
+    assert.ok(pending.height >= 40, `the pending area has room: ${JSON.stringify(pending)}`);
+    assert.equal(await page.locator('.pod-legend li').count(), 7, 'the colour legend');
+    assert.match(await page.locator('[data-testid="component"][data-name="kube-scheduler"]').getAttribute('title'), /picks a node/);
+    // Paused, a new pod waits in the pending area until the scheduler binds it.
+    await page.getByTestId('pause').click();
+    await page.getByTestId('replicas-plus').click();
+    let waiting;
+    for (let i = 0; i < 300 && !waiting; i++) {
+      await page.getByTestId('step').click();
+      waiting = await page.locator('[data-testid="pending"] [data-testid="pod"]').count();
+    }
+    assert.ok(waiting, 'the new pod waited in the pending area');
+    await page.screenshot({ path: join(RESULTS, 'stage-1440.png') });
+  });
+});
+
+test('presentation mode: labels of 18 px or more, and the stage fits 1920×1080', { timeout: 120_000 }, async () => {
+  await withPage(live.browser, { viewport: { width: 1920, height: 1080 } }, async (page) => {
+    await settledPlaying(page, '?presentation=on');
+    assert.equal(await page.getByTestId('presentation').getAttribute('aria-pressed'), 'true');
+    const smallest = await page.$$eval('.stage *', (els) =>
+      Math.min(...els.filter((e) => e.childNodes.length && [...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim()))
+        .map((e) => parseFloat(getComputedStyle(e).fontSize))),
+    );
+    assert.ok(smallest >= 18, `the smallest label on the stage is ${smallest}px`);
+    const stage = await page.getByTestId('cluster-frame').boundingBox();
+    assert.ok(stage.y + stage.height <= 1080 && stage.x + stage.width <= 1920, `the stage fits: ${JSON.stringify(stage)}`);
+    await page.screenshot({ path: join(RESULTS, 'stage-presentation-1920.png') });
+    // The toolbar's toggle turns it off and on again.
+    await page.getByTestId('presentation').click();
+    assert.equal(await page.getByTestId('presentation').getAttribute('aria-pressed'), 'false');
+    assert.equal(await page.locator('.app.presentation').count(), 0);
+  });
+});
+
+test('a 360×740 phone shows a node box and the pending area in its first screen', { timeout: 120_000 }, async () => {
+  await withPage(live.browser, { viewport: { width: 360, height: 740 } }, async (page) => {
+    await openReady(page, live.server.url);
+    await page.waitForSelector('[data-testid="node"] >> nth=1', { timeout: 30_000 });
+    assert.equal(await page.evaluate(() => window.scrollY), 0);
+    for (const selector of ['[data-testid="node"] >> nth=0', '[data-testid="pending"]']) {
+      const box = await page.locator(selector).boundingBox();
+      assert.ok(box && box.y >= 0 && box.y + box.height <= 740 && box.x + box.width <= 360, `${selector} in the first screen: ${JSON.stringify(box)}`);
+    }
+    await page.screenshot({ path: join(RESULTS, 'stage-360.png') });
+  });
+});
+
+test('the lesson picker lists the built-in lessons and opens one', { timeout: 60_000 }, async () => {
+  await withPage(live.browser, {}, async (page) => {
+    await openReady(page, live.server.url);
+    const picker = page.getByTestId('lesson-picker');
+    const options = await picker.locator('option').allInnerTexts();
+    assert.ok(options.includes('Which loop stopped turning?') && options.includes('A pod is killed, hop by hop'), options.join(' | '));
+    assert.equal(options.length, 8, 'a prompt and seven lessons');
+    await Promise.all([page.waitForURL(/\?lesson=which-loop$/), picker.selectOption('which-loop')]);
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.getByTestId('lesson').waitFor();
+    assert.equal(await page.getByTestId('lesson-picker').inputValue(), 'which-loop');
+  });
+});
+
+test('the story toggle shows and flips story mode', { timeout: 60_000 }, async () => {
+  await withPage(live.browser, {}, async (page) => {
+    await openReady(page, live.server.url);
+    const story = page.getByTestId('story');
+    const before = await story.getAttribute('aria-pressed');
+    await story.click();
+    await page.waitForFunction((b) => document.querySelector('[data-testid="story"]').getAttribute('aria-pressed') !== b, before);
+    // No caption yet from the engine: the strip shows the last action quietly, with no test hook.
+    assert.equal(await page.getByTestId('caption').count(), 0);
+    assert.ok(await page.locator('.caption.placeholder').isVisible());
+  });
+});
