@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # How much of the page's download is the simulation core and the command language alone: builds
-# examples/core_size.rs (no Yew, no page views) with the page's release profile, runs the same
+# examples/core_size.rs (no Yew, no page views) with the page's Cargo profile (`page`), runs the same
 # wasm-opt passes as index.html, and prints the brotli -11 size next to the page's own wasm.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
-cargo build --quiet --release --target wasm32-unknown-unknown --example core_size
-out=target/wasm32-unknown-unknown/release/examples
+cargo build --quiet --profile page --target wasm32-unknown-unknown --example core_size
+out=target/wasm32-unknown-unknown/page/examples
 wasm-opt -Oz --converge --low-memory-unused --strip-debug --strip-producers "$out/core_size.wasm" -o "$out/core_size.opt.wasm"
 node - "$out/core_size.opt.wasm" <<'JS'
 const zlib = require("zlib"), fs = require("fs");
