@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every kubeloop check, in order, stopping at the first failure:
-#   set-up, rustfmt, clippy (native and wasm32), native tests, the release page build,
-#   the size budget, wasm-bindgen-test in headless Chromium, Playwright end-to-end tests.
+#   set-up, rustfmt, clippy (native, wasm32 and the native pre-renderer), native tests, the
+#   pre-renderer's tests, the release page build (which pre-renders index.html), the size
+#   ceiling, wasm-bindgen-test in headless Chromium, Playwright end-to-end tests.
 # Does all set-up itself (scripts/setup.sh) on a fresh machine. CI runs exactly this.
 set -euo pipefail
 
@@ -35,7 +36,10 @@ step clippy-native cargo clippy --all-targets -- -D warnings
 # The page and the browser tests on wasm32. The native CLI binary is left out: it is for a terminal.
 step clippy-wasm cargo clippy --target wasm32-unknown-unknown --features web \
   --lib --bin kubeloop-web --test wasm -- -D warnings
+# The page binary built natively with `ssr` is the build's pre-renderer (Trunk.toml's hook).
+step clippy-ssr cargo clippy --features ssr --bin kubeloop-web --tests -- -D warnings
 step test-native cargo test
+step test-prerender cargo test --features ssr --bin kubeloop-web
 step build-page trunk build --release
 step size node scripts/size.mjs
 step test-wasm cargo test --target wasm32-unknown-unknown --test wasm
@@ -50,17 +54,19 @@ node_counts() {
   awk '/^# pass / { p = $3 } /^# fail / { f = $3 } END { print p + 0, f + 0 }' "$1"
 }
 read -r native_pass native_fail < <(cargo_counts "$LOGS/test-native.log")
+read -r pre_pass pre_fail < <(cargo_counts "$LOGS/test-prerender.log")
 read -r wasm_pass wasm_fail < <(cargo_counts "$LOGS/test-wasm.log")
 read -r e2e_pass e2e_fail < <(node_counts "$LOGS/test-e2e.log")
 
 printf '\n==> summary (%ss in all)\n' "$((SECONDS - STARTED))"
 printf '  native cargo test:            %s passed, %s failed\n' "$native_pass" "$native_fail"
+printf '  pre-renderer (ssr):           %s passed, %s failed\n' "$pre_pass" "$pre_fail"
 printf '  wasm-bindgen-test (Chromium): %s passed, %s failed\n' "$wasm_pass" "$wasm_fail"
 printf '  Playwright e2e (node --test): %s passed, %s failed\n' "$e2e_pass" "$e2e_fail"
-for count in "$native_pass" "$wasm_pass" "$e2e_pass"; do
+for count in "$native_pass" "$pre_pass" "$wasm_pass" "$e2e_pass"; do
   if ((count == 0)); then
     echo "test.sh: FAILED: a runner ran no test" >&2
     exit 1
   fi
 done
-echo "summary: $((native_pass + wasm_pass + e2e_pass)) passed, $((native_fail + wasm_fail + e2e_fail)) failed"
+echo "summary: $((native_pass + pre_pass + wasm_pass + e2e_pass)) passed, $((native_fail + pre_fail + wasm_fail + e2e_fail)) failed"

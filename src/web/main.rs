@@ -6,8 +6,17 @@
 //! instead of a blank page. On the page itself (`index.html`, which has `#app`) it mounts
 //! [`app::App`] configured by the address's query; on a host page the `<kubeloop-sim>` element
 //! (`www/kubeloop-sim.js`) loads the same module and calls [`mount`] for each widget instead.
-//! It may use only the public API of the `kubeloop` library, whose `play::Engine` decides
-//! everything the page does; everything browser-specific stays under `src/web/`.
+//! It may use only the public API of the `kubeloop` library; everything browser-specific stays
+//! under `src/web/`.
+//!
+//! `index.html` arrives with the page's first picture already in `#app` (rendered at build time
+//! by this same binary, built natively with the `ssr` feature: [`prerender`]) and marked
+//! `aria-busy`. Mounting replaces that picture with the live app in one go, before the browser
+//! paints again, so there is never an empty frame between the two. At the bare address both
+//! start from the same [`play_opening`], so the live page goes on from the very picture shown.
+
+// Natively the binary is the build's pre-renderer; what only the browser calls is unused there.
+#![cfg_attr(not(target_arch = "wasm32"), allow(dead_code, unused_imports))]
 
 mod app;
 mod cluster_view;
@@ -21,6 +30,8 @@ mod host;
 mod lesson_view;
 mod loops_view;
 mod panic_overlay;
+#[cfg(not(target_arch = "wasm32"))]
+mod prerender;
 mod share_view;
 mod side;
 
@@ -31,6 +42,12 @@ use wasm_bindgen::prelude::*;
 use host::{Host, Incoming, Shared};
 use kubeloop::view::page;
 
+#[cfg(not(target_arch = "wasm32"))]
+fn main() -> std::process::ExitCode {
+    prerender::main()
+}
+
+#[cfg(target_arch = "wasm32")]
 fn main() {
     // Through Yew, not `std::panic::set_hook`: the Renderer replaces any hook not set this way.
     // The release profile aborts on panic; the hook still runs first, so the overlay appears.
@@ -42,11 +59,43 @@ fn main() {
     let query = window.location().search().unwrap_or_default();
     let (params, errors) = page::parse_query(&query);
     let mut engine = kubeloop::play::Engine::new(params, errors);
+    if query.trim_start_matches('?').is_empty() {
+        // Whole milliseconds, so the frames' intervals are exact and equal to the build's.
+        let now = window.performance().map(|p| p.now().floor()).unwrap_or(0.0);
+        play_opening(&mut engine, now);
+    }
     let location = window.location();
     engine.set_page_base(format!("{}{}", location.origin().unwrap_or_default(), location.pathname().unwrap_or_default()));
     let framed = window.parent().ok().flatten().is_some_and(|parent| !JsValue::from(&parent).loose_eq(&JsValue::from(&window)));
     let shared = Shared::new(engine, Host::Page);
+    // The pre-rendered picture goes and the app's first render takes its place before the
+    // browser can paint (Yew renders in a microtask of this same task), so no empty frame shows.
+    root.set_inner_html("");
+    let _ = root.remove_attribute("aria-busy");
     yew::Renderer::<app::App>::with_root_and_props(root, app::AppProps { shared, embedded: framed }).render();
+}
+
+/// The interval of the opening's frames, in whole milliseconds (about 60 Hz).
+const OPENING_FRAME_MS: f64 = 16.0;
+/// At most this many opening frames (a second of simulated time at 1×), for a scenario that
+/// never draws a node.
+const OPENING_FRAMES_MAX: u32 = 60;
+
+/// Plays the page's first frames, [`OPENING_FRAME_MS`] apart from `start_ms`, until the cluster
+/// draws a node: at time 0 no kubelet has registered its Node yet, so the first frame is an
+/// empty cluster, and that is not worth pre-rendering. The build pre-renders the state this
+/// leaves (`prerender.rs`, `start_ms` 0) and the page at the bare address mounts from it, so
+/// both show the same picture; the learner still sees every pod created, scheduled and started.
+/// The clock the frames' work budget reads is held still, so the same frames do the same work
+/// on any machine, natively or in a browser.
+pub(crate) fn play_opening(engine: &mut kubeloop::play::Engine, start_ms: f64) {
+    let still = || start_ms;
+    for n in 0..OPENING_FRAMES_MAX {
+        if !engine.snapshot().cluster.nodes.is_empty() {
+            return;
+        }
+        engine.frame(start_ms + f64::from(n) * OPENING_FRAME_MS, &still);
+    }
 }
 
 /// A mounted widget, returned to JavaScript by [`mount`].
