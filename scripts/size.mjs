@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // Size report of the release page build: every .wasm and .js file in dist/, raw, gzip and
-// brotli (both at their highest levels), as a markdown table with a total row, and how it stands
-// against the budget (issue 4: 250 KB brotli for wasm and JS). Fails (exit 1) when the brotli
-// total is over the ceiling; over the budget but under the ceiling it says so loudly in the table
-// and the output. With --write it also replaces the table in README.md between the size markers;
-// without it, it warns when README's table is stale.
+// brotli (both at their highest levels), as a markdown table with a total row. Fails (exit 1)
+// when the brotli total is over the ceiling. Issue 4's 250 KB brotli budget is retired (issue
+// 14): what a visitor waits for is judged by time, by scripts/bench-page.mjs on a slow link
+// (first node box ≤ 1 s, data-ready ≤ 2.5 s); the ceiling stays, and may only go down. With
+// --write it also replaces the table in README.md between the size markers; without it, it
+// warns when README's table is stale.
 //
 // Usage: node scripts/size.mjs [--write] [--dist DIR]. No dependencies beyond node itself.
 
@@ -13,10 +14,8 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
 
-/** Budget for the brotli-compressed total of wasm + JS, in bytes (1 KB = 1024 bytes): issue 4's. */
-const BUDGET_BROTLI_BYTES = 250 * 1024;
 /**
- * What the build fails over. The page is still well over the budget. The model is read by
+ * What the build fails over: the brotli total of wasm + JS, in bytes (1 KB = 1024 bytes). The model is read by
  * hand-written decoders (src/model/decode.rs, not serde's derives), sorting is instantiated once
  * (src/sort.rs), small ordered maps are sorted vectors (src/vec_map.rs) rather than B-trees, YAML
  * is read and written by our own code (src/command/yaml/), wasm-opt runs -Oz --converge
@@ -31,8 +30,8 @@ const BUDGET_BROTLI_BYTES = 250 * 1024;
  * and the page's components, the simulation core, and the data segment (~160 KB: texts, panic
  * locations, and number tables: serde_json's float printer's powers of ten, core's float
  * formatting). Brotli moves by a KB or two either way with unrelated code changes, so the ceiling
- * keeps ~3 KB of headroom over today's page (436.7 KB) to fail on growth, not on noise; lower it
- * as the page shrinks, to BUDGET_BROTLI_BYTES once the budget is met.
+ * keeps a little headroom over today's page (438.8 KB) to fail on growth, not on noise; lower it
+ * as the page shrinks, never raise it.
  */
 const CEILING_BROTLI_BYTES = 440 * 1024;
 
@@ -86,10 +85,7 @@ const table = [
   ...rows.map(line),
   line({ ...total, file: '**total**' }),
   '',
-  `Budget: ${kb(BUDGET_BROTLI_BYTES)} brotli in all; used ${kb(total.brotli)} ` +
-    `(${((100 * total.brotli) / BUDGET_BROTLI_BYTES).toFixed(0)}%)` +
-    (total.brotli > BUDGET_BROTLI_BYTES ? ` — **over budget by ${kb(total.brotli - BUDGET_BROTLI_BYTES)}**` : '') +
-    `. The build fails over ${kb(CEILING_BROTLI_BYTES)}. 1 KB = 1024 bytes.`,
+  `The build fails over ${kb(CEILING_BROTLI_BYTES)} brotli in all (${kb(CEILING_BROTLI_BYTES - total.brotli)} to spare). 1 KB = 1024 bytes.`,
 ].join('\n');
 
 console.log(table);
@@ -126,11 +122,4 @@ if (total.brotli > CEILING_BROTLI_BYTES) {
   console.error(`size: FAIL: brotli total ${kb(total.brotli)} is over the ceiling of ${kb(CEILING_BROTLI_BYTES)}`);
   process.exit(1);
 }
-if (total.brotli > BUDGET_BROTLI_BYTES) {
-  console.warn(
-    `size: WARNING: brotli total ${kb(total.brotli)} is over the budget of ${kb(BUDGET_BROTLI_BYTES)} ` +
-      `(under the ceiling of ${kb(CEILING_BROTLI_BYTES)})`,
-  );
-} else {
-  console.log(`size: ok: brotli total ${kb(total.brotli)} within the budget of ${kb(BUDGET_BROTLI_BYTES)}`);
-}
+console.log(`size: ok: brotli total ${kb(total.brotli)} is under the ceiling of ${kb(CEILING_BROTLI_BYTES)}`);
