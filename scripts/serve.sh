@@ -4,7 +4,8 @@
 #
 # Release mode, on purpose: it is the build that the tests check, that the size table measures
 # and that ships, and the simulation runs many times faster than in a debug build. The price is
-# a slower rebuild after an edit (optimised, link-time optimised, then wasm-opt).
+# a slower rebuild after an edit (optimised, link-time optimised, then wasm-opt, then the
+# pre-render of index.html by the native page binary: Trunk.toml's post_build hook).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
