@@ -28,10 +28,20 @@ impl StoryMode {
     }
 }
 
+/// The replicas every Deployment claims (a missing `replicas` is one, as its default).
+fn claimed_replicas(sim: &crate::sim::Sim) -> usize {
+    sim.objects(crate::model::Kind::Deployment)
+        .filter_map(|o| o.as_deployment())
+        .map(|d| d.spec.replicas.unwrap_or(1).max(0) as usize)
+        .sum()
+}
+
 impl Engine {
-    /// Whether story mode paces the clock now: switched on, at teaching scale.
+    /// Whether story mode paces the clock now: switched on, at teaching scale — both the pods
+    /// there are and the replicas the Deployments claim. A cluster on its way to thousands of
+    /// pods would otherwise tell its first few hundred creates one by one.
     pub fn story_in_force(&self) -> bool {
-        self.story.on && !self.is_large()
+        self.story.on && !self.is_large() && claimed_replicas(self.session.sim()) <= super::LARGE_CLUSTER_PODS
     }
 
     /// Whether a beat holds the clock at the frame's wall time `ts`.
@@ -255,6 +265,15 @@ mod tests {
         assert_eq!(linked.1, seen.replacement);
         assert_ne!(killed, seen.replacement);
         assert!(e.story_replacements().iter().any(|r| r.killed == killed && r.replacement == seen.replacement));
+    }
+
+    #[test]
+    fn a_claim_past_teaching_scale_is_not_told_pod_by_pod() {
+        let mut e = settled(true);
+        assert!(e.story_in_force());
+        e.act(Action::Console(format!("kubectl scale deployment web --replicas={}", super::super::LARGE_CLUSTER_PODS + 1)));
+        assert!(!e.story_in_force(), "the claim is large though its pods are not yet");
+        assert!(e.snapshot().caption.is_none());
     }
 
     #[test]

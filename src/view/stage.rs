@@ -381,7 +381,8 @@ mod tests {
         s.advance(Duration::millis(40));
         let text = last_action(&components(s.sim())).unwrap();
         assert!(text.starts_with("kube-controller-manager · "), "{text}");
-        let c = Caption { text: "x".into(), component: "kube-controller-manager/replicaset-controller".into(), object: String::new() };
+        let c =
+            Caption { text: "x".into(), component: "kube-controller-manager/replicaset-controller".into(), object: String::new(), seq: 0 };
         assert_eq!(caption_target(&c), ("kube-controller-manager", Some("replicaset-controller")));
         let c = Caption { component: "kube-scheduler".into(), ..c };
         assert_eq!(caption_target(&c), ("kube-scheduler", None));

@@ -20,9 +20,9 @@ compile_error!("natively the page binary only pre-renders the page: build it wit
 use std::process::ExitCode;
 
 use crate::app::{App, AppProps};
-use kubeloop::play::Engine;
 use crate::host::{Host, Shared};
 use crate::play_opening;
+use kubeloop::play::Engine;
 use kubeloop::view::page;
 
 /// The element the page mounts into, exactly as `index.html` has it before the pre-render.
