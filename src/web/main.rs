@@ -90,11 +90,24 @@ const OPENING_FRAMES_MAX: u32 = 60;
 /// on any machine, natively or in a browser.
 pub(crate) fn play_opening(engine: &mut kubeloop::play::Engine, start_ms: f64) {
     let still = || start_ms;
+    // Unpaced: story mode would hold at the first Node's registration with one node drawn. It
+    // is switched on again after, and tells the run from there.
+    let story = engine.snapshot().story;
+    if story {
+        engine.act(kubeloop::play::Action::ToggleStory);
+    }
+    play_frames(engine, start_ms, &still);
+    if story {
+        engine.act(kubeloop::play::Action::ToggleStory);
+    }
+}
+
+fn play_frames(engine: &mut kubeloop::play::Engine, start_ms: f64, still: &dyn Fn() -> f64) {
     for n in 0..OPENING_FRAMES_MAX {
         if !engine.snapshot().cluster.nodes.is_empty() {
             return;
         }
-        engine.frame(start_ms + f64::from(n) * OPENING_FRAME_MS, &still);
+        engine.frame(start_ms + f64::from(n) * OPENING_FRAME_MS, still);
     }
 }
 

@@ -70,6 +70,8 @@ test('after a Kill, tokens travel between the components with what they carry', 
   // Reduced motion: a token is drawn where it lands, so where it lands can be checked.
   await withPage(live.browser, { viewport: { width: 1440, height: 900 }, reducedMotion: 'reduce' }, async (page) => {
     await settledPlaying(page);
+    // Plain Step, delivery by delivery, shows every token (story mode's Step jumps hop to hop).
+    await page.getByTestId('story').click();
     await page.getByTestId('pause').click();
     const victim = (await pods(page))[0].name;
     await page.locator(`[data-testid="pod"][data-name="${victim}"]`).click();
