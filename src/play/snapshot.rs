@@ -16,7 +16,7 @@ use crate::lesson::LessonView;
 use crate::view::cluster::{ClusterTracker, ClusterView, PodView};
 use crate::view::events::{EventFilter, EventTable};
 use crate::view::explain::{explain, Explanation};
-use crate::view::flow::{FlowLayout, Hop};
+use crate::view::flow::Hop;
 use crate::view::gap::{GapChart, GapView, MIN_SPAN_MS, WINDOW_MS};
 use crate::view::hints::Hint;
 use crate::view::loops::{components, ComponentView};
@@ -72,7 +72,6 @@ pub struct Snapshot {
     pub chart: Rc<GapChart>,
     pub events: Rc<EventTable>,
     pub filter: Rc<EventFilter>,
-    pub layout: Rc<FlowLayout>,
     pub hops: Rc<Vec<Hop>>,
     pub selection: Option<Rc<Selection>>,
     pub commands: Rc<Vec<CommandEntry>>,
@@ -111,7 +110,6 @@ impl Snapshot {
             chart: Rc::default(),
             events: Rc::default(),
             filter: Rc::default(),
-            layout: Rc::new(FlowLayout::new(&[])),
             hops: Rc::default(),
             selection: None,
             commands: Rc::default(),
@@ -293,7 +291,6 @@ impl Engine {
             chart: if panels { keep(&old.chart, self.gap.chart(chart_now, 240, 64)) } else { old.chart.clone() },
             events,
             filter: keep(&old.filter, self.filter.clone()),
-            layout: if shown(off.flow) { keep(&old.layout, FlowLayout::new(&self.node_names())) } else { old.layout.clone() },
             hops,
             selection,
             commands: keep(&old.commands, self.commands.iter().cloned().collect()),
@@ -365,7 +362,7 @@ mod tests {
         assert_eq!(next.time_ms, settled.time_ms + 2);
         assert!(Rc::ptr_eq(&next.components, &settled.components), "the loops are idle");
         assert!(Rc::ptr_eq(&next.gap, &settled.gap) && Rc::ptr_eq(&next.events, &settled.events));
-        assert!(Rc::ptr_eq(&next.layout, &settled.layout) && Rc::ptr_eq(&next.console, &settled.console));
+        assert!(Rc::ptr_eq(&next.hops, &settled.hops) && Rc::ptr_eq(&next.console, &settled.console));
         assert!(Rc::ptr_eq(&next.commands, &settled.commands) && Rc::ptr_eq(&next.errors, &settled.errors));
         assert!(next.cluster.nodes.iter().zip(&settled.cluster.nodes).all(|(a, b)| Rc::ptr_eq(a, b)), "no node box changed");
         // A change shows up as a new Rc for what changed only.
