@@ -15,7 +15,7 @@ use crate::view::cluster::ClusterView;
 use crate::view::flow::Hop;
 use crate::view::loops::ComponentView;
 use crate::view::page::scale_command;
-use crate::view::story::Caption;
+use crate::view::story::{Caption, Replacement};
 
 /// Processes that run once per node, named `PROCESS-NODE`: they are drawn inside their node's
 /// box, not on the control plane row. kube-proxy joins the kubelet here when it arrives.
@@ -64,6 +64,40 @@ pub fn anchor(component: &str) -> String {
     out
 }
 
+/// One end of the trail between a pod deleted from under its ReplicaSet and the pod created in
+/// its place: the words its chip shows, so the learner sees which new pod answers which kill.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Trail {
+    /// `replaced-by` on the killed pod, `replaces` on its replacement.
+    pub role: &'static str,
+    /// The pod at the other end (empty while the ReplicaSet controller has not created it).
+    pub other: String,
+    /// What the chip says: `→ web-…-x7k2p`, `← web-…-abc12`, `→ replacement coming`.
+    pub text: String,
+    /// The same in a sentence, for the pod's label and hover title.
+    pub words: String,
+}
+
+/// Pod `namespace/name`'s end of the latest trail it is on, if any.
+pub fn trail(replacements: &[Replacement], namespace: &str, name: &str) -> Option<Trail> {
+    let r = replacements.iter().rev().find(|r| r.namespace == namespace && (r.killed == name || r.replacement == name))?;
+    Some(if r.killed == name {
+        let (text, words) = if r.replacement.is_empty() {
+            ("→ replacement coming".to_string(), format!("deleted; ReplicaSet {} is creating a pod in its place", r.replica_set))
+        } else {
+            (format!("→ {}", short_pod(&r.replacement)), format!("deleted; replaced by {}", r.replacement))
+        };
+        Trail { role: "replaced-by", other: r.replacement.clone(), text, words }
+    } else {
+        Trail {
+            role: "replaces",
+            other: r.killed.clone(),
+            text: format!("← {}", short_pod(&r.killed)),
+            words: format!("created by ReplicaSet {} in place of {}", r.replica_set, r.killed),
+        }
+    })
+}
+
 /// A message travelling on the stage.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Token {
@@ -84,6 +118,19 @@ pub struct Token {
     pub object: Option<String>,
     /// Bookkeeping a learner can skip (leases, events, responses, opening watches): drawn small.
     pub quiet: bool,
+}
+
+/// Whether a token shows its words, or travels as an unlabelled dot so that it does not cover
+/// the boxes' names. With a caption (story mode telling a hop), only the tokens of that hop are
+/// labelled: those about the caption's object and those to or from the captioned component; the
+/// rest of the traffic still moves, as dots. Without one, everything but bookkeeping is labelled.
+pub fn labelled(token: &Token, caption: Option<&Caption>) -> bool {
+    if token.quiet {
+        return false;
+    }
+    let Some(c) = caption else { return true };
+    let process = c.component.split('/').next().unwrap_or_default();
+    token.object.as_deref() == Some(c.object.as_str()) || token.from == process || token.to == process
 }
 
 /// The tokens for `hops`, oldest first. `cluster` says where a bound pod went, for the
@@ -294,6 +341,70 @@ mod tests {
         assert_eq!(node2, ["kubelet-node-2"]);
         assert!(on_node(&c, "node-20").is_empty(), "node-2's kubelet is not node-20's");
         assert!(is_per_node("kube-proxy-node-1") && !is_per_node("kube-scheduler") && !is_per_node("kubelet"));
+    }
+
+    #[test]
+    fn a_kill_and_its_replacement_are_joined_by_a_trail_read_from_either_end() {
+        let link = |killed: &str, replacement: &str| Replacement {
+            namespace: "default".into(),
+            replica_set: "web-7d9f6c5b4".into(),
+            killed: killed.into(),
+            replacement: replacement.into(),
+        };
+        let waiting = [link("web-7d9f6c5b4-abc12", "")];
+        let t = trail(&waiting, "default", "web-7d9f6c5b4-abc12").unwrap();
+        assert_eq!((t.role, t.text.as_str()), ("replaced-by", "→ replacement coming"));
+        assert!(t.words.contains("ReplicaSet web-7d9f6c5b4"), "{}", t.words);
+
+        let both = [link("web-7d9f6c5b4-abc12", "web-7d9f6c5b4-x7k2p")];
+        let killed = trail(&both, "default", "web-7d9f6c5b4-abc12").unwrap();
+        assert_eq!((killed.role, killed.other.as_str(), killed.text.as_str()), ("replaced-by", "web-7d9f6c5b4-x7k2p", "→ web-…-x7k2p"));
+        let new = trail(&both, "default", "web-7d9f6c5b4-x7k2p").unwrap();
+        assert_eq!((new.role, new.other.as_str(), new.text.as_str()), ("replaces", "web-7d9f6c5b4-abc12", "← web-…-abc12"));
+        assert_eq!(trail(&both, "other", "web-7d9f6c5b4-x7k2p"), None, "namespaces are apart");
+        assert_eq!(trail(&both, "default", "web-7d9f6c5b4-zzzzz"), None);
+
+        // Killed again: the replacement's newest trail is the one it is on now.
+        let chain = [link("web-7d9f6c5b4-abc12", "web-7d9f6c5b4-x7k2p"), link("web-7d9f6c5b4-x7k2p", "web-7d9f6c5b4-q9w8e")];
+        assert_eq!(trail(&chain, "default", "web-7d9f6c5b4-x7k2p").unwrap().role, "replaced-by");
+        assert_eq!(trail(&chain, "default", "web-7d9f6c5b4-q9w8e").unwrap().other, "web-7d9f6c5b4-x7k2p");
+    }
+
+    #[test]
+    fn with_a_caption_only_its_hops_tokens_carry_words() {
+        let token = |from: &str, to: &str, object: Option<&str>, quiet: bool| Token {
+            key: 1,
+            from: from.into(),
+            to: to.into(),
+            from_anchor: anchor(from),
+            to_anchor: anchor(to),
+            kind: "request".into(),
+            label: "x".into(),
+            title: "x".into(),
+            object: object.map(str::to_string),
+            quiet,
+        };
+        let caption = Caption {
+            text: "kube-scheduler: web-…-x7k2p → node-2".into(),
+            component: "kube-scheduler".into(),
+            object: "pod/web-7d9f6c5b4-x7k2p".into(),
+            seq: 9,
+        };
+        let bind = token("kube-scheduler", "kube-apiserver", Some("pod/web-7d9f6c5b4-x7k2p"), false);
+        let watch_about_it = token("kube-apiserver", "kubelets", Some("pod/web-7d9f6c5b4-x7k2p"), false);
+        let other_pod = token("kube-apiserver", "kubelets", Some("pod/web-7d9f6c5b4-abc12"), false);
+        let ok = token("kube-apiserver", "kube-scheduler", None, true);
+        assert!(labelled(&bind, Some(&caption)) && labelled(&watch_about_it, Some(&caption)));
+        assert!(!labelled(&other_pod, Some(&caption)), "another pod's traffic is a dot while this hop is told");
+        assert!(!labelled(&ok, Some(&caption)) && !labelled(&ok, None), "bookkeeping is never labelled");
+        assert!(labelled(&other_pod, None), "without a caption every step of the story is labelled");
+        // The ReplicaSet controller creating a pod that has no name yet: its process's token.
+        let rs = Caption {
+            component: "kube-controller-manager/replicaset-controller".into(),
+            object: "replicaset/web-7d9f6c5b4".into(),
+            ..caption
+        };
+        assert!(labelled(&token("kube-controller-manager", "kube-apiserver", None, false), Some(&rs)));
     }
 
     #[test]

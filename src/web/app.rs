@@ -175,6 +175,7 @@ pub fn App(props: &AppProps) -> Html {
                         components={s.components.clone()}
                         hops={s.hops.clone()}
                         caption={s.caption.clone()}
+                        replacements={s.replacements.clone()}
                         selected={selected.map(AttrValue::from)}
                         show_plane={p.shows_panel("loops")}
                         show_tokens={p.shows_panel("flow")}

@@ -22,8 +22,8 @@ use kubeloop::view::cluster::{ClusterView, NodeView, PodView, Usage};
 use kubeloop::view::flow::Hop;
 use kubeloop::view::loops::ComponentView;
 use kubeloop::view::page::{node_fault_command, node_fault_words, NODE_FAULTS};
-use kubeloop::view::stage::{anchor, caption_target, last_action, on_node, plane, POD_LEGEND};
-use kubeloop::view::story::Caption;
+use kubeloop::view::stage::{anchor, caption_target, last_action, on_node, plane, trail, Trail, POD_LEGEND};
+use kubeloop::view::story::{Caption, Replacement};
 
 #[derive(Properties, PartialEq)]
 pub struct StageProps {
@@ -31,6 +31,8 @@ pub struct StageProps {
     pub components: Rc<Vec<ComponentView>>,
     pub hops: Rc<Vec<Hop>>,
     pub caption: Option<Rc<Caption>>,
+    /// Killed pods and the pods created in their place: each chip shows its end of the trail.
+    pub replacements: Rc<Vec<Replacement>>,
     /// `namespace/name` of the selected pod.
     pub selected: Option<AttrValue>,
     /// Draw the control plane row (the `loops` panel) and the tokens (the `flow` panel).
@@ -84,7 +86,7 @@ pub fn Stage(props: &StageProps) -> Html {
                     if pending.is_empty() {
                         <span class="muted pending-empty">{ "A new pod waits here until kube-scheduler binds it to a node." }</span>
                     }
-                    <PodList pods={Pods::Waiting(shown)} compact={compact} selected={selected.map(AttrValue::from)} spotlight={lit_pod.clone()} on_action={props.on_action.clone()} />
+                    <PodList pods={Pods::Waiting(shown)} compact={compact} replacements={props.replacements.clone()} selected={selected.map(AttrValue::from)} spotlight={lit_pod.clone()} on_action={props.on_action.clone()} />
                     if pending.len() > UNSCHEDULED_SHOWN {
                         <span class="muted">{ format!("…and {} more", pending.len() - UNSCHEDULED_SHOWN) }</span>
                     }
@@ -101,13 +103,13 @@ pub fn Stage(props: &StageProps) -> Html {
                     let here = selected.filter(|key| node.pods.iter().any(|p| p.is_key(key))).map(AttrValue::from);
                     let spot = lit_pod.clone().filter(|name| holds(name));
                     let lit = lit_component.filter(|c| c.ends_with(&format!("-{}", node.name))).map(AttrValue::from);
-                    html! { <NodeBox key={node.name.clone()} node={node.clone()} procs={on_node(components, &node.name)} compact={compact}
+                    html! { <NodeBox key={node.name.clone()} node={node.clone()} procs={on_node(components, &node.name)} compact={compact} replacements={props.replacements.clone()}
                         selected={here} spotlight={spot} lit={lit} conceal={props.conceal} on_action={props.on_action.clone()} /> }
                 }) }
             </ul>
             if props.show_tokens {
                 <TokenLayer hops={props.hops.clone()} cluster={props.cluster.clone()}
-                    selected={selected.map(|s| AttrValue::from(format!("pod/{s}")))} />
+                    selected={selected.map(|s| AttrValue::from(format!("pod/{s}")))} caption={props.caption.clone()} />
             }
         </section>
     }
@@ -143,6 +145,7 @@ pub struct NodeBoxProps {
     /// The processes running on it (its kubelet).
     pub procs: Vec<ComponentView>,
     pub compact: bool,
+    pub replacements: Rc<Vec<Replacement>>,
     pub selected: Option<AttrValue>,
     /// The caption's pod, if it is here.
     pub spotlight: Option<AttrValue>,
@@ -181,7 +184,7 @@ pub fn NodeBox(props: &NodeBoxProps) -> Html {
                     { bar("pods", n.pods_used, n.pods_label()) }
                 </div>
             }
-            <PodList pods={Pods::Node(n.clone())} compact={props.compact} selected={props.selected.clone()} spotlight={props.spotlight.clone()} on_action={props.on_action.clone()} />
+            <PodList pods={Pods::Node(n.clone())} compact={props.compact} replacements={props.replacements.clone()} selected={props.selected.clone()} spotlight={props.spotlight.clone()} on_action={props.on_action.clone()} />
         </li>
     }
 }
@@ -244,6 +247,7 @@ impl Pods {
 pub struct PodListProps {
     pub pods: Pods,
     pub compact: bool,
+    pub replacements: Rc<Vec<Replacement>>,
     pub selected: Option<AttrValue>,
     /// The name of the pod the caption is about.
     pub spotlight: Option<AttrValue>,
@@ -258,7 +262,9 @@ pub fn PodList(props: &PodListProps) -> Html {
             { for props.pods.as_slice().iter().map(|p| {
                 let selected = props.selected.as_deref().is_some_and(|key| p.is_key(key));
                 let lit = props.spotlight.as_deref() == Some(p.name.as_str());
-                pod_chip(p, props.compact, selected, lit, &props.on_action)
+                // A large cluster draws no trail: its pods are squares without words.
+                let end = if props.compact { None } else { trail(&props.replacements, &p.namespace, &p.name) };
+                pod_chip(p, props.compact, selected, lit, end, &props.on_action)
             }) }
         </ul>
     }
@@ -267,7 +273,7 @@ pub fn PodList(props: &PodListProps) -> Html {
 /// One pod: a button showing kubectl's STATUS by colour and in its label, keyed by the pod.
 /// Plain elements rather than a component: a large cluster creates pods by the thousand, and
 /// the list they sit in is only redrawn when its node's box changed.
-fn pod_chip(p: &PodView, compact: bool, selected: bool, lit: bool, on_action: &Callback<Action>) -> Html {
+fn pod_chip(p: &PodView, compact: bool, selected: bool, lit: bool, trail: Option<Trail>, on_action: &Callback<Action>) -> Html {
     let onclick = {
         let (cb, ns, name) = (on_action.clone(), p.namespace.clone(), p.name.clone());
         Callback::from(move |_: MouseEvent| cb.emit(if selected { Action::Deselect } else { Action::Select(ns.clone(), name.clone()) }))
@@ -280,6 +286,10 @@ fn pod_chip(p: &PodView, compact: bool, selected: bool, lit: bool, on_action: &C
         p.restarts,
         if p.owner.is_empty() { String::new() } else { format!(", owned by {}", p.owner) }
     );
+    let label = match &trail {
+        Some(t) => format!("{label}; {}", t.words),
+        None => label,
+    };
     html! {
         <li key={p.key()} class="pod-item">
             <button type="button" class={classes!("pod", p.tone(), selected.then_some("selected"), lit.then_some("spotlight"))}
@@ -294,6 +304,9 @@ fn pod_chip(p: &PodView, compact: bool, selected: bool, lit: bool, on_action: &C
                     }
                 }
             </button>
+            if let Some(t) = trail {
+                <span class={format!("pod-trail {}", t.role)} data-testid="trail" data-role={t.role} data-other={t.other} aria-hidden="true">{ t.text }</span>
+            }
         </li>
     }
 }

@@ -21,7 +21,8 @@ use kubeloop::view::cluster::ClusterView;
 use kubeloop::view::flow::Hop;
 use kubeloop::view::loops::{ComponentView, LoopView};
 use kubeloop::view::page::switch_command;
-use kubeloop::view::stage::{anchor, role_words, tokens};
+use kubeloop::view::stage::{anchor, labelled, role_words, tokens};
+use kubeloop::view::story::Caption;
 
 /// One process with its loops: a box on the control plane row, or a row in its node's box.
 /// `spotlight` is the caption's naming of it (`Some("")` for the process, `Some(LOOP)` for one
@@ -120,6 +121,8 @@ pub struct TokenLayerProps {
     pub cluster: ClusterView,
     /// The selected pod's object key (`pod/default/web-x`): its tokens are marked.
     pub selected: Option<AttrValue>,
+    /// Story mode's caption: only its hop's tokens carry words (`kubeloop::view::stage::labelled`).
+    pub caption: Option<Rc<Caption>>,
 }
 
 /// The messages in flight, each travelling from its sender's box to its receiver's.
@@ -132,8 +135,9 @@ pub fn TokenLayer(props: &TokenLayerProps) -> Html {
         <div class="tokens" aria-hidden="true">
             { for all.into_iter().enumerate().map(|(i, t)| {
                 let chain = selected.is_some_and(|s| props.hops.get(i).is_some_and(|h| !h.object.is_empty() && h.object == s));
+                let dot = !labelled(&t, props.caption.as_deref());
                 html! {
-                    <span key={t.key} class={format!("token {}{}{}", t.kind, if t.quiet { " quiet" } else { "" }, if chain { " chain" } else { "" })}
+                    <span key={t.key} class={format!("token {}{}{}{}", t.kind, if t.quiet { " quiet" } else { "" }, if chain { " chain" } else { "" }, if dot { " dot" } else { "" })}
                         style={format!("--from:{};--to:{};--lane:{}", t.from_anchor, t.to_anchor, t.key % 4)}
                         data-testid="token" data-from={t.from} data-to={t.to} data-object={t.object} title={t.title}>
                         { t.label }

@@ -50,6 +50,12 @@ test('the worked example: a killed pod is replaced, scheduled and Running, event
     assert.equal(replacement.node, '', 'it waits outside every node until the scheduler binds it');
     assert.equal(replacement.status, 'Pending');
     assert.equal(await page.locator(`[data-testid="pending"] [data-name="${replacement.name}"]`).count(), 1);
+    // A trail joins the two chips: the new pod names the pod it replaces, and back.
+    const back = page.locator(`[data-testid="pending"] [data-testid="trail"][data-role="replaces"]`);
+    assert.equal(await back.getAttribute('data-other'), victim);
+    assert.match(await back.innerText(), /^← /);
+    const forth = page.locator(`[data-testid="trail"][data-role="replaced-by"][data-other="${replacement.name}"]`);
+    assert.equal(await forth.count(), 1, 'the killed pod, still terminating, points to its replacement');
     await page.screenshot({ path: join(RESULTS, 'worked-2-replacement-unscheduled.png'), fullPage: true });
 
     // Step on until kube-scheduler has bound it: it moves into a node's box.
@@ -75,7 +81,10 @@ test('the worked example: a killed pod is replaced, scheduled and Running, event
     await page.locator(`[data-testid="pod"][data-name="${replacement.name}"]`).click();
     await page.locator('[data-testid="event-row"][data-chain="true"] >> nth=4').waitFor();
     const chain = await page.$$eval('[data-testid="event-row"][data-chain="true"]', (rows) => rows.map((r) => r.dataset.reason).reverse());
-    assert.deepEqual(chain, ['SuccessfulCreate', 'Scheduled', 'Pulled', 'Created', 'Started']);
+    // Story mode links the killed pod to its replacement: the victim's chain (ending in Killing)
+    // is marked too, and the replacement's own five come last.
+    assert.deepEqual(chain.slice(-5), ['SuccessfulCreate', 'Scheduled', 'Pulled', 'Created', 'Started']);
+    assert.equal(chain.at(-6), 'Killing', `the killed pod's chain is marked with it: ${chain}`);
     await page.screenshot({ path: join(RESULTS, 'worked-3-healed.png'), fullPage: true });
     // The README's picture (docs/screenshot.png is this, reduced to a small palette).
     await page.setViewportSize({ width: 1280, height: 1000 });
