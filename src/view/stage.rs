@@ -118,6 +118,8 @@ pub struct Token {
     pub object: Option<String>,
     /// Bookkeeping a learner can skip (leases, events, responses, opening watches): drawn small.
     pub quiet: bool,
+    /// Several messages folded into one (`×11 responses`): traffic, not a step of a story.
+    pub folded: bool,
 }
 
 /// Whether a token shows its words, or travels as an unlabelled dot so that it does not cover
@@ -130,7 +132,7 @@ pub fn labelled(token: &Token, caption: Option<&Caption>) -> bool {
     }
     let Some(c) = caption else { return true };
     let process = c.component.split('/').next().unwrap_or_default();
-    token.object.as_deref() == Some(c.object.as_str()) || token.from == process || token.to == process
+    token.object.as_deref() == Some(c.object.as_str()) || (!token.folded && (token.from == process || token.to == process))
 }
 
 /// The tokens for `hops`, oldest first. `cluster` says where a bound pod went, for the
@@ -154,6 +156,7 @@ fn token(h: &Hop, cluster: &ClusterView) -> Token {
         to_anchor: anchor(&h.to),
         title: format!("{} → {}: {}", h.from, h.to, if h.what.is_empty() { &label } else { &h.what }),
         quiet: !folded && is_quiet(&h.kind, &h.what),
+        folded,
         from: h.from.clone(),
         to: h.to.clone(),
         kind: h.kind.clone(),
@@ -383,6 +386,7 @@ mod tests {
             title: "x".into(),
             object: object.map(str::to_string),
             quiet,
+            folded: false,
         };
         let caption = Caption {
             text: "kube-scheduler: web-…-x7k2p → node-2".into(),
@@ -405,6 +409,8 @@ mod tests {
             ..caption
         };
         assert!(labelled(&token("kube-controller-manager", "kube-apiserver", None, false), Some(&rs)));
+        let folded = Token { folded: true, ..token("kube-apiserver", "kube-controller-manager", None, false) };
+        assert!(!labelled(&folded, Some(&rs)) && labelled(&folded, None), "folded traffic is a dot while a hop is told");
     }
 
     #[test]

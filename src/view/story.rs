@@ -192,13 +192,15 @@ impl Story {
     }
 
     /// Reads the hops since the last call without pacing them (fast-forward, story mode off):
-    /// replacements are still linked, nothing is queued, and queued beats are dropped.
+    /// replacements are still linked, nothing is queued, queued beats are dropped and the
+    /// caption on show is taken down.
     pub fn skip(&mut self, sim: &Sim) {
         self.read(sim, false);
         self.pending.clear();
-        if let Some(s) = &mut self.shown {
-            s.done = true;
-        }
+        // What it said is over: the hops read here went by untold, so a caption left up would
+        // describe a moment long past (after Fast-forward, "kubectl: create deployment web"
+        // over a settled cluster).
+        self.shown = None;
     }
 
     /// Whether the simulation must wait at wall time `wall_ms`: a beat is on show and its
@@ -947,6 +949,20 @@ mod tests {
         assert!(third.caption.text.starts_with("kube-scheduler: bind"), "{third:?}");
         assert_eq!(story.caption(), Some(&third.caption));
         assert!(!story.holding(0.0), "a stepped beat needs no dwell");
+    }
+
+    #[test]
+    fn fast_forward_takes_the_caption_down() {
+        let mut s = session();
+        let mut story = Story::new();
+        story.skip(s.sim());
+        let victim = s.sim().objects(Kind::Pod).next().unwrap().meta().name.to_string();
+        assert!(s.execute(&format!("kubectl delete pod {victim}")).ok);
+        assert!(story.step(&mut s).is_some());
+        assert!(story.caption().is_some());
+        s.settle(Duration::mins(1)).unwrap();
+        story.skip(s.sim());
+        assert_eq!(story.caption(), None, "a caption of a moment that went by untold is not left up");
     }
 
     #[test]

@@ -140,7 +140,8 @@ pub fn TokenLayer(props: &TokenLayerProps) -> Html {
                     <span key={t.key} class={format!("token {}{}{}{}", t.kind, if t.quiet { " quiet" } else { "" }, if chain { " chain" } else { "" }, if dot { " dot" } else { "" })}
                         style={format!("--from:{};--to:{};--lane:{}", t.from_anchor, t.to_anchor, t.key % 4)}
                         data-testid="token" data-from={t.from} data-to={t.to} data-object={t.object} title={t.title}>
-                        { t.label }
+                        // A dot carries no words (its title still says what it is).
+                        if !dot { { t.label } }
                     </span>
                 }
             }) }
