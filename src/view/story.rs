@@ -931,13 +931,19 @@ mod tests {
             .all(|c| c.component.ends_with("/garbage-collector-controller")));
     }
 
-    #[test]
-    fn step_goes_to_the_next_meaningful_hop() {
+    /// A settled session with one of its pods just deleted, and a story that starts there.
+    fn after_a_kill() -> (Session, Story) {
         let mut s = session();
         let mut story = Story::new();
         story.skip(s.sim());
         let victim = s.sim().objects(Kind::Pod).next().unwrap().meta().name.to_string();
         assert!(s.execute(&format!("kubectl delete pod {victim}")).ok);
+        (s, story)
+    }
+
+    #[test]
+    fn step_goes_to_the_next_meaningful_hop() {
+        let (mut s, mut story) = after_a_kill();
         let first = story.step(&mut s).unwrap();
         assert!(first.caption.text.starts_with("kubectl: delete pod"), "{first:?}");
         let before = s.sim().trace().count();
@@ -953,11 +959,7 @@ mod tests {
 
     #[test]
     fn fast_forward_takes_the_caption_down() {
-        let mut s = session();
-        let mut story = Story::new();
-        story.skip(s.sim());
-        let victim = s.sim().objects(Kind::Pod).next().unwrap().meta().name.to_string();
-        assert!(s.execute(&format!("kubectl delete pod {victim}")).ok);
+        let (mut s, mut story) = after_a_kill();
         assert!(story.step(&mut s).is_some());
         assert!(story.caption().is_some());
         s.settle(Duration::mins(1)).unwrap();
