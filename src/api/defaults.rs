@@ -23,7 +23,8 @@ pub fn default_object(object: &mut Object) {
             rs.spec.replicas.get_or_insert(1);
             default_template(&mut rs.spec.template);
         }
-        Object::Node(_) | Object::Event(_) | Object::Lease(_) => {}
+        // Kinds without defaults of their own.
+        _ => {}
     }
 }
 

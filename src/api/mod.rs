@@ -319,7 +319,7 @@ impl ApiServer {
         meta.resource_version = 0;
         meta.deletion_timestamp = None;
         meta.deletion_grace_period_seconds = None;
-        if matches!(kind, Kind::Pod | Kind::ReplicaSet | Kind::Deployment) {
+        if kind.info().generation {
             meta.generation = 1;
         }
         let name = meta.name.clone();
@@ -439,7 +439,8 @@ fn prepare_for_create(object: &mut Object) {
         }
         Object::ReplicaSet(rs) => rs.status = Default::default(),
         Object::Deployment(d) => d.status = Default::default(),
-        Object::Node(_) | Object::Event(_) | Object::Lease(_) => {}
+        // Kinds whose strategy resets nothing.
+        _ => {}
     }
 }
 

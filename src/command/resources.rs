@@ -1,62 +1,54 @@
 //! Resource names as kubectl accepts them (`pods`, `po`, `deploy`, `deployments.apps`,
 //! `deployment/web`) and as it prints them (`pod/x`, `deployment.apps/web`).
 //!
-//! kubectl resolves these through the API server's discovery. kubeloop's server serves a fixed
-//! set of kinds, so the table is fixed too, and a name outside it gets the same answer a real
-//! server gives for a type it does not have.
+//! kubectl resolves these through the API server's discovery. kubeloop's server serves the kinds
+//! of the table in `model/kinds.rs`, so every spelling is derived from that table's rows, and a
+//! name outside it gets the same answer a real server gives for a type it does not have.
 
 use crate::model::Kind;
-
-/// Every spelling of a resource type kubectl accepts for the kinds kubeloop serves.
-const ALIASES: &[(Kind, &[&str])] = &[
-    (Kind::Pod, &["pods", "pod", "po"]),
-    (Kind::Node, &["nodes", "node", "no"]),
-    (Kind::Deployment, &["deployments", "deployment", "deploy"]),
-    (Kind::ReplicaSet, &["replicasets", "replicaset", "rs"]),
-    (Kind::Event, &["events", "event", "ev"]),
-    (Kind::Lease, &["leases", "lease"]),
-];
-
-/// The API group suffixes a fully qualified name may carry (`deployments.apps`, `rs.v1.apps`).
-fn group_suffixes(kind: Kind) -> &'static [&'static str] {
-    match kind {
-        Kind::Deployment | Kind::ReplicaSet => &["apps", "v1.apps"],
-        Kind::Lease => &["coordination.k8s.io", "v1.coordination.k8s.io"],
-        Kind::Pod | Kind::Node | Kind::Event => &[],
-    }
-}
 
 /// The error kubectl prints for a type the server does not serve.
 pub fn unknown_type(name: &str) -> String {
     format!("error: the server doesn't have a resource type {name:?}")
 }
 
-/// Resolves a resource type as typed (case-insensitive, plural, singular, short or qualified).
+/// Resolves a resource type as typed (case-insensitive, plural, singular, short or qualified:
+/// `deployments.apps`, `rs.v1.apps`, `leases.coordination.k8s.io`).
 pub fn resolve(typed: &str) -> Result<Kind, String> {
     let lower = typed.to_ascii_lowercase();
-    for (kind, names) in ALIASES {
-        for name in *names {
-            if lower == *name {
-                return Ok(*kind);
-            }
-            if group_suffixes(*kind).iter().any(|suffix| lower == format!("{name}.{suffix}")) {
-                return Ok(*kind);
-            }
-        }
-    }
-    Err(unknown_type(typed))
+    let (name, suffix) = lower.split_once('.').unwrap_or((&lower, ""));
+    Kind::ALL.into_iter().find(|kind| names_kind(*kind, name) && in_group(*kind, suffix)).ok_or_else(|| unknown_type(typed))
 }
 
-/// The kinds `kubectl get all` lists, in kubectl's order.
-pub const ALL_CATEGORY: [Kind; 3] = [Kind::Pod, Kind::Deployment, Kind::ReplicaSet];
+/// Whether `name` is the kind's plural, singular or one of its short names.
+fn names_kind(kind: Kind, name: &str) -> bool {
+    let info = kind.info();
+    info.plural == name || info.singular == name || info.short_names.contains(&name)
+}
+
+/// Whether a qualified name's suffix fits the kind: none, its group, or `version.group`. The
+/// core group has no suffix to give (`pods.apps` is no pod).
+fn in_group(kind: Kind, suffix: &str) -> bool {
+    let info = kind.info();
+    let group = info.group();
+    suffix.is_empty()
+        || (!group.is_empty() && (suffix == group || suffix.strip_suffix(group).and_then(|v| v.strip_suffix('.')) == Some(info.version())))
+}
+
+/// The kinds `kubectl get all` lists, in kubectl's order: those in the `all` category, the core
+/// group first and then by group, each group's resources alphabetically, as discovery lists them.
+pub fn all_category() -> Vec<Kind> {
+    let mut kinds: Vec<Kind> = Kind::ALL.into_iter().filter(|k| k.info().categories.contains(&"all")).collect();
+    kinds.sort_by_key(|k| (!k.info().group().is_empty(), k.info().group(), k.plural()));
+    kinds
+}
 
 /// `pod`, `deployment.apps`, `lease.coordination.k8s.io`: how kubectl names a kind in
 /// `TYPE/NAME` output (`-o name`, `created`, `scaled`, multi-type tables).
 pub fn kind_string(kind: Kind) -> String {
-    let lower = kind.as_str().to_ascii_lowercase();
-    match kind.api_version().split_once('/') {
-        Some((group, _)) => format!("{lower}.{group}"),
-        None => lower,
+    match kind.info().group() {
+        "" => kind.lower().to_string(),
+        group => format!("{}.{group}", kind.lower()),
     }
 }
 
@@ -105,7 +97,7 @@ pub fn select(args: &[String]) -> Result<Selection, String> {
 pub fn resolve_types(typed: &str) -> Result<Vec<Kind>, String> {
     let mut kinds = Vec::new();
     for part in typed.split(',') {
-        let add: Vec<Kind> = if part.eq_ignore_ascii_case("all") { ALL_CATEGORY.to_vec() } else { vec![resolve(part)?] };
+        let add: Vec<Kind> = if part.eq_ignore_ascii_case("all") { all_category() } else { vec![resolve(part)?] };
         for k in add {
             if !kinds.contains(&k) {
                 kinds.push(k);
@@ -137,6 +129,30 @@ mod tests {
         }
         assert_eq!(resolve("podz").unwrap_err(), r#"error: the server doesn't have a resource type "podz""#);
         assert!(resolve("pods.apps").is_err());
+    }
+
+    #[test]
+    fn every_row_of_the_kind_table_resolves_by_each_of_its_names() {
+        for kind in Kind::ALL {
+            let info = kind.info();
+            let mut names = vec![info.plural, info.singular];
+            names.extend(info.short_names);
+            for name in names {
+                assert_eq!(resolve(name), Ok(kind), "{name}");
+                assert_eq!(resolve(&name.to_ascii_uppercase()), Ok(kind), "{name}");
+                if !info.group().is_empty() {
+                    assert_eq!(resolve(&format!("{name}.{}", info.group())), Ok(kind), "{name}");
+                    assert_eq!(
+                        resolve(&format!("{name}.{}", kind.api_version().replace('/', "."))).ok(),
+                        None,
+                        "group.version is no suffix"
+                    );
+                    assert_eq!(resolve(&format!("{name}.{}.{}", info.version(), info.group())), Ok(kind), "{name}");
+                }
+            }
+            assert_eq!(Kind::from_kind_str(kind.as_str()), Some(kind));
+            assert_eq!(kind.info().kind, kind, "the table is in Kind's order");
+        }
     }
 
     #[test]

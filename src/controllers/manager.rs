@@ -9,7 +9,7 @@
 use super::edge::{self, EdgeState, Mode};
 use super::{Action, Caches, Call, Controller, Expect, Outcome, Sync};
 use crate::api::{ApiRequest, ApiResponse, ApiResult, FieldFilter, Reason, WatchEvent, WatchId};
-use crate::model::{Deployment, Duration, Event, Kind, Lease, Node, Object, ObjectKey, ObjectMeta, Pod, ReplicaSet, Time};
+use crate::model::{Duration, Kind, Object, ObjectKey, ObjectMeta, Time};
 use crate::runtime::events::{EventRecorder, EventSpec};
 use crate::runtime::fasthash::FastMap;
 use crate::runtime::informer::{Delta, Informer};
@@ -325,14 +325,7 @@ fn sent_identity(request: &ApiRequest) -> ApiRequest {
             uid: m.uid.clone(),
             ..Default::default()
         };
-        let mut out = match o {
-            Object::Node(_) => Object::Node(Node::default()),
-            Object::Pod(_) => Object::Pod(Pod::default()),
-            Object::ReplicaSet(_) => Object::ReplicaSet(ReplicaSet::default()),
-            Object::Deployment(_) => Object::Deployment(Deployment::default()),
-            Object::Event(_) => Object::Event(Event::default()),
-            Object::Lease(_) => Object::Lease(Lease::default()),
-        };
+        let mut out = Object::empty(o.kind());
         *out.meta_mut() = meta;
         out
     };
@@ -456,7 +449,7 @@ impl Component for ControllerManager {
 mod tests {
     use super::*;
     use crate::api::DeleteRequest;
-    use crate::model::{Container, PodSpec};
+    use crate::model::{Container, Pod, PodSpec, ReplicaSet};
 
     #[test]
     fn a_sent_call_keeps_the_verb_and_the_objects_identity_only() {

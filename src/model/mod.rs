@@ -7,6 +7,7 @@ pub mod apps;
 mod decode;
 pub mod event;
 pub mod image_ref;
+mod kinds;
 pub mod meta;
 pub mod name;
 pub mod node;

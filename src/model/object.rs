@@ -2,80 +2,162 @@
 //!
 //! The store, watches and the work queues deal in `Object` and `ObjectKey`; the typed structs
 //! stay plain data. Keys order by kind, namespace, then name, so listing is deterministic.
+//!
+//! Every kind is one line of the `kinds!` table in `kinds.rs`: from it come `Kind` and its
+//! properties (`KindInfo`: names, API group and version, scope, field selectors, categories),
+//! the `Object` enum with its dispatch (kind, metadata, JSON both ways, typed accessors) and
+//! `Kind::ALL`. kubectl's resource names, etcd's keyspace and the informers read the table, so
+//! nothing else lists the kinds by hand.
 
-use super::apps::{Deployment, ReplicaSet};
-use super::decode::FromValue;
-use super::event::{Event, Lease};
 use super::meta::ObjectMeta;
 use super::name::Name;
-use super::node::Node;
-use super::pod::Pod;
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt;
 
-/// The kinds kubeloop's API server serves.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-pub enum Kind {
-    Node,
-    Pod,
-    ReplicaSet,
-    Deployment,
-    Event,
-    Lease,
+pub use super::kinds::{Kind, Object};
+
+/// What the API server's discovery says about one kind, and what kubectl reads from it.
+#[derive(Debug)]
+pub struct KindInfo {
+    pub kind: Kind,
+    /// The kind as manifests spell it (`ReplicaSet`).
+    pub name: &'static str,
+    /// `v1`, `apps/v1`, `coordination.k8s.io/v1`.
+    pub api_version: &'static str,
+    /// The resource in URLs and messages (`replicasets`).
+    pub plural: &'static str,
+    /// The kind in lower case, as keys and `TYPE/NAME` print it (`replicaset`).
+    pub singular: &'static str,
+    /// kubectl's short names (`rs`).
+    pub short_names: &'static [&'static str],
+    /// Whether objects live in a namespace (a Node does not).
+    pub namespaced: bool,
+    /// Whether the registry strategy starts `metadata.generation` at 1 on create (the kinds whose
+    /// spec a controller reconciles; a spec change then bumps it).
+    pub generation: bool,
+    /// The fields a field selector may use besides `metadata.name` and `metadata.namespace`
+    /// (the kind's field label conversion functions upstream).
+    pub field_labels: &'static [&'static str],
+    /// The categories it belongs to (`all`, for `kubectl get all`).
+    pub categories: &'static [&'static str],
 }
 
-impl Kind {
-    pub const ALL: [Kind; 6] = [Kind::Node, Kind::Pod, Kind::ReplicaSet, Kind::Deployment, Kind::Event, Kind::Lease];
+impl KindInfo {
+    /// The API group (`""` for the core group).
+    pub fn group(&self) -> &'static str {
+        self.api_version.split_once('/').map_or("", |(group, _)| group)
+    }
+    /// The version within the group (`v1`).
+    pub fn version(&self) -> &'static str {
+        self.api_version.split_once('/').map_or(self.api_version, |(_, version)| version)
+    }
+}
 
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Node => "Node",
-            Kind::Pod => "Pod",
-            Kind::ReplicaSet => "ReplicaSet",
-            Kind::Deployment => "Deployment",
-            Kind::Event => "Event",
-            Kind::Lease => "Lease",
+/// Turns the table in `kinds.rs` into `Kind`, `Object` and their dispatch. Each row is
+/// `Variant(Type) accessor { KindInfo fields but kind and name }`; the order of the rows is
+/// `Kind`'s order, which is the key order of etcd's keyspace and of every cache.
+macro_rules! kinds {
+    ($( $(#[$doc:meta])* $kind:ident($ty:ty) $as_fn:ident { $($field:ident: $value:expr),* $(,)? } )*) => {
+        /// The kinds kubeloop's API server serves.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+        pub enum Kind {
+            $( $(#[$doc])* $kind, )*
         }
+
+        impl Kind {
+            pub const COUNT: usize = [$(stringify!($kind)),*].len();
+            /// Every kind, in key order.
+            pub const ALL: [Kind; Kind::COUNT] = [$(Kind::$kind),*];
+        }
+
+        /// Every kind's properties, indexed by `Kind as usize`.
+        pub(crate) const TABLE: [$crate::model::object::KindInfo; Kind::COUNT] = [
+            $( $crate::model::object::KindInfo { kind: Kind::$kind, name: stringify!($kind), $($field: $value),* }, )*
+        ];
+
+        /// Any object the API server stores.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum Object {
+            $( $kind($ty), )*
+        }
+
+        impl Object {
+            pub fn kind(&self) -> Kind {
+                match self {
+                    $( Object::$kind(_) => Kind::$kind, )*
+                }
+            }
+            pub fn meta(&self) -> &$crate::model::ObjectMeta {
+                match self {
+                    $( Object::$kind(o) => &o.metadata, )*
+                }
+            }
+            pub fn meta_mut(&mut self) -> &mut $crate::model::ObjectMeta {
+                match self {
+                    $( Object::$kind(o) => &mut o.metadata, )*
+                }
+            }
+            /// An object of this kind with every field at its default.
+            pub fn empty(kind: Kind) -> Object {
+                match kind {
+                    $( Kind::$kind => Object::$kind(<$ty>::default()), )*
+                }
+            }
+            /// The fields as JSON text, without `apiVersion` and `kind`.
+            pub(crate) fn body_json(&self) -> serde_json::Result<String> {
+                match self {
+                    $( Object::$kind(o) => serde_json::to_string(o), )*
+                }
+            }
+            /// Reads an object of `kind` from its JSON value (the caller checked the kind).
+            pub(crate) fn decode(kind: Kind, value: &serde_json::Value) -> Result<Object, String> {
+                match kind {
+                    $( Kind::$kind => <$ty as $crate::model::decode::FromValue>::from_value(value).map(Object::$kind), )*
+                }
+            }
+            $(
+                pub fn $as_fn(&self) -> Option<&$ty> {
+                    match self {
+                        Object::$kind(o) => Some(o),
+                        #[allow(unreachable_patterns)]
+                        _ => None,
+                    }
+                }
+            )*
+        }
+    };
+}
+pub(crate) use kinds;
+
+impl Kind {
+    /// This kind's row of the table.
+    pub fn info(self) -> &'static KindInfo {
+        &super::kinds::TABLE[self as usize]
+    }
+    pub fn as_str(self) -> &'static str {
+        self.info().name
     }
     pub fn api_version(self) -> &'static str {
-        match self {
-            Kind::Node | Kind::Pod | Kind::Event => "v1",
-            Kind::ReplicaSet | Kind::Deployment => "apps/v1",
-            Kind::Lease => "coordination.k8s.io/v1",
-        }
+        self.info().api_version
     }
-    /// The lowercase plural resource name used in URLs and error messages (`pods`, `deployments.apps`).
+    /// The lowercase plural resource name used in URLs and error messages (`pods`, `deployments`).
     pub fn plural(self) -> &'static str {
-        match self {
-            Kind::Node => "nodes",
-            Kind::Pod => "pods",
-            Kind::ReplicaSet => "replicasets",
-            Kind::Deployment => "deployments",
-            Kind::Event => "events",
-            Kind::Lease => "leases",
-        }
+        self.info().plural
     }
     /// The resource as kubectl and the API server name it in messages: `deployments.apps`.
     pub fn qualified_plural(self) -> String {
-        match self.api_version().split_once('/') {
-            Some((group, _)) => format!("{}.{group}", self.plural()),
-            None => self.plural().to_string(),
+        match self.info().group() {
+            "" => self.plural().to_string(),
+            group => format!("{}.{group}", self.plural()),
         }
     }
     /// The kind in lower case, as keys print it (`replicaset`).
     pub fn lower(self) -> &'static str {
-        match self {
-            Kind::Node => "node",
-            Kind::Pod => "pod",
-            Kind::ReplicaSet => "replicaset",
-            Kind::Deployment => "deployment",
-            Kind::Event => "event",
-            Kind::Lease => "lease",
-        }
+        self.info().singular
     }
     pub fn namespaced(self) -> bool {
-        self != Kind::Node
+        self.info().namespaced
     }
     pub fn from_kind_str(kind: &str) -> Option<Kind> {
         Kind::ALL.into_iter().find(|k| k.as_str() == kind)
@@ -142,46 +224,7 @@ impl fmt::Display for KeyRef<'_> {
     }
 }
 
-#[derive(Clone, Debug, PartialEq)]
-pub enum Object {
-    Node(Node),
-    Pod(Pod),
-    ReplicaSet(ReplicaSet),
-    Deployment(Deployment),
-    Event(Event),
-    Lease(Lease),
-}
-
-macro_rules! each_object {
-    ($obj:expr, $x:ident => $body:expr) => {
-        match $obj {
-            Object::Node($x) => $body,
-            Object::Pod($x) => $body,
-            Object::ReplicaSet($x) => $body,
-            Object::Deployment($x) => $body,
-            Object::Event($x) => $body,
-            Object::Lease($x) => $body,
-        }
-    };
-}
-
 impl Object {
-    pub fn kind(&self) -> Kind {
-        match self {
-            Object::Node(_) => Kind::Node,
-            Object::Pod(_) => Kind::Pod,
-            Object::ReplicaSet(_) => Kind::ReplicaSet,
-            Object::Deployment(_) => Kind::Deployment,
-            Object::Event(_) => Kind::Event,
-            Object::Lease(_) => Kind::Lease,
-        }
-    }
-    pub fn meta(&self) -> &ObjectMeta {
-        each_object!(self, o => &o.metadata)
-    }
-    pub fn meta_mut(&mut self) -> &mut ObjectMeta {
-        each_object!(self, o => &mut o.metadata)
-    }
     pub fn key(&self) -> ObjectKey {
         ObjectKey::of(self.kind(), self.meta())
     }
@@ -189,50 +232,13 @@ impl Object {
     pub fn key_ref(&self) -> KeyRef<'_> {
         KeyRef(self)
     }
-    pub fn as_pod(&self) -> Option<&Pod> {
-        match self {
-            Object::Pod(p) => Some(p),
-            _ => None,
-        }
-    }
-    pub fn as_node(&self) -> Option<&Node> {
-        match self {
-            Object::Node(n) => Some(n),
-            _ => None,
-        }
-    }
-    pub fn as_replica_set(&self) -> Option<&ReplicaSet> {
-        match self {
-            Object::ReplicaSet(r) => Some(r),
-            _ => None,
-        }
-    }
-    pub fn as_deployment(&self) -> Option<&Deployment> {
-        match self {
-            Object::Deployment(d) => Some(d),
-            _ => None,
-        }
-    }
-    pub fn as_event(&self) -> Option<&Event> {
-        match self {
-            Object::Event(e) => Some(e),
-            _ => None,
-        }
-    }
-    pub fn as_lease(&self) -> Option<&Lease> {
-        match self {
-            Object::Lease(l) => Some(l),
-            _ => None,
-        }
-    }
-
     /// The object as the API server returns it: `apiVersion` and `kind` first, then its fields.
     pub fn to_json(&self) -> Value {
         // Through JSON text rather than `serde_json::to_value`: the model's serialisers are then
         // compiled for one serializer (the one the pod-template hash writes bytes with) instead
         // of two, which is several KB of the page's wasm. The value is the same: the model has
         // no floats, and a JSON map orders its keys whichever way it is built.
-        let text = each_object!(self, o => serde_json::to_string(o)).unwrap_or_default();
+        let text = self.body_json().unwrap_or_default();
         let body = serde_json::from_str::<Value>(&text);
         let mut out = serde_json::Map::new();
         out.insert("apiVersion".into(), Value::String(self.kind().api_version().into()));
@@ -261,13 +267,6 @@ impl Object {
             ));
         };
         let decode_err = |e: String| format!("error decoding {kind}: {e}");
-        Ok(match k {
-            Kind::Node => Object::Node(FromValue::from_value(&value).map_err(decode_err)?),
-            Kind::Pod => Object::Pod(FromValue::from_value(&value).map_err(decode_err)?),
-            Kind::ReplicaSet => Object::ReplicaSet(FromValue::from_value(&value).map_err(decode_err)?),
-            Kind::Deployment => Object::Deployment(FromValue::from_value(&value).map_err(decode_err)?),
-            Kind::Event => Object::Event(FromValue::from_value(&value).map_err(decode_err)?),
-            Kind::Lease => Object::Lease(FromValue::from_value(&value).map_err(decode_err)?),
-        })
+        Object::decode(k, &value).map_err(decode_err)
     }
 }

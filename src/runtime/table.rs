@@ -50,7 +50,7 @@ pub struct ObjectTable {
     /// walk through `&self` can bring it up to date; only a walk borrows it, and a walk can
     /// only be dirty after a write, which takes `&mut self` — so no borrow is ever outstanding
     /// when one is brought up to date.
-    orders: [RefCell<Order>; 6],
+    orders: [RefCell<Order>; Kind::COUNT],
     next_stamp: u64,
 }
 

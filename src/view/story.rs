@@ -369,7 +369,7 @@ impl Story {
             Object::ReplicaSet(rs) => replica_set_written(sim, writer, change, rs),
             Object::Deployment(d) => deployment_written(writer, change, d),
             Object::Node(node) => node_written(writer, change, node),
-            Object::Event(_) | Object::Lease(_) => None,
+            _ => None,
         }
     }
 

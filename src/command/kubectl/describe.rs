@@ -99,9 +99,8 @@ pub fn describe(sim: &Sim, o: &Object, show_events: bool) -> Result<String, Stri
         Object::Node(n) => Ok(describe_node(sim, n, events.as_deref(), now)),
         Object::Deployment(d) => Ok(describe_deployment(sim, d, events.as_deref(), now)),
         Object::ReplicaSet(rs) => Ok(describe_replica_set(sim, rs, events.as_deref(), now)),
-        Object::Event(_) | Object::Lease(_) => {
-            Err(format!("error: kubeloop cannot describe {}; try kubectl get -o yaml", o.kind().plural()))
-        }
+        // Kinds without a describer of their own.
+        _ => Err(format!("error: kubeloop cannot describe {}; try kubectl get -o yaml", o.kind().plural())),
     }
 }
 

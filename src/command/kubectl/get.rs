@@ -90,25 +90,7 @@ impl Query {
 
 /// The fields the API server lets a field selector use, per kind.
 pub fn field_labels(kind: Kind) -> &'static [&'static str] {
-    match kind {
-        Kind::Pod => {
-            &["spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "status.phase", "status.podIP", "status.nominatedNodeName"]
-        }
-        Kind::Node => &["spec.unschedulable"],
-        Kind::Event => &[
-            "involvedObject.kind",
-            "involvedObject.namespace",
-            "involvedObject.name",
-            "involvedObject.uid",
-            "involvedObject.apiVersion",
-            "involvedObject.fieldPath",
-            "reason",
-            "source",
-            "type",
-        ],
-        Kind::ReplicaSet => &["status.replicas"],
-        Kind::Deployment | Kind::Lease => &[],
-    }
+    kind.info().field_labels
 }
 
 pub fn run(session: &mut Session, args: &[String]) -> CommandOutput {

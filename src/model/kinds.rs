@@ -1,0 +1,59 @@
+//! The kinds kubeloop serves, one row each: the only list of kinds in the code.
+//!
+//! A row names the `Object` variant and its struct, the typed accessor, and the kind's
+//! discovery facts (`KindInfo`). `Kind`, `Kind::ALL`, `Object` and its dispatch, kubectl's
+//! resource names (plural, singular, short names, `TYPE.GROUP`), field selectors and
+//! `kubectl get all` are all derived from here. The order of the rows is `Kind`'s order, which
+//! is the key order of etcd's keyspace and of every informer cache: a new kind goes at the end,
+//! so the kinds before it keep their order (and every trace its hash).
+//!
+//! To add a kind, see "How to add a kind" in ARCHITECTURE.md.
+
+use super::apps::{Deployment, ReplicaSet};
+use super::event::{Event, Lease};
+use super::node::Node;
+use super::object::kinds;
+use super::pod::Pod;
+
+kinds! {
+    Node(Node) as_node {
+        api_version: "v1", plural: "nodes", singular: "node", short_names: &["no"], namespaced: false, generation: false,
+        field_labels: &["spec.unschedulable"],
+        categories: &[],
+    }
+    Pod(Pod) as_pod {
+        api_version: "v1", plural: "pods", singular: "pod", short_names: &["po"], namespaced: true, generation: true,
+        field_labels: &["spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "status.phase", "status.podIP", "status.nominatedNodeName"],
+        categories: &["all"],
+    }
+    ReplicaSet(ReplicaSet) as_replica_set {
+        api_version: "apps/v1", plural: "replicasets", singular: "replicaset", short_names: &["rs"], namespaced: true, generation: true,
+        field_labels: &["status.replicas"],
+        categories: &["all"],
+    }
+    Deployment(Deployment) as_deployment {
+        api_version: "apps/v1", plural: "deployments", singular: "deployment", short_names: &["deploy"], namespaced: true, generation: true,
+        field_labels: &[],
+        categories: &["all"],
+    }
+    Event(Event) as_event {
+        api_version: "v1", plural: "events", singular: "event", short_names: &["ev"], namespaced: true, generation: false,
+        field_labels: &[
+            "involvedObject.kind",
+            "involvedObject.namespace",
+            "involvedObject.name",
+            "involvedObject.uid",
+            "involvedObject.apiVersion",
+            "involvedObject.fieldPath",
+            "reason",
+            "source",
+            "type",
+        ],
+        categories: &[],
+    }
+    Lease(Lease) as_lease {
+        api_version: "coordination.k8s.io/v1", plural: "leases", singular: "lease", short_names: &[], namespaced: true, generation: false,
+        field_labels: &[],
+        categories: &[],
+    }
+}
