@@ -138,7 +138,7 @@ impl EdgeState {
         }
         let owner = pod.metadata.controller_ref().filter(|r| r.kind == "ReplicaSet")?;
         let rs_key = ObjectKey::new(Kind::ReplicaSet, &pod.metadata.namespace, &owner.name);
-        let rs = caches.replica_sets.get(&rs_key)?.as_replica_set()?;
+        let rs = caches[Kind::ReplicaSet].get(&rs_key)?.as_replica_set()?;
         if rs.metadata.uid != owner.uid || rs.metadata.is_deleting() {
             return None;
         }
@@ -148,8 +148,7 @@ impl EdgeState {
     /// Deletes `n` of the ReplicaSet's active pods, ranked as the ReplicaSet controller ranks
     /// them; the pods come from the cache's owner index (the handler needs names to delete).
     fn deletions(&mut self, caches: &Caches, rs: &ReplicaSet, n: usize, summary: String) -> Option<Reaction> {
-        let active: Vec<&Pod> = caches
-            .pods
+        let active: Vec<&Pod> = caches[Kind::Pod]
             .owned_by(&rs.metadata.uid)
             .filter_map(|o| o.as_pod())
             .filter(|p| is_pod_active(p) && !self.deleted_by_me.contains(&pod_key(p)))
@@ -226,7 +225,7 @@ fn scaling_event(d: &Deployment, message: String) -> EventSpec {
 /// The write that sets a cached ReplicaSet's replicas, with the Deployment's scaling event.
 fn scale(caches: &Caches, d: &Deployment, name: &str, replicas: i32) -> Option<Call> {
     let key = ObjectKey::new(Kind::ReplicaSet, &d.metadata.namespace, name);
-    let mut rs = caches.replica_sets.get(&key)?.as_replica_set()?.clone();
+    let mut rs = caches[Kind::ReplicaSet].get(&key)?.as_replica_set()?.clone();
     let from = rs.spec.replicas.unwrap_or(1);
     if from == replicas {
         return None;
@@ -313,7 +312,7 @@ mod tests {
         let mut new = old.clone();
         new.spec.replicas = Some(5);
         let (pods, rss, deps, nodes) = world(&new, vec![]);
-        let caches = Caches { pods: &pods, replica_sets: &rss, deployments: &deps, nodes: &nodes };
+        let caches = Caches::new([pods.store(), rss.store(), deps.store(), nodes.store()]);
         let delta = Delta::Updated { old: Rc::new(Object::ReplicaSet(old)), new: Rc::new(Object::ReplicaSet(new)) };
         // The cache holds no pod at all: edge mode does not care, it creates 5 − 3.
         assert_eq!(creates(&EdgeState::default().react(REPLICASET, &caches, &delta)), 2);
@@ -326,7 +325,7 @@ mod tests {
         let a = owned_pod(&rs, "web-abc-a");
         let b = owned_pod(&rs, "web-abc-b");
         let (pods, rss, deps, nodes) = world(&rs, vec![a.clone(), b.clone()]);
-        let caches = Caches { pods: &pods, replica_sets: &rss, deployments: &deps, nodes: &nodes };
+        let caches = Caches::new([pods.store(), rss.store(), deps.store(), nodes.store()]);
         let mut edge = EdgeState::default();
         let a_again = a.clone();
         let lost = edge.react(REPLICASET, &caches, &Delta::Deleted(Rc::new(Object::Pod(a))));

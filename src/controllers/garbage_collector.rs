@@ -8,7 +8,8 @@
 use super::{Caches, Call, Controller, Sync};
 use crate::api::{ApiRequest, DeleteRequest};
 use crate::model::*;
-use crate::runtime::informer::{Delta, Informer};
+use crate::runtime::informer::Delta;
+use crate::runtime::store::Store;
 
 #[derive(Debug, Default)]
 pub struct GarbageCollector;
@@ -19,19 +20,20 @@ impl GarbageCollector {
     }
 }
 
-fn informer_for<'a>(caches: &'a Caches, kind: &str) -> Option<(&'a Informer, Kind)> {
-    match kind {
-        "ReplicaSet" => Some((caches.replica_sets, Kind::ReplicaSet)),
-        "Deployment" => Some((caches.deployments, Kind::Deployment)),
-        "Node" => Some((caches.nodes, Kind::Node)),
-        "Pod" => Some((caches.pods, Kind::Pod)),
-        _ => None,
-    }
+/// The store of an owner reference's kind, among those the collector watches.
+fn store_for<'a>(caches: &Caches<'a>, kind: &str) -> Option<(&'a Store, Kind)> {
+    let kind = Kind::from_kind_str(kind)?;
+    Some((caches.get(kind)?, kind))
 }
 
 impl Controller for GarbageCollector {
     fn name(&self) -> &'static str {
         "garbage-collector-controller"
+    }
+    /// The owners and dependents it tracks (not leases: their churn, a renewal per node every
+    /// 10 s, owns nothing and nothing here waits on it).
+    fn watches(&self) -> &'static [Kind] {
+        &[Kind::Pod, Kind::ReplicaSet, Kind::Deployment, Kind::Node]
     }
     fn event_source(&self) -> &'static str {
         "garbage-collector"
@@ -45,8 +47,11 @@ impl Controller for GarbageCollector {
         match delta {
             // An owner went away: each of its dependents must be looked at.
             Delta::Deleted(owner) => {
-                let mut keys: Vec<ObjectKey> =
-                    [caches.replica_sets, caches.pods].iter().flat_map(|inf| inf.owned_by(&owner.meta().uid)).map(|o| o.key()).collect();
+                let mut keys: Vec<ObjectKey> = [&caches[Kind::ReplicaSet], &caches[Kind::Pod]]
+                    .iter()
+                    .flat_map(|store| store.owned_by(&owner.meta().uid))
+                    .map(|o| o.key())
+                    .collect();
                 crate::sort::sort(&mut keys);
                 keys
             }
@@ -56,7 +61,7 @@ impl Controller for GarbageCollector {
     }
 
     fn reconcile(&mut self, key: &ObjectKey, caches: &Caches, _now: Time) -> Sync {
-        let Some((informer, _)) = informer_for(caches, key.kind.as_str()) else { return Sync::nothing() };
+        let Some((informer, _)) = store_for(caches, key.kind.as_str()) else { return Sync::nothing() };
         let Some(object) = informer.get(key) else { return Sync::nothing() };
         let meta = object.meta();
         if meta.owner_references.is_empty() || meta.is_deleting() {
@@ -66,7 +71,7 @@ impl Controller for GarbageCollector {
         let dangling: Vec<&OwnerReference> = meta
             .owner_references
             .iter()
-            .filter(|r| match informer_for(caches, &r.kind) {
+            .filter(|r| match store_for(caches, &r.kind) {
                 Some((owners, kind)) => owners.get(&ObjectKey::new(kind, &meta.namespace, &r.name)).is_none_or(|o| o.meta().uid != r.uid),
                 None => false,
             })
@@ -77,7 +82,7 @@ impl Controller for GarbageCollector {
         let confirm: Vec<Call> = dangling
             .iter()
             .filter_map(|r| {
-                let (_, kind) = informer_for(caches, &r.kind)?;
+                let (_, kind) = store_for(caches, &r.kind)?;
                 Some(Call::expect_not_found(ApiRequest::Get(ObjectKey::new(kind, &meta.namespace, &r.name))))
             })
             .collect();
@@ -104,7 +109,7 @@ mod tests {
         let pods = Informer::from_objects(Kind::Pod, [Object::Pod(pod)]);
         let empty = |k| Informer::from_objects(k, []);
         let (rss, deps, nodes) = (empty(Kind::ReplicaSet), empty(Kind::Deployment), empty(Kind::Node));
-        let caches = Caches { pods: &pods, replica_sets: &rss, deployments: &deps, nodes: &nodes };
+        let caches = Caches::new([pods.store(), rss.store(), deps.store(), nodes.store()]);
         let sync = GarbageCollector::new().reconcile(&ObjectKey::new(Kind::Pod, "default", "web-abc-x"), &caches, Time(0));
         assert_eq!(sync.steps.len(), 2);
         assert_eq!(sync.steps[0][0].expect, Expect::NotFound);
@@ -112,7 +117,7 @@ mod tests {
         assert_eq!(d.uid.as_deref(), Some("pod-uid"));
 
         let rss = Informer::from_objects(Kind::ReplicaSet, [Object::ReplicaSet(rs)]);
-        let caches = Caches { pods: &pods, replica_sets: &rss, deployments: &deps, nodes: &nodes };
+        let caches = Caches::new([pods.store(), rss.store(), deps.store(), nodes.store()]);
         let sync = GarbageCollector::new().reconcile(&ObjectKey::new(Kind::Pod, "default", "web-abc-x"), &caches, Time(0));
         assert!(sync.steps.is_empty(), "the owner exists: nothing to collect");
     }

@@ -1,6 +1,8 @@
 //! kube-controller-manager: one process, shared informers, and a work queue per controller.
 //!
-//! Every informer delta goes to every controller's handlers, which enqueue keys. Up to
+//! One shared informer per kind a controller watches (`Controller::watches`), each a reflector
+//! with its store; every delta goes to the handlers of the controllers that watch its kind,
+//! which enqueue keys, and each controller reads only the stores of its kinds. Up to
 //! `workers()` keys per controller are synced at once; a sync's writes go out step by step, and
 //! the key is done when the last step is answered. Failures requeue the key with the rate
 //! limiter's back-off. Restarting the process forgets everything but the claims in etcd: the
@@ -44,12 +46,11 @@ struct Slot {
 }
 
 pub struct ControllerManager {
-    pods: Informer,
-    replica_sets: Informer,
-    deployments: Informer,
-    nodes: Informer,
-    /// Node leases, for the node lifecycle controller only (`observes_leases`).
-    leases: Informer,
+    /// The shared informers, in the order the controllers first name their kinds (which is the
+    /// order they list and watch in).
+    informers: Vec<Informer>,
+    /// Where each kind's informer is in `informers`.
+    by_kind: [Option<usize>; Kind::COUNT],
     slots: Vec<Slot>,
     /// Which controller and key each in-flight write belongs to.
     pending: FastMap<RequestId, (usize, ObjectKey)>,
@@ -75,18 +76,16 @@ impl ControllerManager {
                     edge: EdgeState::default(),
                 }
             })
-            .collect();
-        ControllerManager {
-            pods: Informer::new(Kind::Pod, FieldFilter::All),
-            replica_sets: Informer::new(Kind::ReplicaSet, FieldFilter::All),
-            deployments: Informer::new(Kind::Deployment, FieldFilter::All),
-            nodes: Informer::new(Kind::Node, FieldFilter::All),
-            leases: Informer::new(Kind::Lease, FieldFilter::All),
-            slots,
-            pending: FastMap::default(),
-            edge_pending: FastMap::default(),
-            now: Time(0),
+            .collect::<Vec<Slot>>();
+        let mut informers: Vec<Informer> = Vec::new();
+        let mut by_kind = [None; Kind::COUNT];
+        for &kind in slots.iter().flat_map(|s| s.controller.watches()) {
+            if by_kind[kind as usize].is_none() {
+                by_kind[kind as usize] = Some(informers.len());
+                informers.push(Informer::new(kind, FieldFilter::All));
+            }
         }
+        ControllerManager { informers, by_kind, slots, pending: FastMap::default(), edge_pending: FastMap::default(), now: Time(0) }
     }
 
     /// The controllers kube-controller-manager runs by default (of those kubeloop models).
@@ -100,16 +99,8 @@ impl ControllerManager {
         ])
     }
 
-    fn informers_mut(&mut self) -> [&mut Informer; 5] {
-        [&mut self.pods, &mut self.replica_sets, &mut self.deployments, &mut self.nodes, &mut self.leases]
-    }
-
-    fn informers(&self) -> [&Informer; 5] {
-        [&self.pods, &self.replica_sets, &self.deployments, &self.nodes, &self.leases]
-    }
-
     fn synced(&self) -> bool {
-        self.informers().iter().all(|i| i.has_synced())
+        self.informers.iter().all(|i| i.has_synced())
     }
 
     /// The controller of this name, to inspect in tests and views.
@@ -139,8 +130,8 @@ impl ControllerManager {
         if mode == Mode::Edge && !edge::supports(name) {
             return Err(format!("{name} has no edge-triggered mode (replicaset and deployment have)"));
         }
-        let caches = Caches { pods: &self.pods, replica_sets: &self.replica_sets, deployments: &self.deployments, nodes: &self.nodes };
         let slot = &mut self.slots[index];
+        let caches = caches_for(&self.informers, &self.by_kind, slot.controller.watches());
         if slot.mode == mode {
             return Ok(());
         }
@@ -150,7 +141,9 @@ impl ControllerManager {
             Mode::Edge => slot.queue.clear(),
             Mode::Level => {
                 slot.controller.reset();
-                for object in caches.deployments.iter().chain(caches.replica_sets.iter()) {
+                // Every Deployment, then every ReplicaSet, of those kinds it watches.
+                let stores = [Kind::Deployment, Kind::ReplicaSet].map(|kind| caches.get(kind));
+                for object in stores.into_iter().flatten().flat_map(|store| store.iter()) {
                     let resync = Delta::Updated { old: object.clone(), new: object.clone() };
                     for key in slot.controller.on_delta(&caches, &resync, self.now) {
                         slot.queue.add(key);
@@ -165,13 +158,14 @@ impl ControllerManager {
     /// from a watch event: only those are events to an edge-triggered controller (a list's
     /// deltas are a re-read of the state, which edge mode never does).
     fn dispatch(&mut self, deltas: Vec<Delta>, mut watch: Option<&mut Ctx>) {
-        let caches = Caches { pods: &self.pods, replica_sets: &self.replica_sets, deployments: &self.deployments, nodes: &self.nodes };
         for delta in &deltas {
-            let lease = delta.object().kind() == Kind::Lease;
+            let kind = delta.object().kind();
             for (index, slot) in self.slots.iter_mut().enumerate() {
-                if lease && !slot.controller.observes_leases() {
+                let watches = slot.controller.watches();
+                if !watches.contains(&kind) {
                     continue;
                 }
+                let caches = caches_for(&self.informers, &self.by_kind, watches);
                 if slot.mode == Mode::Edge {
                     let Some(ctx) = watch.as_deref_mut() else { continue };
                     let Some(reaction) = slot.edge.react(slot.controller.name(), &caches, delta) else { continue };
@@ -216,8 +210,7 @@ impl ControllerManager {
                     break;
                 }
                 let Some(key) = slot.queue.get() else { break };
-                let caches =
-                    Caches { pods: &self.pods, replica_sets: &self.replica_sets, deployments: &self.deployments, nodes: &self.nodes };
+                let caches = caches_for(&self.informers, &self.by_kind, slot.controller.watches());
                 let sync = slot.controller.reconcile(&key, &caches, ctx.now);
                 for spec in slot.controller.take_events() {
                     record(&mut slot.recorder, spec, ctx);
@@ -311,6 +304,11 @@ impl ControllerManager {
     }
 }
 
+/// The stores of `kinds`: what a controller watching them reads.
+fn caches_for<'a>(informers: &'a [Informer], by_kind: &[Option<usize>; Kind::COUNT], kinds: &[Kind]) -> Caches<'a> {
+    Caches::new(kinds.iter().filter_map(|k| by_kind[*k as usize]).map(|i| informers[i].store()))
+}
+
 /// What an in-flight call keeps of its request once it is sent: the verb and, for an object,
 /// its kind and identity (name, generateName, namespace, UID) — all that `on_outcome` and the
 /// events read; the object's content travels with the request. Copying a whole pod or
@@ -359,17 +357,17 @@ impl Component for ControllerManager {
             slot.recorder.clear();
             slot.last_delta = None;
         }
-        for informer in self.informers_mut() {
+        for informer in &mut self.informers {
             informer.start(ctx);
         }
     }
 
     fn handle_response(&mut self, ctx: &mut Ctx, id: RequestId, result: ApiResult) {
         self.now = ctx.now;
-        let owner = self.informers_mut().into_iter().position(|i| i.owns_request(id));
+        let owner = self.informers.iter().position(|i| i.owns_request(id));
         match owner {
             Some(i) => {
-                let deltas = self.informers_mut()[i].handle_response(ctx, id, result);
+                let deltas = self.informers[i].handle_response(ctx, id, result);
                 self.dispatch(deltas, None);
             }
             None => match self.edge_pending.remove(&id) {
@@ -381,7 +379,7 @@ impl Component for ControllerManager {
 
     fn handle_watch_event(&mut self, ctx: &mut Ctx, watch: WatchId, event: WatchEvent) {
         self.now = ctx.now;
-        let delta = self.informers_mut().into_iter().find(|i| i.owns_watch(watch)).and_then(|i| i.handle_watch_event(event));
+        let delta = self.informers.iter_mut().find(|i| i.owns_watch(watch)).and_then(|i| i.handle_watch_event(event));
         if let Some(delta) = delta {
             self.dispatch(vec![delta], Some(ctx));
         }
@@ -389,28 +387,28 @@ impl Component for ControllerManager {
 
     fn handle_watch_closed(&mut self, ctx: &mut Ctx, watch: WatchId) {
         self.now = ctx.now;
-        for informer in self.informers_mut() {
+        for informer in &mut self.informers {
             informer.handle_watch_closed(ctx.now, watch);
         }
     }
 
     fn poll(&mut self, ctx: &mut Ctx) {
         self.now = ctx.now;
-        for informer in self.informers_mut() {
+        for informer in &mut self.informers {
             informer.poll(ctx);
         }
         self.work(ctx);
     }
 
     fn next_wakeup(&self) -> Option<Time> {
-        let informers = self.informers().into_iter().filter_map(|i| i.next_wakeup());
+        let informers = self.informers.iter().filter_map(|i| i.next_wakeup());
         let ready_work = self.synced() && self.slots.iter().any(|s| !s.queue.is_empty() && s.running.len() < s.controller.workers());
         let delayed = self.slots.iter().filter_map(|s| s.queue.next_due());
         informers.chain(delayed).chain(ready_work.then_some(self.now)).min()
     }
 
     fn is_busy(&self) -> bool {
-        self.informers().iter().any(|i| !i.is_watching()) || self.slots.iter().any(|s| !s.queue.is_empty() || !s.running.is_empty())
+        self.informers.iter().any(|i| !i.is_watching()) || self.slots.iter().any(|s| !s.queue.is_empty() || !s.running.is_empty())
     }
 
     fn loops(&self) -> Vec<LoopStatus> {

@@ -2,7 +2,8 @@
 //!
 //! A controller is level-triggered: its event handlers only decide which keys to enqueue; all
 //! decisions happen in `reconcile`, which reads the shared informer caches, never mutates them,
-//! and returns the writes to make as data (`Sync`). The controller manager (`manager`) runs the
+//! and returns the writes to make as data (`Sync`). A controller declares the kinds it watches
+//! (`watches`); it hears only their deltas and reads only their stores (`Caches`). The controller manager (`manager`) runs the
 //! work queues and workers and sends the writes; the simulation delivers them.
 
 pub mod deployment;
@@ -14,17 +15,41 @@ pub mod replica_set;
 pub mod taint_eviction;
 
 use crate::api::{ApiError, ApiRequest};
-use crate::model::{Duration, Object, ObjectKey, Time};
+use crate::model::{Duration, Kind, Object, ObjectKey, Time};
 use crate::runtime::events::EventSpec;
-use crate::runtime::informer::{Delta, Informer};
+use crate::runtime::informer::Delta;
+use crate::runtime::store::Store;
 use std::rc::Rc;
 
-/// The shared informers' caches, as every controller sees them (read-only).
+/// The shared informers' stores a controller reads, one per kind it watches (read-only):
+/// `caches[Kind::Pod].owned_by(uid)`.
+#[derive(Clone, Copy)]
 pub struct Caches<'a> {
-    pub pods: &'a Informer,
-    pub replica_sets: &'a Informer,
-    pub deployments: &'a Informer,
-    pub nodes: &'a Informer,
+    stores: [Option<&'a Store>; Kind::COUNT],
+}
+
+impl<'a> Caches<'a> {
+    /// The view of these stores (one per kind; a later store of a kind replaces an earlier one).
+    pub fn new(stores: impl IntoIterator<Item = &'a Store>) -> Self {
+        let mut caches = Caches { stores: [None; Kind::COUNT] };
+        for store in stores {
+            caches.stores[store.kind() as usize] = Some(store);
+        }
+        caches
+    }
+    /// The store of `kind`, if the controller watches it.
+    pub fn get(&self, kind: Kind) -> Option<&'a Store> {
+        self.stores[kind as usize]
+    }
+}
+
+impl<'a> std::ops::Index<Kind> for Caches<'a> {
+    type Output = Store;
+    /// The store of `kind`. Reading a kind the controller did not declare in `watches` is a bug
+    /// in the controller, so it panics rather than read an empty store.
+    fn index(&self, kind: Kind) -> &Store {
+        self.get(kind).unwrap_or_else(|| panic!("a controller read {kind} without watching it (Controller::watches)"))
+    }
 }
 
 /// One write of a sync, with the events it records when it succeeds or fails.
@@ -129,11 +154,10 @@ pub trait Controller: std::any::Any {
     fn on_outcome(&mut self, _key: &ObjectKey, _call: &Call, _outcome: &Outcome) {}
     /// The process restarted: forget every in-memory thing (expectations, caches of its own).
     fn reset(&mut self);
-    /// Whether it wants the Lease informer's deltas (the node lifecycle controller does; the
-    /// others never look at leases, so they are spared a delta per node every 10 s).
-    fn observes_leases(&self) -> bool {
-        false
-    }
+    /// The kinds whose deltas it hears and whose stores it reads (the informers it asks the
+    /// shared informer factory for). The manager runs one informer per kind any controller
+    /// watches, started in the order the controllers first name them.
+    fn watches(&self) -> &'static [Kind];
     /// Events it decided to record without a write to hang them on (a cancelled eviction, a
     /// node's status change); the manager records them after each reconcile.
     fn take_events(&mut self) -> Vec<EventSpec> {

@@ -24,6 +24,7 @@ use crate::kubelet::lease::LEASE_NAMESPACE;
 use crate::model::*;
 use crate::runtime::events::{reference_to, EventSpec};
 use crate::runtime::informer::Delta;
+use crate::runtime::store::Store;
 use crate::vec_map::{VecMap, VecSet};
 use std::collections::VecDeque;
 
@@ -151,8 +152,6 @@ impl ZoneTainter {
 
 #[derive(Debug, Default)]
 pub struct NodeLifecycleController {
-    /// Lease renew times by node, as the lease informer delivered them.
-    leases: VecMap<String, Time>,
     health: VecMap<String, NodeHealth>,
     known: VecSet<String>,
     zone_states: VecMap<String, ZoneState>,
@@ -255,7 +254,7 @@ impl NodeLifecycleController {
             .into_values()
             .filter(|n| {
                 let key = ObjectKey::new(Kind::Node, "", &n.metadata.name);
-                caches.nodes.get(&key).and_then(|o| o.as_node()).is_some_and(|cached| cached.spec.taints != n.spec.taints)
+                caches[Kind::Node].get(&key).and_then(|o| o.as_node()).is_some_and(|cached| cached.spec.taints != n.spec.taints)
             })
             .map(|mut n| {
                 n.metadata.resource_version = 0;
@@ -282,7 +281,7 @@ impl NodeLifecycleController {
     }
 
     /// `tryUpdateNodeHealth`: returns the Ready condition observed and the one now current.
-    fn update_health(&mut self, node: &Node, writes: &mut Writes, now: Time) -> (NodeCondition, Option<NodeCondition>) {
+    fn update_health(&mut self, node: &Node, leases: &Store, writes: &mut Writes, now: Time) -> (NodeCondition, Option<NodeCondition>) {
         let name = node.metadata.name.to_string();
         let created = node.metadata.creation_timestamp.unwrap_or(Time(0));
         let current = node.condition("Ready").cloned();
@@ -318,7 +317,7 @@ impl NodeLifecycleController {
             },
         };
         // A renewed lease is a sign of life too.
-        let observed_lease = self.leases.get(&name).copied();
+        let observed_lease = lease_renew(leases, node);
         if let Some(renew) = observed_lease {
             if health.lease_renew.is_none_or(|saved| saved < renew) {
                 health.lease_renew = Some(renew);
@@ -366,7 +365,7 @@ impl NodeLifecycleController {
 
     /// `MarkPodsNotReady`: each pod's Ready condition to False, then a NodeNotReady event.
     fn mark_pods_not_ready(caches: &Caches, node: &str, writes: &mut Writes, now: Time) {
-        for object in caches.pods.on_node(node) {
+        for object in caches[Kind::Pod].on_node(node) {
             writes.pods.extend(pod_not_ready_call(object, now));
         }
     }
@@ -374,7 +373,7 @@ impl NodeLifecycleController {
     /// `processPod`: a pod newly bound to a node this controller holds not ready is marked
     /// not ready too.
     fn process_pod(&self, caches: &Caches, key: &ObjectKey, now: Time) -> Sync {
-        let Some(object) = caches.pods.get(key) else { return Sync::nothing() };
+        let Some(object) = caches[Kind::Pod].get(key) else { return Sync::nothing() };
         let Some(node) = object.as_pod().and_then(|p| p.node_name()) else { return Sync::nothing() };
         let ready = self.health.get(node).and_then(|h| h.saved_ready.as_ref()).map(|c| c.status.as_str());
         if ready.is_none_or(|s| s == "True") {
@@ -404,7 +403,7 @@ impl NodeLifecycleController {
 
     /// `monitorNodeHealth`.
     fn monitor(&mut self, caches: &Caches, writes: &mut Writes, now: Time) {
-        let nodes: Vec<&Node> = caches.nodes.iter().filter_map(|o| o.as_node()).collect();
+        let nodes: Vec<&Node> = caches[Kind::Node].iter().filter_map(|o| o.as_node()).collect();
         let present: VecSet<&str> = nodes.iter().map(|n| n.metadata.name.as_str()).collect();
         self.known.retain(|n| present.contains(n.as_str()));
         self.health.retain(|n, _| present.contains(n.as_str()));
@@ -420,7 +419,7 @@ impl NodeLifecycleController {
         }
         let mut zones: VecMap<String, Vec<bool>> = VecMap::new();
         for node in &nodes {
-            let (observed, current) = self.update_health(node, writes, now);
+            let (observed, current) = self.update_health(node, &caches[Kind::Lease], writes, now);
             if !node.metadata.labels.contains_key("node.kubernetes.io/exclude-disruption") {
                 zones.get_or_insert_with(zone_key(node), Vec::new).push(current.as_ref().is_some_and(|c| c.status == "True"));
             }
@@ -483,7 +482,7 @@ impl NodeLifecycleController {
             let Some(t) = self.tainters.get_mut(&zone) else { continue };
             while let Some(name) = next_to_taint(t, now) {
                 let key = ObjectKey::new(Kind::Node, "", &name);
-                let Some(node) = caches.nodes.get(&key).and_then(|o| o.as_node()) else {
+                let Some(node) = caches[Kind::Node].get(&key).and_then(|o| o.as_node()) else {
                     t.members.remove(&name);
                     continue;
                 };
@@ -522,7 +521,7 @@ impl NodeLifecycleController {
 
     /// `doNoScheduleTaintingPass`: NoSchedule taints mirror conditions and `unschedulable`.
     fn no_schedule_pass(&self, caches: &Caches, key: &ObjectKey) -> Sync {
-        let Some(node) = caches.nodes.get(key).and_then(|o| o.as_node()) else { return Sync::nothing() };
+        let Some(node) = caches[Kind::Node].get(key).and_then(|o| o.as_node()) else { return Sync::nothing() };
         let wanted = no_schedule_taints(node);
         let managed = |t: &Taint| t.effect == NO_SCHEDULE && (t.key == TAINT_UNSCHEDULABLE || condition_taint_key(&t.key));
         let present: Vec<&Taint> = node.spec.taints.iter().filter(|t| managed(t)).collect();
@@ -630,29 +629,30 @@ pub fn no_schedule_taints(node: &Node) -> Vec<Taint> {
     taints
 }
 
+/// The renew time of the node's lease in `kube-node-lease`, as the Lease informer last saw it.
+fn lease_renew(leases: &Store, node: &Node) -> Option<Time> {
+    let key = ObjectKey { kind: Kind::Lease, namespace: Name::new(LEASE_NAMESPACE), name: node.metadata.name.clone() };
+    leases.get(&key)?.as_lease()?.spec.renew_time.map(|t| t.0)
+}
+
 impl Controller for NodeLifecycleController {
     fn name(&self) -> &'static str {
         "node-lifecycle-controller"
     }
+    /// Leases too: a renewed lease is a sign of life, read from the Lease store.
+    fn watches(&self) -> &'static [Kind] {
+        &[Kind::Node, Kind::Pod, Kind::Lease]
+    }
     fn event_source(&self) -> &'static str {
         "node-controller"
-    }
-    fn observes_leases(&self) -> bool {
-        true
     }
 
     fn on_delta(&mut self, _caches: &Caches, delta: &Delta, _now: Time) -> Vec<ObjectKey> {
         let object = delta.object();
         let mut keys = Vec::new();
         match (object.kind(), delta) {
-            (Kind::Lease, Delta::Deleted(o)) if o.meta().namespace == LEASE_NAMESPACE => {
-                self.leases.remove(o.meta().name.as_str());
-            }
-            (Kind::Lease, _) if object.meta().namespace == LEASE_NAMESPACE => {
-                if let Some(renew) = object.as_lease().and_then(|l| l.spec.renew_time) {
-                    self.leases.insert(object.meta().name.to_string(), renew.0);
-                }
-            }
+            // A lease is read from the Lease store when the monitor pass looks at its node;
+            // its deltas enqueue nothing.
             (Kind::Node, Delta::Deleted(_)) => {}
             (Kind::Node, _) => keys.push(object.key()),
             // `podUpdated`: a pod that got (or changed) its node.
@@ -728,8 +728,7 @@ mod tests {
     struct World {
         nodes: Informer,
         pods: Informer,
-        empty: Informer,
-        empty2: Informer,
+        leases: Informer,
     }
 
     impl World {
@@ -737,18 +736,18 @@ mod tests {
             World {
                 nodes: Informer::from_objects(Kind::Node, nodes.into_iter().map(Object::Node)),
                 pods: Informer::from_objects(Kind::Pod, pods.into_iter().map(Object::Pod)),
-                empty: Informer::from_objects(Kind::ReplicaSet, []),
-                empty2: Informer::from_objects(Kind::Deployment, []),
+                leases: Informer::from_objects(Kind::Lease, []),
             }
         }
         fn caches(&self) -> Caches<'_> {
-            Caches { pods: &self.pods, replica_sets: &self.empty, deployments: &self.empty2, nodes: &self.nodes }
+            Caches::new([self.pods.store(), self.leases.store(), self.nodes.store()])
         }
     }
 
-    fn see_lease(c: &mut NodeLifecycleController, w: &World, name: &str, renew: Time) {
-        let caches = w.caches();
-        c.on_delta(&caches, &Delta::Added(std::rc::Rc::new(lease(name, renew))), renew);
+    /// The Lease informer delivers a renewal: into the store, and to the handler.
+    fn see_lease(c: &mut NodeLifecycleController, w: &mut World, name: &str, renew: Time) {
+        let delta = w.leases.apply(crate::store::ChangeType::Modified, std::rc::Rc::new(lease(name, renew)));
+        c.on_delta(&w.caches(), &delta, renew);
     }
 
     fn status_writes(sync: &Sync) -> Vec<Node> {
@@ -775,9 +774,9 @@ mod tests {
 
     #[test]
     fn a_stale_lease_makes_the_node_unknown_after_the_grace_period_only() {
-        let w = World::new(vec![node("node-1", "True", Time(0))], vec![]);
+        let mut w = World::new(vec![node("node-1", "True", Time(0))], vec![]);
         let mut c = NodeLifecycleController::new();
-        see_lease(&mut c, &w, "node-1", Time(0));
+        see_lease(&mut c, &mut w, "node-1", Time(0));
         let key = monitor_key();
         let first = c.reconcile(&key, &w.caches(), Time(0));
         assert!(status_writes(&first).is_empty());
@@ -804,12 +803,12 @@ mod tests {
 
     #[test]
     fn a_renewed_lease_keeps_the_node_ready() {
-        let w = World::new(vec![node("node-1", "True", Time(0))], vec![]);
+        let mut w = World::new(vec![node("node-1", "True", Time(0))], vec![]);
         let mut c = NodeLifecycleController::new();
         let key = monitor_key();
         for s in (0..=120).step_by(5) {
             if s % 10 == 0 {
-                see_lease(&mut c, &w, "node-1", Time(s * 1000));
+                see_lease(&mut c, &mut w, "node-1", Time(s * 1000));
             }
             let sync = c.reconcile(&key, &w.caches(), Time(s * 1000));
             assert!(status_writes(&sync).is_empty(), "at {s}s");

@@ -37,13 +37,12 @@ impl ReplicaSetController {
     fn controlling_rs(caches: &Caches, pod: &Object) -> Option<ObjectKey> {
         let owner = pod.meta().controller_ref().filter(|r| r.kind == "ReplicaSet")?;
         let key = ObjectKey::new(Kind::ReplicaSet, &pod.meta().namespace, &owner.name);
-        caches.replica_sets.get(&key).filter(|rs| rs.meta().uid == owner.uid).map(|_| key)
+        caches[Kind::ReplicaSet].get(&key).filter(|rs| rs.meta().uid == owner.uid).map(|_| key)
     }
 
     /// ReplicaSets whose selector matches an orphan pod (candidates to adopt it).
     fn matching_replica_sets(caches: &Caches, pod: &Object) -> Vec<ObjectKey> {
-        caches
-            .replica_sets
+        caches[Kind::ReplicaSet]
             .in_namespace(&pod.meta().namespace)
             .filter_map(|o| o.as_replica_set())
             .filter(|rs| !rs.spec.selector.is_empty() && rs.spec.selector.matches(&pod.meta().labels))
@@ -68,6 +67,9 @@ impl ReplicaSetController {
 impl Controller for ReplicaSetController {
     fn name(&self) -> &'static str {
         "replicaset-controller"
+    }
+    fn watches(&self) -> &'static [Kind] {
+        &[Kind::Pod, Kind::ReplicaSet]
     }
 
     fn on_delta(&mut self, caches: &Caches, delta: &Delta, _now: Time) -> Vec<ObjectKey> {
@@ -103,7 +105,7 @@ impl Controller for ReplicaSetController {
     }
 
     fn reconcile(&mut self, key: &ObjectKey, caches: &Caches, now: Time) -> Sync {
-        let Some(rs) = caches.replica_sets.get(key).and_then(|o| o.as_replica_set()) else {
+        let Some(rs) = caches[Kind::ReplicaSet].get(key).and_then(|o| o.as_replica_set()) else {
             self.expectations.forget(key);
             return Sync::nothing();
         };
@@ -239,12 +241,12 @@ fn claim_pods<'a>(caches: &'a Caches, rs: &ReplicaSet) -> (Vec<&'a Pod>, Vec<Cal
             answer
         }
     };
-    let mut owned: Vec<&Pod> = caches.pods.owned_by(&rs.metadata.uid).filter_map(|o| o.as_pod()).filter(|p| matches(p)).collect();
+    let mut owned: Vec<&Pod> = caches[Kind::Pod].owned_by(&rs.metadata.uid).filter_map(|o| o.as_pod()).filter(|p| matches(p)).collect();
     let mut adoptions = Vec::new();
     if rs.metadata.is_deleting() {
         return (owned, adoptions);
     }
-    for pod in caches.pods.owned_by("").filter_map(|o| o.as_pod()) {
+    for pod in caches[Kind::Pod].owned_by("").filter_map(|o| o.as_pod()) {
         if pod.metadata.namespace != rs.metadata.namespace || !matches(pod) || pod.metadata.is_deleting() {
             continue;
         }
@@ -289,10 +291,10 @@ pub fn pod_from_template(rs: &ReplicaSet) -> Pod {
 /// prefer deleting pods doubled up on a node.
 fn related_pods<'a>(caches: &'a Caches, rs: &ReplicaSet) -> Vec<&'a Pod> {
     let sibling_uids: Vec<String> = match rs.metadata.controller_ref() {
-        Some(owner) => caches.replica_sets.owned_by(&owner.uid).map(|o| o.meta().uid.to_string()).collect(),
+        Some(owner) => caches[Kind::ReplicaSet].owned_by(&owner.uid).map(|o| o.meta().uid.to_string()).collect(),
         None => vec![rs.metadata.uid.to_string()],
     };
-    sibling_uids.iter().flat_map(|uid| caches.pods.owned_by(uid)).filter_map(|o| o.as_pod()).collect()
+    sibling_uids.iter().flat_map(|uid| caches[Kind::Pod].owned_by(uid)).filter_map(|o| o.as_pod()).collect()
 }
 
 /// `getPodsToDelete`: the `n` pods to remove, ranked by `ActivePodsWithRanks.Less`.
@@ -508,7 +510,7 @@ mod tests {
             }
         }
         fn caches(&self) -> Caches<'_> {
-            Caches { pods: &self.pods, replica_sets: &self.rss, deployments: &self.deps, nodes: &self.nodes }
+            Caches::new([self.pods.store(), self.rss.store(), self.deps.store(), self.nodes.store()])
         }
     }
 

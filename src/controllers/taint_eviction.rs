@@ -180,7 +180,7 @@ impl TaintEvictionController {
 
     /// `handleNodeUpdate`, then the deletions that are due on the node.
     fn sync_node(&mut self, caches: &Caches, key: &ObjectKey, now: Time) -> Sync {
-        let Some(node) = caches.nodes.get(key).and_then(|o| o.as_node()) else {
+        let Some(node) = caches[Kind::Node].get(key).and_then(|o| o.as_node()) else {
             self.tainted.remove(key.name.as_str());
             return Sync::nothing();
         };
@@ -190,7 +190,7 @@ impl TaintEvictionController {
         } else {
             self.tainted.insert(key.name.to_string(), taints.clone());
         }
-        let pods: Vec<&Pod> = caches.pods.on_node(&key.name).filter_map(|o| o.as_pod()).collect();
+        let pods: Vec<&Pod> = caches[Kind::Pod].on_node(&key.name).filter_map(|o| o.as_pod()).collect();
         for pod in &pods {
             self.process_pod(pod, &taints, now);
         }
@@ -200,7 +200,7 @@ impl TaintEvictionController {
 
     /// `handlePodUpdate`, then its deletion if due.
     fn sync_pod(&mut self, caches: &Caches, key: &ObjectKey, now: Time) -> Sync {
-        let Some(pod) = caches.pods.get(key).and_then(|o| o.as_pod()) else {
+        let Some(pod) = caches[Kind::Pod].get(key).and_then(|o| o.as_pod()) else {
             self.cancel(key);
             return Sync::nothing();
         };
@@ -215,6 +215,9 @@ impl TaintEvictionController {
 impl Controller for TaintEvictionController {
     fn name(&self) -> &'static str {
         "taint-eviction-controller"
+    }
+    fn watches(&self) -> &'static [Kind] {
+        &[Kind::Node, Kind::Pod]
     }
 
     fn on_delta(&mut self, _caches: &Caches, delta: &Delta, _now: Time) -> Vec<ObjectKey> {
@@ -335,7 +338,7 @@ mod tests {
         let pods = Informer::from_objects(Kind::Pod, [patient, impatient, forever].map(Object::Pod));
         let nodes = Informer::from_objects(Kind::Node, [Object::Node(tainted_node())]);
         let (rs, d) = (Informer::from_objects(Kind::ReplicaSet, []), Informer::from_objects(Kind::Deployment, []));
-        let caches = Caches { pods: &pods, replica_sets: &rs, deployments: &d, nodes: &nodes };
+        let caches = Caches::new([pods.store(), rs.store(), d.store(), nodes.store()]);
         let mut c = TaintEvictionController::new();
         let node_key = ObjectKey::new(Kind::Node, "", "node-1");
         let sync = c.reconcile(&node_key, &caches, Time(1_000));
@@ -365,11 +368,11 @@ mod tests {
         let node_key = ObjectKey::new(Kind::Node, "", "node-1");
         let mut c = TaintEvictionController::new();
         let nodes = Informer::from_objects(Kind::Node, [Object::Node(tainted_node())]);
-        c.reconcile(&node_key, &Caches { pods: &pods, replica_sets: &rs, deployments: &d, nodes: &nodes }, Time(0));
+        c.reconcile(&node_key, &Caches::new([pods.store(), rs.store(), d.store(), nodes.store()]), Time(0));
         let mut healthy = tainted_node();
         healthy.spec.taints.clear();
         let nodes = Informer::from_objects(Kind::Node, [Object::Node(healthy)]);
-        let sync = c.reconcile(&node_key, &Caches { pods: &pods, replica_sets: &rs, deployments: &d, nodes: &nodes }, Time(100_000));
+        let sync = c.reconcile(&node_key, &Caches::new([pods.store(), rs.store(), d.store(), nodes.store()]), Time(100_000));
         assert!(deletes(&sync).is_empty());
         let events = c.take_events();
         assert_eq!(events.len(), 1);

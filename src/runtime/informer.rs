@@ -5,14 +5,15 @@
 //! revision is gone (410), it re-lists after a back-off of 800 ms doubling to 30 s, and the
 //! re-list is diffed against the cache so handlers see what changed while it was not watching —
 //! which is why a level-triggered controller recovers from missed events.
+//!
+//! The cache itself is a `store::Writer` the reflector alone writes; readers see it as a
+//! `store::Store` (an `Informer` derefs to its store).
 
-use super::fasthash::FastMap;
-use super::table::ObjectTable;
+use super::store::{Store, Writer, STANDARD_INDEXERS};
 use super::{Ctx, RequestId};
 use crate::api::{ApiRequest, ApiResponse, ApiResult, FieldFilter, ListRequest, WatchEvent, WatchId, WatchRequest};
-use crate::model::{Duration, Kind, Object, ObjectKey, Time};
+use crate::model::{Duration, Kind, Object, Time};
 use crate::store::ChangeType;
-use std::collections::BTreeSet;
 use std::rc::Rc;
 
 const INITIAL_BACKOFF: Duration = Duration::millis(800);
@@ -62,15 +63,8 @@ pub struct Informer {
     pub field: FieldFilter,
     state: ReflectorState,
     backoff: Duration,
-    /// Ordered for lists, hashed for the lookup every watch notification makes.
-    cache: ObjectTable,
-    /// Objects by their controller owner's UID (ReplicaSets' pods, Deployments' ReplicaSets), as
-    /// the cache's places in key order: a status write replaces the object at its place and
-    /// leaves the indexes alone; only a new key, a removal or a change of owner or node
-    /// touches them.
-    by_owner: FastMap<String, Vec<usize>>,
-    /// Pods by node name, the same way.
-    by_node: FastMap<String, Vec<usize>>,
+    /// The cache, with the owner and node indexes.
+    writer: Writer,
     /// Whether the first list has been applied (`HasSynced`).
     synced: bool,
 }
@@ -82,9 +76,7 @@ impl Informer {
             field,
             state: ReflectorState::Stopped,
             backoff: INITIAL_BACKOFF,
-            cache: ObjectTable::default(),
-            by_owner: FastMap::default(),
-            by_node: FastMap::default(),
+            writer: Writer::new(kind, STANDARD_INDEXERS),
             synced: false,
         }
     }
@@ -94,7 +86,7 @@ impl Informer {
     pub fn from_objects(kind: Kind, objects: impl IntoIterator<Item = Object>) -> Self {
         let mut informer = Informer::new(kind, FieldFilter::All);
         for object in objects {
-            informer.insert(object.key(), Rc::new(object));
+            informer.writer.insert(object.key(), Rc::new(object));
         }
         informer.synced = true;
         informer
@@ -102,24 +94,17 @@ impl Informer {
 
     /// Applies a change directly to the cache, as a watch event would (for tests and tools).
     pub fn apply(&mut self, type_: ChangeType, object: Rc<Object>) -> Delta {
-        let key = object.key();
-        match type_ {
-            ChangeType::Deleted => {
-                self.remove(&key);
-                Delta::Deleted(object)
-            }
-            _ => match self.insert(key, object.clone()) {
-                Some(old) => Delta::Updated { old, new: object },
-                None => Delta::Added(object),
-            },
-        }
+        self.writer.apply(type_, object)
+    }
+
+    /// The cache, read-only.
+    pub fn store(&self) -> &Store {
+        self.writer.as_reader()
     }
 
     /// Starts from nothing: an empty cache and a fresh LIST.
     pub fn start(&mut self, ctx: &mut Ctx) {
-        self.cache.clear();
-        self.by_owner.clear();
-        self.by_node.clear();
+        self.writer.clear();
         self.synced = false;
         self.backoff = INITIAL_BACKOFF;
         self.list(ctx);
@@ -157,7 +142,7 @@ impl Informer {
     pub fn handle_response(&mut self, ctx: &mut Ctx, id: RequestId, result: ApiResult) -> Vec<Delta> {
         match (&self.state, result) {
             (ReflectorState::Listing(r), Ok(ApiResponse::List { items, resource_version })) if *r == id => {
-                let deltas = self.replace(items);
+                let deltas = self.writer.replace(items);
                 self.synced = true;
                 let request = WatchRequest { kind: self.kind, field: self.field.clone(), resource_version, labels: None };
                 self.state = ReflectorState::OpeningWatch { request: ctx.send(ApiRequest::Watch(request)), resource_version };
@@ -194,17 +179,7 @@ impl Informer {
     pub fn handle_watch_event(&mut self, event: WatchEvent) -> Option<Delta> {
         let ReflectorState::Watching { resource_version, .. } = &mut self.state else { return None };
         *resource_version = (*resource_version).max(event.object.meta().resource_version);
-        let key = event.object.key();
-        match event.type_ {
-            ChangeType::Added | ChangeType::Modified => Some(match self.insert(key, event.object.clone()) {
-                Some(old) => Delta::Updated { old, new: event.object },
-                None => Delta::Added(event.object),
-            }),
-            ChangeType::Deleted => {
-                self.remove(&key);
-                Some(Delta::Deleted(event.object))
-            }
-        }
+        Some(self.writer.apply(event.type_, event.object))
     }
 
     /// The watch ended: after the back-off, watch again from the last revision seen.
@@ -237,128 +212,12 @@ impl Informer {
             _ => None,
         }
     }
-
-    /// Applies a LIST: what is new is Added, what changed Updated, what vanished Deleted.
-    fn replace(&mut self, items: Vec<Rc<Object>>) -> Vec<Delta> {
-        let mut deltas = Vec::new();
-        let mut fresh: BTreeSet<ObjectKey> = BTreeSet::new();
-        for item in items {
-            let key = item.key();
-            fresh.insert(key.clone());
-            match self.insert(key, item.clone()) {
-                Some(old) if old.meta().resource_version == item.meta().resource_version => {}
-                Some(old) => deltas.push(Delta::Updated { old, new: item }),
-                None => deltas.push(Delta::Added(item)),
-            }
-        }
-        let gone: Vec<ObjectKey> = self.cache.keys().filter(|k| !fresh.contains(*k)).cloned().collect();
-        for key in gone {
-            if let Some(old) = self.remove(&key) {
-                deltas.push(Delta::Deleted(old));
-            }
-        }
-        deltas
-    }
-
-    fn insert(&mut self, key: ObjectKey, object: Rc<Object>) -> Option<Rc<Object>> {
-        let (place, old) = self.cache.upsert_at(&key, object.clone());
-        let owner = owner_of(&object);
-        let node = node_of(&object);
-        if let Some(old) = &old {
-            // Most updates (status writes) keep the owner and the node: the indexes hold the
-            // cache's place, which now holds the new object, so they need no change at all.
-            if owner_of(old) == owner && node_of(old) == node {
-                return Some(old.clone());
-            }
-            self.unindex(place, &key, old);
-        }
-        let cache = &self.cache;
-        match self.by_owner.get_mut(owner) {
-            Some(places) => add_place(cache, places, place, &key),
-            None => add_place(cache, self.by_owner.entry(owner.to_string()).or_default(), place, &key),
-        }
-        if let Some(node) = node {
-            match self.by_node.get_mut(node) {
-                Some(places) => add_place(cache, places, place, &key),
-                None => add_place(cache, self.by_node.entry(node.to_string()).or_default(), place, &key),
-            }
-        }
-        old
-    }
-
-    fn remove(&mut self, key: &ObjectKey) -> Option<Rc<Object>> {
-        let place = self.cache.place(key)?;
-        let old = self.cache.get(key)?.clone();
-        self.unindex(place, key, &old);
-        self.cache.remove(key)
-    }
-
-    /// Takes `place` (holding `key`, last indexed as `old`) out of the owner and node indexes.
-    fn unindex(&mut self, place: usize, key: &ObjectKey, old: &Object) {
-        let cache = &self.cache;
-        if let Some(places) = self.by_owner.get_mut(owner_of(old)) {
-            remove_place(cache, places, place, key);
-        }
-        if let Some(places) = node_of(old).and_then(|node| self.by_node.get_mut(node)) {
-            remove_place(cache, places, place, key);
-        }
-    }
-
-    pub fn get(&self, key: &ObjectKey) -> Option<&Rc<Object>> {
-        self.cache.get(key)
-    }
-    pub fn len(&self) -> usize {
-        self.cache.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.cache.is_empty()
-    }
-    /// Every cached object, in key order.
-    pub fn iter(&self) -> impl Iterator<Item = &Rc<Object>> {
-        self.cache.values()
-    }
-    /// Cached objects in one namespace, in key order.
-    pub fn in_namespace<'a>(&'a self, namespace: &'a str) -> impl Iterator<Item = &'a Rc<Object>> + 'a {
-        let start = ObjectKey { kind: self.kind, namespace: namespace.into(), name: Default::default() };
-        self.cache.range_from(&start).take_while(move |(k, _)| k.namespace == namespace).map(|(_, v)| v)
-    }
-    /// Objects whose controller owner has this UID, in key order; `""` gives the orphans.
-    pub fn owned_by<'a>(&'a self, owner_uid: &str) -> impl Iterator<Item = &'a Rc<Object>> + 'a {
-        self.indexed(self.by_owner.get(owner_uid))
-    }
-    /// Pods bound to this node, in key order.
-    pub fn on_node<'a>(&'a self, node: &str) -> impl Iterator<Item = &'a Rc<Object>> + 'a {
-        self.indexed(self.by_node.get(node))
-    }
-    fn indexed<'a>(&'a self, places: Option<&'a Vec<usize>>) -> impl Iterator<Item = &'a Rc<Object>> + 'a {
-        places.into_iter().flatten().filter_map(|&p| self.cache.at(p)).map(|(_, o)| o)
-    }
 }
 
-/// The controller owner's UID (`""` for none), the key of the owner index.
-fn owner_of(object: &Object) -> &str {
-    object.meta().controller_ref().map(|r| r.uid.as_str()).unwrap_or_default()
-}
-
-fn node_of(object: &Object) -> Option<&str> {
-    object.as_pod().and_then(|p| p.node_name())
-}
-
-/// Where `key` is or belongs in an index's places, which are kept in key order.
-fn position(cache: &ObjectTable, places: &[usize], key: &ObjectKey) -> Result<usize, usize> {
-    places.binary_search_by(|&p| cache.at(p).map_or(std::cmp::Ordering::Less, |(k, _)| k.cmp(key)))
-}
-
-fn add_place(cache: &ObjectTable, places: &mut Vec<usize>, place: usize, key: &ObjectKey) {
-    if let Err(at) = position(cache, places, key) {
-        places.insert(at, place);
-    }
-}
-
-fn remove_place(cache: &ObjectTable, places: &mut Vec<usize>, place: usize, key: &ObjectKey) {
-    if let Ok(at) = position(cache, places, key) {
-        if places[at] == place {
-            places.remove(at);
-        }
+/// Readers see the cache: `informer.get(key)`, `informer.owned_by(uid)`.
+impl std::ops::Deref for Informer {
+    type Target = Store;
+    fn deref(&self) -> &Store {
+        self.writer.as_reader()
     }
 }

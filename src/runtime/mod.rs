@@ -10,6 +10,7 @@ pub mod expectations;
 pub mod fasthash;
 pub mod informer;
 pub mod slab;
+pub mod store;
 pub mod table;
 pub mod workqueue;
 

@@ -48,6 +48,12 @@ impl Controller for DeploymentController {
     fn name(&self) -> &'static str {
         "deployment-controller"
     }
+    /// Pods first: with the other controllers' declarations this starts the informers in the
+    /// order kube-controller-manager always started them here (pods, ReplicaSets,
+    /// Deployments, nodes, leases), so request ids and traces stay as they were.
+    fn watches(&self) -> &'static [Kind] {
+        &[Kind::Pod, Kind::ReplicaSet, Kind::Deployment]
+    }
 
     fn on_delta(&mut self, caches: &Caches, delta: &Delta, _now: Time) -> Vec<ObjectKey> {
         match delta.object().kind() {
@@ -63,7 +69,7 @@ impl Controller for DeploymentController {
 
     fn reconcile(&mut self, key: &ObjectKey, caches: &Caches, now: Time) -> Sync {
         let create_failure = self.create_failures.remove(key);
-        let Some(object) = caches.deployments.get(key) else { return Sync::nothing() };
+        let Some(object) = caches[Kind::Deployment].get(key) else { return Sync::nothing() };
         let Some(d) = object.as_deployment() else { return Sync::nothing() };
         let mut syncer = Syncer::new(caches, object, d, now);
         syncer.create_failure = create_failure;
@@ -161,7 +167,7 @@ impl Syncer<'_> {
         let (ns, uid) = (self.d.metadata.namespace.clone(), self.d.metadata.uid.clone());
         let deleting = self.d.metadata.is_deleting();
         let mut claimed = Vec::new();
-        for rs in caches.replica_sets.owned_by(&uid).filter_map(|o| o.as_replica_set()) {
+        for rs in caches[Kind::ReplicaSet].owned_by(&uid).filter_map(|o| o.as_replica_set()) {
             if rs.metadata.namespace != ns {
                 continue;
             }
@@ -176,7 +182,7 @@ impl Syncer<'_> {
         if !deleting {
             // The informer's owner index keeps the orphans (no controller) under "", in key
             // order, so this visits only them instead of every ReplicaSet in the namespace.
-            let orphans = caches.replica_sets.owned_by("").filter_map(|o| o.as_replica_set()).filter(|rs| {
+            let orphans = caches[Kind::ReplicaSet].owned_by("").filter_map(|o| o.as_replica_set()).filter(|rs| {
                 rs.metadata.namespace == ns
                     && rs.metadata.controller_ref().is_none()
                     && !rs.metadata.is_deleting()
@@ -237,14 +243,13 @@ fn resolve_controller_ref(caches: &Caches, namespace: &str, r: &OwnerReference) 
         return None;
     }
     let key = ObjectKey::new(Kind::Deployment, namespace, &r.name);
-    let d = caches.deployments.get(&key)?;
+    let d = caches[Kind::Deployment].get(&key)?;
     (d.meta().uid == r.uid).then_some(key)
 }
 
 /// `getDeploymentsForReplicaSet`: Deployments in the namespace whose selector matches.
 fn deployments_for_orphan(caches: &Caches, rs: &ReplicaSet) -> Vec<ObjectKey> {
-    caches
-        .deployments
+    caches[Kind::Deployment]
         .in_namespace(&rs.metadata.namespace)
         .filter(|o| o.as_deployment().is_some_and(|d| !d.spec.selector.is_empty() && d.spec.selector.matches(&rs.metadata.labels)))
         .map(|o| o.key())
@@ -258,16 +263,14 @@ fn deleted_pod_keys(caches: &Caches, pod: &Object) -> Vec<ObjectKey> {
     if strategy_type(d) != RECREATE {
         return Vec::new();
     }
-    let rs_uids: Vec<&str> = caches
-        .replica_sets
+    let rs_uids: Vec<&str> = caches[Kind::ReplicaSet]
         .owned_by(&d.metadata.uid)
         .filter_map(|o| o.as_replica_set())
         .filter(|rs| d.spec.selector.matches(&rs.metadata.labels))
         .map(|rs| rs.metadata.uid.as_str())
         .collect();
     let any_pod = rs_uids.iter().any(|uid| {
-        caches
-            .pods
+        caches[Kind::Pod]
             .owned_by(uid)
             .filter_map(|o| o.as_pod())
             .any(|p| p.metadata.namespace == d.metadata.namespace && d.spec.selector.matches(&p.metadata.labels))
@@ -283,9 +286,9 @@ fn deleted_pod_keys(caches: &Caches, pod: &Object) -> Vec<ObjectKey> {
 fn deployment_for_pod<'a>(caches: &'a Caches, pod: &Object) -> Option<(ObjectKey, &'a Deployment)> {
     let meta = pod.meta();
     let pod_ref = meta.controller_ref().filter(|r| r.kind == Kind::ReplicaSet.as_str())?;
-    let rs_obj = caches.replica_sets.get(&ObjectKey::new(Kind::ReplicaSet, &meta.namespace, &pod_ref.name))?;
+    let rs_obj = caches[Kind::ReplicaSet].get(&ObjectKey::new(Kind::ReplicaSet, &meta.namespace, &pod_ref.name))?;
     let rs = rs_obj.as_replica_set().filter(|rs| rs.metadata.uid == pod_ref.uid)?;
     let key = resolve_controller_ref(caches, &meta.namespace, rs.metadata.controller_ref()?)?;
-    let d = caches.deployments.get(&key)?.as_deployment()?;
+    let d = caches[Kind::Deployment].get(&key)?.as_deployment()?;
     Some((key, d))
 }

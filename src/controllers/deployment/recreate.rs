@@ -57,8 +57,7 @@ impl Syncer<'_> {
         let new_uid = new.map(|rs| rs.metadata.uid.as_str());
         let selector = &self.d.spec.selector;
         rs_list.iter().filter(|rs| Some(rs.metadata.uid.as_str()) != new_uid && !rs.metadata.uid.is_empty()).any(|rs| {
-            self.caches
-                .pods
+            self.caches[Kind::Pod]
                 .owned_by(&rs.metadata.uid)
                 .filter_map(|o| o.as_pod())
                 .filter(|p| p.metadata.namespace == self.d.metadata.namespace && selector.matches(&p.metadata.labels))

@@ -224,7 +224,7 @@ impl<'a> Syncer<'a> {
         // Upstream learns that the name is taken from the create's AlreadyExists answer and then
         // looks the ReplicaSet up in its cache; looking first decides the same thing.
         let key = ObjectKey::new(Kind::ReplicaSet, &self.d.metadata.namespace, &name);
-        if let Some(existing) = self.caches.replica_sets.get(&key).and_then(|o| o.as_replica_set()) {
+        if let Some(existing) = self.caches[Kind::ReplicaSet].get(&key).and_then(|o| o.as_replica_set()) {
             return self.name_taken(Rc::new(existing.clone()), new_revision);
         }
 

@@ -37,7 +37,7 @@ struct World {
 
 macro_rules! caches {
     ($w:expr) => {
-        Caches { pods: &$w.pods, replica_sets: &$w.rss, deployments: &$w.deps, nodes: &$w.nodes }
+        Caches::new([$w.pods.store(), $w.rss.store(), $w.deps.store(), $w.nodes.store()])
     };
 }
 
@@ -695,7 +695,7 @@ fn proportional_scaling_matches_the_upstream_unit_tests() {
         let deps = Informer::from_objects(Kind::Deployment, [Object::Deployment(d)]);
         let rss = Informer::from_objects(Kind::ReplicaSet, objects);
         let pods = Informer::from_objects(Kind::Pod, []);
-        let caches = Caches { pods: &pods, replica_sets: &rss, deployments: &deps, nodes: &pods };
+        let caches = Caches::new([pods.store(), rss.store(), deps.store()]);
         let sync = DeploymentController::new().reconcile(&dkey("web"), &caches, Time(20_000));
         let mut sizes: BTreeMap<String, i32> = BTreeMap::new();
         for call in sync.steps.iter().flatten() {
@@ -745,8 +745,8 @@ fn cleanup_deletes_only_fully_scaled_down_observed_replica_sets() {
     let mut d = web(1, "nginx");
     d.spec.revision_history_limit = Some(0);
     let deps = Informer::from_objects(Kind::Deployment, [Object::Deployment(d.clone())]);
-    let empty = Informer::from_objects(Kind::Pod, []);
-    let caches = Caches { pods: &empty, replica_sets: &empty, deployments: &deps, nodes: &empty };
+    let (empty, no_rss) = (Informer::from_objects(Kind::Pod, []), Informer::from_objects(Kind::ReplicaSet, []));
+    let caches = Caches::new([empty.store(), no_rss.store(), deps.store()]);
     let object = Object::Deployment(d);
     let Some(d) = object.as_deployment() else { unreachable!() };
     let mut s = Syncer::new(&caches, &object, d, Time(0));
@@ -906,12 +906,12 @@ fn odd_objects_never_make_a_sync_panic() {
     let deps = Informer::from_objects(Kind::Deployment, [Object::Deployment(d.clone())]);
     let rss = Informer::from_objects(Kind::ReplicaSet, [Object::ReplicaSet(rs)]);
     let pods = Informer::from_objects(Kind::Pod, []);
-    let caches = Caches { pods: &pods, replica_sets: &rss, deployments: &deps, nodes: &pods };
+    let caches = Caches::new([pods.store(), rss.store(), deps.store()]);
     for strategy in [ROLLING_UPDATE, RECREATE, "Bogus"] {
         let mut odd = d.clone();
         odd.spec.strategy.type_ = Some(strategy.into());
         let deps = Informer::from_objects(Kind::Deployment, [Object::Deployment(odd)]);
-        let caches = Caches { deployments: &deps, ..caches };
+        let caches = Caches::new([pods.store(), rss.store(), deps.store()]);
         let _ = DeploymentController::new().reconcile(&dkey("web"), &caches, Time(u64::MAX - 1));
     }
     assert!(DeploymentController::new().reconcile(&dkey("absent"), &caches, Time(0)).steps.is_empty());
