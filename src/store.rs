@@ -4,9 +4,13 @@
 //! demand the revision it last saw (compare-and-swap), which is how optimistic concurrency and the
 //! 409 Conflict arise. A change log backs watches from a past revision until it is compacted,
 //! after which such a watch is told the revision is gone (410) and the client must re-list.
+//! A key may be put with a lease (`lease.rs`); when the lease runs out, etcd deletes the key.
 
-use crate::model::{Kind, Object, ObjectKey, Shared};
+pub mod lease;
+
+use crate::model::{Duration, Kind, Object, ObjectKey, Shared, Time};
 use crate::runtime::table::ObjectTable;
+use lease::{LeaseId, Lessor};
 use std::collections::VecDeque;
 use std::rc::Rc;
 
@@ -47,6 +51,8 @@ pub enum StoreError {
     NotFound,
     /// The stored revision differs from the one the writer expected.
     Conflict,
+    /// A put named a lease that has expired or was never granted.
+    LeaseNotFound,
     /// The watch asked for a revision older than the oldest kept.
     Compacted { oldest: u64 },
 }
@@ -56,6 +62,7 @@ pub enum StoreError {
 pub struct Snapshot {
     pub revision: u64,
     objects: ObjectTable,
+    leases: Lessor,
 }
 
 impl Snapshot {
@@ -76,6 +83,7 @@ pub struct Etcd {
     log: VecDeque<Change>,
     /// Revisions at or below this one are compacted away.
     compacted: u64,
+    leases: Lessor,
 }
 
 impl Etcd {
@@ -113,22 +121,37 @@ impl Etcd {
     }
 
     /// Stores a new key. The object's `resourceVersion` becomes the new revision.
-    pub fn create(&mut self, mut object: Object) -> Result<Change, StoreError> {
+    pub fn create(&mut self, object: Object) -> Result<Change, StoreError> {
+        self.create_leased(object, None)
+    }
+
+    /// `create`, the key put with `lease` (deleted when it expires) when one is given.
+    pub fn create_leased(&mut self, mut object: Object, lease: Option<LeaseId>) -> Result<Change, StoreError> {
         let key = object.key();
         if self.objects.contains_key(&key) {
             return Err(StoreError::Exists);
         }
+        self.check_lease(lease)?;
         self.revision += 1;
         object.meta_mut().resource_version = self.revision;
         let object = Rc::new(object);
+        self.attach(lease, &key);
         self.objects.insert(key, object.clone());
         Ok(self.record(ChangeType::Added, object, None))
     }
 
     /// Replaces a key. With `expected` set, the write succeeds only if the stored revision matches.
-    pub fn update(&mut self, mut object: Object, expected: Option<u64>) -> Result<Change, StoreError> {
+    /// A put without a lease: the key leaves the lease it had, if any.
+    pub fn update(&mut self, object: Object, expected: Option<u64>) -> Result<Change, StoreError> {
+        self.update_leased(object, expected, None)
+    }
+
+    /// `update`, the key put with `lease` when one is given (its expiry starts again).
+    pub fn update_leased(&mut self, mut object: Object, expected: Option<u64>, lease: Option<LeaseId>) -> Result<Change, StoreError> {
+        self.check_lease(lease)?;
+        let key = object.key();
         // One hash lookup, and the ordered tree untouched: an update replaces the value in place.
-        let slot = self.objects.get_mut(&object.key()).ok_or(StoreError::NotFound)?;
+        let slot = self.objects.get_mut(&key).ok_or(StoreError::NotFound)?;
         if expected.is_some_and(|rv| rv != slot.meta().resource_version) {
             return Err(StoreError::Conflict);
         }
@@ -137,7 +160,47 @@ impl Etcd {
         share_unchanged_parts(&mut object, slot);
         let object = Rc::new(object);
         let prev = std::mem::replace(slot, object.clone());
+        self.attach(lease, &key);
         Ok(self.record(ChangeType::Modified, object, Some(prev)))
+    }
+
+    /// `etcdctl lease grant`: a lease that expires `ttl` after `now`.
+    pub fn grant_lease(&mut self, now: Time, ttl: Duration) -> LeaseId {
+        self.leases.grant(now, ttl)
+    }
+
+    /// The leases etcd holds.
+    pub fn leases(&self) -> &Lessor {
+        &self.leases
+    }
+
+    fn check_lease(&self, lease: Option<LeaseId>) -> Result<(), StoreError> {
+        match lease {
+            Some(id) if !self.leases.is_live(id) => Err(StoreError::LeaseNotFound),
+            _ => Ok(()),
+        }
+    }
+
+    /// Attaches the key just written at the current revision to `lease`.
+    fn attach(&mut self, lease: Option<LeaseId>, key: &ObjectKey) {
+        if let Some(id) = lease {
+            self.leases.attach(id, key.clone(), self.revision);
+        }
+    }
+
+    /// Revokes every lease expired at `now` and deletes the keys still attached to each (those
+    /// whose last put was made with it), one deletion per key, oldest lease first. Returns the
+    /// deletions, for the watchers.
+    pub fn expire_leases(&mut self, now: Time) -> Vec<Change> {
+        let mut deleted = Vec::new();
+        while let Some(puts) = self.leases.take_expired(now) {
+            for (key, revision) in puts {
+                if self.objects.get(&key).is_some_and(|o| o.meta().resource_version == revision) {
+                    deleted.extend(self.delete(&key, None).ok());
+                }
+            }
+        }
+        deleted
     }
 
     /// Removes a key, optionally only if its revision matches.
@@ -179,14 +242,15 @@ impl Etcd {
     }
 
     pub fn snapshot(&self) -> Snapshot {
-        Snapshot { revision: self.revision, objects: self.objects.clone() }
+        Snapshot { revision: self.revision, objects: self.objects.clone(), leases: self.leases.clone() }
     }
 
     /// Restores a snapshot. Like `etcdutl snapshot restore`, the revision never goes backwards:
     /// it continues from the higher of the two, and history before the restore is compacted,
-    /// so every watcher must re-list.
+    /// so every watcher must re-list. The leases come back with the expiry times they had.
     pub fn restore(&mut self, snapshot: &Snapshot) {
         self.objects = snapshot.objects.clone();
+        self.leases.restore(&snapshot.leases);
         self.revision = self.revision.max(snapshot.revision) + 1;
         self.log.clear();
         self.compacted = self.revision;
@@ -196,6 +260,7 @@ impl Etcd {
     /// that reconnect are forced to re-list rather than trusting a revision that was reused.
     pub fn wipe(&mut self) {
         self.objects.clear();
+        self.leases.clear();
         self.log.clear();
         self.revision += 1;
         self.compacted = self.revision;
@@ -304,6 +369,26 @@ mod tests {
         etcd.restore(&snap);
         let names: Vec<_> = etcd.list(Kind::Pod, None).map(|o| o.meta().name.to_string()).collect();
         assert_eq!((names, etcd.len()), (vec!["0".to_string(), "a".into(), "c".into()], 3));
+    }
+
+    #[test]
+    fn a_key_belongs_to_the_lease_of_its_last_put_and_a_snapshot_keeps_the_leases() {
+        let mut etcd = Etcd::new();
+        let lease = etcd.grant_lease(Time(0), Duration::secs(10));
+        etcd.create_leased(pod("a"), Some(lease)).unwrap();
+        etcd.create_leased(pod("b"), Some(lease)).unwrap();
+        // A put without a lease takes b off it.
+        etcd.update(pod("b"), None).unwrap();
+        let snap = etcd.snapshot();
+        let names = |changes: Vec<Change>| changes.iter().map(|c| c.object.meta().name.to_string()).collect::<Vec<_>>();
+        assert_eq!(names(etcd.expire_leases(Time(10_000))), ["a"]);
+        assert_eq!(etcd.len(), 1);
+        assert_eq!(etcd.update_leased(pod("b"), None, Some(lease)).unwrap_err(), StoreError::LeaseNotFound);
+        etcd.restore(&snap);
+        assert_eq!(etcd.len(), 2);
+        let next = etcd.grant_lease(Time(0), Duration::secs(10));
+        assert!(next > lease, "a restore never hands out an id again");
+        assert_eq!(names(etcd.expire_leases(Time(10_000))), ["a"]);
     }
 
     #[test]

@@ -291,3 +291,51 @@ fn a_failed_key_waits_once_in_the_delaying_queue_so_a_converged_cluster_stops_sy
     let after = replica_set_turns(&sim);
     assert!(after - before <= 1, "the ReplicaSet loop synced {} times in 30 s of a steady cluster", after - before);
 }
+
+/// kube-apiserver's `--event-ttl` (1 h): each Event is put in etcd with a lease, which etcd
+/// expires an hour after the Event's last write. kube-apiserver reuses one lease for a minute of
+/// writes and grants it for 61 minutes, so an Event goes between 60 and 61 minutes after its
+/// last write; a repeat's count bump is a write and starts the hour again.
+#[test]
+fn events_expire_one_hour_after_their_last_write() {
+    let mut sim = with_web(1);
+    let written: Vec<(String, Time)> =
+        sim.objects(Kind::Event).filter_map(|o| o.as_event()).map(|e| (e.metadata.name.to_string(), e.last_timestamp.unwrap())).collect();
+    assert!(written.len() >= 5, "Scheduled, Pulled, Created, Started, SuccessfulCreate, ScalingReplicaSet: {}", written.len());
+    let exists = |sim: &Sim, name: &str| sim.api().get(&ObjectKey::new(Kind::Event, "default", name)).is_some();
+    // Half an hour on, the recorder writes the Scheduled event again, as a repeat: count 2.
+    sim.advance(Duration::mins(30));
+    let mut repeat = events(&sim, "Scheduled")[0].clone();
+    let renewed = repeat.metadata.name.to_string();
+    repeat.count = 2;
+    repeat.last_timestamp = Some(sim.now());
+    sim.submit(ApiRequest::Update(Object::Event(repeat))).unwrap();
+    let renewed_at = sim.now();
+    let last_write = *written.iter().map(|(_, t)| t).max().unwrap();
+    sim.run_until(written.iter().map(|(_, t)| *t).min().unwrap() + Duration::mins(60));
+    assert!(written.iter().all(|(name, _)| exists(&sim, name)), "no Event goes within the hour");
+    // Second by second through the next two minutes: each goes within 61 minutes of its write.
+    let mut gone_at: Vec<(String, Time)> = Vec::new();
+    while sim.now() < last_write + Duration::mins(62) {
+        sim.advance(Duration::secs(1));
+        for (name, at) in &written {
+            if !exists(&sim, name) && !gone_at.iter().any(|(n, _)| n == name) {
+                gone_at.push((name.clone(), sim.now()));
+                let age = sim.now().since(*at);
+                assert!(age > Duration::mins(60) && age <= Duration::secs(61 * 60 + 1), "{name} went {age} after its write");
+            }
+        }
+    }
+    assert_eq!(gone_at.len(), written.len() - 1, "every Event but the renewed one is gone: {gone_at:?}");
+    assert!(exists(&sim, &renewed), "the repeat renewed {renewed} for another hour");
+    // A watcher hears the expiry as any deletion: DELETED in etcd's change log.
+    let history = sim.api().etcd.changes_since(sim.api().etcd.compacted_revision()).unwrap();
+    let deleted = history.filter(|c| c.object.kind() == Kind::Event && c.type_ == kubeloop::store::ChangeType::Deleted).count();
+    assert_eq!(deleted, written.len() - 1);
+    sim.run_until(renewed_at + Duration::mins(60));
+    assert!(exists(&sim, &renewed));
+    sim.run_until(renewed_at + Duration::mins(61) + Duration::secs(1));
+    assert!(!exists(&sim, &renewed), "an hour after its last write");
+    assert_eq!(sim.objects(Kind::Event).count(), 0);
+    assert_invariants(&sim);
+}

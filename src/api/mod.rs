@@ -7,6 +7,7 @@
 
 pub mod defaults;
 pub mod errors;
+pub mod lease_manager;
 pub mod validation;
 pub mod watch;
 
@@ -171,6 +172,8 @@ pub struct ApiServer {
     /// The oldest revision the watch cache can serve from. A freshly started API server fills its
     /// cache with a list at the current revision, so a watch from before it is 410 Gone.
     watch_cache_floor: u64,
+    /// The etcd lease Events are being put with (`--event-ttl`).
+    event_leases: lease_manager::LeaseManager,
 }
 
 impl ApiServer {
@@ -186,8 +189,8 @@ impl ApiServer {
     pub fn handle(&mut self, now: Time, rng: &mut Rng, request: ApiRequest) -> Handled {
         let outcome = match request {
             ApiRequest::Create(o) => self.create(now, rng, o),
-            ApiRequest::Update(o) => self.update(o, false),
-            ApiRequest::UpdateStatus(o) => self.update(o, true),
+            ApiRequest::Update(o) => self.update(now, o, false),
+            ApiRequest::UpdateStatus(o) => self.update(now, o, true),
             ApiRequest::Delete(d) => self.delete(now, d),
             ApiRequest::Evict(d) if d.key.kind == Kind::Pod => self.delete(now, d),
             ApiRequest::Evict(d) => Err(ApiError::not_found(d.key.kind, &d.key.name)),
@@ -202,16 +205,37 @@ impl ApiServer {
             ApiRequest::Watch(w) => return self.watch(w),
         };
         match outcome {
-            Ok(Written::Changed(change)) => {
-                self.index(&change);
-                let notifications = self.watches.fan_out(&change);
-                Handled { result: Ok(ApiResponse::Object(change.object)), notifications, revision: Some(change.revision) }
-            }
+            Ok(Written::Changed(change)) => self.committed(change),
             Ok(Written::Unchanged(current)) => {
                 Handled { result: Ok(ApiResponse::Object(current)), notifications: Vec::new(), revision: None }
             }
             Err(e) => Handled { result: Err(e), notifications: Vec::new(), revision: None },
         }
+    }
+
+    /// A change etcd committed: indexed, and fanned out to the watches that must hear of it.
+    fn committed(&mut self, change: Change) -> Handled {
+        self.index(&change);
+        let notifications = self.watches.fan_out(&change);
+        Handled { result: Ok(ApiResponse::Object(change.object)), notifications, revision: Some(change.revision) }
+    }
+
+    /// When etcd next expires a lease (an Event's `--event-ttl` running out), if any is live.
+    pub fn next_expiry(&self) -> Option<Time> {
+        self.etcd.leases().next_expiry()
+    }
+
+    /// etcd deletes the keys of the leases that ran out by `now`; kube-apiserver's watch of etcd
+    /// sees each deletion and its watchers hear DELETED, as for any other. One `Handled` per
+    /// deletion, in etcd's order.
+    pub fn expire_leases(&mut self, now: Time) -> Vec<Handled> {
+        let deleted = self.etcd.expire_leases(now);
+        deleted.into_iter().map(|change| self.committed(change)).collect()
+    }
+
+    /// The lease for an Event written at `now`, or none for any other kind.
+    fn lease_for(&mut self, now: Time, kind: Kind) -> Option<crate::store::lease::LeaseId> {
+        (kind == Kind::Event).then(|| self.event_leases.lease_for(now, lease_manager::EVENT_TTL, &mut self.etcd))
     }
 
     fn index(&mut self, change: &Change) {
@@ -236,9 +260,11 @@ impl ApiServer {
         }
     }
 
-    /// Rebuilds indexes after etcd's content changed under us (restore, wipe).
+    /// Rebuilds indexes after etcd's content changed under us (restore, wipe). The lease being
+    /// reused may be gone with the old content, so the next Event write is granted a new one.
     pub fn reindex(&mut self) {
         self.pods_by_node.clear();
+        self.event_leases = Default::default();
         let pods: Vec<(String, ObjectKey)> =
             self.etcd.list(Kind::Pod, None).filter_map(|o| Some((o.as_pod()?.node_name()?.to_string(), o.key()))).collect();
         for (node, key) in pods {
@@ -323,10 +349,11 @@ impl ApiServer {
             meta.generation = 1;
         }
         let name = meta.name.clone();
-        self.etcd.create(object).map(Written::Changed).map_err(|_| ApiError::already_exists(kind, &name))
+        let lease = self.lease_for(now, kind);
+        self.etcd.create_leased(object, lease).map(Written::Changed).map_err(|_| ApiError::already_exists(kind, &name))
     }
 
-    fn update(&mut self, mut object: Object, status_only: bool) -> Result<Written, ApiError> {
+    fn update(&mut self, now: Time, mut object: Object, status_only: bool) -> Result<Written, ApiError> {
         let kind = object.kind();
         if kind.namespaced() && object.meta().namespace.is_empty() {
             object.meta_mut().namespace = "default".into();
@@ -364,7 +391,10 @@ impl ApiServer {
             return Ok(Written::Unchanged(current));
         }
         next.meta_mut().resource_version = requested_rv;
-        self.etcd.update(next, None).map(Written::Changed).map_err(|_| ApiError::conflict(kind, &key.name))
+        // Only a write that changes something renews an Event's lease, as the storage layer
+        // skips a put of the same bytes.
+        let lease = self.lease_for(now, kind);
+        self.etcd.update_leased(next, None, lease).map(Written::Changed).map_err(|_| ApiError::conflict(kind, &key.name))
     }
 
     fn delete(&mut self, now: Time, d: DeleteRequest) -> Result<Written, ApiError> {

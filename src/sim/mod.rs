@@ -432,6 +432,7 @@ impl Sim {
         let delivery = self.parked.take(parked).expect("a queued delivery is parked");
         self.now = self.now.max(at);
         self.compact_if_due();
+        self.expire_if_due();
         self.deliver(delivery);
         self.check_if_asked();
         true
@@ -451,6 +452,7 @@ impl Sim {
         }
         self.now = self.now.max(until);
         self.compact_if_due();
+        self.expire_if_due();
     }
 
     pub fn advance(&mut self, d: Duration) {
@@ -677,6 +679,30 @@ impl Sim {
             self.api.etcd.compact(self.compact_to);
             self.compact_to = self.api.etcd.revision();
             self.next_compaction = self.next_compaction + ETCD_COMPACTION_INTERVAL;
+        }
+    }
+
+    /// etcd expires the leases that have run out (Events past kube-apiserver's `--event-ttl`):
+    /// checked, like compaction, whenever the clock moves, so it costs one comparison until a
+    /// lease is due. Each deletion is etcd's own, traced from etcd to kube-apiserver, and its
+    /// watchers hear DELETED with the usual latency. A stopped etcd expires nothing; it catches
+    /// up once it runs again.
+    fn expire_if_due(&mut self) {
+        if self.faults.etcd_down || self.api.next_expiry().is_none_or(|t| t > self.now) {
+            return;
+        }
+        for handled in self.api.expire_leases(self.now) {
+            let (Some(rev), Ok(response)) = (handled.revision, &handled.result) else { continue };
+            self.text.clear();
+            self.text.push_str("rev ");
+            push_decimal(&mut self.text, rev);
+            let object: &dyn std::fmt::Display = match response.object() {
+                Some(o) => &o.key_ref(),
+                None => &"",
+            };
+            self.trace.record_text(self.now, self.now, "etcd", "kube-apiserver", MessageKind::EtcdWrite, &self.text, object);
+            self.invariants.observe_revision(rev, &mut self.violations);
+            self.schedule_notifications(self.now, handled.notifications);
         }
     }
 
