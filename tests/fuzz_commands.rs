@@ -184,7 +184,22 @@ const GOOD_LINES: &[&str] = &[
 ];
 
 /// Prefixes a failed command's first stderr line may start with: kubectl's error forms.
-const ERROR_PREFIXES: &[&str] = &["error: ", "Error from server (", "The ", "You must specify", "warning: ", "Warning: "];
+/// How a failed command's stderr may begin. Besides kubectl's standard forms, `apply -f` and
+/// `create -f` of a file with several failed documents print each error raw, one a line
+/// (kubectl's `MultipleErrors`): the builder's own errors, or their aggregate as `[a, b]`.
+const ERROR_PREFIXES: &[&str] = &[
+    "error: ",
+    "Error from server (",
+    "The ",
+    "You must specify",
+    "warning: ",
+    "Warning: ",
+    "unable to decode \"",
+    "resource mapping not found for name: ",
+    "the namespace from the provided object ",
+    "error when retrieving current configuration of:",
+    "[",
+];
 
 /// The longest simulated span a generated command may ask for, so the test stays fast once
 /// every component runs.

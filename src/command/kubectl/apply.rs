@@ -4,7 +4,10 @@
 //! Loading follows kubectl's decoder: a YAML stream of documents (or JSON), `List` objects
 //! expanded, empty documents skipped, `kind` and `apiVersion` mapped to a served resource, and
 //! fields kubeloop does not model ignored (so the documentation's manifests apply unchanged).
-//! All documents are decoded before anything is sent, so a broken file changes nothing.
+//! As kubectl's builder reads with `ContinueOnError`, a document that cannot be decoded or whose
+//! kind is not served fails alone: every other document is applied, in order, and each failure
+//! is reported at the end (`failures.rs`), exit status 1. A file that is not YAML at all
+//! changes nothing.
 //!
 //! Apply is a three-way merge, as kubectl's is: the new manifest, the previous one (kept in the
 //! `kubectl.kubernetes.io/last-applied-configuration` annotation) and the live object. Fields
@@ -13,8 +16,9 @@
 //! annotations) stays. Lists are replaced whole rather than merged by key, which gives the same
 //! result for the fields kubeloop models because the API server re-applies its defaults.
 
+use super::failures::{report_apply, report_create, Failure};
 use super::{check_namespace, flags, submit, usage_error};
-use crate::api::{defaults, validation, ApiError, ApiRequest, Reason};
+use crate::api::{defaults, validation, ApiError, ApiRequest};
 use crate::command::parse::{FlagKind, FlagSpec, Flags};
 use crate::command::printers::json_text;
 use crate::command::resources::kind_string;
@@ -83,12 +87,19 @@ pub fn read_sources(session: &Session, filenames: &[String], stdin: Option<&str>
 
 /// Decodes every document of every source, or fails with kubectl's message for the first bad one.
 pub fn load(sources: &[(String, String)]) -> Result<Vec<Manifest>, String> {
+    load_each(sources)?.into_iter().map(|d| d.map_err(|f| f.alone())).collect()
+}
+
+/// Decodes every document of every source, each on its own: a manifest, or why kubectl could
+/// not make one of it. Only a source that is not YAML at all fails the whole.
+pub fn load_each(sources: &[(String, String)]) -> Result<Vec<Result<Manifest, Failure>>, String> {
     let mut out = Vec::new();
     for (source, text) in sources {
         let docs = documents(text).map_err(|e| format!("error: error parsing {source}: error converting YAML to JSON: yaml: {e}"))?;
         for doc in docs {
-            for raw in expand_list(doc, source)? {
-                out.push(decode(raw, source)?);
+            match expand_list(doc, source) {
+                Ok(items) => out.extend(items.into_iter().map(|raw| decode(raw, source))),
+                Err(e) => out.push(Err(Failure::client(&e))),
             }
         }
     }
@@ -124,38 +135,36 @@ fn expand_list(doc: Value, source: &str) -> Result<Vec<Value>, String> {
     Ok(vec![doc])
 }
 
-fn decode(raw: Value, source: &str) -> Result<Manifest, String> {
-    let compact = serde_json::to_string(&raw).unwrap_or_default();
+fn decode(raw: Value, source: &str) -> Result<Manifest, Failure> {
     let kind = raw.get("kind").and_then(Value::as_str).unwrap_or("");
     let api_version = raw.get("apiVersion").and_then(Value::as_str).unwrap_or("");
     if kind.is_empty() {
-        return Err(format!("error: unable to decode {source:?}: Object 'Kind' is missing in '{compact}'"));
+        let compact = serde_json::to_string(&raw).unwrap_or_default();
+        return Err(Failure::Client(format!("unable to decode {source:?}: Object 'Kind' is missing in '{compact}'")));
     }
     let meta = raw.get("metadata");
     let name = meta.and_then(|m| m.get("name")).and_then(Value::as_str).unwrap_or("");
     let ns = meta.and_then(|m| m.get("namespace")).and_then(Value::as_str).unwrap_or("");
     let served = Kind::from_kind_str(kind).filter(|k| k.api_version() == api_version);
     let Some(k) = served else {
-        return Err(format!(
-            "error: resource mapping not found for name: {name:?} namespace: {ns:?} from {source:?}: no matches for kind {kind:?} in version {api_version:?}\nensure CRDs are installed first"
-        ));
+        return Err(Failure::Client(format!(
+            "resource mapping not found for name: {name:?} namespace: {ns:?} from {source:?}: no matches for kind {kind:?} in version {api_version:?}\nensure CRDs are installed first"
+        )));
     };
+    // kubectl sends what it mapped; the API server is the one that cannot decode it.
     let object = Object::from_json(raw.clone()).map_err(|e| {
         let detail = e.split_once(": ").map(|(_, d)| d).unwrap_or(&e);
-        format!(
-            "Error from server (BadRequest): error when creating {source:?}: {kind} in version {:?} cannot be handled as a {kind}: {detail}",
-            k.api_version().rsplit('/').next().unwrap_or("v1")
-        )
+        let message =
+            format!("{kind} in version {:?} cannot be handled as a {kind}: {detail}", k.api_version().rsplit('/').next().unwrap_or("v1"));
+        let error = ApiError::new(crate::api::Reason::BadRequest, message);
+        Failure::Server { error, verb: "creating", source: source.to_string(), kind: k }
     })?;
     Ok(Manifest { object, raw, source: source.to_string() })
 }
 
-/// What kubectl prints for a failed write from a file.
-pub fn source_error(e: &ApiError, verb: &str, source: &str) -> String {
-    if e.reason == Reason::Invalid {
-        return e.kubectl_message();
-    }
-    format!("Error from server ({}): error when {verb} {source:?}: {}", e.reason.as_str(), e.message)
+/// A write from `source` the API server refused.
+fn refused(error: ApiError, verb: &'static str, source: &str, kind: Kind) -> Failure {
+    Failure::Server { error, verb, source: source.to_string(), kind }
 }
 
 /// Sets the manifest's namespace from `-n` (or `default`), refusing a conflicting one.
@@ -204,17 +213,32 @@ pub fn run_apply(session: &mut Session, args: &[String], stdin: Option<String>) 
             "error: unable to match a printer suitable for the output format {o:?}, allowed formats are: json,name,yaml"
         ));
     }
-    let manifests = match read_sources(session, &filenames, stdin.as_deref()).and_then(|s| load(&s)) {
-        Ok(m) => m,
+    let documents = match read_sources(session, &filenames, stdin.as_deref()).and_then(|s| load_each(&s)) {
+        Ok(d) => d,
         Err(e) => return CommandOutput::err(e),
     };
     let ns = super::namespace(&f);
     let mut out = CommandOutput::empty();
-    for mut m in manifests {
+    // kubectl's builder reports what it could not read; apply then reports what it could not send.
+    let (mut builder, mut sent) = (Vec::new(), Vec::new());
+    let mut any = false;
+    for document in documents {
+        let mut m = match document {
+            Ok(m) => m,
+            Err(e @ Failure::Client(_)) => {
+                builder.push(e);
+                continue;
+            }
+            Err(e) => {
+                sent.push(e);
+                continue;
+            }
+        };
         if let Err(e) = place(&mut m, &ns, f.has("namespace")) {
-            out.fail(&e);
+            builder.push(Failure::client(&e));
             continue;
         }
+        any = true;
         match apply_one(session, m, dry_run) {
             Ok(a) => {
                 if let Some(w) = &a.warning {
@@ -222,9 +246,13 @@ pub fn run_apply(session: &mut Session, args: &[String], stdin: Option<String>) 
                 }
                 out.stdout.push_str(&print_result(&a.object, a.verb, dry_run, output.as_deref()));
             }
-            Err(e) => out.fail(&e),
+            Err(e) => sent.push(e),
         }
     }
+    if !any && builder.is_empty() && sent.is_empty() {
+        return CommandOutput::err("error: no objects passed to apply");
+    }
+    report_apply(&mut out, &builder, &sent);
     out
 }
 
@@ -261,28 +289,28 @@ pub struct Applied {
 }
 
 /// Applies one manifest: create it, or merge it into the live object.
-pub fn apply_one(session: &mut Session, m: Manifest, dry_run: DryRun) -> Result<Applied, String> {
+pub fn apply_one(session: &mut Session, m: Manifest, dry_run: DryRun) -> Result<Applied, Failure> {
     let key = m.object.key();
     if m.object.meta().name.is_empty() {
-        return Err(format!(
-            "error: error when retrieving current configuration of:\nResource: \"{}, Resource={}\", GroupVersionKind: \"{}, Kind={}\"\nName: \"\", Namespace: {:?}\nfrom server for: {:?}: resource name may not be empty",
+        return Err(Failure::Client(format!(
+            "error when retrieving current configuration of:\nResource: \"{}, Resource={}\", GroupVersionKind: \"{}, Kind={}\"\nName: \"\", Namespace: {:?}\nfrom server for: {:?}: resource name may not be empty",
             key.kind.api_version(),
             key.kind.plural(),
             key.kind.api_version(),
             key.kind.as_str(),
             key.namespace,
             m.source
-        ));
+        )));
     }
     let applied = last_applied(&m.raw);
     let live = session.sim().api().get(&key).cloned();
     let Some(live) = live else {
         if key.kind.namespaced() {
-            check_namespace(&key.namespace).map_err(|e| source_error(&e, "creating", &m.source))?;
+            check_namespace(&key.namespace).map_err(|e| refused(e, "creating", &m.source, key.kind))?;
         }
         let mut object = m.object;
         object.meta_mut().annotations.insert(LAST_APPLIED.into(), applied);
-        let stored = write(session, ApiRequest::Create(object), dry_run).map_err(|e| source_error(&e, "creating", &m.source))?;
+        let stored = write(session, ApiRequest::Create(object), dry_run).map_err(|e| refused(e, "creating", &m.source, key.kind))?;
         return Ok(Applied { object: stored, verb: "created", warning: None });
     };
     let original = live.meta().annotations.get(LAST_APPLIED).and_then(|t| serde_json::from_str::<Value>(t).ok());
@@ -301,9 +329,9 @@ pub fn apply_one(session: &mut Session, m: Manifest, dry_run: DryRun) -> Result<
         }
     }
     let merged = three_way(&live.to_json(), original.as_ref(), &modified);
-    let object = Object::from_json(merged).map_err(|e| format!("error: {e}"))?;
+    let object = Object::from_json(merged).map_err(|e| Failure::Client(e.to_string()))?;
     let before = live.meta().resource_version;
-    let stored = write(session, ApiRequest::Update(object), dry_run).map_err(|e| source_error(&e, "applying patch to", &m.source))?;
+    let stored = write(session, ApiRequest::Update(object), dry_run).map_err(|e| refused(e, "applying patch to", &m.source, key.kind))?;
     let verb = if dry_run == DryRun::None && stored.meta().resource_version == before { "unchanged" } else { "configured" };
     Ok(Applied { object: stored, verb, warning })
 }
@@ -404,21 +432,32 @@ pub fn run_create(session: &mut Session, args: &[String], stdin: Option<String>)
         Ok(d) => d,
         Err(e) => return CommandOutput::err(e),
     };
-    let manifests = match read_sources(session, &filenames, stdin.as_deref()).and_then(|s| load(&s)) {
-        Ok(m) => m,
+    let documents = match read_sources(session, &filenames, stdin.as_deref()).and_then(|s| load_each(&s)) {
+        Ok(d) => d,
         Err(e) => return CommandOutput::err(e),
     };
     let ns = super::namespace(&f);
     let mut out = CommandOutput::empty();
-    for mut m in manifests {
+    // Create's visitor meets every failure in document order, its own and the server's.
+    let mut failures = Vec::new();
+    let mut any = false;
+    for document in documents {
+        let mut m = match document {
+            Ok(m) => m,
+            Err(e) => {
+                failures.push(e);
+                continue;
+            }
+        };
         if let Err(e) = place(&mut m, &ns, f.has("namespace")) {
-            out.fail(&e);
+            failures.push(Failure::client(&e));
             continue;
         }
+        any = true;
         let key: ObjectKey = m.object.key();
         if key.kind.namespaced() {
             if let Err(e) = check_namespace(&key.namespace) {
-                out.fail(&source_error(&e, "creating", &m.source));
+                failures.push(refused(e, "creating", &m.source, key.kind));
                 continue;
             }
         }
@@ -428,9 +467,13 @@ pub fn run_create(session: &mut Session, args: &[String], stdin: Option<String>)
         }
         match write(session, ApiRequest::Create(object), dry_run) {
             Ok(stored) => out.stdout.push_str(&print_result(&stored, "created", dry_run, f.str("output"))),
-            Err(e) => out.fail(&source_error(&e, "creating", &m.source)),
+            Err(e) => failures.push(refused(e, "creating", &m.source, key.kind)),
         }
     }
+    if !any && failures.is_empty() {
+        return CommandOutput::err("error: no objects passed to create");
+    }
+    report_create(&mut out, &failures);
     out
 }
 

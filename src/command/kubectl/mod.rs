@@ -8,6 +8,7 @@
 pub mod apply;
 pub mod describe;
 pub mod examples;
+pub mod failures;
 pub mod get;
 pub mod mutate;
 pub mod nodes;
