@@ -11,6 +11,9 @@
 //! The generator is kubeloop's own seeded PRNG, so a failure reproduces from its seed and index
 //! (both are in the message). No external fuzzing crate is needed.
 
+#[path = "support/yaml_check.rs"]
+mod yaml_check;
+
 use kubeloop::command::kubectl::{apply, examples};
 use kubeloop::command::{parse, yaml, CommandOutput, Scenario, Session};
 use kubeloop::model::Duration;
@@ -419,6 +422,7 @@ fn mutated_manifests_load_or_fail_cleanly_and_never_half_apply() {
     let bases = base_manifests();
     let mut session = fresh_session();
     let mut loaded = 0;
+    let mut differ = Vec::new();
     for i in 0..3000 {
         if i % 300 == 0 {
             session = fresh_session();
@@ -437,6 +441,9 @@ fn mutated_manifests_load_or_fail_cleanly_and_never_half_apply() {
             Err(e) => assert!(ERROR_PREFIXES.iter().any(|p| e.starts_with(p)), "manifest {i}: not a kubectl-shaped error: {e}\n{text}"),
         }
         let _ = yaml::documents(&text);
+        if let Some(why) = yaml_check::disagreement(&text) {
+            differ.push(format!("manifest {i}:\n{text}\n{why}"));
+        }
         // Through the command language, as a file and as a here-document.
         session.add_file("m.yaml", &text);
         let verb = ["apply", "create", "delete", "apply --dry-run=server"][rng.below(4) as usize];
@@ -453,6 +460,7 @@ fn mutated_manifests_load_or_fail_cleanly_and_never_half_apply() {
         }
     }
     assert!(loaded > 300, "only {loaded} of 3000 mutated manifests loaded: the mutations are too destructive to test apply");
+    assert!(differ.is_empty(), "{} of 3000 mutated manifests read differently with yaml_serde:\n\n{}", differ.len(), differ.join("\n\n"));
 }
 
 #[test]
@@ -460,8 +468,12 @@ fn mutated_scenarios_parse_or_name_their_fault() {
     let mut rng = Rng::new(SEED ^ 3);
     let base = "name: s\nseed: 3\nnodes:\n  - {name: node-1, cpu: \"4\", memory: 8Gi, pods: 110, zone: zone-a}\nmanifests: |\n  apiVersion: v1\n  kind: Pod\n  metadata: {name: p}\n  spec: {containers: [{name: c, image: busybox}]}\ntimeline:\n  - {at: 30s, run: kubectl get pods}\n";
     let template = "name: t\nnodes: {count: 3, namePrefix: n-, cpu: 2, memory: 4Gi, zones: [a, b]}\n";
+    let mut differ = Vec::new();
     for i in 0..1500 {
         let text = mutate_yaml(&mut rng, if i % 2 == 0 { base } else { template });
+        if let Some(why) = yaml_check::disagreement(&text) {
+            differ.push(format!("scenario {i}:\n{text}\n{why}"));
+        }
         match Scenario::parse(&text) {
             Ok(s) => {
                 if s.nodes.len() <= 50 {
@@ -471,4 +483,5 @@ fn mutated_scenarios_parse_or_name_their_fault() {
             Err(e) => assert!(e.starts_with("scenario: "), "scenario {i}: error without context: {e}\n{text}"),
         }
     }
+    assert!(differ.is_empty(), "{} of 1500 mutated scenarios read differently with yaml_serde:\n\n{}", differ.len(), differ.join("\n\n"));
 }

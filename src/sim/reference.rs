@@ -27,7 +27,9 @@ pub fn worked_example(seed: u64) -> Result<(u64, u64), String> {
     for name in ["node-1", "node-2"] {
         sim.add_node(NodeConfig::new(name))?;
     }
-    let value = yaml_serde::from_str(REPLICA_SET).map_err(|e| e.to_string())?;
+    // Read as kubectl apply reads it (kubeloop's own YAML reader), so the page's build needs no
+    // YAML library.
+    let value = crate::command::yaml::documents(REPLICA_SET)?.into_iter().next().ok_or("the reference manifest is empty")?;
     let rs = Object::from_json(value)?;
     sim.submit(ApiRequest::Create(rs)).map_err(|e| e.kubectl_message())?;
     sim.settle(Duration::mins(1)).map_err(|_| "the cluster did not settle after creating the ReplicaSet")?;

@@ -5,8 +5,11 @@
 //! sequences, flow `[...]`/`{...}`, plain, quoted and block (`|`, `>`) scalars, comments, `---`
 //! between documents, now and then an anchor — and this reads exactly that part into JSON values,
 //! resolving plain scalars the way the YAML 1.2 core schema (and so kubectl) does. Errors carry
-//! libyaml's wording and 1-based line and column, as `kubectl apply` prints them. Complex keys
-//! (`? `) and custom tags are refused with an error rather than guessed at.
+//! libyaml's wording and 1-based line and column, as `kubectl apply` prints them. Explicit keys
+//! (`? `) and local tags (`!thing`) are refused with an error rather than guessed at; a global
+//! tag (`!!thing`, a `%TAG` handle, `!<tag:…>`) leaves a scalar's text as it is. Anchors and
+//! `%TAG` handles belong to their document. `tests/yaml_reader.rs` checks all this against
+//! yaml_serde, the maintained YAML library it was once, on every manifest the tests use.
 
 use serde_json::{Map, Number, Value};
 
@@ -51,7 +54,7 @@ pub fn documents(text: &str) -> std::result::Result<Vec<Value>, String> {
     if let Some((at, _)) = text.char_indices().find(|&(_, c)| !printable(c)) {
         return Err(format!("control characters are not allowed at position {at}"));
     }
-    let mut reader = Reader { text, pos: 0, line: 0, column: 0, anchors: Vec::new(), depth: 0, path: Vec::new() };
+    let mut reader = Reader { text, pos: 0, line: 0, column: 0, anchors: Vec::new(), depth: 0, path: Vec::new(), tag_handles: Vec::new() };
     reader.stream().map_err(|e| e.render())
 }
 
@@ -77,7 +80,12 @@ struct Reader<'a> {
     depth: usize,
     /// Where the reader is in the document (`spec.containers[0]`), for value errors.
     path: Vec<String>,
+    /// The document's `%TAG` directives: a handle (`!e!`) and the prefix it stands for.
+    tag_handles: Vec<(String, String)>,
 }
+
+/// The prefix of the `!!` handle unless a `%TAG` directive says otherwise: YAML's own tags.
+const CORE_TAG_PREFIX: &str = "tag:yaml.org,2002:";
 
 /// How a scalar was written: plain ones are resolved to null, bool or number; the rest are strings.
 #[derive(PartialEq)]
@@ -204,6 +212,9 @@ impl Reader<'_> {
             if self.next_content_line()?.is_none() {
                 return Ok(docs);
             }
+            // Anchors and `%TAG` handles belong to the document they are in.
+            self.anchors.clear();
+            self.tag_handles.clear();
             if self.column == 0 && self.peek() == Some('%') {
                 self.directives()?;
             }
@@ -244,10 +255,12 @@ impl Reader<'_> {
         }
     }
 
-    /// `%YAML` and `%TAG` lines, which must be followed by `---`; their content is not needed.
+    /// `%YAML` and `%TAG` lines, which must be followed by `---`. Only `%TAG` matters: it names
+    /// the prefix a tag handle stands for in this document.
     fn directives(&mut self) -> Result<()> {
         while self.column == 0 && self.peek() == Some('%') {
             let start = self.mark();
+            let begin = self.pos;
             self.bump();
             let mut name = 0;
             while self.peek().is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_')) {
@@ -259,6 +272,10 @@ impl Reader<'_> {
             }
             while !matches!(self.peek(), None | Some('\n')) {
                 self.bump();
+            }
+            let mut words = self.text[begin..self.pos].split_whitespace();
+            if let (Some("%TAG"), Some(handle), Some(prefix)) = (words.next(), words.next(), words.next()) {
+                self.tag_handles.push((handle.to_string(), prefix.to_string()));
             }
             let _ = self.next_content_line()?;
         }
@@ -348,30 +365,32 @@ impl Reader<'_> {
         self.finish_node(props, value)
     }
 
-    /// A scalar with its properties: tagged ones as yaml_serde read them (`!!int` and friends
-    /// parse, other `!!` tags keep the text, local tags are refused), untagged plain ones resolved.
+    /// A scalar with its properties: tagged ones as yaml_serde read them (YAML's `bool`, `int`,
+    /// `float` and `null` tags parse, other global tags keep the text, local tags are refused),
+    /// untagged plain ones resolved.
     fn finish_scalar(&mut self, props: Props, text: String, style: Style) -> Result<Value> {
         let value = match props.tag.as_deref() {
             None if style == Style::Plain => self.plain_value(&text, props.start)?,
             None => Value::String(text),
             Some(tag) => {
+                let tag = self.full_tag(tag, props.start)?;
                 let bad = |expected: &str| self.value_error(&format!("invalid value: string {text:?}, expected {expected}"), props.start);
-                match tag {
-                    "!!bool" => match text.as_str() {
+                match tag.strip_prefix(CORE_TAG_PREFIX) {
+                    Some("bool") => match text.as_str() {
                         "true" | "True" | "TRUE" => Value::Bool(true),
                         "false" | "False" | "FALSE" => Value::Bool(false),
                         _ => return Err(bad("a boolean")),
                     },
-                    "!!int" => parse_int(&text).map(Value::Number).ok_or_else(|| bad("an integer"))?,
-                    "!!float" => {
+                    Some("int") => parse_int(&text).map(Value::Number).ok_or_else(|| bad("an integer"))?,
+                    Some("float") => {
                         parse_float(&text).map(|f| Number::from_f64(f).map_or(Value::Null, Value::Number)).ok_or_else(|| bad("a float"))?
                     }
-                    "!!null" => match text.as_str() {
+                    Some("null") => match text.as_str() {
                         "null" | "Null" | "NULL" | "~" => Value::Null,
                         _ => return Err(bad("null")),
                     },
-                    t if t.starts_with("!!") => Value::String(text),
-                    _ => return Err(self.local_tag_error(props.start)),
+                    _ if tag.starts_with('!') => return Err(self.local_tag_error(props.start)),
+                    _ => Value::String(text),
                 }
             }
         };
@@ -379,13 +398,37 @@ impl Reader<'_> {
         Ok(value)
     }
 
-    /// A collection (or alias) with its properties: only `!!` tags are allowed on it.
+    /// A collection (or alias) with its properties: a global tag changes nothing, a local one
+    /// is refused.
     fn finish_node(&mut self, props: Props, value: Value) -> Result<Value> {
-        if props.tag.as_deref().is_some_and(|t| !t.starts_with("!!")) {
-            return Err(self.local_tag_error(props.start));
+        if let Some(tag) = props.tag.as_deref() {
+            if self.full_tag(tag, props.start)?.starts_with('!') {
+                return Err(self.local_tag_error(props.start));
+            }
         }
         self.remember(props.anchor, &value);
         Ok(value)
+    }
+
+    /// A tag as written (`!!int`, `!local`, `!e!thing`, `!<tag:x,2000:y>`) made whole, as libyaml
+    /// does: the handle replaced by its prefix (`!!` is YAML's own, `!` stays local unless a
+    /// `%TAG` directive says otherwise; a named handle must have one).
+    fn full_tag(&self, tag: &str, at: Mark) -> Result<String> {
+        if let Some(verbatim) = tag.strip_prefix("!<").and_then(|t| t.strip_suffix('>')) {
+            return Ok(verbatim.to_string());
+        }
+        let handle_end = if tag.starts_with("!!") { 2 } else { tag[1..].find('!').map_or(1, |i| i + 2) };
+        let (handle, suffix) = tag.split_at(handle_end.min(tag.len()));
+        let declared = self.tag_handles.iter().rev().find(|(h, _)| h == handle).map(|(_, p)| p.as_str());
+        let prefix = match (declared, handle) {
+            (Some(p), _) => p,
+            (None, "!!") => CORE_TAG_PREFIX,
+            (None, "!") => "!",
+            (None, _) => {
+                return Err(Error { problem: "found undefined tag handle".into(), at, context: Some(("while parsing a node", at)) });
+            }
+        };
+        Ok([prefix, suffix].concat())
     }
 
     /// A plain scalar's value; integers too big for JSON are an error, as they were through
@@ -1036,6 +1079,7 @@ impl Reader<'_> {
                 self.finish_node(props, value)?
             }
             Some(',' | ']' | '}' | ':') if props.any() => self.finish_scalar(props, String::new(), Style::Plain)?,
+            Some('?') if self.blank_at(1) => return Err(self.error("complex mapping keys are not supported", None)),
             Some(c) if starts_no_plain(c, self.blank_at(1)) || matches!(c, ',' | ']' | '}') || self.peek().is_none() => {
                 let at = self.mark();
                 return Err(self.error("did not find expected node content", Some(("while parsing a flow node", at))));
@@ -1279,6 +1323,20 @@ mod tests {
         );
         assert_eq!(one("--- text\n"), json!("text"));
         assert_eq!(one("[a, [b], {c: d}, e: f]"), json!(["a", ["b"], {"c": "d"}, {"e": "f"}]));
+    }
+
+    #[test]
+    fn tags_are_made_whole_with_the_documents_tag_directives() {
+        assert_eq!(one("a: !<tag:x,2000:y> 1\n"), json!({"a": "1"}), "a global tag keeps the text");
+        assert_eq!(one("%TAG !e! tag:example.com,2000:\n---\na: !e!x [1]\nb: !e!y 2\n"), json!({"a": [1], "b": "2"}));
+        assert_eq!(one("%TAG !! tag:example.com,2000:\n---\na: !!int 1\n"), json!({"a": "1"}), "!! is no longer YAML's own");
+        assert!(documents("%TAG !e! tag:e,2000:\n---\na: 1\n---\nb: !e!x 1\n").is_err(), "a directive is for its document only");
+        assert!(documents("a: !local 1\n").is_err());
+    }
+
+    #[test]
+    fn anchors_belong_to_their_document() {
+        assert_eq!(documents("a: &x 1\n---\nb: *x\n").err().unwrap_or_default(), "unknown anchor at line 3 column 4");
     }
 
     #[test]
