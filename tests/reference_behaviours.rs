@@ -339,3 +339,31 @@ fn events_expire_one_hour_after_their_last_write() {
     assert_eq!(sim.objects(Kind::Event).count(), 0);
     assert_invariants(&sim);
 }
+
+/// The recorder remembers an Event longer than kube-apiserver keeps it: a repeat after the hour
+/// is an update that finds it gone (404), and client-go's recordToSink then creates it again,
+/// with its count and first timestamp.
+#[test]
+fn a_repeat_of_an_expired_event_creates_it_again_with_its_count() {
+    let mut sim = with_web(1);
+    let scale = |sim: &mut Sim, replicas: i32| {
+        let mut d = (*get(sim, Kind::Deployment, "web")).clone();
+        if let Object::Deployment(dep) = &mut d {
+            dep.spec.replicas = Some(replicas);
+        }
+        sim.submit(ApiRequest::Update(d)).unwrap();
+        sim.settle(Duration::mins(2)).unwrap();
+    };
+    let scaled_up = |sim: &Sim| events(sim, "ScalingReplicaSet").into_iter().find(|e| e.message.contains("from 1 to 2"));
+    scale(&mut sim, 2);
+    let first = scaled_up(&sim).expect("Scaled up replica set ... from 1 to 2");
+    assert_eq!(first.count, 1);
+    scale(&mut sim, 1);
+    sim.advance(Duration::mins(62));
+    assert!(scaled_up(&sim).is_none(), "expired an hour after its write");
+    scale(&mut sim, 2);
+    let again = scaled_up(&sim).expect("the repeat wrote it again");
+    assert_eq!((again.count, again.first_timestamp, &again.metadata.name), (2, first.first_timestamp, &first.metadata.name));
+    assert!(again.last_timestamp > first.last_timestamp);
+    assert_invariants(&sim);
+}

@@ -336,8 +336,7 @@ fn sent_identity(request: &ApiRequest) -> ApiRequest {
 }
 
 fn record(recorder: &mut EventRecorder, spec: EventSpec, ctx: &mut Ctx) {
-    let request = recorder.record(spec, ctx.now);
-    ctx.send(request);
+    recorder.send(spec, ctx);
 }
 
 impl Component for ControllerManager {
@@ -372,7 +371,10 @@ impl Component for ControllerManager {
             }
             None => match self.edge_pending.remove(&id) {
                 Some((index, call)) => self.finish_edge_call(ctx, index, call, result),
-                None => self.finish_call(ctx, id, result),
+                None => match self.slots.iter_mut().find(|s| s.recorder.awaits(id)) {
+                    Some(slot) => slot.recorder.answered(id, &result, ctx),
+                    None => self.finish_call(ctx, id, result),
+                },
             },
         }
     }

@@ -377,6 +377,9 @@ impl Component for Kubelet {
             self.proc.node.handle_response(ctx, id, result);
             return;
         }
+        if self.proc.recorder.awaits(id) {
+            return self.proc.recorder.answered(id, &result, ctx);
+        }
         let Some(pending) = self.proc.requests.remove(&id) else {
             return;
         };

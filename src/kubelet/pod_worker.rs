@@ -917,8 +917,7 @@ impl Kubelet {
             field_path: format!("spec.containers{{{container}}}").into(),
         };
         let spec = EventSpec { involved, type_, reason: reason.into(), message: message.into() };
-        let request = self.proc.recorder.record(spec, ctx.now);
-        ctx.send(request);
+        self.proc.recorder.send(spec, ctx);
     }
 }
 

@@ -5,9 +5,15 @@
 //! new one, as the recorder's EventCorrelator does. Like client-go's `eventLogger`, it remembers
 //! per event only what a repeat cannot rebuild from itself — the count, the first timestamp and
 //! the name — not the whole Event: a kubelet or the scheduler remembers thousands of them.
+//!
+//! kube-apiserver deletes an Event an hour after its last write (`--event-ttl`), while the
+//! recorder may remember it longer. So, as client-go's `recordToSink` does, a repeat whose update
+//! is answered 404 is created again, with its count: the recorder keeps each repeat it sent
+//! until it is answered.
 
 use super::fasthash::FastMap;
-use crate::api::ApiRequest;
+use super::{Ctx, RequestId};
+use crate::api::{ApiRequest, ApiResult, Reason};
 use crate::model::*;
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -87,6 +93,9 @@ pub struct EventRecorder {
     /// Remembered identities, oldest first, to forget beyond `MAX_REMEMBERED_EVENTS` (shared
     /// with `seen`, so remembering one costs no second copy of its text).
     order: VecDeque<EventIdentity>,
+    /// Repeats sent and not yet answered, to create again if the Event has expired meanwhile.
+    /// Only looked up, so hashed.
+    repeats: FastMap<RequestId, Event>,
 }
 
 impl EventRecorder {
@@ -119,6 +128,34 @@ impl EventRecorder {
         ApiRequest::Create(Object::Event(self.event(spec, remembered, now)))
     }
 
+    /// Records `spec` and sends the write through `ctx`.
+    pub fn send(&mut self, spec: EventSpec, ctx: &mut Ctx) {
+        let request = self.record(spec, ctx.now);
+        let repeat = match &request {
+            ApiRequest::Update(Object::Event(e)) => Some(e.clone()),
+            _ => None,
+        };
+        let id = ctx.send(request);
+        if let Some(event) = repeat {
+            self.repeats.insert(id, event);
+        }
+    }
+
+    /// Whether `id` is a repeat this recorder sent and is waiting to hear about.
+    pub fn awaits(&self, id: RequestId) -> bool {
+        !self.repeats.is_empty() && self.repeats.contains_key(&id)
+    }
+
+    /// The answer to a repeat: if its Event is gone (expired by `--event-ttl`), the Event is
+    /// created again, count and first timestamp kept, as `recordToSink` does on a 404.
+    pub fn answered(&mut self, id: RequestId, result: &ApiResult, ctx: &mut Ctx) {
+        let Some(mut event) = self.repeats.remove(&id) else { return };
+        if result.as_ref().is_err_and(|e| e.reason == Reason::NotFound) {
+            event.metadata.resource_version = 0;
+            ctx.send(ApiRequest::Create(Object::Event(event)));
+        }
+    }
+
     /// The Event as written at `now`, its count and first timestamp as remembered.
     fn event(&self, spec: EventSpec, remembered: Remembered, now: Time) -> Event {
         Event {
@@ -144,6 +181,7 @@ impl EventRecorder {
     pub fn clear(&mut self) {
         self.seen.clear();
         self.order.clear();
+        self.repeats.clear();
     }
 
     /// How many events it remembers.
@@ -268,6 +306,30 @@ mod tests {
         let ApiRequest::Create(Object::Event(again)) = rec.record(scheduled(0), Time(9000)) else { panic!("forgotten: must create") };
         assert_eq!((again.count, again.first_timestamp), (1, Some(Time(9000))));
         assert!(matches!(rec.record(scheduled(MAX_REMEMBERED_EVENTS), Time(9001)), ApiRequest::Update(_)));
+    }
+
+    #[test]
+    fn a_repeat_answered_404_is_created_again_and_one_answered_200_is_forgotten() {
+        let mut rec = EventRecorder::new("kubelet", "node-1");
+        let (mut rng, mut next) = (crate::rng::Rng::new(1), 0);
+        let spec = || EventSpec::warning(pod_ref("web-1", ""), "BackOff", "Back-off restarting failed container");
+        let mut sent = Vec::new();
+        for at in [0, 1000, 2000] {
+            let mut ctx = Ctx::new(Time(at), &mut rng, &mut next);
+            rec.send(spec(), &mut ctx);
+            sent.extend(ctx.into_effects());
+        }
+        let ids: Vec<RequestId> =
+            sent.iter().filter_map(|e| if let crate::runtime::Effect::Request { id, .. } = e { Some(*id) } else { None }).collect();
+        assert!(!rec.awaits(ids[0]) && rec.awaits(ids[1]) && rec.awaits(ids[2]), "only repeats are awaited");
+        let mut ctx = Ctx::new(Time(3000), &mut rng, &mut next);
+        rec.answered(ids[1], &Ok(crate::api::ApiResponse::List { items: Vec::new(), resource_version: 1 }), &mut ctx);
+        rec.answered(ids[2], &Err(crate::api::ApiError::not_found(Kind::Event, "web-1.x")), &mut ctx);
+        let effects = ctx.into_effects();
+        let [crate::runtime::Effect::Request { request, .. }] = effects.as_slice() else { panic!("one create: {effects:?}") };
+        let ApiRequest::Create(Object::Event(e)) = request.as_ref() else { panic!("a create: {request:?}") };
+        assert_eq!((e.count, e.first_timestamp, e.last_timestamp), (3, Some(Time(0)), Some(Time(2000))));
+        assert!(!rec.awaits(ids[1]) && !rec.awaits(ids[2]));
     }
 
     #[test]

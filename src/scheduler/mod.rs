@@ -265,8 +265,7 @@ impl Scheduler {
     }
 
     fn record_event(&mut self, ctx: &mut Ctx, spec: EventSpec) {
-        let request = self.recorder.record(spec, ctx.now);
-        ctx.send(request);
+        self.recorder.send(spec, ctx);
     }
 
     // ---- event handlers: they only update the cache and the queue ----
@@ -670,6 +669,8 @@ impl Component for Scheduler {
             }
         } else if let Some(bind) = self.binds.remove(&id) {
             self.on_bind_result(ctx, bind, result);
+        } else if self.recorder.awaits(id) {
+            self.recorder.answered(id, &result, ctx);
         }
         // Anything else answers an event or a status write; nothing waits on those.
     }
