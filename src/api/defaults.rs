@@ -19,12 +19,29 @@ pub fn default_object(object: &mut Object) {
             admit_default_tolerations(&mut pod.spec);
         }
         Object::Deployment(d) => default_deployment(d),
+        Object::Namespace(ns) => {
+            // SetDefaults_Namespace: every namespace is labelled with its own name.
+            let name = ns.metadata.name.to_string();
+            ns.metadata.labels.insert("kubernetes.io/metadata.name".into(), name);
+        }
+        Object::Secret(secret) => default_secret(secret),
         Object::ReplicaSet(rs) => {
             rs.spec.replicas.get_or_insert(1);
             default_template(&mut rs.spec.template);
         }
         // Kinds without defaults of their own.
         _ => {}
+    }
+}
+
+/// A Secret's type defaults to Opaque, and the write-only `stringData` is merged into `data`
+/// (its keys win), as the secret strategy does before storing.
+fn default_secret(secret: &mut Secret) {
+    if secret.type_.is_empty() {
+        secret.type_ = "Opaque".into();
+    }
+    for (k, v) in std::mem::take(&mut secret.string_data) {
+        secret.data.insert(k, Bytes::encode(v.as_bytes()));
     }
 }
 

@@ -43,6 +43,7 @@ impl fmt::Display for FieldError {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reason {
     NotFound,
+    Forbidden,
     AlreadyExists,
     Conflict,
     Invalid,
@@ -64,6 +65,7 @@ impl Reason {
     pub fn code(self) -> u16 {
         match self {
             Reason::NotFound => 404,
+            Reason::Forbidden => 403,
             Reason::AlreadyExists | Reason::Conflict => 409,
             Reason::Invalid => 422,
             Reason::BadRequest => 400,
@@ -79,6 +81,7 @@ impl Reason {
     pub fn as_str(self) -> &'static str {
         match self {
             Reason::NotFound => "NotFound",
+            Reason::Forbidden => "Forbidden",
             Reason::AlreadyExists => "AlreadyExists",
             Reason::Conflict => "Conflict",
             Reason::Invalid => "Invalid",
@@ -125,6 +128,10 @@ impl ApiError {
         let list: Vec<String> = causes.iter().map(ToString::to_string).collect();
         let joined = if list.len() == 1 { list[0].clone() } else { format!("[{}]", list.join(", ")) };
         ApiError { reason: Reason::Invalid, message: format!("{} {name:?} is invalid: {joined}", kind.as_str()), causes }
+    }
+    /// `NewForbidden`: `KIND "NAME" is forbidden: WHY`.
+    pub fn forbidden(kind: Kind, name: &str, why: &str) -> Self {
+        Self::new(Reason::Forbidden, format!("{} {name:?} is forbidden: {why}", kind.qualified_plural()))
     }
     pub fn gone(message: impl Into<String>) -> Self {
         Self::new(Reason::Gone, message)

@@ -8,6 +8,7 @@
 pub mod defaults;
 pub mod errors;
 pub mod lease_manager;
+pub mod namespaces;
 pub mod validation;
 pub mod watch;
 
@@ -36,6 +37,15 @@ pub enum ApiRequest {
     Bind {
         pod: ObjectKey,
         node: String,
+    },
+    /// The namespaces/finalize subresource: replaces a Namespace's `spec.finalizers` only (the
+    /// namespace controller's last word on a deleted namespace).
+    Finalize(Object),
+    /// `deletecollection`: deletes every object of a kind in a namespace, as a delete of each
+    /// would; answers with the ones still there (pods in their grace period).
+    DeleteCollection {
+        kind: Kind,
+        namespace: String,
     },
     Get(ObjectKey),
     List(ListRequest),
@@ -89,6 +99,8 @@ impl ApiRequest {
             ApiRequest::Delete(_) => "delete",
             ApiRequest::Evict(_) => "evict",
             ApiRequest::Bind { .. } => "bind",
+            ApiRequest::Finalize(_) => "finalize",
+            ApiRequest::DeleteCollection { .. } => "deletecollection",
             ApiRequest::Get(_) => "get",
             ApiRequest::List(_) => "list",
             ApiRequest::Watch(_) => "watch",
@@ -113,7 +125,7 @@ pub struct Target<'a>(&'a ApiRequest);
 impl std::fmt::Display for Target<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.0 {
-            ApiRequest::Create(o) | ApiRequest::Update(o) | ApiRequest::UpdateStatus(o) => {
+            ApiRequest::Create(o) | ApiRequest::Update(o) | ApiRequest::UpdateStatus(o) | ApiRequest::Finalize(o) => {
                 let m = o.meta();
                 if m.name.is_empty() {
                     let generated = format!("{}*", m.generate_name);
@@ -124,6 +136,7 @@ impl std::fmt::Display for Target<'_> {
             }
             ApiRequest::Delete(d) | ApiRequest::Evict(d) => write!(f, "{}", d.key),
             ApiRequest::Bind { pod, .. } => write!(f, "{pod}"),
+            ApiRequest::DeleteCollection { kind, namespace } => write!(f, "{}/{namespace}", kind.plural()),
             ApiRequest::Get(k) => write!(f, "{k}"),
             ApiRequest::List(l) => f.write_str(l.kind.map(|k| k.plural()).unwrap_or_default()),
             ApiRequest::Watch(w) => f.write_str(w.kind.plural()),
@@ -177,8 +190,13 @@ pub struct ApiServer {
 }
 
 impl ApiServer {
+    /// A kube-apiserver that has started on an empty etcd: only the system namespaces exist
+    /// (created at time 0, their UIDs drawn from a generator of their own, so every later
+    /// name and UID the simulation's seed gives stays the same).
     pub fn new() -> Self {
-        Self::default()
+        let mut api = Self::default();
+        api.ensure_system_namespaces(Time(0), &mut Rng::new(namespaces::SYSTEM_UID_SEED));
+        api
     }
 
     pub fn get(&self, key: &ObjectKey) -> Option<&Rc<Object>> {
@@ -195,6 +213,8 @@ impl ApiServer {
             ApiRequest::Evict(d) if d.key.kind == Kind::Pod => self.delete(now, d),
             ApiRequest::Evict(d) => Err(ApiError::not_found(d.key.kind, &d.key.name)),
             ApiRequest::Bind { pod, node } => self.bind(now, &pod, node),
+            ApiRequest::Finalize(o) => self.finalize(o),
+            ApiRequest::DeleteCollection { kind, namespace } => return self.delete_collection(now, kind, &namespace),
             ApiRequest::Get(key) => {
                 let r = self.etcd.get(&key).cloned().map(ApiResponse::Object).ok_or_else(|| ApiError::not_found(key.kind, &key.name));
                 return Handled { result: r, notifications: Vec::new(), revision: None };
@@ -329,6 +349,10 @@ impl ApiServer {
             if kind.namespaced() && meta.namespace.is_empty() {
                 meta.namespace = "default".into();
             }
+        }
+        self.admit_namespace(&object)?;
+        {
+            let meta = object.meta_mut();
             if meta.name.is_empty() && !meta.generate_name.is_empty() {
                 meta.name = format!("{}{}", meta.generate_name, rng.name_suffix(5)).into();
             }
@@ -411,6 +435,12 @@ impl ApiServer {
                 ),
             ));
         }
+        if let Some(ns) = current.as_namespace() {
+            match self.delete_namespace(now, ns)? {
+                Some(written) => return Ok(written),
+                None => return self.etcd.delete(&d.key, None).map(Written::Changed).map_err(|_| ApiError::not_found(kind, &d.key.name)),
+            }
+        }
         let grace = match current.as_pod() {
             Some(pod) if pod.node_name().is_some() && !pod.is_terminal() => {
                 d.grace_period_seconds.or(pod.spec.termination_grace_period_seconds).unwrap_or(defaults::DEFAULT_TERMINATION_GRACE_SECONDS)
@@ -434,6 +464,24 @@ impl ApiServer {
             return self.etcd.update(next, None).map(Written::Changed).map_err(|_| ApiError::conflict(kind, &d.key.name));
         }
         self.etcd.delete(&d.key, None).map(Written::Changed).map_err(|_| ApiError::not_found(kind, &d.key.name))
+    }
+
+    /// `deletecollection` in one namespace: each object deleted as a single delete would be
+    /// (pods gracefully); answers with what is still there. One `Handled` carries every
+    /// deletion's notifications.
+    fn delete_collection(&mut self, now: Time, kind: Kind, namespace: &str) -> Handled {
+        let keys: Vec<ObjectKey> = self.etcd.list(kind, Some(namespace)).map(|o| o.key()).collect();
+        let mut notifications = Vec::new();
+        let mut revision = None;
+        for key in keys {
+            if let Ok(Written::Changed(change)) = self.delete(now, DeleteRequest::new(key)) {
+                let handled = self.committed(change);
+                notifications.extend(handled.notifications);
+                revision = handled.revision;
+            }
+        }
+        let items: Vec<Rc<Object>> = self.etcd.list(kind, Some(namespace)).cloned().collect();
+        Handled { result: Ok(ApiResponse::List { items, resource_version: self.etcd.revision() }), notifications, revision }
     }
 
     fn bind(&mut self, now: Time, pod_key: &ObjectKey, node: String) -> Result<Written, ApiError> {
@@ -464,6 +512,10 @@ enum Written {
 /// What the API server resets on create (the registry strategies' PrepareForCreate).
 fn prepare_for_create(object: &mut Object) {
     match object {
+        Object::Namespace(ns) => {
+            ns.status = NamespaceStatus { phase: Some("Active".into()), conditions: Vec::new() };
+            ns.spec.finalizers = vec![NAMESPACE_FINALIZER.into()];
+        }
         Object::Pod(p) => {
             p.status = PodStatus { phase: Some(PodPhase::Pending), ..Default::default() };
         }
@@ -481,6 +533,11 @@ fn with_spec_of(current: &Object, mut incoming: Object) -> Object {
         (Object::Node(n), Object::Node(c)) => n.status = c.status.clone(),
         (Object::ReplicaSet(n), Object::ReplicaSet(c)) => n.status = c.status.clone(),
         (Object::Deployment(n), Object::Deployment(c)) => n.status = c.status.clone(),
+        // Only namespaces/finalize changes a namespace's finalizers.
+        (Object::Namespace(n), Object::Namespace(c)) => {
+            n.status = c.status.clone();
+            n.spec.finalizers = c.spec.finalizers.clone();
+        }
         _ => {}
     }
     incoming
@@ -504,10 +561,39 @@ fn with_status_of(current: &Object, incoming: Object) -> Object {
             metadata.annotations = i.metadata.annotations;
             Object::Deployment(Deployment { metadata, spec: c.spec.clone(), status: i.status })
         }
+        (Object::Namespace(c), Object::Namespace(i)) => {
+            Object::Namespace(Namespace { metadata: c.metadata.clone(), spec: c.spec.clone(), status: i.status })
+        }
         (_, i) => i,
     };
     next.meta_mut().resource_version = rv;
     next
+}
+
+/// `ValidateConfigMapUpdate` / `ValidateSecretUpdate`: an immutable object keeps its data (and
+/// stays immutable); a Secret never changes type. `None` for other kinds.
+fn immutable_data_errors(old: &Object, new: &Object) -> Option<Vec<FieldError>> {
+    const WHY: &str = "field is immutable when `immutable` is set";
+    let mut errs = Vec::new();
+    let (was_immutable, still, same_data) = match (old, new) {
+        (Object::ConfigMap(a), Object::ConfigMap(b)) => {
+            (a.immutable == Some(true), b.immutable == Some(true), a.data == b.data && a.binary_data == b.binary_data)
+        }
+        (Object::Secret(a), Object::Secret(b)) => {
+            if a.type_ != b.type_ {
+                errs.push(FieldError::invalid("type", format!("{:?}", b.type_), "field is immutable"));
+            }
+            (a.immutable == Some(true), b.immutable == Some(true), a.data == b.data)
+        }
+        _ => return None,
+    };
+    if was_immutable && !still {
+        errs.push(FieldError::forbidden("immutable", WHY));
+    }
+    if was_immutable && !same_data {
+        errs.push(FieldError::forbidden("data", WHY));
+    }
+    Some(errs)
 }
 
 fn spec_changed(old: &Object, new: &Object) -> bool {
@@ -520,6 +606,9 @@ fn spec_changed(old: &Object, new: &Object) -> bool {
 }
 
 fn immutable_field_errors(old: &Object, new: &Object) -> Vec<FieldError> {
+    if let Some(errs) = immutable_data_errors(old, new) {
+        return errs;
+    }
     let selector_changed = match (old, new) {
         (Object::Deployment(a), Object::Deployment(b)) => a.spec.selector != b.spec.selector,
         (Object::ReplicaSet(a), Object::ReplicaSet(b)) => a.spec.selector != b.spec.selector,

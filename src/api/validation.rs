@@ -38,6 +38,13 @@ pub fn validate(object: &Object) -> Vec<FieldError> {
             validate_selector_and_template(&rs.spec.selector, &rs.spec.template, &mut errs);
         }
         Object::Deployment(d) => validate_deployment(d, &mut errs),
+        Object::Namespace(ns) if !ns.metadata.name.is_empty() && !is_dns1123_label(&ns.metadata.name) => {
+            // ValidateNamespaceName: a label, not a subdomain (the subdomain error was pushed).
+            errs.retain(|e| e.field != "metadata.name");
+            errs.push(FieldError::invalid("metadata.name", format!("{:?}", ns.metadata.name), DNS1123_LABEL_MSG));
+        }
+        Object::ConfigMap(cm) => validate_config_map(cm, &mut errs),
+        Object::Secret(secret) => validate_secret(secret, &mut errs),
         // Kinds validated by their metadata alone.
         _ => {}
     }
@@ -65,6 +72,69 @@ fn validate_meta(object: &Object) -> Vec<FieldError> {
         }
     }
     errs
+}
+
+/// The total size a ConfigMap's or Secret's data may have (`MaxSecretSize`, 1 MiB).
+const MAX_DATA_SIZE: usize = 1024 * 1024;
+
+/// `IsConfigMapKey`: why `key` cannot be a ConfigMap or Secret key, if it cannot.
+fn config_key_errors(key: &str) -> Vec<&'static str> {
+    let mut why = Vec::new();
+    if key.len() > 253 {
+        why.push("must be no more than 253 characters");
+    }
+    if key.is_empty() || !key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.') {
+        why.push("a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')");
+    }
+    if key == "." {
+        why.push("must not be '.'");
+    } else if key == ".." {
+        why.push("must not be '..'");
+    } else if key.starts_with("..") {
+        why.push("must not start with '..'");
+    }
+    why
+}
+
+fn validate_keys<'a>(field: &str, keys: impl Iterator<Item = &'a String>, errs: &mut Vec<FieldError>) {
+    for key in keys {
+        for why in config_key_errors(key) {
+            errs.push(FieldError::invalid(&format!("{field}[{key}]"), format!("{key:?}"), why));
+        }
+    }
+}
+
+/// `ValidateConfigMap`: keys, no key in both maps, at most 1 MiB in all.
+fn validate_config_map(cm: &ConfigMap, errs: &mut Vec<FieldError>) {
+    validate_keys("data", cm.data.keys(), errs);
+    validate_keys("binaryData", cm.binary_data.keys(), errs);
+    for key in cm.binary_data.keys().filter(|k| cm.data.contains_key(*k)) {
+        errs.push(FieldError::invalid(&format!("data[{key}]"), format!("{key:?}"), "duplicate of key present in binaryData"));
+    }
+    let size: usize = cm.data.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>()
+        + cm.binary_data.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>();
+    if size > MAX_DATA_SIZE {
+        errs.push(FieldError { field: "[]".into(), detail: format!("Too long: must have at most {MAX_DATA_SIZE} bytes") });
+    }
+}
+
+/// `ValidateSecret`: keys, size, and the keys a typed Secret must carry.
+fn validate_secret(secret: &Secret, errs: &mut Vec<FieldError>) {
+    validate_keys("data", secret.data.keys(), errs);
+    let size: usize = secret.data.iter().map(|(k, v)| k.len() + v.len()).sum();
+    if size > MAX_DATA_SIZE {
+        errs.push(FieldError { field: "data".into(), detail: format!("Too long: must have at most {MAX_DATA_SIZE} bytes") });
+    }
+    let required: &[&str] = match secret.type_.as_str() {
+        "kubernetes.io/tls" => &["tls.crt", "tls.key"],
+        "kubernetes.io/dockerconfigjson" => &[".dockerconfigjson"],
+        "kubernetes.io/dockercfg" => &[".dockercfg"],
+        "kubernetes.io/ssh-auth" => &["ssh-privatekey"],
+        _ => &[],
+    };
+    for key in required.iter().filter(|k| !secret.data.contains_key(**k)) {
+        errs.push(FieldError::required(&format!("data[{key}]")));
+    }
 }
 
 fn valid_label_value(v: &str) -> bool {

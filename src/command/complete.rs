@@ -217,7 +217,7 @@ fn kubectl_candidates(words: &[String], partial: &str, session: &Session) -> Vec
     // A flag's value.
     match rest.last().map(String::as_str) {
         Some("-o" | "--output") => return strings(OUTPUT_FORMATS),
-        Some("-n" | "--namespace") => return strings(super::kubectl::NAMESPACES),
+        Some("-n" | "--namespace") => return names(session, Kind::Namespace, ""),
         Some("-f" | "--filename") => return files(session),
         Some("--dry-run") => return strings(&["client", "server", "none"]),
         _ => {}

@@ -33,6 +33,9 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
             (&["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"], &[])
         }
         Kind::Lease => (&["NAME", "HOLDER", "AGE"], &[]),
+        Kind::Namespace => (&["NAME", "STATUS", "AGE"], &[]),
+        Kind::ConfigMap => (&["NAME", "DATA", "AGE"], &[]),
+        Kind::Secret => (&["NAME", "TYPE", "DATA", "AGE"], &[]),
     };
     let mut h = base.to_vec();
     if wide {
@@ -51,6 +54,11 @@ pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
         Object::Event(e) => event_row(e, now, wide),
         Object::Lease(l) => {
             vec![l.metadata.name.to_string(), l.spec.holder_identity.clone().unwrap_or_default(), age(l.metadata.creation_timestamp, now)]
+        }
+        Object::Namespace(ns) => vec![ns.metadata.name.to_string(), ns.phase().to_string(), age(ns.metadata.creation_timestamp, now)],
+        Object::ConfigMap(cm) => vec![cm.metadata.name.to_string(), cm.len().to_string(), age(cm.metadata.creation_timestamp, now)],
+        Object::Secret(s) => {
+            vec![s.metadata.name.to_string(), s.type_.clone(), s.data.len().to_string(), age(s.metadata.creation_timestamp, now)]
         }
     }
 }

@@ -96,6 +96,7 @@ impl ControllerManager {
             Box::new(super::garbage_collector::GarbageCollector::new()),
             Box::new(super::node_lifecycle::NodeLifecycleController::new()),
             Box::new(super::taint_eviction::TaintEvictionController::new()),
+            Box::new(super::namespace::NamespaceController::new()),
         ])
     }
 
@@ -280,6 +281,7 @@ impl ControllerManager {
                 Outcome::Skipped
             }
             (_, Ok(ApiResponse::Object(o))) => Outcome::Done(o),
+            (_, Ok(ApiResponse::List { items, .. })) => Outcome::Listed(items),
             (_, Ok(_)) => Outcome::Skipped,
             (_, Err(e)) => {
                 run.failed = true;

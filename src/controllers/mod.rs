@@ -10,6 +10,7 @@ pub mod deployment;
 pub mod edge;
 pub mod garbage_collector;
 pub mod manager;
+pub mod namespace;
 pub mod node_lifecycle;
 pub mod replica_set;
 pub mod taint_eviction;
@@ -96,6 +97,8 @@ impl Call {
 pub enum Outcome {
     Done(Rc<Object>),
     Failed(ApiError),
+    /// A call answered with a list (`deletecollection`: what is still there).
+    Listed(Vec<Rc<Object>>),
     /// Never sent, because an earlier step (or an earlier call of a slow-start batch) failed.
     Skipped,
 }

@@ -508,6 +508,9 @@ mod tests {
             Kind::Deployment => Object::Deployment(serde_json::from_value(value).map_err(decode_err)?),
             Kind::Event => Object::Event(serde_json::from_value(value).map_err(decode_err)?),
             Kind::Lease => Object::Lease(serde_json::from_value(value).map_err(decode_err)?),
+            Kind::Namespace => Object::Namespace(serde_json::from_value(value).map_err(decode_err)?),
+            Kind::ConfigMap => Object::ConfigMap(serde_json::from_value(value).map_err(decode_err)?),
+            Kind::Secret => Object::Secret(serde_json::from_value(value).map_err(decode_err)?),
         })
     }
 
@@ -566,6 +569,13 @@ mod tests {
                 "count": 1, "type": "Normal", "reportingComponent": "c", "reportingInstance": "i"}),
             json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": meta(), "spec": {"holderIdentity": "n1",
                 "leaseDurationSeconds": 40, "renewTime": "2026-01-01T00:00:05.123456Z"}}),
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": meta(), "spec": {"finalizers": ["kubernetes"]},
+                "status": {"phase": "Terminating", "conditions": [{"type": "NamespaceContentRemaining", "status": "True",
+                    "lastTransitionTime": "2026-01-01T00:00:05Z", "reason": "SomeResourcesRemain", "message": "m"}]}}),
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta(), "immutable": true, "data": {"a": "b", "game.properties": "x=1\n"},
+                "binaryData": {"bin": "aGVsbG8="}}),
+            json!({"apiVersion": "v1", "kind": "Secret", "metadata": meta(), "type": "Opaque", "data": {"username": "YWRtaW4="},
+                "stringData": {"password": "s3cr3t"}, "immutable": false}),
         ]
     }
 
@@ -664,6 +674,9 @@ mod tests {
                 Object::Deployment(x) => serde_json::to_value(x),
                 Object::Event(x) => serde_json::to_value(x),
                 Object::Lease(x) => serde_json::to_value(x),
+                Object::Namespace(x) => serde_json::to_value(x),
+                Object::ConfigMap(x) => serde_json::to_value(x),
+                Object::Secret(x) => serde_json::to_value(x),
             };
             let mut want = body.unwrap();
             want["apiVersion"] = json!(o.kind().api_version());

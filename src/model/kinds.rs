@@ -10,6 +10,7 @@
 //! To add a kind, see "How to add a kind" in ARCHITECTURE.md.
 
 use super::apps::{Deployment, ReplicaSet};
+use super::config::{ConfigMap, Namespace, Secret};
 use super::event::{Event, Lease};
 use super::node::Node;
 use super::object::kinds;
@@ -54,6 +55,21 @@ kinds! {
     Lease(Lease) as_lease {
         api_version: "coordination.k8s.io/v1", plural: "leases", singular: "lease", short_names: &[], namespaced: true, generation: false,
         field_labels: &[],
+        categories: &[],
+    }
+    Namespace(Namespace) as_namespace {
+        api_version: "v1", plural: "namespaces", singular: "namespace", short_names: &["ns"], namespaced: false, generation: false,
+        field_labels: &["status.phase"],
+        categories: &[],
+    }
+    ConfigMap(ConfigMap) as_config_map {
+        api_version: "v1", plural: "configmaps", singular: "configmap", short_names: &["cm"], namespaced: true, generation: false,
+        field_labels: &[],
+        categories: &[],
+    }
+    Secret(Secret) as_secret {
+        api_version: "v1", plural: "secrets", singular: "secret", short_names: &[], namespaced: true, generation: false,
+        field_labels: &["type"],
         categories: &[],
     }
 }

@@ -4,6 +4,7 @@
 //! few pure helpers that mirror upstream utility functions (selector matching, readiness).
 
 pub mod apps;
+pub mod config;
 mod decode;
 pub mod event;
 pub mod image_ref;
@@ -18,6 +19,7 @@ pub mod shared;
 pub mod time;
 
 pub use apps::*;
+pub use config::*;
 pub use decode::parse_f64;
 pub use event::*;
 pub use meta::*;

@@ -754,7 +754,12 @@ fn push_target(out: &mut String, request: &ApiRequest) {
             push_key(out, kind, if kind.namespaced() { &o.meta().namespace } else { "" }, &o.meta().generate_name);
             out.push('*');
         }
-        ApiRequest::Create(o) | ApiRequest::Update(o) | ApiRequest::UpdateStatus(o) => push_object_key(out, o),
+        ApiRequest::Create(o) | ApiRequest::Update(o) | ApiRequest::UpdateStatus(o) | ApiRequest::Finalize(o) => push_object_key(out, o),
+        ApiRequest::DeleteCollection { kind, namespace } => {
+            out.push_str(kind.plural());
+            out.push('/');
+            out.push_str(namespace);
+        }
         ApiRequest::Delete(d) | ApiRequest::Evict(d) => push_key(out, d.key.kind, &d.key.namespace, &d.key.name),
         ApiRequest::Bind { pod: k, .. } | ApiRequest::Get(k) => push_key(out, k.kind, &k.namespace, &k.name),
         ApiRequest::List(l) => out.push_str(l.kind.map(|k| k.plural()).unwrap_or_default()),

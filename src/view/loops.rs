@@ -148,7 +148,8 @@ mod tests {
                 "replicaset-controller",
                 "garbage-collector-controller",
                 "node-lifecycle-controller",
-                "taint-eviction-controller"
+                "taint-eviction-controller",
+                "namespace-controller"
             ]
         );
         let rs = &c[2].loops[1];

@@ -306,7 +306,7 @@ pub fn apply_one(session: &mut Session, m: Manifest, dry_run: DryRun) -> Result<
     let live = session.sim().api().get(&key).cloned();
     let Some(live) = live else {
         if key.kind.namespaced() {
-            check_namespace(&key.namespace).map_err(|e| refused(e, "creating", &m.source, key.kind))?;
+            check_namespace(session, &key.namespace).map_err(|e| refused(e, "creating", &m.source, key.kind))?;
         }
         let mut object = m.object;
         object.meta_mut().annotations.insert(LAST_APPLIED.into(), applied);
@@ -392,6 +392,9 @@ pub fn run_create(session: &mut Session, args: &[String], stdin: Option<String>)
     if let Some(sub) = args.first().filter(|a| !a.starts_with('-')) {
         return match sub.as_str() {
             "deployment" | "deploy" => super::mutate::create_deployment(session, &args[1..]),
+            "namespace" | "ns" => super::create::create_namespace(session, &args[1..]),
+            "configmap" | "cm" => super::create::create_config_map(session, &args[1..]),
+            "secret" => super::create::create_secret(session, &args[1..]),
             other => {
                 const SUBCOMMANDS: &[&str] = &[
                     "clusterrole",
@@ -413,7 +416,7 @@ pub fn run_create(session: &mut Session, args: &[String], stdin: Option<String>)
                     "token",
                 ];
                 if SUBCOMMANDS.contains(&other) {
-                    CommandOutput::err(format!("error: kubeloop does not simulate \"kubectl create {other}\"; its API server serves pods, nodes, deployments, replicasets, events and leases"))
+                    CommandOutput::err(format!("error: kubeloop does not simulate \"kubectl create {other}\"; try: kubectl create deployment|namespace|configmap|secret generic"))
                 } else {
                     CommandOutput::err(super::unknown_command(other, "kubectl create", SUBCOMMANDS))
                 }
@@ -456,7 +459,7 @@ pub fn run_create(session: &mut Session, args: &[String], stdin: Option<String>)
         any = true;
         let key: ObjectKey = m.object.key();
         if key.kind.namespaced() {
-            if let Err(e) = check_namespace(&key.namespace) {
+            if let Err(e) = check_namespace(session, &key.namespace) {
                 failures.push(refused(e, "creating", &m.source, key.kind));
                 continue;
             }

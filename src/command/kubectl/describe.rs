@@ -99,6 +99,9 @@ pub fn describe(sim: &Sim, o: &Object, show_events: bool) -> Result<String, Stri
         Object::Node(n) => Ok(describe_node(sim, n, events.as_deref(), now)),
         Object::Deployment(d) => Ok(describe_deployment(sim, d, events.as_deref(), now)),
         Object::ReplicaSet(rs) => Ok(describe_replica_set(sim, rs, events.as_deref(), now)),
+        Object::Namespace(ns) => Ok(describe_namespace(ns)),
+        Object::ConfigMap(cm) => Ok(describe_config_map(cm, events.as_deref(), now)),
+        Object::Secret(secret) => Ok(describe_secret(secret)),
         // Kinds without a describer of their own.
         _ => Err(format!("error: kubeloop cannot describe {}; try kubectl get -o yaml", o.kind().plural())),
     }
@@ -579,6 +582,68 @@ pub fn describe_replica_set(sim: &Sim, rs: &ReplicaSet, events: Option<&[Rc<Obje
     w.write(0, &format!("Pods Status:\t{running} Running / {waiting} Waiting / {succeeded} Succeeded / {failed} Failed\n"));
     pod_template(&mut w, &rs.spec.template);
     events_table(&mut w, events, now);
+    w.finish()
+}
+
+/// `describeNamespace`: its phase, the conditions the namespace controller writes while it
+/// empties a deleted namespace, and (none being modelled) no quota or limit range.
+pub fn describe_namespace(ns: &Namespace) -> String {
+    let mut w = PrefixWriter::new();
+    let m = &ns.metadata;
+    w.write(0, &format!("Name:\t{}\n", m.name));
+    labels_multiline(&mut w, "Labels", &m.labels);
+    annotations_multiline(&mut w, "Annotations", &m.annotations);
+    w.write(0, &format!("Status:\t{}\n", ns.phase()));
+    if !ns.status.conditions.is_empty() {
+        w.write(0, "Conditions:\n");
+        w.write(1, "Type\tStatus\tLastTransitionTime\tReason\tMessage\n");
+        w.write(1, "----\t------\t------------------\t------\t-------\n");
+        for c in &ns.status.conditions {
+            let (reason, message) = (c.reason.as_deref().unwrap_or(""), c.message.as_deref().unwrap_or(""));
+            w.write(1, &format!("{}\t{}\t{}\t{reason}\t{message}\n", c.type_, c.status, rfc1123z(c.last_transition_time)));
+        }
+    }
+    w.write(0, "\nNo resource quota.\n");
+    w.write(0, "\nNo LimitRange resource.\n");
+    w.finish()
+}
+
+/// `describeConfigMap`: each value in full, binary values by size, then the events.
+pub fn describe_config_map(cm: &ConfigMap, events: Option<&[Rc<Object>]>, now: Time) -> String {
+    let mut w = PrefixWriter::new();
+    let m = &cm.metadata;
+    w.write(0, &format!("Name:\t{}\n", m.name));
+    w.write(0, &format!("Namespace:\t{}\n", m.namespace));
+    labels_multiline(&mut w, "Labels", &m.labels);
+    annotations_multiline(&mut w, "Annotations", &m.annotations);
+    w.write(0, "\nData\n====\n");
+    for (k, v) in &cm.data {
+        w.write(0, &format!("{k}:\n----\n"));
+        w.write(0, &format!("{v}\n"));
+        w.write(0, "\n");
+    }
+    w.write(0, "\nBinaryData\n====\n");
+    for (k, v) in &cm.binary_data {
+        w.write(0, &format!("{k}: {} bytes\n", v.len()));
+    }
+    w.write(0, "\n");
+    events_table(&mut w, events, now);
+    w.finish()
+}
+
+/// `describeSecret`: the type, and each value's size only (never its content).
+pub fn describe_secret(secret: &Secret) -> String {
+    let mut w = PrefixWriter::new();
+    let m = &secret.metadata;
+    w.write(0, &format!("Name:\t{}\n", m.name));
+    w.write(0, &format!("Namespace:\t{}\n", m.namespace));
+    labels_multiline(&mut w, "Labels", &m.labels);
+    annotations_multiline(&mut w, "Annotations", &m.annotations);
+    w.write(0, &format!("\nType:\t{}\n", secret.type_));
+    w.write(0, "\nData\n====\n");
+    for (k, v) in &secret.data {
+        w.write(0, &format!("{k}:\t{} bytes\n", v.len()));
+    }
     w.finish()
 }
 

@@ -6,6 +6,7 @@
 //! the simulation.
 
 pub mod apply;
+pub mod create;
 pub mod describe;
 pub mod examples;
 pub mod failures;
@@ -68,10 +69,6 @@ const KUBECTL_COMMANDS: &[&str] = &[
     "version",
     "wait",
 ];
-
-/// Namespaces every cluster has. kubeloop serves no Namespace objects, so these are the ones
-/// that exist; writes anywhere else fail as they would on a real cluster.
-pub const NAMESPACES: &[&str] = &["default", "kube-node-lease", "kube-public", "kube-system"];
 
 /// Flags every command accepts.
 pub const GLOBAL_FLAGS: &[FlagSpec] =
@@ -188,12 +185,12 @@ pub fn namespace(flags: &Flags) -> String {
     flags.str("namespace").filter(|n| !n.is_empty()).unwrap_or("default").to_string()
 }
 
-/// The error a write into a namespace that does not exist gets.
-pub fn check_namespace(ns: &str) -> Result<(), ApiError> {
-    if NAMESPACES.contains(&ns) {
-        Ok(())
-    } else {
-        Err(ApiError::new(crate::api::Reason::NotFound, format!("namespaces {ns:?} not found")))
+/// The error a write into a namespace that does not exist gets (NamespaceLifecycle admission,
+/// asked before a dry run too; a real write is checked by the API server itself).
+pub fn check_namespace(session: &Session, ns: &str) -> Result<(), ApiError> {
+    match session.sim().api().get(&crate::model::ObjectKey::new(crate::model::Kind::Namespace, "", ns)) {
+        Some(_) => Ok(()),
+        None => Err(ApiError::not_found(crate::model::Kind::Namespace, ns)),
     }
 }
 
@@ -260,14 +257,16 @@ fn api_resources(args: &[String]) -> CommandOutput {
     ) {
         return e;
     }
-    let rows = vec![
-        vec!["events", "ev", "v1", "true", "Event"],
-        vec!["nodes", "no", "v1", "false", "Node"],
-        vec!["pods", "po", "v1", "true", "Pod"],
-        vec!["deployments", "deploy", "apps/v1", "true", "Deployment"],
-        vec!["replicasets", "rs", "apps/v1", "true", "ReplicaSet"],
-        vec!["leases", "", "coordination.k8s.io/v1", "true", "Lease"],
-    ];
+    // kubectl sorts by group (core first), then by name.
+    let mut kinds: Vec<crate::model::Kind> = crate::model::Kind::ALL.to_vec();
+    kinds.sort_by_key(|k| (k.api_version().contains('/'), k.api_version().split('/').next().unwrap_or(""), k.plural()));
+    let rows: Vec<Vec<&str>> = kinds
+        .iter()
+        .map(|k| {
+            let namespaced = if k.namespaced() { "true" } else { "false" };
+            vec![k.plural(), k.info().short_names.first().copied().unwrap_or(""), k.api_version(), namespaced, k.as_str()]
+        })
+        .collect();
     let rows: Vec<Vec<String>> = rows.into_iter().map(|r| r.into_iter().map(str::to_string).collect()).collect();
     CommandOutput::out(super::table::render_table(&["NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"], &rows, true))
 }

@@ -114,7 +114,7 @@ pub fn create_deployment(session: &mut Session, args: &[String]) -> CommandOutpu
             other => CommandOutput::out(print_result(&Object::Deployment(d), "created", dry_run, other)),
         };
     }
-    if let Err(e) = check_namespace(&ns) {
+    if let Err(e) = check_namespace(session, &ns) {
         return CommandOutput::err(e.kubectl_message());
     }
     d.metadata.namespace = ns.into();

@@ -1,0 +1,175 @@
+//! `kubectl create namespace|configmap|secret generic`: the imperative generators for the
+//! objects that need no manifest. Each builds the object kubectl's generator sends, from
+//! `--from-literal=KEY=VALUE` and `--from-file=[KEY=]PATH` (the session's files), and writes it
+//! through the simulation with kubectl's one-line result.
+
+use super::apply::{self, print_result, DryRun};
+use super::{check_namespace, flags, namespace, usage_error};
+use crate::api::ApiRequest;
+use crate::command::parse::{FlagKind, FlagSpec, Flags};
+use crate::command::printers::json_text;
+use crate::command::yaml::to_yaml;
+use crate::command::{CommandOutput, Session};
+use crate::model::*;
+use std::collections::BTreeMap;
+
+const OUTPUT_FLAGS: [FlagSpec; 2] =
+    [FlagSpec::new("dry-run", None, FlagKind::String), FlagSpec::new("output", Some('o'), FlagKind::String)];
+
+const DATA_FLAGS: &[FlagSpec] = &[
+    OUTPUT_FLAGS[0],
+    OUTPUT_FLAGS[1],
+    FlagSpec::new("from-literal", None, FlagKind::StringList),
+    FlagSpec::new("from-file", None, FlagKind::StringList),
+    FlagSpec::new("type", None, FlagKind::String),
+];
+
+/// `kubectl create namespace NAME`.
+pub fn create_namespace(session: &mut Session, args: &[String]) -> CommandOutput {
+    let (positional, f) = match flags("create namespace", args, &OUTPUT_FLAGS) {
+        Ok(v) => v,
+        Err(e) => return e,
+    };
+    let Some(name) = one_name("create namespace", &positional) else {
+        return usage_error("create namespace", &format!("exactly one NAME is required, got {}", positional.len()));
+    };
+    send(session, &f, Object::Namespace(Namespace::new(name)), None)
+}
+
+/// `kubectl create configmap NAME [--from-literal=K=V] [--from-file=[K=]PATH]`.
+pub fn create_config_map(session: &mut Session, args: &[String]) -> CommandOutput {
+    let (positional, f) = match flags("create configmap", args, DATA_FLAGS) {
+        Ok(v) => v,
+        Err(e) => return e,
+    };
+    if f.has("type") {
+        return CommandOutput::err("error: unknown flag: --type\nSee 'kubectl create configmap --help' for usage.");
+    }
+    let Some(name) = one_name("create configmap", &positional) else {
+        return usage_error("create configmap", &format!("exactly one NAME is required, got {}", positional.len()));
+    };
+    let data = match sources(session, &f, "ConfigMap", name) {
+        Ok(d) => d,
+        Err(e) => return CommandOutput::err(e),
+    };
+    let mut cm = ConfigMap::default();
+    cm.metadata.name = name.into();
+    cm.data = data;
+    let ns = namespace(&f);
+    send(session, &f, Object::ConfigMap(cm), Some(&ns))
+}
+
+/// `kubectl create secret generic NAME ...` (the other secret generators are not modelled).
+pub fn create_secret(session: &mut Session, args: &[String]) -> CommandOutput {
+    match args.first().map(String::as_str) {
+        Some("generic") => {}
+        Some(other @ ("tls" | "docker-registry")) => {
+            return CommandOutput::err(format!(
+                "error: kubeloop does not simulate \"kubectl create secret {other}\"; try: kubectl create secret generic"
+            ))
+        }
+        Some(other) if !other.starts_with('-') => {
+            return CommandOutput::err(super::unknown_command(other, "kubectl create secret", &["docker-registry", "generic", "tls"]))
+        }
+        _ => return usage_error("create secret", "a secret type is required: kubectl create secret generic NAME --from-literal=KEY=VALUE"),
+    }
+    let (positional, f) = match flags("create secret generic", &args[1..], DATA_FLAGS) {
+        Ok(v) => v,
+        Err(e) => return e,
+    };
+    let Some(name) = one_name("create secret generic", &positional) else {
+        return usage_error("create secret generic", &format!("exactly one NAME is required, got {}", positional.len()));
+    };
+    let data = match sources(session, &f, "Secret", name) {
+        Ok(d) => d,
+        Err(e) => return CommandOutput::err(e),
+    };
+    let mut secret = Secret::default();
+    secret.metadata.name = name.into();
+    secret.type_ = f.str("type").unwrap_or_default().to_string();
+    secret.data = data.into_iter().map(|(k, v)| (k, Bytes::encode(v.as_bytes()))).collect();
+    let ns = namespace(&f);
+    send(session, &f, Object::Secret(secret), Some(&ns))
+}
+
+fn one_name<'a>(_command: &str, positional: &'a [String]) -> Option<&'a str> {
+    match positional {
+        [name] => Some(name),
+        _ => None,
+    }
+}
+
+/// The data `--from-literal` and `--from-file` give, in kubectl's order (files, then literals),
+/// refusing a key given twice or one the API server would not take.
+fn sources(session: &Session, f: &Flags, kind: &str, name: &str) -> Result<BTreeMap<String, String>, String> {
+    let mut data = BTreeMap::new();
+    let mut add = |key: String, value: String| -> Result<(), String> {
+        if let Some(why) = invalid_key(&key) {
+            return Err(format!("error: {key:?} is not a valid key name for a {kind}: {why}"));
+        }
+        if data.insert(key.clone(), value).is_some() {
+            return Err(format!("error: cannot add key {key:?}, another key by that name already exists in Data for {kind} {name:?}"));
+        }
+        Ok(())
+    };
+    for source in f.list("from-file") {
+        let (key, path) = match source.split_once('=') {
+            Some((k, p)) if !k.is_empty() => (k.to_string(), p.to_string()),
+            Some(_) => return Err(format!("error: key names or file paths cannot be empty: {source:?}")),
+            None => (source.rsplit('/').next().unwrap_or(&source).to_string(), source.clone()),
+        };
+        let text = session.files().read(&path)?;
+        add(key, text)?;
+    }
+    for literal in f.list("from-literal") {
+        match literal.split_once('=') {
+            Some((k, v)) if !k.is_empty() => add(k.to_string(), v.to_string())?,
+            _ => return Err(format!("error: invalid literal source {literal}, expected key=value")),
+        }
+    }
+    Ok(data)
+}
+
+/// Why kubectl's generator refuses a key (`IsConfigMapKey`), if it does.
+fn invalid_key(key: &str) -> Option<&'static str> {
+    if key.is_empty() || !key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.') {
+        return Some("a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')");
+    }
+    match key {
+        "." => Some("must not be '.'"),
+        ".." => Some("must not be '..'"),
+        _ if key.starts_with("..") => Some("must not start with '..'"),
+        _ => None,
+    }
+}
+
+/// Writes a generated object (in `ns` if it is namespaced), or prints it for a client dry run.
+fn send(session: &mut Session, f: &Flags, mut object: Object, ns: Option<&str>) -> CommandOutput {
+    let dry_run = match DryRun::parse(f) {
+        Ok(d) => d,
+        Err(e) => return CommandOutput::err(e),
+    };
+    if let Some(ns) = ns {
+        object.meta_mut().namespace = ns.into();
+    }
+    if dry_run == DryRun::Client {
+        let mut v = crate::command::printers::object_json(&object);
+        if let Some(m) = v.get_mut("metadata").and_then(serde_json::Value::as_object_mut) {
+            m.insert("creationTimestamp".into(), serde_json::Value::Null);
+        }
+        return match f.str("output") {
+            Some("yaml") => CommandOutput::out(to_yaml(&v)),
+            Some("json") => CommandOutput::out(json_text(&v)),
+            other => CommandOutput::out(print_result(&object, "created", dry_run, other)),
+        };
+    }
+    if let Some(ns) = ns {
+        if let Err(e) = check_namespace(session, ns) {
+            return CommandOutput::err(e.kubectl_message());
+        }
+    }
+    match apply::write(session, ApiRequest::Create(object), dry_run) {
+        Ok(stored) => CommandOutput::out(print_result(&stored, "created", dry_run, f.str("output"))),
+        Err(e) => CommandOutput::err(e.kubectl_message()),
+    }
+}
