@@ -44,6 +44,8 @@ pub struct Manifest {
     pub raw: Value,
     /// `x.yaml` or `STDIN`, as kubectl names sources in errors.
     pub source: String,
+    /// The fields kubeloop dropped because it does not simulate them (`unmodelled`).
+    pub warnings: Vec<String>,
 }
 
 /// `--dry-run`: none, client or server.
@@ -159,7 +161,8 @@ fn decode(raw: Value, source: &str) -> Result<Manifest, Failure> {
         let error = ApiError::new(crate::api::Reason::BadRequest, message);
         Failure::Server { error, verb: "creating", source: source.to_string(), kind: k }
     })?;
-    Ok(Manifest { object, raw, source: source.to_string() })
+    let warnings = super::unmodelled::warnings(&raw, &crate::command::printers::object_json(&object));
+    Ok(Manifest { object, raw, source: source.to_string(), warnings })
 }
 
 /// A write from `source` the API server refused.
@@ -239,9 +242,13 @@ pub fn run_apply(session: &mut Session, args: &[String], stdin: Option<String>) 
             continue;
         }
         any = true;
+        let warnings = std::mem::take(&mut m.warnings);
         match apply_one(session, m, dry_run) {
             Ok(a) => {
                 if let Some(w) = &a.warning {
+                    out.note(w);
+                }
+                for w in &warnings {
                     out.note(w);
                 }
                 out.stdout.push_str(&print_result(&a.object, a.verb, dry_run, output.as_deref()));
@@ -469,7 +476,12 @@ pub fn run_create(session: &mut Session, args: &[String], stdin: Option<String>)
             object.meta_mut().annotations.insert(LAST_APPLIED.into(), last_applied(&m.raw));
         }
         match write(session, ApiRequest::Create(object), dry_run) {
-            Ok(stored) => out.stdout.push_str(&print_result(&stored, "created", dry_run, f.str("output"))),
+            Ok(stored) => {
+                for w in &m.warnings {
+                    out.note(w);
+                }
+                out.stdout.push_str(&print_result(&stored, "created", dry_run, f.str("output")))
+            }
             Err(e) => failures.push(refused(e, "creating", &m.source, key.kind)),
         }
     }

@@ -14,6 +14,7 @@ pub mod get;
 pub mod mutate;
 pub mod nodes;
 pub mod rollout;
+pub mod unmodelled;
 
 use super::parse::{parse_flags, FlagKind, FlagSpec, Flags};
 use super::{CommandOutput, Session};
