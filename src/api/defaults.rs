@@ -81,7 +81,38 @@ pub fn default_pod_spec(spec: &mut Shared<PodSpec>) {
         for p in &mut c.ports {
             p.protocol.get_or_insert_with(|| "TCP".into());
         }
+        for probe in [&mut c.liveness_probe, &mut c.readiness_probe, &mut c.startup_probe].into_iter().flatten() {
+            default_probe(probe);
+        }
     }
+}
+
+/// `SetDefaults_Probe`, `SetDefaults_HTTPGetAction`, `SetDefaults_GRPCAction`: Go's zero (absent
+/// or an explicit 0) becomes the default, so `periodSeconds: 0` reads back as 10.
+fn default_probe(p: &mut Probe) {
+    for (field, default) in
+        [(&mut p.timeout_seconds, 1), (&mut p.period_seconds, 10), (&mut p.success_threshold, 1), (&mut p.failure_threshold, 3)]
+    {
+        if *field == 0 {
+            *field = default;
+        }
+    }
+    if let Some(h) = &mut p.http_get {
+        if h.path.is_empty() {
+            h.path = "/".into();
+        }
+        h.scheme.get_or_insert_with(|| "HTTP".into());
+    }
+    if let Some(g) = &mut p.grpc {
+        g.service.get_or_insert_with(String::new);
+    }
+}
+
+/// Whether a probe lacks one of the defaults `default_probe` fills in.
+fn probe_lacks_defaults(p: &Probe) -> bool {
+    [p.timeout_seconds, p.period_seconds, p.success_threshold, p.failure_threshold].contains(&0)
+        || p.http_get.as_ref().is_some_and(|h| h.path.is_empty() || h.scheme.is_none())
+        || p.grpc.as_ref().is_some_and(|g| g.service.is_none())
 }
 
 /// Whether `default_pod_spec` would fill anything in.
@@ -89,7 +120,11 @@ fn lacks_defaults(spec: &PodSpec) -> bool {
     spec.restart_policy.is_none()
         || spec.termination_grace_period_seconds.is_none()
         || spec.scheduler_name.is_none()
-        || spec.containers.iter().any(|c| c.image_pull_policy.is_none() || c.ports.iter().any(|p| p.protocol.is_none()))
+        || spec.containers.iter().any(|c| {
+            c.image_pull_policy.is_none()
+                || c.ports.iter().any(|p| p.protocol.is_none())
+                || [&c.liveness_probe, &c.readiness_probe, &c.startup_probe].into_iter().flatten().any(probe_lacks_defaults)
+        })
 }
 
 /// `Always` for `:latest` or an untagged image, else `IfNotPresent`.
@@ -175,5 +210,21 @@ mod tests {
         default_object(&mut bare);
         assert_eq!(bare.as_pod().map(|p| p.spec.restart_policy.as_deref()), Some(Some("Always")));
         assert_eq!(bare.as_pod().map(|p| *p.spec == *first.spec), Some(true));
+    }
+
+    #[test]
+    fn probe_defaults_follow_set_defaults_probe() {
+        let probe = Probe { http_get: Some(HttpGetAction { port: IntOrString::Int(8080), ..Default::default() }), ..Default::default() };
+        let container = Container { name: "c".into(), image: "nginx".into(), liveness_probe: Some(probe), ..Default::default() };
+        let mut spec: Shared<PodSpec> = PodSpec { containers: vec![container].into(), ..Default::default() }.into();
+        default_pod_spec(&mut spec);
+        let p = spec.containers[0].liveness_probe.clone().unwrap();
+        assert_eq!(
+            (p.initial_delay_seconds, p.timeout_seconds, p.period_seconds, p.success_threshold, p.failure_threshold),
+            (0, 1, 10, 1, 3)
+        );
+        let h = p.http_get.unwrap();
+        assert_eq!((h.path.as_str(), h.scheme.as_deref()), ("/", Some("HTTP")));
+        assert!(!lacks_defaults(&spec));
     }
 }

@@ -233,6 +233,7 @@ fn validate_pod_spec(spec: &PodSpec, path: &str, errs: &mut Vec<FieldError>) {
         if let Some(p) = c.image_pull_policy.as_deref().filter(|p| !["Always", "IfNotPresent", "Never"].contains(p)) {
             errs.push(FieldError::unsupported(&format!("{at}.imagePullPolicy"), p, &["Always", "IfNotPresent", "Never"]));
         }
+        validate_probes(c, &at, errs);
         for (name, q) in &c.resources.requests {
             if q.milli_value().is_some_and(|v| v < 0) {
                 errs.push(FieldError::invalid(
@@ -271,6 +272,115 @@ fn validate_pod_spec(spec: &PodSpec, path: &str, errs: &mut Vec<FieldError>) {
             ));
         }
     }
+}
+
+/// `validateLivenessProbe`, `validateReadinessProbe`, `validateStartupProbe`.
+fn validate_probes(c: &Container, at: &ContainerPath, errs: &mut Vec<FieldError>) {
+    let probes = [("livenessProbe", &c.liveness_probe), ("readinessProbe", &c.readiness_probe), ("startupProbe", &c.startup_probe)];
+    for (name, probe) in probes {
+        let Some(p) = probe else { continue };
+        let path = format!("{at}.{name}");
+        validate_probe(p, &path, errs);
+        if name != "readinessProbe" && p.success_threshold != 1 {
+            errs.push(FieldError::invalid(&format!("{path}.successThreshold"), p.success_threshold, "must be 1"));
+        }
+        if let Some(g) = p.termination_grace_period_seconds.filter(|_| name == "readinessProbe") {
+            errs.push(FieldError::invalid(&format!("{path}.terminationGracePeriodSeconds"), g, "must not be set for readinessProbes"));
+        }
+    }
+}
+
+/// `validateProbe`: exactly one handler, each valid, and no negative number.
+fn validate_probe(p: &Probe, path: &str, errs: &mut Vec<FieldError>) {
+    let mut handlers = 0;
+    let mut handler = |present: bool, name: &str, errs: &mut Vec<FieldError>| {
+        if !present {
+            return false;
+        }
+        handlers += 1;
+        if handlers > 1 {
+            errs.push(FieldError::forbidden(&format!("{path}.{name}"), "may not specify more than 1 handler type"));
+            return false;
+        }
+        true
+    };
+    if handler(p.exec.is_some(), "exec", errs) && p.exec.as_ref().is_some_and(|e| e.command.is_empty()) {
+        errs.push(FieldError::required(&format!("{path}.exec.command")));
+    }
+    if handler(p.http_get.is_some(), "httpGet", errs) {
+        if let Some(h) = &p.http_get {
+            if h.path.is_empty() {
+                errs.push(FieldError::required(&format!("{path}.httpGet.path")));
+            }
+            validate_port_num_or_name(&h.port, &format!("{path}.httpGet.port"), errs);
+            if let Some(s) = h.scheme.as_deref().filter(|s| !["HTTP", "HTTPS"].contains(s)) {
+                errs.push(FieldError::unsupported(&format!("{path}.httpGet.scheme"), s, &["HTTP", "HTTPS"]));
+            }
+        }
+    }
+    if handler(p.tcp_socket.is_some(), "tcpSocket", errs) {
+        if let Some(t) = &p.tcp_socket {
+            validate_port_num_or_name(&t.port, &format!("{path}.tcpSocket.port"), errs);
+        }
+    }
+    if handler(p.grpc.is_some(), "grpc", errs) {
+        if let Some(g) = &p.grpc {
+            validate_port_num_or_name(&IntOrString::Int(g.port.into()), &format!("{path}.grpc.port"), errs);
+        }
+    }
+    if handlers == 0 {
+        errs.push(FieldError::required_why(path, "must specify a handler type"));
+    }
+    let numbers = [
+        ("initialDelaySeconds", p.initial_delay_seconds),
+        ("timeoutSeconds", p.timeout_seconds),
+        ("periodSeconds", p.period_seconds),
+        ("successThreshold", p.success_threshold),
+        ("failureThreshold", p.failure_threshold),
+    ];
+    for (name, v) in numbers.into_iter().filter(|(_, v)| *v < 0) {
+        errs.push(FieldError::invalid(&format!("{path}.{name}"), v, "must be greater than or equal to 0"));
+    }
+    if let Some(g) = p.termination_grace_period_seconds.filter(|g| *g <= 0) {
+        errs.push(FieldError::invalid(&format!("{path}.terminationGracePeriodSeconds"), g, "must be greater than 0"));
+    }
+}
+
+/// `ValidatePortNumOrName`: 1–65535, or an IANA service name (`IsValidPortName`).
+fn validate_port_num_or_name(port: &IntOrString, path: &str, errs: &mut Vec<FieldError>) {
+    match port {
+        IntOrString::Int(n) if !(1..=65535).contains(n) => {
+            errs.push(FieldError::invalid(path, n, "must be between 1 and 65535, inclusive"));
+        }
+        IntOrString::Int(_) => {}
+        IntOrString::String(s) if s.is_empty() => errs.push(FieldError::required(path)),
+        IntOrString::String(s) => {
+            for why in port_name_errors(s) {
+                errs.push(FieldError::invalid(path, format!("{s:?}"), why));
+            }
+        }
+    }
+}
+
+/// `IsValidPortName`'s messages, in its order.
+fn port_name_errors(s: &str) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    if s.len() > 15 {
+        out.push("must be no more than 15 characters");
+    }
+    if !s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') {
+        out.push("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)");
+    }
+    if !s.bytes().any(|b| b.is_ascii_lowercase()) {
+        out.push("must contain at least one letter (a-z)");
+    }
+    if s.contains("--") {
+        out.push("must not contain consecutive hyphens");
+    }
+    if s.starts_with('-') || s.ends_with('-') {
+        out.push("must not begin or end with a hyphen");
+    }
+    out
 }
 
 fn validate_deployment(d: &Deployment, errs: &mut Vec<FieldError>) {
@@ -388,5 +498,51 @@ mod tests {
             "spec.containers[0].image: Invalid value: \" nginx\": must not have leading or trailing whitespace"
         );
         assert_eq!(validate(&deployment(&pod.replace("' nginx'", "Nginx"))), vec![]);
+    }
+
+    fn probed(probe: &str) -> Vec<String> {
+        let pod =
+            format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec: {{containers: [{{name: c, image: busybox, {probe}}}]}}\n");
+        let mut object = deployment(&pod);
+        crate::api::defaults::default_object(&mut object);
+        validate(&object).iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn a_probe_needs_exactly_one_handler_as_validate_handler_says() {
+        assert_eq!(probed("livenessProbe: {exec: {command: [cat, /tmp/healthy]}}"), Vec::<String>::new());
+        assert_eq!(
+            probed("livenessProbe: {periodSeconds: 5}"),
+            ["spec.containers[0].livenessProbe: Required value: must specify a handler type"]
+        );
+        assert_eq!(
+            probed("readinessProbe: {exec: {command: [x]}, tcpSocket: {port: 80}}"),
+            ["spec.containers[0].readinessProbe.tcpSocket: Forbidden: may not specify more than 1 handler type"]
+        );
+        assert_eq!(probed("startupProbe: {exec: {}}"), ["spec.containers[0].startupProbe.exec.command: Required value"]);
+    }
+
+    #[test]
+    fn liveness_and_startup_probes_need_a_success_threshold_of_1() {
+        assert_eq!(
+            probed("livenessProbe: {tcpSocket: {port: 8080}, successThreshold: 2}"),
+            ["spec.containers[0].livenessProbe.successThreshold: Invalid value: 2: must be 1"]
+        );
+        assert_eq!(probed("readinessProbe: {tcpSocket: {port: 8080}, successThreshold: 2}"), Vec::<String>::new());
+        assert_eq!(
+            probed("startupProbe: {grpc: {port: 0}, periodSeconds: -1}"),
+            [
+                "spec.containers[0].startupProbe.grpc.port: Invalid value: 0: must be between 1 and 65535, inclusive",
+                "spec.containers[0].startupProbe.periodSeconds: Invalid value: -1: must be greater than or equal to 0",
+            ]
+        );
+        assert_eq!(
+            probed("readinessProbe: {httpGet: {port: Http, scheme: FTP}, terminationGracePeriodSeconds: 5}"),
+            [
+                "spec.containers[0].readinessProbe.httpGet.port: Invalid value: \"Http\": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)",
+                "spec.containers[0].readinessProbe.httpGet.scheme: Unsupported value: \"FTP\": supported values: \"HTTP\", \"HTTPS\"",
+                "spec.containers[0].readinessProbe.terminationGracePeriodSeconds: Invalid value: 5: must not be set for readinessProbes",
+            ]
+        );
     }
 }

@@ -32,8 +32,24 @@ pub const KUBECTL_VERBS: &[&str] = &[
 ];
 
 /// The `sim` verbs, including issue 5's failure verbs.
-pub const SIM_VERBS: &[&str] =
-    &["advance", "settle", "time", "status", "node", "seed", "stop", "start", "restart", "watch", "mode", "etcd", "crash", "help"];
+pub const SIM_VERBS: &[&str] = &[
+    "advance",
+    "settle",
+    "time",
+    "status",
+    "node",
+    "seed",
+    "stop",
+    "start",
+    "restart",
+    "watch",
+    "mode",
+    "etcd",
+    "crash",
+    "fail-probe",
+    "pass-probe",
+    "help",
+];
 
 /// Resource types as kubectl's completion offers them (plural names), plus `all` for `get`.
 const RESOURCE_TYPES: &[&str] = &["pods", "deployments", "replicasets", "nodes", "events", "leases"];
@@ -333,6 +349,8 @@ fn sim_candidates(words: &[String], session: &Session) -> Vec<String> {
         ("etcd", []) => strings(&["snapshot", "restore", "wipe"]),
         ("crash", []) => names(session, Kind::Pod, "default"),
         ("crash", [_, ..]) => strings(&["--after", "--code"]),
+        ("fail-probe" | "pass-probe", []) => names(session, Kind::Pod, "default"),
+        ("fail-probe" | "pass-probe", [_]) => strings(&["liveness", "readiness", "startup"]),
         ("advance" | "settle", []) => strings(&["1s", "10s", "30s", "1m", "5m"]),
         _ => Vec::new(),
     }

@@ -387,6 +387,8 @@ pub fn help_text() -> String {
        sim watch sever [COMPONENT]          end watches: each client must re-list\n  \
        sim etcd snapshot|restore|wipe       back up etcd, restore the backup, lose everything\n  \
        sim crash POD [--after 0s] [--code 1]  the pod's containers exit after each start\n  \
+       sim fail-probe POD KIND              the pod's KIND (liveness, readiness, startup) probes fail\n  \
+       sim pass-probe POD KIND              its KIND probes pass again\n  \
        sim mode level|edge [CONTROLLER]     reconcile the whole state, or act on events only\n"
         .to_string()
 }

@@ -2,7 +2,8 @@
 //!
 //! `sim advance`, `sim settle`, `sim time`, `sim status`, `sim node add`, `sim seed`, and the
 //! faults: `sim stop|start|restart COMPONENT`, `sim node fail|partition|recover NODE`,
-//! `sim watch drop|delay|sever`, `sim etcd snapshot|restore|wipe`, `sim crash POD`. Each verb is
+//! `sim watch drop|delay|sever`, `sim etcd snapshot|restore|wipe`, `sim crash POD`,
+//! `sim fail-probe|pass-probe POD KIND`. Each verb is
 //! one arm of the match in [`run`]; the faults themselves live in `crate::sim::faults`, and this
 //! module only parses, checks and reports. Every error changes nothing.
 
@@ -10,12 +11,29 @@ use super::kubectl::flags;
 use super::parse::{FlagKind, FlagSpec};
 use super::table::render_table;
 use super::{CommandOutput, Session};
+use crate::kubelet::prober::ProbeType;
 use crate::model::{human_duration, Duration, Quantity, QUANTITY_FORMAT_ERROR};
 use crate::sim::{ComponentId, NodeConfig, NodeFault};
 
 /// The verbs `sim` knows, as listed in its errors and help.
-pub const VERBS: &[&str] =
-    &["advance", "crash", "etcd", "help", "mode", "node", "restart", "seed", "settle", "start", "status", "stop", "time", "watch"];
+pub const VERBS: &[&str] = &[
+    "advance",
+    "crash",
+    "etcd",
+    "fail-probe",
+    "help",
+    "mode",
+    "node",
+    "pass-probe",
+    "restart",
+    "seed",
+    "settle",
+    "start",
+    "status",
+    "stop",
+    "time",
+    "watch",
+];
 
 /// How long `sim settle` runs at most when no limit is given.
 pub const DEFAULT_SETTLE_LIMIT: Duration = Duration::mins(5);
@@ -36,6 +54,7 @@ pub fn run(session: &mut Session, args: &[String]) -> CommandOutput {
         "watch" => watch(session, rest),
         "etcd" => etcd(session, rest),
         "crash" => crash(session, rest),
+        "fail-probe" | "pass-probe" => probe_fault(session, verb, rest),
         "mode" => super::sim_mode::run(session, rest),
         "help" | "--help" | "-h" => CommandOutput::out(help()),
         other => CommandOutput::err(format!("error: unknown sim command {other:?}\nKnown sim commands: {}", VERBS.join(", "))),
@@ -365,6 +384,36 @@ fn crash(session: &mut Session, args: &[String]) -> CommandOutput {
     }
 }
 
+/// `sim fail-probe POD KIND` and `sim pass-probe POD KIND`: the pod's application fails its
+/// probes of that kind from the next one on, or passes them again.
+fn probe_fault(session: &mut Session, verb: &str, args: &[String]) -> CommandOutput {
+    let (positional, f) = match flags(&format!("sim {verb}"), args, &[]) {
+        Ok(v) => v,
+        Err(e) => return CommandOutput::err(e.stderr.replace(&format!("See 'kubectl sim {verb} --help' for usage.\n"), "")),
+    };
+    let [name, kind] = &positional[..] else {
+        return CommandOutput::err(format!(
+            "error: sim {verb} takes a POD and a probe kind (liveness, readiness or startup): sim {verb} POD readiness"
+        ));
+    };
+    let Some(probe) = ProbeType::parse(kind) else {
+        return CommandOutput::err(format!("error: unknown probe kind {kind:?}: expected liveness, readiness or startup"));
+    };
+    let ns = super::kubectl::namespace(&f);
+    let key = crate::model::ObjectKey::new(crate::model::Kind::Pod, &ns, name);
+    let failing = verb == "fail-probe";
+    match session.sim_mut().set_probe_fault(&key, probe, failing) {
+        Ok(node) => {
+            let what = if failing { "fails" } else { "passes" };
+            CommandOutput::out(format!(
+                "pod/{name} on {node}: its application {what} its {} probes from the next one on",
+                kind.to_ascii_lowercase()
+            ))
+        }
+        Err(e) => CommandOutput::err(e),
+    }
+}
+
 const NODE_ADD_FLAGS: &[FlagSpec] = &[
     FlagSpec::new("cpu", None, FlagKind::String),
     FlagSpec::new("memory", None, FlagKind::String),
@@ -516,7 +565,7 @@ mod tests {
         let mut s = session();
         let rev = s.sim().api().etcd.revision();
         for (line, want) in [
-            ("sim fly", "error: unknown sim command \"fly\"\nKnown sim commands: advance, crash, etcd, help, mode, node, restart, seed, settle, start, status, stop, time, watch\n"),
+            ("sim fly", "error: unknown sim command \"fly\"\nKnown sim commands: advance, crash, etcd, fail-probe, help, mode, node, pass-probe, restart, seed, settle, start, status, stop, time, watch\n"),
             ("sim advance", "error: sim advance needs a duration, like 500ms, 30s or 5m\n"),
             ("sim advance soon", "error: invalid duration \"soon\": expected a number with a unit, like 500ms, 30s, 5m or 1h\n"),
             ("sim node remove x", "error: unknown sim node command \"remove\"\nKnown sim node commands: add, fail, partition, recover\n"),
@@ -524,6 +573,9 @@ mod tests {
             ("sim node add n3 --cpu lots", "error: invalid argument \"lots\" for \"--cpu\" flag: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'\n"),
             ("sim node add n3 --gpus 1", "error: unknown flag: --gpus\n"),
             ("sim seed x", "error: invalid seed \"x\": must be a whole number from 0 to 18446744073709551615\n"),
+            ("sim fail-probe web-1", "error: sim fail-probe takes a POD and a probe kind (liveness, readiness or startup): sim fail-probe POD readiness\n"),
+            ("sim pass-probe web-1 sometimes", "error: unknown probe kind \"sometimes\": expected liveness, readiness or startup\n"),
+            ("sim fail-probe nope liveness", "Error from server (NotFound): pods \"nope\" not found\n"),
         ] {
             let out = s.execute(line);
             assert_eq!((out.stderr.as_str(), out.ok), (want, false), "{line}");

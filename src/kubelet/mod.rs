@@ -15,9 +15,11 @@
 //! manager), `lease` (registration, node status, lease), `runtime` (containerd), `images`
 //! (image names, pull outcomes), `timings` (every duration and the back-off arithmetic).
 
+pub(crate) mod container_model;
 pub mod images;
 pub mod lease;
 pub mod pod_worker;
+pub mod prober;
 pub mod runtime;
 pub mod status;
 pub mod timings;
@@ -104,6 +106,7 @@ pub(crate) struct Process {
     /// The reason cache: why each container of each pod did not start.
     reasons: FastMap<String, FastMap<String, WaitingReason>>,
     statuses: StatusManager,
+    probes: prober::ProbeManager,
     requests: HashMap<RequestId, Pending>,
     registration: Registration,
     lease: LeaseState,
@@ -134,6 +137,7 @@ impl Process {
             pull_errors: HashMap::new(),
             reasons: FastMap::default(),
             statuses: StatusManager::default(),
+            probes: prober::ProbeManager::default(),
             requests: HashMap::new(),
             registration: Registration::default(),
             lease: LeaseState::default(),
@@ -254,6 +258,17 @@ impl Kubelet {
         }
     }
 
+    /// `sim fail-probe` / `sim pass-probe`: the pod's application fails (or passes) its probes
+    /// of `kind` from now on. The fault lives on the machine.
+    pub fn set_probe_fault(&mut self, uid: &str, kind: prober::ProbeType, failing: bool) {
+        self.runtime.set_probe_fault(uid, kind, failing);
+    }
+
+    /// The probe faults on this node, by pod UID.
+    pub fn probe_faults(&self) -> Vec<(String, Vec<prober::ProbeType>)> {
+        self.runtime.probe_faults().map(|(uid, kinds)| (uid.clone(), kinds)).collect()
+    }
+
     /// The crashes `sim crash` injected on this node, by pod (name from its sandbox when it has
     /// one, else its UID as the name).
     pub fn injected_crashes(&self) -> Vec<(ObjectKey, CrashPlan)> {
@@ -356,6 +371,7 @@ impl Component for Kubelet {
     fn start(&mut self, ctx: &mut Ctx) {
         self.proc = Process::new(&self.config.name);
         self.proc.started = true;
+        self.proc.probes.started_at = ctx.now;
         self.proc.pleg_offset = ctx.rng.below(self.timings.pleg_relist_period.0.max(1));
         self.runtime.advance(ctx.now);
         self.register(ctx);
@@ -441,6 +457,9 @@ impl Component for Kubelet {
             self.proc.timers.pop_first();
             self.drive(ctx, &uid);
         }
+        if self.proc.probes.next_wakeup().is_some_and(|t| t <= now) {
+            self.run_probes(ctx);
+        }
     }
 
     fn next_wakeup(&self) -> Option<Time> {
@@ -456,6 +475,7 @@ impl Component for Kubelet {
             p.lease.next_at,
             p.node_status.next_at,
             p.statuses.retries.first().map(|(t, _)| *t),
+            p.probes.next_wakeup(),
             p.pods.next_wakeup(),
             p.node.next_wakeup(),
         ]

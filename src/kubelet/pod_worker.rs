@@ -10,6 +10,7 @@
 //! (bounded by the grace period), tears the sandbox down, writes the terminal status, then
 //! deletes the pod for good with grace 0 and a UID precondition.
 
+use super::container_model::Program;
 use super::images;
 use super::runtime::{ContainerRuntimeState, PlannedExit};
 use super::status::{equal_by_kubelet, generate, merge_for_write, restarts, StatusInputs, WaitingReason};
@@ -185,6 +186,7 @@ impl Kubelet {
     fn forget_pod(&mut self, ctx: &mut Ctx, uid: &str) {
         self.proc.busy.remove(uid);
         self.proc.statuses.forget(uid);
+        self.proc.probes.remove_pod(uid);
         self.proc.reasons.remove(uid);
         self.proc.pleg_dirty.remove(uid);
         self.proc.crash_backoff.retain(|(u, _), _| u != uid);
@@ -222,6 +224,7 @@ impl Kubelet {
                 let mut w =
                     PodWorker { key, uid: uid.to_string(), pod: object.clone(), phase, timer: None, removed: false, pleg_pending: false };
                 if !finished {
+                    self.proc.probes.add_pod(ctx, pod);
                     if pod.metadata.is_deleting() {
                         self.begin_termination(ctx, &mut w);
                     } else {
@@ -348,6 +351,8 @@ impl Kubelet {
             w.phase = WorkerPhase::Finished;
             return;
         }
+        self.proc.probes.trigger_unready(&w.uid, ctx.now);
+        self.kill_unhealthy(ctx, w);
         let Some(pod) = w.pod.as_pod() else { return };
         let policy = pod.spec.restart_policy.as_deref().unwrap_or("Always");
         let sandbox = self.runtime.sandbox(&w.uid).filter(|s| s.ready);
@@ -424,7 +429,10 @@ impl Kubelet {
                 }
                 StartStep::Starting { .. } => {
                     let crash = self.crash_for(pod, &w.uid, ctx.now, ctx.now);
-                    self.runtime.start_container(&w.uid, &container.name, ctx.now, crash);
+                    // The program's own end (a script that finishes) or the injected crash, whichever is first.
+                    let own = Program::of(container).own_exit().map(|(after, exit_code)| PlannedExit { at: ctx.now + after, exit_code });
+                    let exit = [crash, own].into_iter().flatten().min_by_key(|e| e.at);
+                    self.runtime.start_container(&w.uid, &container.name, ctx.now, exit);
                     self.container_event(ctx, pod, &container.name, "Normal", "Started", format!("Started container {}", container.name));
                     if let Some(r) = self.proc.reasons.get_mut(&w.uid) {
                         r.remove(&container.name);
@@ -439,6 +447,36 @@ impl Kubelet {
             run.changed_runtime |= created || finished_ok;
             run.failed |= next.is_none() && !finished_ok;
             run.current = next.map(|step| ContainerStart { index: current.index, step });
+        }
+    }
+
+    /// `computePodActions` for a container that failed its liveness or startup probe: kill it
+    /// (`Killing` "Container NAME failed liveness probe, will be restarted") with the probe's
+    /// grace period, else the pod's. The exit follows the program's way with SIGTERM; the
+    /// restart follows at the sync the PLEG brings, with the usual back-off.
+    fn kill_unhealthy(&mut self, ctx: &mut Ctx, w: &PodWorker) {
+        let Some(pod) = w.pod() else { return };
+        let Some(sandbox) = self.runtime.sandbox(&w.uid) else { return };
+        let running: Vec<(String, String)> = sandbox
+            .containers
+            .iter()
+            .filter(|(_, slot)| slot.current.state.is_running())
+            .map(|(name, slot)| (name.clone(), format!("containerd://{}", slot.current.id)))
+            .collect();
+        for (name, id) in running {
+            let Some((kind, probe_grace)) = self.proc.probes.failed_for_restart(&w.uid, &name, &id) else { continue };
+            let word = kind.word().to_ascii_lowercase();
+            self.container_event(ctx, pod, &name, "Normal", "Killing", format!("Container {name} failed {word} probe, will be restarted"));
+            let grace_secs =
+                probe_grace.or(pod.spec.termination_grace_period_seconds).unwrap_or(defaults::DEFAULT_TERMINATION_GRACE_SECONDS);
+            let grace = Duration::secs(grace_secs.max(0) as u64).max(self.timings.minimum_grace);
+            let program = pod.spec.containers.iter().find(|c| c.name == name).map(Program::of);
+            let (after, exit_code) = match program.and_then(|p| p.on_sigterm()) {
+                Some(code) => (self.timings.draw(ctx.rng, self.timings.container_stop).min(grace), code),
+                None => (grace, 137),
+            };
+            self.runtime.plan_exit(&w.uid, &name, PlannedExit { at: ctx.now + after, exit_code });
+            self.note(ctx.now, format!("{}: killing {name}, failed {word} probe", pod.metadata.name));
         }
     }
 
@@ -689,6 +727,7 @@ impl Kubelet {
     /// `SyncTerminatingPod`: Killing events, stop signals, bounded by the grace period.
     pub(super) fn begin_termination(&mut self, ctx: &mut Ctx, w: &mut PodWorker) {
         self.cancel_pull(ctx, &w.uid);
+        self.proc.probes.stop_liveness_and_startup(&w.uid);
         self.runtime.remove_unstarted(&w.uid);
         let object = w.pod.clone();
         let pod = object.as_pod();
@@ -828,6 +867,10 @@ impl Kubelet {
             return PodStatus::default();
         };
         let old = self.proc.statuses.cached(&w.uid).unwrap_or(&pod.status);
+        let probes = &self.proc.probes;
+        let gates = |container: &str, id: &str| probes.gates(&w.uid, container, id);
+        let probed =
+            pod.spec.containers.iter().any(|c| c.liveness_probe.is_some() || c.readiness_probe.is_some() || c.startup_probe.is_some());
         generate(&StatusInputs {
             pod,
             sandbox: self.runtime.sandbox(&w.uid),
@@ -836,6 +879,7 @@ impl Kubelet {
             terminal,
             host_ip: &self.addr.node_ip,
             now,
+            gates: probed.then_some(&gates as &super::status::GatesFn),
         })
     }
 
@@ -907,7 +951,15 @@ impl Kubelet {
     }
 
     /// Records an event about one of the pod's containers (`spec.containers{NAME}`).
-    fn container_event(&mut self, ctx: &mut Ctx, pod: &Pod, container: &str, type_: &'static str, reason: &str, message: String) {
+    pub(super) fn container_event(
+        &mut self,
+        ctx: &mut Ctx,
+        pod: &Pod,
+        container: &str,
+        type_: &'static str,
+        reason: &str,
+        message: String,
+    ) {
         let involved = ObjectReference {
             kind: "Pod".into(),
             namespace: pod.metadata.namespace.clone(),

@@ -8,6 +8,7 @@
 //! scheduled here and happens whether or not a kubelet is watching.
 
 use super::images;
+use super::prober::ProbeType;
 use crate::model::{ObjectKey, Time};
 use crate::vec_map::VecMap;
 use std::collections::{BTreeMap, BTreeSet};
@@ -119,6 +120,8 @@ pub struct Runtime {
     sandboxes: BTreeMap<String, Box<Sandbox>>,
     /// Injected crashes by pod UID.
     crash_plans: BTreeMap<String, Box<CrashPlan>>,
+    /// `sim fail-probe`: by pod UID, the probe kinds its application now fails.
+    probe_faults: BTreeMap<String, Box<[bool; 3]>>,
     images: BTreeMap<String, Box<CachedImage>>,
     /// Planned exits by time; an entry is stale when its container no longer plans that exit.
     exits: BTreeSet<(Time, String, String)>,
@@ -138,6 +141,7 @@ impl Runtime {
         Runtime {
             sandboxes: BTreeMap::new(),
             crash_plans: BTreeMap::new(),
+            probe_faults: BTreeMap::new(),
             images: BTreeMap::new(),
             exits: BTreeSet::new(),
             pod_network,
@@ -212,6 +216,7 @@ impl Runtime {
     pub fn remove_sandbox(&mut self, uid: &str) -> bool {
         self.stop_sandbox(uid);
         self.crash_plans.remove(uid);
+        self.probe_faults.remove(uid);
         self.sandboxes.remove(uid).is_some()
     }
 
@@ -350,6 +355,23 @@ impl Runtime {
     /// Every injected crash, by pod UID.
     pub fn crash_plans(&self) -> impl Iterator<Item = (&String, &CrashPlan)> {
         self.crash_plans.iter().map(|(uid, plan)| (uid, plan.as_ref()))
+    }
+
+    /// `sim fail-probe` / `sim pass-probe`: the pod's application fails (or passes again) the
+    /// probes of this kind, on the machine, until the pod is removed from it.
+    pub fn set_probe_fault(&mut self, uid: &str, kind: ProbeType, failing: bool) {
+        let kinds = self.probe_faults.entry(uid.to_string()).or_default();
+        kinds[kind as usize] = failing;
+        if kinds.iter().all(|k| !k) {
+            self.probe_faults.remove(uid);
+        }
+    }
+    pub fn probe_fault(&self, uid: &str, kind: ProbeType) -> bool {
+        self.probe_faults.get(uid).is_some_and(|kinds| kinds[kind as usize])
+    }
+    /// Every probe fault, by pod UID: the kinds that fail.
+    pub fn probe_faults(&self) -> impl Iterator<Item = (&String, Vec<ProbeType>)> {
+        self.probe_faults.iter().map(|(uid, kinds)| (uid, ProbeType::ALL.into_iter().filter(|k| kinds[*k as usize]).collect()))
     }
 
     /// When the next planned exit happens.

@@ -7,6 +7,7 @@
 //! pkg/kubelet/kubelet_pods.go and pkg/kubelet/status/generate.go; conditions the kubelet does not
 //! own (a node lifecycle controller's, a disruption target) are carried over untouched.
 
+use super::prober::Gates;
 use super::runtime::{ContainerRuntimeState, ContainerSlot, RuntimeContainer, Sandbox};
 use super::timings::whole_seconds;
 use crate::model::*;
@@ -43,7 +44,13 @@ pub struct StatusInputs<'a> {
     pub terminal: bool,
     pub host_ip: &'a str,
     pub now: Time,
+    /// The prober's gates for a running container (name, instance ID): `None` when the pod
+    /// has no probes, and every running container is started and ready.
+    pub gates: Option<&'a GatesFn<'a>>,
 }
+
+/// The prober's answer for a container name and instance ID.
+pub type GatesFn<'a> = dyn Fn(&str, &str) -> Gates + 'a;
 
 /// `generateAPIPodStatus`.
 pub fn generate(i: &StatusInputs) -> PodStatus {
@@ -58,7 +65,12 @@ pub fn generate(i: &StatusInputs) -> PodStatus {
         .map(|c| {
             let slot = i.sandbox.and_then(|s| s.containers.get(&c.name));
             let reason = i.reasons.and_then(|r| r.get(&c.name));
-            container_status(c, slot, reason, !deleting, restart_policy)
+            let mut cs = container_status(c, slot, reason, !deleting, restart_policy);
+            if let (Some(gates), true) = (i.gates, cs.state.running.is_some()) {
+                let g = gates(&c.name, &cs.container_id);
+                (cs.started, cs.ready) = (Some(g.started), g.ready);
+            }
+            cs
         })
         .collect();
     if i.terminal {
@@ -162,7 +174,7 @@ fn container_status(
         match &c.state {
             ContainerRuntimeState::Created => {}
             ContainerRuntimeState::Running { started_at } => {
-                // No readiness or startup probes are modelled: ready and started once running.
+                // Ready and started once running, unless the prober's gates say otherwise.
                 cs.state = ContainerState {
                     running: Some(ContainerStateRunning { started_at: Some(whole_seconds(*started_at)) }),
                     ..Default::default()
@@ -501,6 +513,7 @@ mod tests {
             terminal: false,
             host_ip: "172.18.0.2",
             now: Time(5_678),
+            gates: None,
         });
         assert_eq!(s.phase, Some(PodPhase::Pending));
         let order: Vec<&str> = s.conditions.iter().map(|c| c.type_.as_str()).collect();

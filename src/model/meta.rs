@@ -136,6 +136,13 @@ pub enum IntOrString {
     String(String),
 }
 
+/// Go's zero value: the integer 0.
+impl Default for IntOrString {
+    fn default() -> Self {
+        IntOrString::Int(0)
+    }
+}
+
 impl IntOrString {
     /// `intstr.GetScaledValueFromIntOrPercent`: a percentage of `total`, rounded up or down.
     pub fn scaled_value(&self, total: i64, round_up: bool) -> Result<i64, String> {

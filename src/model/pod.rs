@@ -3,7 +3,7 @@
 use super::decode::decode_struct;
 #[cfg(test)]
 use super::meta::null_as_default;
-use super::meta::{ObjectMeta, StringMap};
+use super::meta::{IntOrString, ObjectMeta, StringMap};
 use super::name::Name;
 use super::quantity::Quantity;
 use super::shared::Shared;
@@ -77,6 +77,98 @@ pub struct Container {
     pub command: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
     pub args: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub liveness_probe: Option<Probe>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub readiness_probe: Option<Probe>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub startup_probe: Option<Probe>,
+}
+
+/// `core/v1.Probe`: one handler and the kubelet's timing for it. The numbers are Go `int32`s
+/// with `omitempty`: zero is absent, and the API server defaults absent ones (`defaults.rs`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct Probe {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exec: Option<ExecAction>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_get: Option<HttpGetAction>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp_socket: Option<TcpSocketAction>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grpc: Option<GrpcAction>,
+    #[serde(default, skip_serializing_if = "is_zero_i32")]
+    pub initial_delay_seconds: i32,
+    #[serde(default, skip_serializing_if = "is_zero_i32")]
+    pub timeout_seconds: i32,
+    #[serde(default, skip_serializing_if = "is_zero_i32")]
+    pub period_seconds: i32,
+    #[serde(default, skip_serializing_if = "is_zero_i32")]
+    pub success_threshold: i32,
+    #[serde(default, skip_serializing_if = "is_zero_i32")]
+    pub failure_threshold: i32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub termination_grace_period_seconds: Option<i64>,
+}
+
+fn is_zero_i32(v: &i32) -> bool {
+    *v == 0
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct ExecAction {
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub command: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct HttpGetAction {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub path: String,
+    #[serde(default)]
+    pub port: IntOrString,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub host: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheme: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub http_headers: Vec<HttpHeader>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct HttpHeader {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub value: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct TcpSocketAction {
+    #[serde(default)]
+    pub port: IntOrString,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub host: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct GrpcAction {
+    #[serde(default)]
+    pub port: i32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -441,6 +533,43 @@ decode_struct!(Container {
     ports: "ports" NullAsDefault,
     command: "command" NullAsDefault,
     args: "args" NullAsDefault,
+    liveness_probe: "livenessProbe" Default,
+    readiness_probe: "readinessProbe" Default,
+    startup_probe: "startupProbe" Default,
+});
+decode_struct!(Probe {
+    exec: "exec" Default,
+    http_get: "httpGet" Default,
+    tcp_socket: "tcpSocket" Default,
+    grpc: "grpc" Default,
+    initial_delay_seconds: "initialDelaySeconds" Default,
+    timeout_seconds: "timeoutSeconds" Default,
+    period_seconds: "periodSeconds" Default,
+    success_threshold: "successThreshold" Default,
+    failure_threshold: "failureThreshold" Default,
+    termination_grace_period_seconds: "terminationGracePeriodSeconds" Default,
+});
+decode_struct!(ExecAction {
+    command: "command" NullAsDefault,
+});
+decode_struct!(HttpGetAction {
+    path: "path" Default,
+    port: "port" Default,
+    host: "host" Default,
+    scheme: "scheme" Default,
+    http_headers: "httpHeaders" NullAsDefault,
+});
+decode_struct!(HttpHeader {
+    name: "name" Default,
+    value: "value" Default,
+});
+decode_struct!(TcpSocketAction {
+    port: "port" Default,
+    host: "host" Default,
+});
+decode_struct!(GrpcAction {
+    port: "port" Default,
+    service: "service" Default,
 });
 decode_struct!(ResourceRequirements {
     requests: "requests" NullAsDefault,

@@ -12,6 +12,7 @@
 use super::{ComponentId, Sim};
 use crate::api::ApiError;
 use crate::api::ApiRequest;
+use crate::kubelet::prober::ProbeType;
 use crate::kubelet::{CrashPlan, Kubelet};
 use crate::model::{Duration, Kind, ObjectKey};
 use crate::store::Snapshot;
@@ -412,6 +413,23 @@ impl Sim {
             k.inject_crash(now, &uid, plan);
         }
         Ok(node)
+    }
+
+    /// `sim fail-probe POD KIND` / `sim pass-probe POD KIND`: the pod's application fails (or
+    /// passes again) its probes of that kind, from the next probe on: an httpGet is answered
+    /// 500, a tcpSocket refused, a gRPC health check NOT_SERVING, an exec command exits 1. The
+    /// fault lives on the node until the pod is removed from it. Returns the node.
+    pub fn set_probe_fault(&mut self, key: &ObjectKey, kind: ProbeType, failing: bool) -> Result<String, String> {
+        let pod = self.api.get(key).and_then(|o| o.as_pod()).ok_or_else(|| ApiError::not_found(Kind::Pod, &key.name).kubectl_message())?;
+        let uid = pod.metadata.uid.clone();
+        let node =
+            pod.node_name().map(str::to_string).ok_or_else(|| format!("error: pod {:?} is not scheduled to a node yet", key.name))?;
+        let id = ComponentId::Kubelet(node.clone());
+        if let Some(k) = self.component_as_mut::<Kubelet>(&id) {
+            k.set_probe_fault(&uid, kind, failing);
+            return Ok(node);
+        }
+        Err(format!("error: pod {:?} is bound to node {node:?}, which has no kubelet", key.name))
     }
 }
 

@@ -309,9 +309,37 @@ fn containers(w: &mut PrefixWriter, label: &str, spec: &PodSpec, statuses: Optio
                 w.write(3, &format!("{name}:\t{}\n", q.0));
             }
         }
+        for (title, probe) in [("Liveness", &c.liveness_probe), ("Readiness", &c.readiness_probe), ("Startup", &c.startup_probe)] {
+            if let Some(p) = probe {
+                w.write(2, &format!("{title}:\t{}\n", describe_probe(p)));
+            }
+        }
         w.write(2, "Environment:\t<none>\n");
         w.write(2, "Mounts:\t<none>\n");
     }
+}
+
+/// `DescribeProbe`: the handler as kubectl prints it, then the timing.
+fn describe_probe(p: &Probe) -> String {
+    let attrs = format!(
+        "delay={}s timeout={}s period={}s #success={} #failure={}",
+        p.initial_delay_seconds, p.timeout_seconds, p.period_seconds, p.success_threshold, p.failure_threshold
+    );
+    if let Some(e) = &p.exec {
+        // Go prints a []string as `[a b]`.
+        return format!("exec [{}] {attrs}", e.command.join(" "));
+    }
+    if let Some(h) = &p.http_get {
+        let scheme = h.scheme.as_deref().unwrap_or("").to_ascii_lowercase();
+        return format!("http-get {scheme}://{}:{}{} {attrs}", h.host, h.port, h.path);
+    }
+    if let Some(t) = &p.tcp_socket {
+        return format!("tcp-socket {}:{} {attrs}", t.host, t.port);
+    }
+    if let Some(g) = &p.grpc {
+        return format!("grpc <pod>:{} {} {attrs}", g.port, g.service.as_deref().unwrap_or(""));
+    }
+    format!("unknown {attrs}")
 }
 
 fn container_state(w: &mut PrefixWriter, title: &str, state: &ContainerState) {

@@ -1,0 +1,405 @@
+//! What the process inside a container does, so that probe outcomes follow from the manifest.
+//!
+//! A real node runs the image; the simulation has no images, so this is a small, documented
+//! model of the programs the documentation's examples run:
+//! - a busybox-style shell, `sh -c SCRIPT` (or `/bin/sh -c`), whose script is made of `touch`,
+//!   `rm [-f]`, `cat`, `echo`, `sleep N` (or `infinity`), `true`, `false` and `exit N`, joined by
+//!   `;`, `&&` or new lines. Its files live in the container and start empty with each instance,
+//!   so an exec probe sees what the script has done by then. When the script ends the container
+//!   exits with its status. As PID 1 the shell ignores SIGTERM, so a stop waits for the grace
+//!   period and ends in SIGKILL (137), as on a real node;
+//! - `sleep N` run directly;
+//! - the liveness test image (`registry.k8s.io/e2e-test-images/agnhost … liveness`, and the older
+//!   `registry.k8s.io/liveness`): an HTTP server on 8080 whose `/healthz` answers 200 for the
+//!   first 10 s of its life and 500 after, as agnhost's `liveness` subcommand does. A Go program
+//!   as PID 1 exits with status 2 on SIGTERM;
+//! - nginx: HTTP on 80, 200 for `/`, 404 for other paths; it exits 0 on SIGTERM;
+//! - anything else (goproxy, etcd, an unknown image, a script this model cannot read): listens
+//!   on its declared container ports, answers HTTP 200 and gRPC health SERVING there, and runs
+//!   until stopped.
+//!
+//! Exec probe commands run against the container's files: `cat`, `test -e|-f`, `ls`, `true`,
+//! `false`, `echo` and `sh -c` scripts of the commands above. A command outside the model is
+//! taken to succeed: the model knows nothing that would make it fail (`sim fail-probe` does).
+
+use crate::model::{Container, Duration};
+use std::collections::BTreeSet;
+
+/// The container's program, read from its image, command and args.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Program {
+    Script(Vec<Step>),
+    LivenessServer,
+    Nginx,
+    Server(Vec<i64>),
+}
+
+/// One simple command of a script, and whether it runs only if the previous one succeeded.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Step {
+    op: Op,
+    after_success: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Op {
+    Touch(Vec<String>),
+    Rm {
+        force: bool,
+        paths: Vec<String>,
+    },
+    Cat(Vec<String>),
+    Test(String),
+    Ls(Vec<String>),
+    Echo(String),
+    /// `None` is `sleep infinity`.
+    Sleep(Option<u64>),
+    Exit(i32),
+    Status(i32),
+    /// A command outside the model: assumed to succeed, silently.
+    Other,
+}
+
+/// How long agnhost's liveness server answers 200 before it turns to 500.
+pub(crate) const LIVENESS_HEALTHY_FOR: Duration = Duration::secs(10);
+
+/// What a command printed and the status it ended with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ExecResult {
+    pub exit_code: i32,
+    pub output: String,
+}
+
+/// `sh -c SCRIPT` or `/bin/sh -c SCRIPT`: the script.
+fn shell_script(argv: &[String]) -> Option<&str> {
+    match argv {
+        [sh, c, script, ..] if ["sh", "/bin/sh", "bash", "/bin/bash"].contains(&sh.as_str()) && c == "-c" => Some(script),
+        _ => None,
+    }
+}
+
+/// The last path segment of an image's repository, without tag or digest.
+fn image_base(image: &str) -> &str {
+    let name = image.split('@').next().unwrap_or(image);
+    let last = name.rsplit('/').next().unwrap_or(name);
+    last.split(':').next().unwrap_or(last)
+}
+
+impl Program {
+    pub(crate) fn of(c: &Container) -> Program {
+        let argv: Vec<String> = c.command.iter().chain(&c.args).cloned().collect();
+        if let Some(steps) = shell_script(&argv).and_then(parse_script) {
+            return Program::Script(steps);
+        }
+        if let [sleep, n] = &argv[..] {
+            if let Some(op) = parse_sleep(n).filter(|_| sleep == "sleep" || sleep == "/bin/sleep") {
+                return Program::Script(vec![Step { op, after_success: false }]);
+            }
+        }
+        let base = image_base(&c.image);
+        let agnhost_liveness = base == "agnhost" && c.args.first().is_some_and(|a| a == "liveness");
+        if agnhost_liveness || (base == "liveness" && c.image.starts_with("registry.k8s.io/")) {
+            return Program::LivenessServer;
+        }
+        if base == "nginx" && c.command.is_empty() {
+            return Program::Nginx;
+        }
+        Program::Server(c.ports.iter().filter(|p| p.protocol.as_deref().is_none_or(|p| p == "TCP")).map(|p| p.container_port).collect())
+    }
+
+    /// The exit the program makes on its own, `elapsed` after its start, with its status.
+    pub(crate) fn own_exit(&self) -> Option<(Duration, i32)> {
+        match self {
+            Program::Script(steps) => run(steps, &mut BTreeSet::new(), None).end,
+            _ => None,
+        }
+    }
+
+    /// The status the process exits with on SIGTERM; `None`: it ignores SIGTERM (a shell as
+    /// PID 1), so only the SIGKILL at the end of the grace period stops it.
+    pub(crate) fn on_sigterm(&self) -> Option<i32> {
+        match self {
+            Program::Script(_) => None,
+            Program::LivenessServer => Some(2),
+            Program::Nginx | Program::Server(_) => Some(0),
+        }
+    }
+
+    /// Whether it accepts TCP connections on `port`.
+    pub(crate) fn listens(&self, port: i64) -> bool {
+        match self {
+            Program::Script(_) => false,
+            Program::LivenessServer => port == 8080,
+            Program::Nginx => port == 80,
+            Program::Server(ports) => ports.contains(&port),
+        }
+    }
+
+    /// The HTTP status of `GET path` on `port`, `elapsed` after the start; `None` if nothing
+    /// listens there.
+    pub(crate) fn http_status(&self, port: i64, path: &str, elapsed: Duration) -> Option<u16> {
+        if !self.listens(port) {
+            return None;
+        }
+        Some(match self {
+            // agnhost: `if duration.Seconds() > 10 { 500 } else { 200 }`.
+            Program::LivenessServer if path == "/healthz" && elapsed > LIVENESS_HEALTHY_FOR => 500,
+            Program::LivenessServer if path == "/healthz" => 200,
+            Program::LivenessServer => 404,
+            Program::Nginx if path == "/" || path == "/index.html" => 200,
+            Program::Nginx => 404,
+            _ => 200,
+        })
+    }
+
+    /// Whether a gRPC health check on `port` is answered SERVING (`None`: no gRPC server there).
+    pub(crate) fn grpc_serving(&self, port: i64) -> Option<bool> {
+        (matches!(self, Program::Server(_)) && self.listens(port)).then_some(true)
+    }
+
+    /// The files in the container `elapsed` after its start.
+    pub(crate) fn files_at(&self, elapsed: Duration) -> BTreeSet<String> {
+        let mut files = BTreeSet::new();
+        if let Program::Script(steps) = self {
+            run(steps, &mut files, Some(elapsed.0));
+        }
+        files
+    }
+}
+
+/// Runs `argv` (an exec probe's command) against `files`, which it does not keep.
+pub(crate) fn exec(argv: &[String], files: &BTreeSet<String>) -> ExecResult {
+    let steps = match shell_script(argv) {
+        Some(script) => parse_script(script).unwrap_or_default(),
+        None => vec![Step { op: parse_command(argv).unwrap_or(Op::Other), after_success: false }],
+    };
+    let mut files = files.clone();
+    let outcome = run(&steps, &mut files, Some(0));
+    ExecResult { exit_code: outcome.status, output: outcome.output }
+}
+
+struct Outcome {
+    status: i32,
+    output: String,
+    /// When and how the script ended; `None` if it is still running (or sleeps for ever).
+    end: Option<(Duration, i32)>,
+}
+
+/// Interprets steps from the start; with `until`, stops at the first sleep that reaches past it.
+fn run(steps: &[Step], files: &mut BTreeSet<String>, until: Option<u64>) -> Outcome {
+    let (mut t, mut status, mut output) = (0u64, 0, String::new());
+    for step in steps {
+        if step.after_success && status != 0 {
+            continue;
+        }
+        status = match &step.op {
+            Op::Touch(paths) => {
+                files.extend(paths.iter().cloned());
+                0
+            }
+            Op::Rm { force, paths } => {
+                let mut code = 0;
+                for p in paths {
+                    if !files.remove(p) && !force {
+                        output.push_str(&format!("rm: can't remove '{p}': No such file or directory\n"));
+                        code = 1;
+                    }
+                }
+                code
+            }
+            Op::Cat(paths) => {
+                let mut code = 0;
+                for p in paths.iter().filter(|p| !files.contains(*p)) {
+                    output.push_str(&format!("cat: can't open '{p}': No such file or directory\n"));
+                    code = 1;
+                }
+                code
+            }
+            Op::Test(p) => i32::from(!files.contains(p)),
+            Op::Ls(paths) => {
+                let mut code = 0;
+                for p in paths {
+                    if files.contains(p) {
+                        output.push_str(&format!("{p}\n"));
+                    } else {
+                        output.push_str(&format!("ls: {p}: No such file or directory\n"));
+                        code = 1;
+                    }
+                }
+                code
+            }
+            Op::Echo(text) => {
+                output.push_str(text);
+                output.push('\n');
+                0
+            }
+            Op::Sleep(None) => return Outcome { status, output, end: None },
+            Op::Sleep(Some(ms)) => {
+                if until.is_some_and(|u| t + ms > u) {
+                    return Outcome { status, output, end: None };
+                }
+                t += ms;
+                0
+            }
+            Op::Exit(code) => return Outcome { status: *code, output, end: Some((Duration(t), *code)) },
+            Op::Status(code) => *code,
+            Op::Other => 0,
+        };
+    }
+    Outcome { status, output, end: Some((Duration(t), status)) }
+}
+
+/// A script of simple commands joined by `;`, `&&` and new lines; `None` if it uses anything
+/// else (pipes, loops, redirections, `||`), which the model does not pretend to run.
+fn parse_script(script: &str) -> Option<Vec<Step>> {
+    if script.contains(['|', '>', '<', '`', '$', '(']) {
+        return None;
+    }
+    let mut steps = Vec::new();
+    for statement in script.split([';', '\n']) {
+        for (j, part) in statement.split("&&").enumerate() {
+            let argv = words(part)?;
+            if argv.is_empty() {
+                if j > 0 {
+                    return None;
+                }
+                continue;
+            }
+            steps.push(Step { op: parse_command(&argv)?, after_success: j > 0 });
+        }
+    }
+    Some(steps)
+}
+
+/// Splits on blanks, honouring single and double quotes; `None` on an unclosed quote.
+fn words(text: &str) -> Option<Vec<String>> {
+    let (mut out, mut word, mut quote, mut in_word) = (Vec::new(), String::new(), None, false);
+    for ch in text.chars() {
+        match (quote, ch) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => word.push(c),
+            (None, '\'' | '"') => {
+                quote = Some(ch);
+                in_word = true;
+            }
+            (None, c) if c.is_whitespace() => {
+                if in_word {
+                    out.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            (None, c) => {
+                word.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if quote.is_some() {
+        return None;
+    }
+    if in_word {
+        out.push(word);
+    }
+    Some(out)
+}
+
+fn parse_sleep(arg: &str) -> Option<Op> {
+    if arg == "infinity" {
+        return Some(Op::Sleep(None));
+    }
+    let secs: f64 = crate::model::parse_f64(arg.trim_end_matches('s')).filter(|s| *s >= 0.0 && s.is_finite())?;
+    Some(Op::Sleep(Some((secs * 1000.0) as u64)))
+}
+
+/// One simple command; `None` for a shell keyword the model cannot run (`while`, `if`…).
+fn parse_command(argv: &[String]) -> Option<Op> {
+    let (name, rest) = argv.split_first()?;
+    let name = name.rsplit('/').next().unwrap_or(name);
+    let paths = || rest.iter().filter(|a| !a.starts_with('-')).cloned().collect::<Vec<_>>();
+    Some(match name {
+        "touch" => Op::Touch(paths()),
+        "rm" => Op::Rm { force: rest.iter().any(|a| a.starts_with('-') && a.contains('f')), paths: paths() },
+        "cat" => Op::Cat(paths()),
+        "ls" => Op::Ls(paths()),
+        "test" | "[" => Op::Test(paths().into_iter().find(|p| p != "]").unwrap_or_default()),
+        "echo" => Op::Echo(rest.join(" ")),
+        "sleep" => parse_sleep(rest.first()?)?,
+        "exit" => Op::Exit(rest.first().map_or(Some(0), |c| c.parse().ok())?),
+        "true" | ":" => Op::Status(0),
+        "false" => Op::Status(1),
+        "while" | "until" | "for" | "if" | "do" | "done" | "then" | "fi" | "case" | "esac" | "else" | "{" | "}" => return None,
+        _ => Op::Other,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn container(image: &str, command: &[&str], args: &[&str]) -> Container {
+        Container {
+            name: "c".into(),
+            image: image.into(),
+            command: command.iter().map(|s| s.to_string()).collect(),
+            args: args.iter().map(|s| s.to_string()).collect(),
+            ..Default::default()
+        }
+    }
+
+    const EXEC_LIVENESS: &str = "touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600";
+
+    #[test]
+    fn the_exec_liveness_script_keeps_its_file_for_30_seconds_then_runs_600_more() {
+        let p = Program::of(&container("registry.k8s.io/busybox:1.27.2", &[], &["/bin/sh", "-c", EXEC_LIVENESS]));
+        let cat = |t: u64| exec(&["cat".into(), "/tmp/healthy".into()], &p.files_at(Duration::secs(t)));
+        assert_eq!(cat(29).exit_code, 0);
+        let failed = cat(31);
+        assert_eq!((failed.exit_code, failed.output.as_str()), (1, "cat: can't open '/tmp/healthy': No such file or directory\n"));
+        assert_eq!(p.own_exit(), Some((Duration::secs(630), 0)), "the script ends after 630 s");
+        assert_eq!(p.on_sigterm(), None, "sh as PID 1 ignores SIGTERM");
+    }
+
+    #[test]
+    fn a_script_ends_with_its_status_and_and_skips_after_a_failure() {
+        let p = Program::of(&container("busybox", &["sh", "-c", "echo hi && sleep 5 && exit 3"], &[]));
+        assert_eq!(p.own_exit(), Some((Duration::secs(5), 3)));
+        let p = Program::of(&container("busybox", &["sh", "-c", "cat /nope && sleep 100"], &[]));
+        assert_eq!(p.own_exit(), Some((Duration::ZERO, 1)));
+        let p = Program::of(&container("busybox", &["sh", "-c", "while true; do sleep 1; done"], &[]));
+        assert_eq!(p, Program::Server(vec![]), "a loop is beyond the model: it runs until stopped");
+        assert_eq!(Program::of(&container("busybox", &["sleep", "3600"], &[])).own_exit(), Some((Duration::secs(3600), 0)));
+        assert_eq!(Program::of(&container("busybox", &["sh", "-c", "sleep infinity"], &[])).own_exit(), None);
+    }
+
+    #[test]
+    fn agnhost_liveness_serves_healthz_200_for_10_seconds_then_500() {
+        let p = Program::of(&container("registry.k8s.io/e2e-test-images/agnhost:2.40", &[], &["liveness"]));
+        assert_eq!(p.http_status(8080, "/healthz", Duration::secs(10)), Some(200));
+        assert_eq!(p.http_status(8080, "/healthz", Duration(10_001)), Some(500));
+        assert_eq!(p.http_status(80, "/healthz", Duration::ZERO), None);
+        assert_eq!(Program::of(&container("registry.k8s.io/liveness", &[], &["/server"])), Program::LivenessServer);
+        assert_eq!(p.on_sigterm(), Some(2));
+    }
+
+    #[test]
+    fn nginx_answers_on_80_and_unknown_images_on_their_declared_ports() {
+        let nginx = Program::of(&container("nginx:1.14.2", &[], &[]));
+        assert_eq!((nginx.http_status(80, "/", Duration::ZERO), nginx.listens(8080)), (Some(200), false));
+        let mut goproxy = container("registry.k8s.io/goproxy:0.1", &[], &[]);
+        goproxy.ports = vec![crate::model::ContainerPort { container_port: 8080, ..Default::default() }];
+        let p = Program::of(&goproxy);
+        assert!(p.listens(8080) && !p.listens(80));
+        assert_eq!(p.grpc_serving(8080), Some(true));
+        assert_eq!(p.own_exit(), None);
+    }
+
+    #[test]
+    fn exec_probe_commands_see_the_files_and_unknown_ones_succeed() {
+        let files: BTreeSet<String> = ["/tmp/ready".to_string()].into();
+        let sh = |s: &str| exec(&["sh".into(), "-c".into(), s.into()], &files);
+        assert_eq!(sh("test -e /tmp/ready").exit_code, 0);
+        assert_eq!(sh("cat /tmp/ready && exit 4").exit_code, 4);
+        assert_eq!(exec(&["pg_isready".into()], &files).exit_code, 0);
+        assert_eq!(exec(&["ls".into(), "/x".into()], &files).output, "ls: /x: No such file or directory\n");
+    }
+}
