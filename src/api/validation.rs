@@ -38,6 +38,7 @@ pub fn validate(object: &Object) -> Vec<FieldError> {
             validate_selector_and_template(&rs.spec.selector, &rs.spec.template, &mut errs);
         }
         Object::Deployment(d) => validate_deployment(d, &mut errs),
+        Object::Service(svc) => super::service::validate_service(svc, &mut errs),
         // Kinds validated by their metadata alone.
         _ => {}
     }
@@ -67,7 +68,7 @@ fn validate_meta(object: &Object) -> Vec<FieldError> {
     errs
 }
 
-fn valid_label_value(v: &str) -> bool {
+pub(crate) fn valid_label_value(v: &str) -> bool {
     v.is_empty()
         || (v.len() <= 63
             && v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.')

@@ -508,6 +508,9 @@ mod tests {
             Kind::Deployment => Object::Deployment(serde_json::from_value(value).map_err(decode_err)?),
             Kind::Event => Object::Event(serde_json::from_value(value).map_err(decode_err)?),
             Kind::Lease => Object::Lease(serde_json::from_value(value).map_err(decode_err)?),
+            Kind::Service => Object::Service(serde_json::from_value(value).map_err(decode_err)?),
+            Kind::EndpointSlice => Object::EndpointSlice(serde_json::from_value(value).map_err(decode_err)?),
+            Kind::Endpoints => Object::Endpoints(serde_json::from_value(value).map_err(decode_err)?),
         })
     }
 
@@ -566,6 +569,19 @@ mod tests {
                 "count": 1, "type": "Normal", "reportingComponent": "c", "reportingInstance": "i"}),
             json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": meta(), "spec": {"holderIdentity": "n1",
                 "leaseDurationSeconds": 40, "renewTime": "2026-01-01T00:00:05.123456Z"}}),
+            json!({"apiVersion": "v1", "kind": "Service", "metadata": meta(), "spec": {"ports": [{"name": "http", "protocol": "TCP",
+                "port": 80, "targetPort": "web", "nodePort": 30080}], "selector": {"app": "web"}, "clusterIP": "10.96.0.10",
+                "clusterIPs": ["10.96.0.10"], "type": "NodePort", "externalName": "x", "sessionAffinity": "None", "ipFamilies": ["IPv4"],
+                "ipFamilyPolicy": "SingleStack", "publishNotReadyAddresses": true, "externalTrafficPolicy": "Cluster",
+                "internalTrafficPolicy": "Cluster", "allocateLoadBalancerNodePorts": true},
+                "status": {"loadBalancer": {"ingress": [{"ip": "1.2.3.4", "hostname": "h"}]}}}),
+            json!({"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice", "metadata": meta(), "addressType": "IPv4",
+                "endpoints": [{"addresses": ["10.244.0.2"], "conditions": {"ready": true, "serving": true, "terminating": false},
+                    "targetRef": {"kind": "Pod", "namespace": "default", "name": "web", "uid": "u"}, "nodeName": "n1", "zone": "z"}],
+                "ports": [{"name": "", "protocol": "TCP", "port": 80}]}),
+            json!({"apiVersion": "v1", "kind": "Endpoints", "metadata": meta(), "subsets": [{"addresses": [{"ip": "10.244.0.2",
+                "nodeName": "n1", "targetRef": {"kind": "Pod", "name": "web"}}], "notReadyAddresses": [{"ip": "10.244.0.3"}],
+                "ports": [{"name": "http", "protocol": "TCP", "port": 80}]}]}),
         ]
     }
 
@@ -664,6 +680,9 @@ mod tests {
                 Object::Deployment(x) => serde_json::to_value(x),
                 Object::Event(x) => serde_json::to_value(x),
                 Object::Lease(x) => serde_json::to_value(x),
+                Object::Service(x) => serde_json::to_value(x),
+                Object::EndpointSlice(x) => serde_json::to_value(x),
+                Object::Endpoints(x) => serde_json::to_value(x),
             };
             let mut want = body.unwrap();
             want["apiVersion"] = json!(o.kind().api_version());

@@ -492,12 +492,14 @@ mod tests {
     fn a_severed_watch_is_answered_gone_once_so_its_client_re_lists() {
         let mut sim = cluster();
         let kcm = ComponentId::ControllerManager;
-        assert_eq!(sim.sever_watches_to_relist(Some(&kcm)), 5);
+        // One per kind its controllers watch: pods, ReplicaSets, Deployments, nodes, leases,
+        // Services, EndpointSlices, Endpoints.
+        assert_eq!(sim.sever_watches_to_relist(Some(&kcm)), 8);
         assert_eq!(sim.open_watches(Some(&kcm)), 0);
         let (err, _) = sim.refusal(&kcm, &watch(Kind::Pod)).expect("gone");
         assert_eq!(err.reason, Reason::Gone);
         assert!(sim.refusal(&kcm, &watch(Kind::Pod)).is_none(), "only once");
         sim.advance(Duration::secs(5));
-        assert_eq!(sim.open_watches(Some(&kcm)), 5, "re-listed and watching again");
+        assert_eq!(sim.open_watches(Some(&kcm)), 8, "re-listed and watching again");
     }
 }

@@ -148,7 +148,9 @@ mod tests {
                 "replicaset-controller",
                 "garbage-collector-controller",
                 "node-lifecycle-controller",
-                "taint-eviction-controller"
+                "taint-eviction-controller",
+                "endpointslice-controller",
+                "endpoints-controller"
             ]
         );
         let rs = &c[2].loops[1];
