@@ -181,7 +181,8 @@ fn the_kill_chain_takes_eight_beats_and_about_five_seconds_of_wall_time() {
     let (p, wall, _, replacement) = kill();
     // kubectl's delete, the ReplicaSet controller's create, the bind, the kubelet starting the
     // pod, ContainerCreating, the old pod Completed and removed, and Running: seven beats held
-    // before the eighth (Running) ends the chain, and ~1 s of simulated time between them.
+    // before the eighth (Running) ends the chain, and half a second to a second of simulated
+    // time between them (the image is on the node already; how long depends on the seed's draws).
     assert_eq!(p.shown.len(), 8, "{:#?}", p.texts());
     assert_eq!(
         p.shown.last().unwrap().caption.text,
@@ -191,7 +192,7 @@ fn the_kill_chain_takes_eight_beats_and_about_five_seconds_of_wall_time() {
     // costs as much wall time; each beat may begin a frame or two late.
     let simulated = p.shown.last().unwrap().at.since(p.shown[0].at).0 as f64;
     let expected = 7.0 * DWELL_MS + simulated;
-    assert!((800.0..1_200.0).contains(&simulated), "{simulated} ms of simulated time");
+    assert!((400.0..1_500.0).contains(&simulated), "{simulated} ms of simulated time");
     assert!(wall >= expected && wall <= expected + 8.0 * 2.0 * FRAME_MS, "{wall} ms of wall time, expected about {expected}");
     assert!(wall < 6_000.0, "well under the 30 s the issue allows");
 }

@@ -29,6 +29,7 @@ pub fn default_object(object: &mut Object) {
             rs.spec.replicas.get_or_insert(1);
             default_template(&mut rs.spec.template);
         }
+        Object::Service(svc) => super::service::default_service(svc),
         // Kinds without defaults of their own.
         _ => {}
     }

@@ -9,6 +9,7 @@ pub mod defaults;
 pub mod errors;
 pub mod lease_manager;
 pub mod namespaces;
+pub mod service;
 pub mod validation;
 pub mod watch;
 
@@ -187,6 +188,8 @@ pub struct ApiServer {
     watch_cache_floor: u64,
     /// The etcd lease Events are being put with (`--event-ttl`).
     event_leases: lease_manager::LeaseManager,
+    /// The ClusterIPs and NodePorts the stored Services hold.
+    services: service::Allocations,
 }
 
 impl ApiServer {
@@ -203,12 +206,29 @@ impl ApiServer {
         self.etcd.get(key)
     }
 
+    /// What kube-apiserver's bootstrap controller does on its first start: the `kubernetes`
+    /// Service in `default`, at the range's first address. Its UID comes from a fixed seed of
+    /// its own, so the simulation's random draws (pod names, jitter) are the same as before.
+    pub fn bootstrap(&mut self) {
+        let key = ObjectKey::new(Kind::Service, "default", "kubernetes");
+        if self.etcd.get(&key).is_some() {
+            return;
+        }
+        let mut svc = service::kubernetes_service();
+        svc.metadata.uid = Rng::new(0x6b75_6265_726e_6574).uuid().into();
+        svc.metadata.creation_timestamp = Some(Time(0));
+        self.services = service::Allocations::rebuild(std::iter::once(&svc));
+        if let Ok(change) = self.etcd.create(Object::Service(svc)) {
+            self.committed(change);
+        }
+    }
+
     /// Serves one request at `now`.
     pub fn handle(&mut self, now: Time, rng: &mut Rng, request: ApiRequest) -> Handled {
         let outcome = match request {
             ApiRequest::Create(o) => self.create(now, rng, o),
-            ApiRequest::Update(o) => self.update(now, o, false),
-            ApiRequest::UpdateStatus(o) => self.update(now, o, true),
+            ApiRequest::Update(o) => self.update(now, rng, o, false),
+            ApiRequest::UpdateStatus(o) => self.update(now, rng, o, true),
             ApiRequest::Delete(d) => self.delete(now, d),
             ApiRequest::Evict(d) if d.key.kind == Kind::Pod => self.delete(now, d),
             ApiRequest::Evict(d) => Err(ApiError::not_found(d.key.kind, &d.key.name)),
@@ -285,6 +305,7 @@ impl ApiServer {
     pub fn reindex(&mut self) {
         self.pods_by_node.clear();
         self.event_leases = Default::default();
+        self.services = service::Allocations::rebuild(self.etcd.list(Kind::Service, None).filter_map(|o| o.as_service()));
         let pods: Vec<(String, ObjectKey)> =
             self.etcd.list(Kind::Pod, None).filter_map(|o| Some((o.as_pod()?.node_name()?.to_string(), o.key()))).collect();
         for (node, key) in pods {
@@ -363,6 +384,9 @@ impl ApiServer {
             return Err(ApiError::invalid(kind, &object.meta().name, errs));
         }
         prepare_for_create(&mut object);
+        if let Object::Service(svc) = &mut object {
+            self.services.allocate(rng, svc, None).map_err(|errs| ApiError::invalid(kind, &svc.metadata.name, errs))?;
+        }
         let meta = object.meta_mut();
         meta.uid = rng.uuid().into();
         meta.creation_timestamp = Some(now);
@@ -377,7 +401,7 @@ impl ApiServer {
         self.etcd.create_leased(object, lease).map(Written::Changed).map_err(|_| ApiError::already_exists(kind, &name))
     }
 
-    fn update(&mut self, now: Time, mut object: Object, status_only: bool) -> Result<Written, ApiError> {
+    fn update(&mut self, now: Time, rng: &mut Rng, mut object: Object, status_only: bool) -> Result<Written, ApiError> {
         let kind = object.kind();
         if kind.namespaced() && object.meta().namespace.is_empty() {
             object.meta_mut().namespace = "default".into();
@@ -389,11 +413,17 @@ impl ApiServer {
             return Err(ApiError::conflict(kind, &key.name));
         }
         let mut next = if status_only { with_status_of(&current, object) } else { with_spec_of(&current, object) };
+        if let (Object::Service(new), Object::Service(old)) = (&mut next, &*current) {
+            service::patch_allocated_values(new, old);
+        }
         defaults::default_object(&mut next);
         let mut errs = validation::validate(&next);
         errs.extend(immutable_field_errors(&current, &next));
         if !errs.is_empty() {
             return Err(ApiError::invalid(kind, &key.name, errs));
+        }
+        if let (Object::Service(new), Object::Service(old)) = (&mut next, &*current) {
+            self.services.allocate(rng, new, Some(old)).map_err(|errs| ApiError::invalid(kind, &key.name, errs))?;
         }
         {
             let (old, new) = (current.meta(), next.meta_mut());
@@ -463,7 +493,11 @@ impl ApiServer {
             }
             return self.etcd.update(next, None).map(Written::Changed).map_err(|_| ApiError::conflict(kind, &d.key.name));
         }
-        self.etcd.delete(&d.key, None).map(Written::Changed).map_err(|_| ApiError::not_found(kind, &d.key.name))
+        let deleted = self.etcd.delete(&d.key, None).map_err(|_| ApiError::not_found(kind, &d.key.name))?;
+        if let Some(svc) = deleted.object.as_service() {
+            self.services.release(svc);
+        }
+        Ok(Written::Changed(deleted))
     }
 
     /// `deletecollection` in one namespace: each object deleted as a single delete would be
@@ -538,6 +572,7 @@ fn with_spec_of(current: &Object, mut incoming: Object) -> Object {
             n.status = c.status.clone();
             n.spec.finalizers = c.spec.finalizers.clone();
         }
+        (Object::Service(n), Object::Service(c)) => n.status = c.status.clone(),
         _ => {}
     }
     incoming
@@ -551,6 +586,9 @@ fn with_status_of(current: &Object, incoming: Object) -> Object {
     let mut next = match (current, incoming) {
         (Object::Pod(c), Object::Pod(i)) => Object::Pod(Pod { metadata: c.metadata.clone(), spec: c.spec.clone(), status: i.status }),
         (Object::Node(c), Object::Node(i)) => Object::Node(Node { metadata: c.metadata.clone(), spec: c.spec.clone(), status: i.status }),
+        (Object::Service(c), Object::Service(i)) => {
+            Object::Service(Service { metadata: c.metadata.clone(), spec: c.spec.clone(), status: i.status })
+        }
         (Object::ReplicaSet(c), Object::ReplicaSet(i)) => {
             Object::ReplicaSet(ReplicaSet { metadata: c.metadata.clone(), spec: c.spec.clone(), status: i.status })
         }
@@ -601,6 +639,9 @@ fn spec_changed(old: &Object, new: &Object) -> bool {
         (Object::Deployment(a), Object::Deployment(b)) => a.spec != b.spec,
         (Object::ReplicaSet(a), Object::ReplicaSet(b)) => a.spec != b.spec,
         (Object::Pod(a), Object::Pod(b)) => a.spec != b.spec,
+        (Object::EndpointSlice(a), Object::EndpointSlice(b)) => {
+            (&a.address_type, &a.endpoints, &a.ports) != (&b.address_type, &b.endpoints, &b.ports)
+        }
         _ => false,
     }
 }
@@ -615,6 +656,13 @@ fn immutable_field_errors(old: &Object, new: &Object) -> Vec<FieldError> {
         _ => false,
     };
     let mut errs = Vec::new();
+    if let (Object::Service(a), Object::Service(b)) = (old, new) {
+        let had = a.spec.cluster_ip.as_deref().filter(|ip| !ip.is_empty());
+        if a.type_() != "ExternalName" && b.type_() != "ExternalName" && had.is_some() && b.spec.cluster_ip.as_deref() != had {
+            let ip = b.spec.cluster_ip.clone().unwrap_or_default();
+            errs.push(FieldError::invalid("spec.clusterIP", format!("{ip:?}"), "field is immutable"));
+        }
+    }
     if selector_changed {
         let sel = match new {
             Object::Deployment(d) => d.spec.selector.to_query(),

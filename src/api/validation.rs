@@ -45,6 +45,7 @@ pub fn validate(object: &Object) -> Vec<FieldError> {
         }
         Object::ConfigMap(cm) => validate_config_map(cm, &mut errs),
         Object::Secret(secret) => validate_secret(secret, &mut errs),
+        Object::Service(svc) => super::service::validate_service(svc, &mut errs),
         // Kinds validated by their metadata alone.
         _ => {}
     }
@@ -137,7 +138,7 @@ fn validate_secret(secret: &Secret, errs: &mut Vec<FieldError>) {
     }
 }
 
-fn valid_label_value(v: &str) -> bool {
+pub(crate) fn valid_label_value(v: &str) -> bool {
     v.is_empty()
         || (v.len() <= 63
             && v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.')

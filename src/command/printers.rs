@@ -36,6 +36,9 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
         Kind::Namespace => (&["NAME", "STATUS", "AGE"], &[]),
         Kind::ConfigMap => (&["NAME", "DATA", "AGE"], &[]),
         Kind::Secret => (&["NAME", "TYPE", "DATA", "AGE"], &[]),
+        Kind::Service => (&["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"], &["SELECTOR"]),
+        Kind::EndpointSlice => (&["NAME", "ADDRESSTYPE", "PORTS", "ENDPOINTS", "AGE"], &[]),
+        Kind::Endpoints => (&["NAME", "ENDPOINTS", "AGE"], &[]),
     };
     let mut h = base.to_vec();
     if wide {
@@ -60,6 +63,130 @@ pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
         Object::Secret(s) => {
             vec![s.metadata.name.to_string(), s.type_.clone(), s.data.len().to_string(), age(s.metadata.creation_timestamp, now)]
         }
+        Object::Service(svc) => service_row(svc, now, wide),
+        Object::EndpointSlice(slice) => vec![
+            slice.metadata.name.to_string(),
+            slice.address_type.clone(),
+            endpoint_slice_ports(&slice.ports),
+            endpoint_slice_addresses(&slice.endpoints),
+            age(slice.metadata.creation_timestamp, now),
+        ],
+        Object::Endpoints(ep) => vec![ep.metadata.name.to_string(), endpoints_list(ep, None), age(ep.metadata.creation_timestamp, now)],
+    }
+}
+
+/// `printService`: CLUSTER-IP is the first of `clusterIPs` (`None` when headless), EXTERNAL-IP
+/// depends on the type, PORT(S) is `port[:nodePort]/protocol` per port.
+fn service_row(svc: &Service, now: Time, wide: bool) -> Vec<String> {
+    let ports: Vec<String> = svc
+        .spec
+        .ports
+        .iter()
+        .map(|p| {
+            let protocol = p.protocol.as_deref().unwrap_or("TCP");
+            match p.node_port.filter(|n| *n > 0) {
+                Some(node_port) => format!("{}:{node_port}/{protocol}", p.port),
+                None => format!("{}/{protocol}", p.port),
+            }
+        })
+        .collect();
+    let ports = if ports.is_empty() { "<none>".to_string() } else { ports.join(",") };
+    let mut cells = vec![
+        svc.metadata.name.to_string(),
+        svc.type_().to_string(),
+        svc.spec.cluster_ips.first().cloned().unwrap_or_else(|| "<none>".into()),
+        service_external_ip(svc),
+        ports,
+        age(svc.metadata.creation_timestamp, now),
+    ];
+    if wide {
+        cells.push(format_labels(&svc.spec.selector));
+    }
+    cells
+}
+
+/// `getServiceExternalIP` without external IPs (not modelled): a load balancer's ingress, or
+/// `<pending>` while no cloud provider has answered.
+pub fn service_external_ip(svc: &Service) -> String {
+    match svc.type_() {
+        "ClusterIP" | "NodePort" => "<none>".into(),
+        "LoadBalancer" => {
+            let ingress: Vec<&str> = svc
+                .status
+                .load_balancer
+                .ingress
+                .iter()
+                .map(|i| if i.ip.is_empty() { i.hostname.as_str() } else { i.ip.as_str() })
+                .collect();
+            if ingress.is_empty() {
+                "<pending>".into()
+            } else {
+                ingress.join(",")
+            }
+        }
+        "ExternalName" => svc.spec.external_name.clone().unwrap_or_default(),
+        _ => "<unknown>".into(),
+    }
+}
+
+/// `listWithMoreString`: the first three, then `+ N more...`; `<unset>` when there is none.
+fn list_with_more(list: Vec<String>, count: usize) -> String {
+    const MAX: usize = 3;
+    let joined = list.join(",");
+    if count > MAX {
+        format!("{joined} + {} more...", count - MAX)
+    } else if joined.is_empty() {
+        "<unset>".into()
+    } else {
+        joined
+    }
+}
+
+/// `formatDiscoveryPorts`: each port's number (or its name, or `*`).
+pub fn endpoint_slice_ports(ports: &[EndpointPort]) -> String {
+    let list = ports
+        .iter()
+        .take(3)
+        .map(|p| match (p.port, &p.name) {
+            (Some(n), _) => n.to_string(),
+            (None, Some(name)) => name.clone(),
+            (None, None) => "*".into(),
+        })
+        .collect();
+    list_with_more(list, ports.len())
+}
+
+/// `formatDiscoveryEndpoints`: every address of every endpoint, ready or not.
+pub fn endpoint_slice_addresses(endpoints: &[Endpoint]) -> String {
+    let all: Vec<&String> = endpoints.iter().flat_map(|e| &e.addresses).collect();
+    list_with_more(all.iter().take(3).map(|a| a.to_string()).collect(), all.len())
+}
+
+/// `formatEndpoints`: `ip:port` of the ready addresses per port (only the ports named in `ports`
+/// when given), the first three then `+ N more...`; `<none>` without subsets.
+pub fn endpoints_list(ep: &Endpoints, ports: Option<&str>) -> String {
+    if ep.subsets.is_empty() {
+        return "<none>".into();
+    }
+    let mut list = Vec::new();
+    let mut count = 0;
+    for ss in &ep.subsets {
+        if ss.ports.is_empty() {
+            count += ss.addresses.len();
+            list.extend(ss.addresses.iter().map(|a| a.ip.clone()));
+            continue;
+        }
+        for port in ss.ports.iter().filter(|p| ports.is_none_or(|want| p.name.as_deref().unwrap_or("") == want)) {
+            count += ss.addresses.len();
+            list.extend(ss.addresses.iter().map(|a| format!("{}:{}", a.ip, port.port.unwrap_or(0))));
+        }
+    }
+    list.truncate(3);
+    let joined = list.join(",");
+    if count > 3 {
+        format!("{joined} + {} more...", count - 3)
+    } else {
+        joined
     }
 }
 

@@ -33,7 +33,7 @@ impl Controller for GarbageCollector {
     /// The owners and dependents it tracks (not leases: their churn, a renewal per node every
     /// 10 s, owns nothing and nothing here waits on it).
     fn watches(&self) -> &'static [Kind] {
-        &[Kind::Pod, Kind::ReplicaSet, Kind::Deployment, Kind::Node]
+        &[Kind::Pod, Kind::ReplicaSet, Kind::Deployment, Kind::Node, Kind::Service, Kind::EndpointSlice]
     }
     fn event_source(&self) -> &'static str {
         "garbage-collector"
@@ -47,7 +47,7 @@ impl Controller for GarbageCollector {
         match delta {
             // An owner went away: each of its dependents must be looked at.
             Delta::Deleted(owner) => {
-                let mut keys: Vec<ObjectKey> = [&caches[Kind::ReplicaSet], &caches[Kind::Pod]]
+                let mut keys: Vec<ObjectKey> = [&caches[Kind::ReplicaSet], &caches[Kind::Pod], &caches[Kind::EndpointSlice]]
                     .iter()
                     .flat_map(|store| store.owned_by(&owner.meta().uid))
                     .map(|o| o.key())
@@ -83,7 +83,7 @@ impl Controller for GarbageCollector {
             .iter()
             .filter_map(|r| {
                 let (_, kind) = store_for(caches, &r.kind)?;
-                Some(Call::expect_not_found(ApiRequest::Get(ObjectKey::new(kind, &meta.namespace, &r.name))))
+                Some(Call::expect_absent(ApiRequest::Get(ObjectKey::new(kind, &meta.namespace, &r.name)), &r.uid))
             })
             .collect();
         let delete = Call::new(ApiRequest::Delete(DeleteRequest { uid: Some(meta.uid.to_string()), ..DeleteRequest::new(key.clone()) }));
@@ -109,7 +109,8 @@ mod tests {
         let pods = Informer::from_objects(Kind::Pod, [Object::Pod(pod)]);
         let empty = |k| Informer::from_objects(k, []);
         let (rss, deps, nodes) = (empty(Kind::ReplicaSet), empty(Kind::Deployment), empty(Kind::Node));
-        let caches = Caches::new([pods.store(), rss.store(), deps.store(), nodes.store()]);
+        let slices = empty(Kind::EndpointSlice);
+        let caches = Caches::new([pods.store(), rss.store(), deps.store(), nodes.store(), slices.store()]);
         let sync = GarbageCollector::new().reconcile(&ObjectKey::new(Kind::Pod, "default", "web-abc-x"), &caches, Time(0));
         assert_eq!(sync.steps.len(), 2);
         assert_eq!(sync.steps[0][0].expect, Expect::NotFound);

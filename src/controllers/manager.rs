@@ -97,11 +97,16 @@ impl ControllerManager {
             Box::new(super::node_lifecycle::NodeLifecycleController::new()),
             Box::new(super::taint_eviction::TaintEvictionController::new()),
             Box::new(super::namespace::NamespaceController::new()),
+            Box::new(super::endpoint_slice::EndpointSliceController::new()),
+            Box::new(super::endpoints::EndpointsController),
         ])
     }
 
-    fn synced(&self) -> bool {
-        self.informers.iter().all(|i| i.has_synced())
+    /// Whether the informers of the kinds this controller watches have synced: each controller
+    /// waits for its own caches (`WaitForNamedCacheSync`), not for every informer of the process.
+    fn slot_synced(&self, index: usize) -> bool {
+        let watches = self.slots[index].controller.watches();
+        watches.iter().all(|k| self.by_kind[*k as usize].is_none_or(|i| self.informers[i].has_synced()))
     }
 
     /// The controller of this name, to inspect in tests and views.
@@ -200,10 +205,10 @@ impl ControllerManager {
 
     /// Starts syncs for queued keys while workers are free.
     fn work(&mut self, ctx: &mut Ctx) {
-        if !self.synced() {
-            return;
-        }
         for index in 0..self.slots.len() {
+            if !self.slot_synced(index) {
+                continue;
+            }
             self.slots[index].queue.promote_due(ctx.now);
             loop {
                 let slot = &mut self.slots[index];
@@ -276,6 +281,9 @@ impl ControllerManager {
         let Some(call) = run.in_flight.remove(&id) else { return };
         let outcome = match (call.expect, result) {
             (Expect::NotFound, Err(e)) if e.reason == Reason::NotFound => Outcome::Failed(e),
+            (Expect::NotFound, Ok(ApiResponse::Object(o))) if call.absent_uid.as_deref().is_some_and(|uid| o.meta().uid != uid) => {
+                Outcome::Failed(crate::api::ApiError::not_found(o.kind(), &o.meta().name))
+            }
             (Expect::NotFound, Ok(_)) => {
                 run.stopped = true;
                 Outcome::Skipped
@@ -406,7 +414,10 @@ impl Component for ControllerManager {
 
     fn next_wakeup(&self) -> Option<Time> {
         let informers = self.informers.iter().filter_map(|i| i.next_wakeup());
-        let ready_work = self.synced() && self.slots.iter().any(|s| !s.queue.is_empty() && s.running.len() < s.controller.workers());
+        let ready_work = (0..self.slots.len()).any(|i| {
+            let s = &self.slots[i];
+            self.slot_synced(i) && !s.queue.is_empty() && s.running.len() < s.controller.workers()
+        });
         let delayed = self.slots.iter().filter_map(|s| s.queue.next_due());
         informers.chain(delayed).chain(ready_work.then_some(self.now)).min()
     }

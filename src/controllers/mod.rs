@@ -8,6 +8,8 @@
 
 pub mod deployment;
 pub mod edge;
+pub mod endpoint_slice;
+pub mod endpoints;
 pub mod garbage_collector;
 pub mod manager;
 pub mod namespace;
@@ -63,6 +65,10 @@ pub struct Call {
     /// Recorded with the error message appended when the call fails.
     pub on_failure: Option<EventSpec>,
     pub expect: Expect,
+    /// With `Expect::NotFound`: the UID the owner had. An object found under the same name with
+    /// another UID is a new object, and the owner is gone all the same (the collector's
+    /// `isDangling` compares UIDs).
+    pub absent_uid: Option<String>,
 }
 
 /// What a call must find for the sync to go on.
@@ -77,10 +83,14 @@ pub enum Expect {
 
 impl Call {
     pub fn new(request: ApiRequest) -> Self {
-        Call { request, on_success: None, on_failure: None, expect: Expect::Success }
+        Call { request, on_success: None, on_failure: None, expect: Expect::Success, absent_uid: None }
     }
     pub fn expect_not_found(request: ApiRequest) -> Self {
         Call { expect: Expect::NotFound, ..Call::new(request) }
+    }
+    /// A live lookup that must find no object with `uid` under the requested name.
+    pub fn expect_absent(request: ApiRequest, uid: &str) -> Self {
+        Call { absent_uid: Some(uid.to_string()), ..Call::expect_not_found(request) }
     }
     pub fn on_success(mut self, event: EventSpec) -> Self {
         self.on_success = Some(event);

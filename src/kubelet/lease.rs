@@ -94,9 +94,15 @@ impl Kubelet {
         annotations.insert("volumes.kubernetes.io/controller-managed-attach-detach".to_string(), "true".to_string());
         Node {
             metadata: ObjectMeta { name: name.into(), labels: labels.into(), annotations, ..Default::default() },
-            // kube-controller-manager's node IPAM fills podCIDR in a real cluster, just after
-            // registration; with no such controller here the kubelet brings it along.
-            spec: NodeSpec { pod_cidr: Some(self.addr.pod_cidr.clone()), ..Default::default() },
+            // kube-controller-manager's node IPAM range allocator fills podCIDR(s) in a real
+            // cluster just after registration, before the CNI is ready and the node can run a
+            // pod; here the Sim hands each machine its /24 in registration order (NodeConfig's
+            // `pod_cidr_index`) and the kubelet brings it along.
+            spec: NodeSpec {
+                pod_cidr: Some(self.addr.pod_cidr.clone()),
+                pod_cidrs: vec![self.addr.pod_cidr.clone()],
+                ..Default::default()
+            },
             status: self.node_status(previous, now),
         }
     }

@@ -59,10 +59,17 @@ pub struct NodeAddressing {
 
 impl NodeAddressing {
     pub fn for_node(name: &str) -> Self {
+        Self::with_cidr_index(name, None)
+    }
+
+    /// `cidr_index` is the node's place in registration order (the range allocator's); without
+    /// one, the number in its name stands in.
+    pub fn with_cidr_index(name: &str, cidr_index: Option<u32>) -> Self {
         let digits: String = name.chars().rev().take_while(|c| c.is_ascii_digit()).collect::<Vec<_>>().into_iter().rev().collect();
         let index = digits.parse::<u32>().ok().filter(|n| *n < 1 << 16).unwrap_or_else(|| 100 + (images::fnv1a(name) % 900) as u32);
         let node_ip = runtime::ipv4(u32::from_be_bytes([172, 18, 0, 1]).wrapping_add(index));
-        let pod_network = u32::from_be_bytes([10, 0, 0, 0]) | (u32::from_be_bytes([0, 244, 0, 0]).wrapping_add(index << 8) & 0x00ff_ff00);
+        let cidr = cidr_index.unwrap_or(index);
+        let pod_network = u32::from_be_bytes([10, 0, 0, 0]) | (u32::from_be_bytes([0, 244, 0, 0]).wrapping_add(cidr << 8) & 0x00ff_ff00);
         NodeAddressing { index, node_ip, pod_cidr: format!("{}/24", runtime::ipv4(pod_network)), pod_network }
     }
 }
@@ -167,7 +174,7 @@ impl Kubelet {
     }
 
     pub fn with_timings(config: NodeConfig, timings: KubeletTimings) -> Kubelet {
-        let addr = NodeAddressing::for_node(&config.name);
+        let addr = NodeAddressing::with_cidr_index(&config.name, config.pod_cidr_index);
         let runtime = runtime::Runtime::new(addr.pod_network);
         let proc = Process::new(&config.name);
         Kubelet { config, timings, addr, runtime, proc }

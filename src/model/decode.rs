@@ -511,6 +511,9 @@ mod tests {
             Kind::Namespace => Object::Namespace(serde_json::from_value(value).map_err(decode_err)?),
             Kind::ConfigMap => Object::ConfigMap(serde_json::from_value(value).map_err(decode_err)?),
             Kind::Secret => Object::Secret(serde_json::from_value(value).map_err(decode_err)?),
+            Kind::Service => Object::Service(serde_json::from_value(value).map_err(decode_err)?),
+            Kind::EndpointSlice => Object::EndpointSlice(serde_json::from_value(value).map_err(decode_err)?),
+            Kind::Endpoints => Object::Endpoints(serde_json::from_value(value).map_err(decode_err)?),
         })
     }
 
@@ -576,6 +579,19 @@ mod tests {
                 "binaryData": {"bin": "aGVsbG8="}}),
             json!({"apiVersion": "v1", "kind": "Secret", "metadata": meta(), "type": "Opaque", "data": {"username": "YWRtaW4="},
                 "stringData": {"password": "s3cr3t"}, "immutable": false}),
+            json!({"apiVersion": "v1", "kind": "Service", "metadata": meta(), "spec": {"ports": [{"name": "http", "protocol": "TCP",
+                "port": 80, "targetPort": "web", "nodePort": 30080}], "selector": {"app": "web"}, "clusterIP": "10.96.0.10",
+                "clusterIPs": ["10.96.0.10"], "type": "NodePort", "externalName": "x", "sessionAffinity": "None", "ipFamilies": ["IPv4"],
+                "ipFamilyPolicy": "SingleStack", "publishNotReadyAddresses": true, "externalTrafficPolicy": "Cluster",
+                "internalTrafficPolicy": "Cluster", "allocateLoadBalancerNodePorts": true},
+                "status": {"loadBalancer": {"ingress": [{"ip": "1.2.3.4", "hostname": "h"}]}}}),
+            json!({"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice", "metadata": meta(), "addressType": "IPv4",
+                "endpoints": [{"addresses": ["10.244.0.2"], "conditions": {"ready": true, "serving": true, "terminating": false},
+                    "targetRef": {"kind": "Pod", "namespace": "default", "name": "web", "uid": "u"}, "nodeName": "n1", "zone": "z"}],
+                "ports": [{"name": "", "protocol": "TCP", "port": 80}]}),
+            json!({"apiVersion": "v1", "kind": "Endpoints", "metadata": meta(), "subsets": [{"addresses": [{"ip": "10.244.0.2",
+                "nodeName": "n1", "targetRef": {"kind": "Pod", "name": "web"}}], "notReadyAddresses": [{"ip": "10.244.0.3"}],
+                "ports": [{"name": "http", "protocol": "TCP", "port": 80}]}]}),
         ]
     }
 
@@ -677,6 +693,9 @@ mod tests {
                 Object::Namespace(x) => serde_json::to_value(x),
                 Object::ConfigMap(x) => serde_json::to_value(x),
                 Object::Secret(x) => serde_json::to_value(x),
+                Object::Service(x) => serde_json::to_value(x),
+                Object::EndpointSlice(x) => serde_json::to_value(x),
+                Object::Endpoints(x) => serde_json::to_value(x),
             };
             let mut want = body.unwrap();
             want["apiVersion"] = json!(o.kind().api_version());

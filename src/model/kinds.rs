@@ -15,6 +15,7 @@ use super::event::{Event, Lease};
 use super::node::Node;
 use super::object::kinds;
 use super::pod::Pod;
+use super::service::{EndpointSlice, Endpoints, Service};
 
 kinds! {
     Node(Node) as_node {
@@ -70,6 +71,21 @@ kinds! {
     Secret(Secret) as_secret {
         api_version: "v1", plural: "secrets", singular: "secret", short_names: &[], namespaced: true, generation: false,
         field_labels: &["type"],
+        categories: &[],
+    }
+    Service(Service) as_service {
+        api_version: "v1", plural: "services", singular: "service", short_names: &["svc"], namespaced: true, generation: false,
+        field_labels: &[],
+        categories: &["all"],
+    }
+    EndpointSlice(EndpointSlice) as_endpoint_slice {
+        api_version: "discovery.k8s.io/v1", plural: "endpointslices", singular: "endpointslice", short_names: &[], namespaced: true, generation: true,
+        field_labels: &[],
+        categories: &[],
+    }
+    Endpoints(Endpoints) as_endpoints {
+        api_version: "v1", plural: "endpoints", singular: "endpoints", short_names: &["ep"], namespaced: true, generation: false,
+        field_labels: &[],
         categories: &[],
     }
 }

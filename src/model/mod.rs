@@ -15,6 +15,7 @@ pub mod node;
 pub mod object;
 pub mod pod;
 pub mod quantity;
+pub mod service;
 pub mod shared;
 pub mod time;
 
@@ -28,5 +29,6 @@ pub use node::*;
 pub use object::*;
 pub use pod::*;
 pub use quantity::*;
+pub use service::*;
 pub use shared::Shared;
 pub use time::*;

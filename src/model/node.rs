@@ -33,6 +33,8 @@ pub struct NodeSpec {
     pub taints: Vec<Taint>,
     #[serde(default, rename = "podCIDR", skip_serializing_if = "Option::is_none")]
     pub pod_cidr: Option<String>,
+    #[serde(default, rename = "podCIDRs", skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub pod_cidrs: Vec<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -150,6 +152,7 @@ decode_struct!(NodeSpec {
     unschedulable: "unschedulable" Default,
     taints: "taints" NullAsDefault,
     pod_cidr: "podCIDR" Default,
+    pod_cidrs: "podCIDRs" NullAsDefault,
 });
 decode_struct!(Taint {
     key: "key" Required,

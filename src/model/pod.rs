@@ -330,14 +330,32 @@ pub struct PodStatus {
     pub reason: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none", rename = "hostIP")]
     pub host_ip: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty", rename = "hostIPs", deserialize_with = "null_as_default")]
+    pub host_ips: Vec<PodIP>,
     #[serde(default, skip_serializing_if = "Option::is_none", rename = "podIP")]
     pub pod_ip: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty", rename = "podIPs", deserialize_with = "null_as_default")]
+    pub pod_ips: Vec<PodIP>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_time: Option<Time>,
     #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
     pub container_statuses: Vec<ContainerStatus>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nominated_node_name: Option<String>,
+}
+
+/// One of `status.podIPs` or `status.hostIPs` (core/v1 `PodIP`, `HostIP`: the same shape).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+pub struct PodIP {
+    pub ip: String,
+}
+
+impl PodIP {
+    /// The one-address list a single-stack cluster reports.
+    pub fn list(ip: Option<&str>) -> Vec<PodIP> {
+        ip.map(|ip| vec![PodIP { ip: ip.to_string() }]).unwrap_or_default()
+    }
 }
 
 /// The five pod phases, and nothing else: `ContainerCreating` or `CrashLoopBackOff` are reasons.
@@ -611,13 +629,18 @@ decode_struct!(PreferredSchedulingTerm {
     weight: "weight" Required,
     preference: "preference" Required,
 });
+decode_struct!(PodIP {
+    ip: "ip" Required,
+});
 decode_struct!(PodStatus {
     phase: "phase" Default,
     conditions: "conditions" NullAsDefault,
     message: "message" Default,
     reason: "reason" Default,
     host_ip: "hostIP" Default,
+    host_ips: "hostIPs" NullAsDefault,
     pod_ip: "podIP" Default,
+    pod_ips: "podIPs" NullAsDefault,
     start_time: "startTime" Default,
     container_statuses: "containerStatuses" NullAsDefault,
     nominated_node_name: "nominatedNodeName" Default,

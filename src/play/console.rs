@@ -155,7 +155,7 @@ mod tests {
         e.act(Action::Console("kubectl get pods -w".into()));
         let before = e.snapshot().console.len();
         e.frame(0.0, &|| 0.0);
-        for ts in 1..40 {
+        for ts in 1..100 {
             e.frame(f64::from(ts) * 100.0, &|| 0.0);
         }
         let s = e.snapshot();

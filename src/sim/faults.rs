@@ -379,8 +379,10 @@ impl Sim {
 
     fn after_etcd_replaced(&mut self) {
         self.api.reindex();
-        // The restarted kube-apiserver creates whichever system namespaces etcd no longer has.
+        // The restarted kube-apiserver creates whichever system namespaces etcd no longer has, and
+        // its bootstrap controller the `kubernetes` Service.
         self.api.ensure_system_namespaces(self.now, &mut self.rng);
+        self.api.bootstrap();
         self.api.restart_watch_cache();
         self.compact_to = self.api.etcd.revision();
         self.invariants.forget_history();
@@ -512,12 +514,14 @@ mod tests {
     fn a_severed_watch_is_answered_gone_once_so_its_client_re_lists() {
         let mut sim = cluster();
         let kcm = ComponentId::ControllerManager;
-        assert_eq!(sim.sever_watches_to_relist(Some(&kcm)), 6);
+        // One per kind its controllers watch: pods, ReplicaSets, Deployments, nodes, leases,
+        // Services, EndpointSlices, Endpoints, Namespaces.
+        assert_eq!(sim.sever_watches_to_relist(Some(&kcm)), 9);
         assert_eq!(sim.open_watches(Some(&kcm)), 0);
         let (err, _) = sim.refusal(&kcm, &watch(Kind::Pod)).expect("gone");
         assert_eq!(err.reason, Reason::Gone);
         assert!(sim.refusal(&kcm, &watch(Kind::Pod)).is_none(), "only once");
         sim.advance(Duration::secs(5));
-        assert_eq!(sim.open_watches(Some(&kcm)), 6, "re-listed and watching again");
+        assert_eq!(sim.open_watches(Some(&kcm)), 9, "re-listed and watching again");
     }
 }

@@ -76,11 +76,14 @@ pub struct NodeConfig {
     pub pods: i64,
     /// The `topology.kubernetes.io/zone` label.
     pub zone: String,
+    /// Which /24 of 10.244.0.0/16 the node IPAM range allocator gives it: the Sim's count of
+    /// nodes added before it (`None`: from the number in its name, for a kubelet made alone).
+    pub pod_cidr_index: Option<u32>,
 }
 
 impl NodeConfig {
     pub fn new(name: &str) -> Self {
-        NodeConfig { name: name.into(), cpu: "4".into(), memory: "8Gi".into(), pods: 110, zone: "zone-a".into() }
+        NodeConfig { name: name.into(), cpu: "4".into(), memory: "8Gi".into(), pods: 110, zone: "zone-a".into(), pod_cidr_index: None }
     }
 }
 
@@ -181,6 +184,8 @@ pub struct Sim {
     pub check_every_step: bool,
     violations: Vec<String>,
     faults: faults::Faults,
+    /// Nodes added so far: the next node's pod CIDR index.
+    nodes_added: u32,
 }
 
 impl Sim {
@@ -191,7 +196,11 @@ impl Sim {
             seed,
             rng: Rng::new(seed),
             latencies: Latencies::default(),
-            api: ApiServer::new(),
+            api: {
+                let mut api = ApiServer::new();
+                api.bootstrap();
+                api
+            },
             components: Vec::new(),
             by_id: BTreeMap::new(),
             queue: DeliveryQueue::default(),
@@ -208,6 +217,7 @@ impl Sim {
             check_every_step: false,
             violations: Vec::new(),
             faults: faults::Faults::default(),
+            nodes_added: 0,
         }
     }
 
@@ -222,11 +232,14 @@ impl Sim {
 
     /// Adds a node: starts its kubelet, which registers the Node object and renews its lease.
     /// Errors if a node of that name exists.
-    pub fn add_node(&mut self, config: NodeConfig) -> Result<(), String> {
+    pub fn add_node(&mut self, mut config: NodeConfig) -> Result<(), String> {
         let id = ComponentId::Kubelet(config.name.clone());
         if self.has_component(&id) || self.api.get(&crate::model::ObjectKey::new(crate::model::Kind::Node, "", &config.name)).is_some() {
             return Err(format!("node {:?} already exists", config.name));
         }
+        // The range allocator hands out the next /24 in order (its CIDR set's next candidate).
+        config.pod_cidr_index.get_or_insert(self.nodes_added);
+        self.nodes_added += 1;
         self.add_component(id, Box::new(crate::kubelet::Kubelet::new(config)));
         Ok(())
     }

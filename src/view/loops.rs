@@ -149,7 +149,9 @@ mod tests {
                 "garbage-collector-controller",
                 "node-lifecycle-controller",
                 "taint-eviction-controller",
-                "namespace-controller"
+                "namespace-controller",
+                "endpointslice-controller",
+                "endpoints-controller"
             ]
         );
         let rs = &c[2].loops[1];

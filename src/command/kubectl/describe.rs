@@ -102,6 +102,8 @@ pub fn describe(sim: &Sim, o: &Object, show_events: bool) -> Result<String, Stri
         Object::Namespace(ns) => Ok(describe_namespace(ns)),
         Object::ConfigMap(cm) => Ok(describe_config_map(cm, events.as_deref(), now)),
         Object::Secret(secret) => Ok(describe_secret(secret)),
+        Object::Service(svc) => Ok(describe_service(sim, svc, events.as_deref(), now)),
+        Object::Endpoints(ep) => Ok(describe_endpoints(ep, events.as_deref(), now)),
         // Kinds without a describer of their own.
         _ => Err(format!("error: kubeloop cannot describe {}; try kubectl get -o yaml", o.kind().plural())),
     }
@@ -609,6 +611,131 @@ pub fn describe_replica_set(sim: &Sim, rs: &ReplicaSet, events: Option<&[Rc<Obje
     }
     w.write(0, &format!("Pods Status:\t{running} Running / {waiting} Waiting / {succeeded} Succeeded / {failed} Failed\n"));
     pod_template(&mut w, &rs.spec.template);
+    events_table(&mut w, events, now);
+    w.finish()
+}
+
+/// `describeService`, with the endpoints read from the Service's EndpointSlices as kubectl does.
+pub fn describe_service(sim: &Sim, svc: &Service, events: Option<&[Rc<Object>]>, now: Time) -> String {
+    let mut w = PrefixWriter::new();
+    let m = &svc.metadata;
+    let slices: Vec<&EndpointSlice> = sim
+        .api()
+        .etcd
+        .list(Kind::EndpointSlice, Some(&m.namespace))
+        .filter_map(|o| o.as_endpoint_slice())
+        .filter(|s| s.metadata.labels.get("kubernetes.io/service-name").map(String::as_str) == Some(&*m.name))
+        .collect();
+    w.write(0, &format!("Name:\t{}\n", m.name));
+    w.write(0, &format!("Namespace:\t{}\n", m.namespace));
+    labels_multiline(&mut w, "Labels", &m.labels);
+    annotations_multiline(&mut w, "Annotations", &m.annotations);
+    w.write(0, &format!("Selector:\t{}\n", crate::command::printers::format_labels(&svc.spec.selector)));
+    w.write(0, &format!("Type:\t{}\n", svc.type_()));
+    if let Some(policy) = &svc.spec.ip_family_policy {
+        w.write(0, &format!("IP Family Policy:\t{policy}\n"));
+    }
+    let families = if svc.spec.ip_families.is_empty() { "<none>".to_string() } else { svc.spec.ip_families.join(",") };
+    w.write(0, &format!("IP Families:\t{families}\n"));
+    w.write(0, &format!("IP:\t{}\n", svc.spec.cluster_ip.as_deref().unwrap_or("")));
+    let ips = if svc.spec.cluster_ips.is_empty() { "<none>".to_string() } else { svc.spec.cluster_ips.join(",") };
+    w.write(0, &format!("IPs:\t{ips}\n"));
+    if let Some(name) = svc.spec.external_name.as_deref().filter(|n| !n.is_empty()) {
+        w.write(0, &format!("External Name:\t{name}\n"));
+    }
+    for p in &svc.spec.ports {
+        let name = if p.name.is_empty() { "<unset>" } else { &p.name };
+        let protocol = p.protocol.as_deref().unwrap_or("TCP");
+        w.write(0, &format!("Port:\t{name}\t{}/{protocol}\n", p.port));
+        let target = p.target_port.as_ref().map(|t| t.to_string()).unwrap_or_default();
+        w.write(0, &format!("TargetPort:\t{target}/{protocol}\n"));
+        if let Some(node_port) = p.node_port.filter(|n| *n != 0) {
+            w.write(0, &format!("NodePort:\t{name}\t{node_port}/{protocol}\n"));
+        }
+        w.write(0, &format!("Endpoints:\t{}\n", format_endpoint_slices(&slices, Some(&p.name))));
+    }
+    w.write(0, &format!("Session Affinity:\t{}\n", svc.spec.session_affinity.as_deref().unwrap_or("None")));
+    if let Some(policy) = &svc.spec.external_traffic_policy {
+        w.write(0, &format!("External Traffic Policy:\t{policy}\n"));
+    }
+    if let Some(policy) = &svc.spec.internal_traffic_policy {
+        w.write(0, &format!("Internal Traffic Policy:\t{policy}\n"));
+    }
+    events_table(&mut w, events, now);
+    w.finish()
+}
+
+/// `formatEndpointSlices`: `ip:port` of the ready endpoints for the named port, the first three
+/// then `+ N more...`; `<none>` without slices. (As upstream, "more" is decided before an endpoint
+/// is found not ready.)
+pub fn format_endpoint_slices(slices: &[&EndpointSlice], port_name: Option<&str>) -> String {
+    if slices.is_empty() {
+        return "<none>".into();
+    }
+    const MAX: usize = 3;
+    let (mut list, mut more, mut count) = (Vec::new(), false, 0usize);
+    let mut visit = |e: &Endpoint, port: Option<i64>, list: &mut Vec<String>| {
+        if list.len() == MAX {
+            more = true;
+        }
+        if e.conditions.ready == Some(false) {
+            return;
+        }
+        if !more {
+            let addr = e.addresses.first().cloned().unwrap_or_default();
+            list.push(port.map_or(addr.clone(), |p| format!("{addr}:{p}")));
+        }
+        count += 1;
+    };
+    for s in slices {
+        if s.ports.is_empty() {
+            s.endpoints.iter().for_each(|e| visit(e, None, &mut list));
+            continue;
+        }
+        for p in s.ports.iter().filter(|p| port_name.is_none_or(|n| p.name.as_deref().unwrap_or("") == n)) {
+            s.endpoints.iter().for_each(|e| visit(e, Some(p.port.unwrap_or(0)), &mut list));
+        }
+    }
+    let joined = list.join(",");
+    if more {
+        format!("{joined} + {} more...", count - MAX)
+    } else {
+        joined
+    }
+}
+
+/// `describeEndpoints`: each subset's ready and not-ready addresses and its ports.
+pub fn describe_endpoints(ep: &Endpoints, events: Option<&[Rc<Object>]>, now: Time) -> String {
+    let mut w = PrefixWriter::new();
+    let m = &ep.metadata;
+    w.write(0, &format!("Name:\t{}\n", m.name));
+    w.write(0, &format!("Namespace:\t{}\n", m.namespace));
+    labels_multiline(&mut w, "Labels", &m.labels);
+    annotations_multiline(&mut w, "Annotations", &m.annotations);
+    w.write(0, "Subsets:\n");
+    let ips = |list: &[EndpointAddress]| {
+        if list.is_empty() {
+            "<none>".to_string()
+        } else {
+            list.iter().map(|a| a.ip.as_str()).collect::<Vec<_>>().join(",")
+        }
+    };
+    for ss in &ep.subsets {
+        w.write(1, &format!("Addresses:\t{}\n", ips(&ss.addresses)));
+        w.write(1, &format!("NotReadyAddresses:\t{}\n", ips(&ss.not_ready_addresses)));
+        if ss.ports.is_empty() {
+            w.write(1, "Ports: <none>\n");
+        } else {
+            w.write(1, "Ports:\n");
+            w.write(2, "Name\tPort\tProtocol\n");
+            w.write(2, "----\t----\t--------\n");
+            for p in &ss.ports {
+                let name = p.name.as_deref().filter(|n| !n.is_empty()).unwrap_or("<unset>");
+                w.write(2, &format!("{name}\t{}\t{}\n", p.port.unwrap_or(0), p.protocol.as_deref().unwrap_or("TCP")));
+            }
+        }
+        w.write(0, "\n");
+    }
     events_table(&mut w, events, now);
     w.finish()
 }

@@ -9,6 +9,7 @@ pub mod apply;
 pub mod create;
 pub mod describe;
 pub mod examples;
+pub mod expose;
 pub mod failures;
 pub mod get;
 pub mod mutate;
@@ -89,6 +90,7 @@ pub fn run(session: &mut Session, args: &[String], stdin: Option<String>) -> Com
         "create" => apply::run_create(session, rest, stdin),
         "delete" => mutate::run_delete(session, rest, stdin),
         "scale" => mutate::run_scale(session, rest),
+        "expose" => expose::run(session, rest),
         "set" => mutate::run_set(session, rest),
         "rollout" => rollout::run(session, rest),
         "cordon" => nodes::run_cordon(session, rest, true),
@@ -107,7 +109,7 @@ pub fn run(session: &mut Session, args: &[String], stdin: Option<String>) -> Com
 }
 
 fn supported() -> Vec<&'static str> {
-    vec!["get", "describe", "apply", "create", "delete", "scale", "set image", "rollout", "cordon", "uncordon", "drain", "taint"]
+    vec!["get", "describe", "apply", "create", "delete", "scale", "expose", "set image", "rollout", "cordon", "uncordon", "drain", "taint"]
 }
 
 /// Moves `-n NS` written before the subcommand (`kubectl -n kube-system get pods`) after it.

@@ -1,0 +1,273 @@
+//! Service (core/v1), EndpointSlice (discovery.k8s.io/v1) and Endpoints (core/v1): the stable
+//! address a set of pods is reached by, and the lists of backends the endpoint controllers keep
+//! pointed at the ready ones. Plain data; the allocation and the controllers live elsewhere.
+
+use super::decode::decode_struct;
+use super::event::ObjectReference;
+#[cfg(test)]
+use super::meta::null_as_default;
+use super::meta::{IntOrString, ObjectMeta, StringMap};
+use serde::Serialize;
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct Service {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: ServiceSpec,
+    #[serde(default)]
+    pub status: ServiceStatus,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct ServiceSpec {
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub ports: Vec<ServicePort>,
+    #[serde(default, skip_serializing_if = "StringMap::is_empty", deserialize_with = "null_as_default")]
+    pub selector: StringMap,
+    #[serde(default, rename = "clusterIP", skip_serializing_if = "Option::is_none")]
+    pub cluster_ip: Option<String>,
+    #[serde(default, rename = "clusterIPs", skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub cluster_ips: Vec<String>,
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub type_: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub external_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_affinity: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub ip_families: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ip_family_policy: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub publish_not_ready_addresses: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub external_traffic_policy: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub internal_traffic_policy: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allocate_load_balancer_node_ports: Option<bool>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct ServicePort {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<String>,
+    #[serde(default)]
+    pub port: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_port: Option<IntOrString>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_port: Option<i64>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct ServiceStatus {
+    #[serde(default)]
+    pub load_balancer: LoadBalancerStatus,
+}
+
+/// No cloud provider answers here, so `ingress` stays empty and EXTERNAL-IP `<pending>`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct LoadBalancerStatus {
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub ingress: Vec<LoadBalancerIngress>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct LoadBalancerIngress {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub ip: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub hostname: String,
+}
+
+impl Service {
+    /// `spec.type`, `ClusterIP` when unset (the default the API server fills in).
+    pub fn type_(&self) -> &str {
+        self.spec.type_.as_deref().unwrap_or("ClusterIP")
+    }
+    /// `clusterIP: None`.
+    pub fn is_headless(&self) -> bool {
+        self.spec.cluster_ip.as_deref() == Some("None")
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct EndpointSlice {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub address_type: String,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub endpoints: Vec<Endpoint>,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub ports: Vec<EndpointPort>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct Endpoint {
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub addresses: Vec<String>,
+    #[serde(default)]
+    pub conditions: EndpointConditions,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_ref: Option<ObjectReference>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zone: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct EndpointConditions {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ready: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub serving: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terminating: Option<bool>,
+}
+
+/// A port of an EndpointSlice (discovery/v1) or of an Endpoints subset (core/v1): the same shape.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct EndpointPort {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub port: Option<i64>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct Endpoints {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub subsets: Vec<EndpointSubset>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct EndpointSubset {
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub addresses: Vec<EndpointAddress>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub not_ready_addresses: Vec<EndpointAddress>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub ports: Vec<EndpointPort>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct EndpointAddress {
+    #[serde(default)]
+    pub ip: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_ref: Option<ObjectReference>,
+}
+
+// Decoding from JSON by hand (see `decode`): each struct's fields in declaration order.
+decode_struct!(Service {
+    metadata: "metadata" Default,
+    spec: "spec" Default,
+    status: "status" Default,
+});
+decode_struct!(ServiceSpec {
+    ports: "ports" NullAsDefault,
+    selector: "selector" NullAsDefault,
+    cluster_ip: "clusterIP" Default,
+    cluster_ips: "clusterIPs" NullAsDefault,
+    type_: "type" Default,
+    external_name: "externalName" Default,
+    session_affinity: "sessionAffinity" Default,
+    ip_families: "ipFamilies" NullAsDefault,
+    ip_family_policy: "ipFamilyPolicy" Default,
+    publish_not_ready_addresses: "publishNotReadyAddresses" Default,
+    external_traffic_policy: "externalTrafficPolicy" Default,
+    internal_traffic_policy: "internalTrafficPolicy" Default,
+    allocate_load_balancer_node_ports: "allocateLoadBalancerNodePorts" Default,
+});
+decode_struct!(ServicePort {
+    name: "name" Default,
+    protocol: "protocol" Default,
+    port: "port" Default,
+    target_port: "targetPort" Default,
+    node_port: "nodePort" Default,
+});
+decode_struct!(ServiceStatus {
+    load_balancer: "loadBalancer" Default,
+});
+decode_struct!(LoadBalancerStatus {
+    ingress: "ingress" NullAsDefault,
+});
+decode_struct!(LoadBalancerIngress {
+    ip: "ip" Default,
+    hostname: "hostname" Default,
+});
+decode_struct!(EndpointSlice {
+    metadata: "metadata" Default,
+    address_type: "addressType" Default,
+    endpoints: "endpoints" NullAsDefault,
+    ports: "ports" NullAsDefault,
+});
+decode_struct!(Endpoint {
+    addresses: "addresses" NullAsDefault,
+    conditions: "conditions" Default,
+    target_ref: "targetRef" Default,
+    node_name: "nodeName" Default,
+    zone: "zone" Default,
+});
+decode_struct!(EndpointConditions {
+    ready: "ready" Default,
+    serving: "serving" Default,
+    terminating: "terminating" Default,
+});
+decode_struct!(EndpointPort {
+    name: "name" Default,
+    protocol: "protocol" Default,
+    port: "port" Default,
+});
+decode_struct!(Endpoints {
+    metadata: "metadata" Default,
+    subsets: "subsets" NullAsDefault,
+});
+decode_struct!(EndpointSubset {
+    addresses: "addresses" NullAsDefault,
+    not_ready_addresses: "notReadyAddresses" NullAsDefault,
+    ports: "ports" NullAsDefault,
+});
+decode_struct!(EndpointAddress {
+    ip: "ip" Default,
+    node_name: "nodeName" Default,
+    target_ref: "targetRef" Default,
+});
