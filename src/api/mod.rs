@@ -465,10 +465,11 @@ impl ApiServer {
                 ),
             ));
         }
+        // A namespace held by a finalizer is only marked Terminating; one without is deleted
+        // below like any object without a grace period.
         if let Some(ns) = current.as_namespace() {
-            match self.delete_namespace(now, ns)? {
-                Some(written) => return Ok(written),
-                None => return self.etcd.delete(&d.key, None).map(Written::Changed).map_err(|_| ApiError::not_found(kind, &d.key.name)),
+            if let Some(written) = self.delete_namespace(now, ns)? {
+                return Ok(written);
             }
         }
         let grace = match current.as_pod() {

@@ -79,7 +79,7 @@ fn validate_meta(object: &Object) -> Vec<FieldError> {
 const MAX_DATA_SIZE: usize = 1024 * 1024;
 
 /// `IsConfigMapKey`: why `key` cannot be a ConfigMap or Secret key, if it cannot.
-fn config_key_errors(key: &str) -> Vec<&'static str> {
+pub(crate) fn config_key_errors(key: &str) -> Vec<&'static str> {
     let mut why = Vec::new();
     if key.len() > 253 {
         why.push("must be no more than 253 characters");

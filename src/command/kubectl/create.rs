@@ -104,8 +104,9 @@ fn one_name<'a>(_command: &str, positional: &'a [String]) -> Option<&'a str> {
 fn sources(session: &Session, f: &Flags, kind: &str, name: &str) -> Result<BTreeMap<String, String>, String> {
     let mut data = BTreeMap::new();
     let mut add = |key: String, value: String| -> Result<(), String> {
-        if let Some(why) = invalid_key(&key) {
-            return Err(format!("error: {key:?} is not a valid key name for a {kind}: {why}"));
+        let why = crate::api::validation::config_key_errors(&key);
+        if !why.is_empty() {
+            return Err(format!("error: {key:?} is not a valid key name for a {kind}: {}", why.join(";")));
         }
         if data.insert(key.clone(), value).is_some() {
             return Err(format!("error: cannot add key {key:?}, another key by that name already exists in Data for {kind} {name:?}"));
@@ -128,19 +129,6 @@ fn sources(session: &Session, f: &Flags, kind: &str, name: &str) -> Result<BTree
         }
     }
     Ok(data)
-}
-
-/// Why kubectl's generator refuses a key (`IsConfigMapKey`), if it does.
-fn invalid_key(key: &str) -> Option<&'static str> {
-    if key.is_empty() || !key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.') {
-        return Some("a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')");
-    }
-    match key {
-        "." => Some("must not be '.'"),
-        ".." => Some("must not be '..'"),
-        _ if key.starts_with("..") => Some("must not start with '..'"),
-        _ => None,
-    }
 }
 
 /// Writes a generated object (in `ns` if it is namespaced), or prints it for a client dry run.
