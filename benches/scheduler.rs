@@ -59,6 +59,8 @@ impl Bench {
             match effect {
                 Effect::Request { id, request } => self.serve(id, *request),
                 Effect::CloseWatch(w) => self.api.watches.close(w),
+                // The scheduler never programs a node's routing table.
+                Effect::ProgramRules(_) => {}
             }
         }
     }

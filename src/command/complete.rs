@@ -49,6 +49,8 @@ pub const SIM_VERBS: &[&str] = &[
     "crash",
     "fail-probe",
     "pass-probe",
+    "traffic",
+    "rules",
     "help",
 ];
 
@@ -416,7 +418,16 @@ mod tests {
     fn sim_verbs_and_components() {
         assert_eq!(
             c("sim stop "),
-            vec!["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet-node-1", "kubelet-node-2"]
+            vec![
+                "etcd",
+                "kube-apiserver",
+                "kube-controller-manager",
+                "kube-proxy-node-1",
+                "kube-proxy-node-2",
+                "kube-scheduler",
+                "kubelet-node-1",
+                "kubelet-node-2"
+            ]
         );
         assert_eq!(c("sim restart kubelet"), vec!["kubelet-node-1", "kubelet-node-2"]);
         assert_eq!(c("sim node fail "), vec!["node-1", "node-2"]);

@@ -25,6 +25,7 @@ pub mod resources;
 pub mod scenario;
 pub mod selector;
 pub mod sim_mode;
+pub mod sim_traffic;
 pub mod sim_verbs;
 pub mod table;
 pub mod validate;
@@ -378,7 +379,7 @@ pub fn help_text() -> String {
      \n\
      sim faults:\n  \
        sim stop|start|restart COMPONENT\n                             \
-       kube-apiserver, etcd, kube-controller-manager, kube-scheduler, kubelet-NODE\n  \
+       kube-apiserver, etcd, kube-controller-manager, kube-scheduler, kubelet-NODE, kube-proxy-NODE\n  \
        sim node fail NODE         power the node off: kubelet and containers gone\n  \
        sim node partition NODE    cut the node off from kube-apiserver; containers keep running\n  \
        sim node recover NODE      power on, or reconnect\n  \
@@ -389,7 +390,14 @@ pub fn help_text() -> String {
        sim crash POD [--after 0s] [--code 1]  the pod's containers exit after each start\n  \
        sim fail-probe POD KIND              the pod's KIND (liveness, readiness, startup) probes fail\n  \
        sim pass-probe POD KIND              its KIND probes pass again\n  \
-       sim mode level|edge [CONTROLLER]     reconcile the whole state, or act on events only\n"
+       sim mode level|edge [CONTROLLER]     reconcile the whole state, or act on events only\n\
+     \n\
+     sim traffic:\n  \
+       sim traffic SERVICE [--rate 10] [--from NODE|pod/NAME] [--port P]\n                             \
+       send connections to the service, routed by each node's kube-proxy rules\n  \
+       sim traffic                where the connections went, pod by pod\n  \
+       sim traffic stop [SERVICE] stop sending\n  \
+       sim rules NODE             the Service rules kube-proxy wrote on the node (iptables-save)\n"
         .to_string()
 }
 

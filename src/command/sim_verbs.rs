@@ -3,7 +3,7 @@
 //! `sim advance`, `sim settle`, `sim time`, `sim status`, `sim node add`, `sim seed`, and the
 //! faults: `sim stop|start|restart COMPONENT`, `sim node fail|partition|recover NODE`,
 //! `sim watch drop|delay|sever`, `sim etcd snapshot|restore|wipe`, `sim crash POD`,
-//! `sim fail-probe|pass-probe POD KIND`. Each verb is
+//! `sim fail-probe|pass-probe POD KIND`, and `sim traffic` / `sim rules` (in `sim_traffic`). Each verb is
 //! one arm of the match in [`run`]; the faults themselves live in `crate::sim::faults`, and this
 //! module only parses, checks and reports. Every error changes nothing.
 
@@ -26,12 +26,14 @@ pub const VERBS: &[&str] = &[
     "node",
     "pass-probe",
     "restart",
+    "rules",
     "seed",
     "settle",
     "start",
     "status",
     "stop",
     "time",
+    "traffic",
     "watch",
 ];
 
@@ -56,6 +58,8 @@ pub fn run(session: &mut Session, args: &[String]) -> CommandOutput {
         "crash" => crash(session, rest),
         "fail-probe" | "pass-probe" => probe_fault(session, verb, rest),
         "mode" => super::sim_mode::run(session, rest),
+        "traffic" => super::sim_traffic::traffic(session, rest),
+        "rules" => super::sim_traffic::rules(session, rest),
         "help" | "--help" | "-h" => CommandOutput::out(help()),
         other => CommandOutput::err(format!("error: unknown sim command {other:?}\nKnown sim commands: {}", VERBS.join(", "))),
     }
@@ -565,7 +569,7 @@ mod tests {
         let mut s = session();
         let rev = s.sim().api().etcd.revision();
         for (line, want) in [
-            ("sim fly", "error: unknown sim command \"fly\"\nKnown sim commands: advance, crash, etcd, fail-probe, help, mode, node, pass-probe, restart, seed, settle, start, status, stop, time, watch\n"),
+            ("sim fly", "error: unknown sim command \"fly\"\nKnown sim commands: advance, crash, etcd, fail-probe, help, mode, node, pass-probe, restart, rules, seed, settle, start, status, stop, time, traffic, watch\n"),
             ("sim advance", "error: sim advance needs a duration, like 500ms, 30s or 5m\n"),
             ("sim advance soon", "error: invalid duration \"soon\": expected a number with a unit, like 500ms, 30s, 5m or 1h\n"),
             ("sim node remove x", "error: unknown sim node command \"remove\"\nKnown sim node commands: add, fail, partition, recover\n"),

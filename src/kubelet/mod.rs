@@ -18,6 +18,7 @@
 pub(crate) mod container_model;
 pub mod images;
 pub mod lease;
+pub mod network;
 pub mod pod_worker;
 pub mod prober;
 pub mod runtime;

@@ -69,6 +69,7 @@ impl Harness {
                     self.notify(handled);
                 }
                 Effect::CloseWatch(w) => self.api.watches.close(w),
+                Effect::ProgramRules(_) => {}
             }
         }
     }

@@ -30,6 +30,9 @@ pub enum Effect {
     Request { id: RequestId, request: Box<ApiRequest> },
     /// Stop a watch this component no longer wants.
     CloseWatch(WatchId),
+    /// Write Service rules into this component's node (kube-proxy's iptables-restore): the
+    /// machine keeps them, whatever becomes of the process.
+    ProgramRules(crate::net::RulesUpdate),
 }
 
 /// The world as a component may see it during one call: the time, and a place for its effects.
@@ -53,6 +56,9 @@ impl<'a> Ctx<'a> {
     }
     pub fn close_watch(&mut self, id: WatchId) {
         self.effects.push(Effect::CloseWatch(id));
+    }
+    pub fn program_rules(&mut self, update: crate::net::RulesUpdate) {
+        self.effects.push(Effect::ProgramRules(update));
     }
     pub fn into_effects(self) -> Vec<Effect> {
         self.effects

@@ -128,7 +128,9 @@ impl Sim {
 
     pub(super) fn is_partitioned(&self, id: &ComponentId) -> bool {
         match id {
-            ComponentId::Kubelet(node) if !self.faults.nodes.is_empty() => self.node_fault(node) == Some(NodeFault::Partitioned),
+            ComponentId::Kubelet(node) | ComponentId::KubeProxy(node) if !self.faults.nodes.is_empty() => {
+                self.node_fault(node) == Some(NodeFault::Partitioned)
+            }
             _ => false,
         }
     }
@@ -212,7 +214,7 @@ impl Sim {
     /// `sim restart COMPONENT`: stop (if running), then start at once.
     pub fn restart(&mut self, name: &str) -> Result<ComponentId, String> {
         let id = self.known_component(name)?;
-        if let ComponentId::Kubelet(node) = &id {
+        if let ComponentId::Kubelet(node) | ComponentId::KubeProxy(node) = &id {
             self.check_powered(node)?;
         }
         if self.is_running(&id) {
@@ -229,7 +231,7 @@ impl Sim {
                 self.api.restart_watch_cache();
             }
             ComponentId::Etcd => self.faults.etcd_down = false,
-            ComponentId::Kubelet(node) => {
+            ComponentId::Kubelet(node) | ComponentId::KubeProxy(node) => {
                 self.check_powered(node)?;
                 self.start_component(id);
             }
@@ -262,9 +264,15 @@ impl Sim {
         let id = self.known_node(node)?;
         self.check_powered(node)?;
         self.stop_component(&id);
+        let proxy = ComponentId::KubeProxy(node.to_string());
+        self.stop_component(&proxy);
         let now = self.now;
         if let Some(kubelet) = self.component_as_mut::<Kubelet>(&id) {
             kubelet.power_off(now);
+        }
+        // The kernel's rules do not survive the power cut.
+        if let Some(m) = self.machines.get_mut(node) {
+            m.rules.flush();
         }
         self.faults.nodes.insert(node.to_string(), NodeFault::PoweredOff);
         Ok(())
@@ -282,6 +290,7 @@ impl Sim {
         }
         self.faults.nodes.insert(node.to_string(), NodeFault::Partitioned);
         self.sever_watches(Some(&id));
+        self.sever_watches(Some(&ComponentId::KubeProxy(node.to_string())));
         Ok(())
     }
 
@@ -293,6 +302,7 @@ impl Sim {
         let fault = self.faults.nodes.remove(node).ok_or_else(|| format!("node {node:?} has no fault to recover from"))?;
         if fault == NodeFault::PoweredOff {
             self.start_component(&id);
+            self.start_component(&ComponentId::KubeProxy(node.to_string()));
         }
         Ok(fault)
     }

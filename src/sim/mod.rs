@@ -8,9 +8,11 @@
 
 pub mod faults;
 pub mod invariants;
+pub mod machine;
 mod queue;
 pub mod reference;
 pub mod trace;
+pub mod traffic;
 
 use crate::api::{ApiRequest, ApiResult, ApiServer, Handled, WatchEvent, WatchId};
 use crate::model::{Duration, Object, Time};
@@ -32,6 +34,8 @@ pub enum ComponentId {
     ControllerManager,
     Scheduler,
     Kubelet(String),
+    /// A node's kube-proxy.
+    KubeProxy(String),
     /// The person at the keyboard (kubectl).
     User,
 }
@@ -44,6 +48,9 @@ impl ComponentId {
             "kube-controller-manager" => ComponentId::ControllerManager,
             "kube-scheduler" => ComponentId::Scheduler,
             "kubectl" => ComponentId::User,
+            other if other.starts_with("kube-proxy-") => {
+                ComponentId::KubeProxy(other.strip_prefix("kube-proxy-").filter(|n| !n.is_empty())?.to_string())
+            }
             other => ComponentId::Kubelet(other.strip_prefix("kubelet-").filter(|n| !n.is_empty())?.to_string()),
         })
     }
@@ -57,6 +64,7 @@ impl fmt::Display for ComponentId {
             ComponentId::ControllerManager => f.write_str("kube-controller-manager"),
             ComponentId::Scheduler => f.write_str("kube-scheduler"),
             ComponentId::Kubelet(node) => write!(f, "kubelet-{node}"),
+            ComponentId::KubeProxy(node) => write!(f, "kube-proxy-{node}"),
             ComponentId::User => f.write_str("kubectl"),
         }
     }
@@ -136,6 +144,8 @@ enum Delivery {
         event: WatchEvent,
     },
     Wake(SlotIndex),
+    /// A traffic flow's next connection is due.
+    Traffic(u64),
 }
 
 // A delivery waiting in the queue (`queue::Queued`) leaves in (time, sequence) order: the
@@ -186,6 +196,9 @@ pub struct Sim {
     faults: faults::Faults,
     /// Nodes added so far: the next node's pod CIDR index.
     nodes_added: u32,
+    /// Each node's machine, by node name.
+    machines: BTreeMap<String, machine::Machine>,
+    traffic: traffic::Traffic,
 }
 
 impl Sim {
@@ -218,6 +231,8 @@ impl Sim {
             violations: Vec::new(),
             faults: faults::Faults::default(),
             nodes_added: 0,
+            machines: BTreeMap::new(),
+            traffic: traffic::Traffic::default(),
         }
     }
 
@@ -240,8 +255,16 @@ impl Sim {
         // The range allocator hands out the next /24 in order (its CIDR set's next candidate).
         config.pod_cidr_index.get_or_insert(self.nodes_added);
         self.nodes_added += 1;
+        let node = config.name.clone();
+        self.machines.insert(node.clone(), machine::Machine::default());
         self.add_component(id, Box::new(crate::kubelet::Kubelet::new(config)));
+        self.add_component(ComponentId::KubeProxy(node.clone()), Box::new(crate::proxy::KubeProxy::new(&node)));
         Ok(())
+    }
+
+    /// A node's machine, if the node was added.
+    pub fn machine(&self, node: &str) -> Option<&machine::Machine> {
+        self.machines.get(node)
     }
 
     pub fn now(&self) -> Time {
@@ -474,7 +497,7 @@ impl Sim {
 
     /// Whether no message is in flight and no component has work beyond its heartbeats.
     pub fn is_settled(&self) -> bool {
-        let in_flight = self.queue.iter().any(|q| !matches!(self.parked.get(q.parked), Some(Delivery::Wake(_))));
+        let in_flight = self.queue.iter().any(|q| !matches!(self.parked.get(q.parked), Some(Delivery::Wake(_) | Delivery::Traffic(_))));
         !in_flight && self.components.iter().all(|s| !s.running || !s.component.is_busy())
     }
 
@@ -548,6 +571,7 @@ impl Sim {
                 self.trace.record_text(self.now, self.now, "kube-apiserver", to, MessageKind::Watch, what, &event.object.key_ref());
                 self.call_at(owner, |c, ctx| c.handle_watch_event(ctx, watch, event));
             }
+            Delivery::Traffic(flow) => self.send_traffic(flow),
             Delivery::Wake(index) => {
                 if self.components[index].wake_at.is_some_and(|t| t <= self.now) {
                     self.components[index].wake_at = None;
@@ -645,6 +669,13 @@ impl Sim {
                 Effect::CloseWatch(w) => {
                     self.api.watches.close(w);
                     self.watch_owner.remove(&w);
+                }
+                Effect::ProgramRules(update) => {
+                    if let ComponentId::KubeProxy(node) = &self.components[index].id {
+                        if let Some(m) = self.machines.get_mut(node) {
+                            m.rules.apply(self.now, update);
+                        }
+                    }
                 }
             }
         }

@@ -55,6 +55,7 @@ impl FlowLayout {
             for (i, node) in nodes.iter().enumerate() {
                 let y = 30 + (160 * (2 * i as i32 + 1)) / (2 * n);
                 lanes.push(lane(&format!("kubelet-{node}"), &format!("kubelet {node}"), 420, y));
+                lanes.push(lane(&format!("kube-proxy-{node}"), &format!("kube-proxy {node}"), 460, y));
             }
         }
         FlowLayout { width, height, lanes, shared_kubelets: shared }
@@ -62,7 +63,8 @@ impl FlowLayout {
 
     /// The lane a component's messages travel from or to.
     pub fn lane_of<'a>(&self, component: &'a str) -> &'a str {
-        if self.shared_kubelets && component.starts_with("kubelet-") {
+        // A node's kube-proxy shares its node's place once the nodes share a lane.
+        if self.shared_kubelets && (component.starts_with("kubelet-") || component.starts_with("kube-proxy-")) {
             "kubelets"
         } else {
             component

@@ -51,6 +51,7 @@ fn role(id: &ComponentId) -> &'static str {
         ComponentId::ControllerManager => "controller-manager",
         ComponentId::Scheduler => "scheduler",
         ComponentId::Kubelet(_) => "kubelet",
+        ComponentId::KubeProxy(_) => "kube-proxy",
         ComponentId::User => "kubectl",
     }
 }
@@ -110,7 +111,8 @@ pub fn components(sim: &Sim) -> Vec<ComponentView> {
         "etcd" => 1,
         "controller-manager" => 2,
         "scheduler" => 3,
-        _ => 4,
+        "kubelet" => 4,
+        _ => 5,
     };
     crate::sort::sort_by(&mut out, |a, b| rank(a).cmp(&rank(b)).then_with(|| crate::sort::natural_cmp(&a.name, &b.name)));
     out
@@ -128,7 +130,8 @@ mod tests {
         assert!(s.execute("sim node add node-10").ok);
         s.settle(Duration::mins(2)).unwrap();
         let names: Vec<String> = components(s.sim()).into_iter().map(|c| c.name).collect();
-        assert_eq!(names[3..], ["kube-scheduler", "kubelet-node-1", "kubelet-node-2", "kubelet-node-10"]);
+        assert_eq!(names[3..7], ["kube-scheduler", "kubelet-node-1", "kubelet-node-2", "kubelet-node-10"]);
+        assert_eq!(names[7..], ["kube-proxy-node-1", "kube-proxy-node-2", "kube-proxy-node-10"]);
     }
 
     #[test]
@@ -137,7 +140,19 @@ mod tests {
         s.settle(Duration::mins(2)).unwrap();
         let c = components(s.sim());
         let names: Vec<&str> = c.iter().map(|c| c.name.as_str()).collect();
-        assert_eq!(names, ["kube-apiserver", "etcd", "kube-controller-manager", "kube-scheduler", "kubelet-node-1", "kubelet-node-2"]);
+        assert_eq!(
+            names,
+            [
+                "kube-apiserver",
+                "etcd",
+                "kube-controller-manager",
+                "kube-scheduler",
+                "kubelet-node-1",
+                "kubelet-node-2",
+                "kube-proxy-node-1",
+                "kube-proxy-node-2"
+            ]
+        );
         assert!(c.iter().all(|c| c.state == "running"));
         assert_eq!(c[1].detail, format!("revision {} · {} keys", s.sim().api().etcd.revision(), s.sim().api().etcd.len()));
         let kcm: Vec<&str> = c[2].loops.iter().map(|l| l.name.as_str()).collect();

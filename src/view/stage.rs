@@ -341,7 +341,7 @@ mod tests {
         let names: Vec<&str> = plane(&c).iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, ["kube-apiserver", "etcd", "kube-controller-manager", "kube-scheduler"]);
         let node2: Vec<String> = on_node(&c, "node-2").into_iter().map(|c| c.name).collect();
-        assert_eq!(node2, ["kubelet-node-2"]);
+        assert_eq!(node2, ["kubelet-node-2", "kube-proxy-node-2"]);
         assert!(on_node(&c, "node-20").is_empty(), "node-2's kubelet is not node-20's");
         assert!(is_per_node("kube-proxy-node-1") && !is_per_node("kube-scheduler") && !is_per_node("kubelet"));
     }

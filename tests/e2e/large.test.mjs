@@ -40,8 +40,9 @@ test('a large cluster draws its pods compactly and its off-screen panels when sc
       const skipped = await page.locator(panel).evaluate((e) => getComputedStyle(e).contentVisibility);
       assert.equal(skipped, 'auto', `${panel} is skipped while off screen`);
     }
-    // Every node box holds its kubelet; scrolled to, the events panel is drawn.
-    assert.equal(await page.locator('[data-testid="node"] [data-testid="component"]').count(), 100);
+    // Every node box holds its kubelet and its kube-proxy; scrolled to, the events panel is drawn.
+    assert.equal(await page.locator('[data-testid="node"] [data-testid="component"][data-name^="kubelet-"]').count(), 100);
+    assert.equal(await page.locator('[data-testid="node"] [data-testid="component"][data-name^="kube-proxy-"]').count(), 100);
     assert.ok(await page.locator('[data-testid="node"] [data-testid="component"]').first().isVisible(), 'a kubelet row is visible');
     await page.locator('.events-panel').scrollIntoViewIfNeeded();
     await page.waitForSelector('[data-testid="event-row"][data-reason="SuccessfulCreate"]', { timeout: 30_000 });

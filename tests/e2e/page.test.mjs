@@ -34,7 +34,9 @@ test('the page mounts, shows kubeloop and its version, and the cluster comes up'
       'kube-controller-manager:running',
       'kube-scheduler:running',
       'kubelet-node-1:running',
+      'kube-proxy-node-1:running',
       'kubelet-node-2:running',
+      'kube-proxy-node-2:running',
     ]);
     assert.equal(await page.locator('.panic-overlay').count(), 0, 'no error overlay');
     await page.screenshot({ path: join(RESULTS, 'page-light.png'), fullPage: true });

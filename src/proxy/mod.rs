@@ -1,0 +1,402 @@
+//! kube-proxy, one per node: the loop that keeps a routing table pointed at a Service's ready pods.
+//!
+//! It watches Services and EndpointSlices like any controller watches its kinds, and its
+//! reconcile is the iptables proxier's `syncProxyRules`: for every service port, the endpoints
+//! traffic may go to — the ready ones, or when none is ready the serving-and-terminating ones
+//! (upstream's `CategorizeEndpoints`) — in address order. The rules it computes are not its own
+//! memory: it hands each change to its node's machine as an effect (`Effect::ProgramRules`), and
+//! connections are routed by what the machine holds. A stopped kube-proxy therefore leaves its
+//! node routing by a stale table.
+//!
+//! Syncs run through a bounded-frequency runner, as upstream's: a change asks for a sync, which
+//! runs at once if the last one was at least `minSyncPeriod` (1 s) ago and otherwise waits until
+//! it is; with nothing changing it still syncs every `syncPeriod` (30 s). The first sync after a
+//! start waits for both caches to sync and replaces the whole table. So a change to a Service's
+//! endpoints reaches this node's table at most about a second (plus watch latency) after the
+//! EndpointSlice controller writes it.
+
+use crate::api::{ApiResult, FieldFilter, WatchEvent, WatchId};
+use crate::controllers::endpoint_slice::LABEL_SERVICE_NAME;
+use crate::model::{Duration, EndpointSlice, Kind, Object, Service, Time};
+use crate::net::{port_key, RuleEndpoint, RulesUpdate, ServiceRules};
+use crate::runtime::informer::{Delta, Informer};
+use crate::runtime::{Component, Ctx, LoopPhase, LoopStatus, RequestId};
+use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
+
+/// `--iptables-min-sync-period`: the least time between two syncs.
+pub const MIN_SYNC_PERIOD: Duration = Duration::secs(1);
+/// `--iptables-sync-period`: a sync at least this often even when nothing changed.
+pub const SYNC_PERIOD: Duration = Duration::secs(30);
+
+pub struct KubeProxy {
+    node: String,
+    services: Informer,
+    slices: Informer,
+    /// Services (`NAMESPACE/NAME`) whose rules may have changed since the last sync
+    /// (upstream's service and endpoint change trackers).
+    dirty: BTreeSet<String>,
+    /// The next sync replaces the whole table (the first after a start).
+    full: bool,
+    last_sync: Option<Time>,
+    /// When the runner will sync next.
+    next_sync: Option<Time>,
+    /// What it last wrote to the machine, by port key: a sync sends only what differs.
+    written: BTreeMap<String, Rc<ServiceRules>>,
+    status: LoopStatus,
+}
+
+impl KubeProxy {
+    pub fn new(node: &str) -> Self {
+        KubeProxy {
+            node: node.to_string(),
+            services: Informer::new(Kind::Service, FieldFilter::All),
+            slices: Informer::new(Kind::EndpointSlice, FieldFilter::All),
+            dirty: BTreeSet::new(),
+            full: true,
+            last_sync: None,
+            next_sync: None,
+            written: BTreeMap::new(),
+            status: LoopStatus { name: "kube-proxy".into(), ..Default::default() },
+        }
+    }
+
+    pub fn node(&self) -> &str {
+        &self.node
+    }
+
+    /// Handlers only note what changed and ask the runner for a sync.
+    fn on_deltas(&mut self, now: Time, deltas: Vec<Delta>) {
+        for delta in &deltas {
+            let mut note = |o: &Object| {
+                if let Some(s) = service_of(o) {
+                    self.dirty.insert(s);
+                }
+            };
+            if let Delta::Updated { old, .. } = delta {
+                note(old);
+            }
+            note(delta.object());
+        }
+        if !deltas.is_empty() {
+            self.status.phase = LoopPhase::Observe;
+            self.request_sync(now);
+        }
+    }
+
+    /// The bounded-frequency runner's `Run`: as soon as `minSyncPeriod` allows.
+    fn request_sync(&mut self, now: Time) {
+        let earliest = self.last_sync.map_or(now, |t| (t + MIN_SYNC_PERIOD).max(now));
+        if self.next_sync.is_none_or(|t| earliest < t) {
+            self.next_sync = Some(earliest);
+        }
+    }
+
+    fn synced(&self) -> bool {
+        self.services.has_synced() && self.slices.has_synced()
+    }
+
+    /// `syncProxyRules`: recompute the rules of every changed service and hand the difference
+    /// to the machine.
+    fn sync(&mut self, ctx: &mut Ctx) {
+        self.next_sync = None;
+        if !self.synced() {
+            return;
+        }
+        let now = ctx.now;
+        let services: Vec<String> = if self.full {
+            let mut all: BTreeSet<String> = self.services.iter().filter_map(|o| service_of(o)).collect();
+            all.extend(self.written.values().map(|r| r.service.clone()));
+            all.into_iter().collect()
+        } else {
+            std::mem::take(&mut self.dirty).into_iter().collect()
+        };
+        self.dirty.clear();
+        let mut changed = Vec::new();
+        for service in &services {
+            let desired = self.rules_of(service);
+            let gone: Vec<String> = self
+                .written
+                .range(service.clone()..)
+                .take_while(|(k, _)| k.starts_with(service.as_str()))
+                .filter(|(k, r)| r.service == *service && !desired.contains_key(*k))
+                .map(|(k, _)| k.clone())
+                .collect();
+            for key in gone {
+                self.written.remove(&key);
+                changed.push((key, None));
+            }
+            for (key, rules) in desired {
+                if self.written.get(&key).is_none_or(|w| **w != rules) {
+                    let rules = Rc::new(rules);
+                    self.written.insert(key.clone(), rules.clone());
+                    changed.push((key, Some(rules)));
+                }
+            }
+        }
+        let full = std::mem::replace(&mut self.full, false);
+        if full {
+            changed = self.written.iter().map(|(k, r)| (k.clone(), Some(r.clone()))).collect();
+        }
+        self.status.turns += 1;
+        self.status.phase = LoopPhase::Idle;
+        self.last_sync = Some(now);
+        if full || !changed.is_empty() {
+            self.status.last_action = describe_sync(full, &changed, self.written.len());
+            self.status.last_action_at = Some(now);
+            ctx.program_rules(RulesUpdate { full, changed });
+        }
+    }
+
+    /// What the rules of one service should be now, by port key (nothing for a service that is
+    /// gone, headless or an ExternalName, which kube-proxy does not program).
+    fn rules_of(&self, service: &str) -> BTreeMap<String, ServiceRules> {
+        let Some((namespace, name)) = service.split_once('/') else { return BTreeMap::new() };
+        let key = crate::model::ObjectKey::new(Kind::Service, namespace, name);
+        let Some(svc) = self.services.get(&key).and_then(|o| o.as_service()) else { return BTreeMap::new() };
+        let Some(cluster_ip) = programmable_ip(svc) else { return BTreeMap::new() };
+        let slices: Vec<&EndpointSlice> = self
+            .slices
+            .in_namespace(namespace)
+            .filter_map(|o| o.as_endpoint_slice())
+            .filter(|s| s.metadata.labels.get(LABEL_SERVICE_NAME).is_some_and(|n| n == name))
+            .collect();
+        svc.spec
+            .ports
+            .iter()
+            .map(|p| {
+                let protocol = p.protocol.clone().unwrap_or_else(|| "TCP".into());
+                let (endpoints, terminating_fallback) = usable_endpoints(&slices, &p.name, &protocol);
+                let rules = ServiceRules {
+                    service: service.to_string(),
+                    port_name: p.name.clone(),
+                    protocol,
+                    cluster_ip: cluster_ip.to_string(),
+                    port: p.port,
+                    node_port: p.node_port,
+                    endpoints,
+                    terminating_fallback,
+                };
+                (port_key(service, &p.name), rules)
+            })
+            .collect()
+    }
+}
+
+/// The Service an object is about: a Service itself, or the one an EndpointSlice is labelled for.
+fn service_of(o: &Object) -> Option<String> {
+    let meta = o.meta();
+    match o {
+        Object::Service(_) => Some(format!("{}/{}", meta.namespace, meta.name)),
+        Object::EndpointSlice(_) => meta.labels.get(LABEL_SERVICE_NAME).map(|n| format!("{}/{n}", meta.namespace)),
+        _ => None,
+    }
+}
+
+/// The cluster IP kube-proxy programs: none for headless and ExternalName services.
+fn programmable_ip(svc: &Service) -> Option<&str> {
+    if svc.type_() == "ExternalName" || svc.is_headless() {
+        return None;
+    }
+    svc.spec.cluster_ip.as_deref().filter(|ip| !ip.is_empty())
+}
+
+/// The endpoints of one service port across its slices, as `CategorizeEndpoints` picks them for
+/// cluster traffic: the ready ones; if there are none, those serving and terminating. An unset
+/// `ready` counts as ready and an unset `serving` as `ready`, as the API documents. Sorted by
+/// address and without duplicates (an endpoint may sit in two slices while it moves).
+fn usable_endpoints(slices: &[&EndpointSlice], port_name: &str, protocol: &str) -> (Vec<RuleEndpoint>, bool) {
+    let mut ready = BTreeMap::new();
+    let mut terminating = BTreeMap::new();
+    for slice in slices {
+        let Some(port) = slice
+            .ports
+            .iter()
+            .find(|p| p.name.as_deref().unwrap_or("") == port_name && p.protocol.as_deref().unwrap_or("TCP") == protocol)
+            .and_then(|p| p.port)
+        else {
+            continue;
+        };
+        for e in &slice.endpoints {
+            let Some(ip) = e.addresses.first() else { continue };
+            let is_ready = e.conditions.ready.unwrap_or(true);
+            let serving = e.conditions.serving.unwrap_or(is_ready);
+            let endpoint = RuleEndpoint { ip: ip.clone(), port, pod: e.target_ref.as_ref().map(|r| r.name.to_string()) };
+            if is_ready {
+                ready.insert(endpoint.address(), endpoint);
+            } else if serving && e.conditions.terminating.unwrap_or(false) {
+                terminating.insert(endpoint.address(), endpoint);
+            }
+        }
+    }
+    if ready.is_empty() && !terminating.is_empty() {
+        (terminating.into_values().collect(), true)
+    } else {
+        (ready.into_values().collect(), false)
+    }
+}
+
+/// The loop's last action in words: "default/web: 3 endpoints" or "wrote 4 service ports".
+fn describe_sync(full: bool, changed: &[(String, Option<Rc<ServiceRules>>)], total: usize) -> String {
+    if full {
+        return format!("wrote the whole table: {total} service port{}", if total == 1 { "" } else { "s" });
+    }
+    match changed {
+        [(key, Some(r))] => match r.endpoints.len() {
+            0 => format!("{key}: no endpoints, rejecting"),
+            1 => format!("{key}: 1 endpoint"),
+            n => format!("{key}: {n} endpoints"),
+        },
+        [(key, None)] => format!("{key}: removed"),
+        _ => format!("updated {} service ports", changed.len()),
+    }
+}
+
+impl Component for KubeProxy {
+    fn name(&self) -> String {
+        format!("kube-proxy-{}", self.node)
+    }
+
+    /// Boots the process: nothing in memory survives. The machine's table does, until the first
+    /// sync replaces it.
+    fn start(&mut self, ctx: &mut Ctx) {
+        let node = std::mem::take(&mut self.node);
+        *self = KubeProxy::new(&node);
+        self.services.start(ctx);
+        self.slices.start(ctx);
+        self.status.last_action = format!("started on {node}");
+        self.status.last_action_at = Some(ctx.now);
+    }
+
+    fn handle_response(&mut self, ctx: &mut Ctx, id: RequestId, result: ApiResult) {
+        let deltas = if self.services.owns_request(id) {
+            self.services.handle_response(ctx, id, result)
+        } else if self.slices.owns_request(id) {
+            self.slices.handle_response(ctx, id, result)
+        } else {
+            return;
+        };
+        self.on_deltas(ctx.now, deltas);
+        if self.full && self.synced() {
+            self.request_sync(ctx.now);
+        }
+    }
+
+    fn handle_watch_event(&mut self, ctx: &mut Ctx, watch: WatchId, event: WatchEvent) {
+        let delta = if self.services.owns_watch(watch) {
+            self.services.handle_watch_event(event)
+        } else if self.slices.owns_watch(watch) {
+            self.slices.handle_watch_event(event)
+        } else {
+            None
+        };
+        self.on_deltas(ctx.now, delta.into_iter().collect());
+    }
+
+    fn handle_watch_closed(&mut self, ctx: &mut Ctx, watch: WatchId) {
+        self.services.handle_watch_closed(ctx.now, watch);
+        self.slices.handle_watch_closed(ctx.now, watch);
+    }
+
+    fn poll(&mut self, ctx: &mut Ctx) {
+        self.services.poll(ctx);
+        self.slices.poll(ctx);
+        let due = self.next_sync.is_some_and(|t| t <= ctx.now);
+        let periodic = self.last_sync.is_some_and(|t| t + SYNC_PERIOD <= ctx.now);
+        if due || periodic {
+            self.sync(ctx);
+        }
+    }
+
+    fn next_wakeup(&self) -> Option<Time> {
+        let periodic = self.last_sync.map(|t| t + SYNC_PERIOD);
+        [self.next_sync, periodic, self.services.next_wakeup(), self.slices.next_wakeup()].into_iter().flatten().min()
+    }
+
+    fn is_busy(&self) -> bool {
+        self.next_sync.is_some() || !self.services.is_watching() || !self.slices.is_watching()
+    }
+
+    fn loops(&self) -> Vec<LoopStatus> {
+        let mut status = self.status.clone();
+        status.queue_depth = self.dirty.len();
+        vec![status]
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Endpoint, EndpointConditions, EndpointPort, ObjectMeta};
+
+    /// An endpoint in a test slice: address, then its ready, serving and terminating conditions.
+    type TestEndpoint<'a> = (&'a str, Option<bool>, Option<bool>, Option<bool>);
+
+    fn slice(endpoints: &[TestEndpoint]) -> EndpointSlice {
+        EndpointSlice {
+            metadata: ObjectMeta { name: "web-abc".into(), namespace: "default".into(), ..Default::default() },
+            address_type: "IPv4".into(),
+            endpoints: endpoints
+                .iter()
+                .map(|(ip, ready, serving, terminating)| Endpoint {
+                    addresses: vec![ip.to_string()],
+                    conditions: EndpointConditions { ready: *ready, serving: *serving, terminating: *terminating },
+                    ..Default::default()
+                })
+                .collect(),
+            ports: vec![EndpointPort { name: Some(String::new()), protocol: Some("TCP".into()), port: Some(80) }],
+        }
+    }
+
+    fn ips(v: &[RuleEndpoint]) -> Vec<&str> {
+        v.iter().map(|e| e.ip.as_str()).collect()
+    }
+
+    #[test]
+    fn only_ready_endpoints_get_traffic_in_address_order() {
+        let s = slice(&[
+            ("10.244.1.3", Some(true), Some(true), Some(false)),
+            ("10.244.0.9", None, None, None),
+            ("10.244.0.4", Some(false), Some(false), Some(false)),
+        ]);
+        let (e, fallback) = usable_endpoints(&[&s], "", "TCP");
+        assert_eq!((ips(&e), fallback), (vec!["10.244.0.9", "10.244.1.3"], false));
+    }
+
+    #[test]
+    fn with_no_ready_endpoint_the_serving_terminating_ones_are_used() {
+        let s = slice(&[("10.244.1.3", Some(false), Some(true), Some(true)), ("10.244.0.4", Some(false), Some(false), Some(true))]);
+        let (e, fallback) = usable_endpoints(&[&s], "", "TCP");
+        assert_eq!((ips(&e), fallback), (vec!["10.244.1.3"], true));
+        let none = slice(&[("10.244.0.4", Some(false), Some(false), Some(false))]);
+        assert_eq!(usable_endpoints(&[&none], "", "TCP"), (vec![], false));
+    }
+
+    #[test]
+    fn a_port_is_matched_by_name_and_protocol() {
+        let s = slice(&[("10.244.1.3", Some(true), None, None)]);
+        assert!(usable_endpoints(&[&s], "http", "TCP").0.is_empty());
+        assert!(usable_endpoints(&[&s], "", "UDP").0.is_empty());
+    }
+
+    #[test]
+    fn the_runner_waits_min_sync_period_after_a_sync() {
+        let mut p = KubeProxy::new("node-1");
+        p.request_sync(Time(5_000));
+        assert_eq!(p.next_sync, Some(Time(5_000)));
+        (p.last_sync, p.next_sync) = (Some(Time(5_000)), None);
+        p.request_sync(Time(5_300));
+        assert_eq!(p.next_sync, Some(Time(6_000)), "not before last + 1 s");
+        p.request_sync(Time(5_900));
+        assert_eq!(p.next_sync, Some(Time(6_000)), "one sync covers every change until then");
+        (p.last_sync, p.next_sync) = (Some(Time(6_000)), None);
+        assert_eq!(p.next_wakeup(), Some(Time(36_000)), "the 30 s periodic sync");
+    }
+}
