@@ -110,7 +110,14 @@ impl PodWorker {
     /// Work in progress that `sim settle` must wait for (back-off waits do not count).
     pub fn is_busy(&self) -> bool {
         self.pleg_pending
-            || matches!(self.phase, WorkerPhase::Syncing(_) | WorkerPhase::Mounting | WorkerPhase::Terminating | WorkerPhase::TearingDown | WorkerPhase::Finalizing)
+            || matches!(
+                self.phase,
+                WorkerPhase::Syncing(_)
+                    | WorkerPhase::Mounting
+                    | WorkerPhase::Terminating
+                    | WorkerPhase::TearingDown
+                    | WorkerPhase::Finalizing
+            )
     }
     fn is_terminating(&self) -> bool {
         matches!(self.phase, WorkerPhase::Terminating | WorkerPhase::TearingDown | WorkerPhase::Finalizing)
@@ -440,8 +447,9 @@ impl Kubelet {
                     let crash = self.crash_for(pod, &w.uid, ctx.now, ctx.now);
                     // The program's own end (a script that finishes) or the injected crash, whichever is first.
                     let mounted = self.runtime.mounted_files(&w.uid, &container.name).cloned().unwrap_or_default();
-                    let own =
-                        Program::of(container).own_exit_with(&mounted).map(|(after, exit_code)| PlannedExit { at: ctx.now + after, exit_code });
+                    let own = Program::of(container)
+                        .own_exit_with(&mounted)
+                        .map(|(after, exit_code)| PlannedExit { at: ctx.now + after, exit_code });
                     let exit = [crash, own].into_iter().flatten().min_by_key(|e| e.at);
                     self.runtime.start_container(&w.uid, &container.name, ctx.now, exit);
                     self.container_event(ctx, pod, &container.name, "Normal", "Started", format!("Started container {}", container.name));
