@@ -213,6 +213,7 @@ fn validate_containers_only_for_pod(spec: &PodSpec, errs: &mut Vec<FieldError>) 
 }
 
 fn validate_pod_spec(spec: &PodSpec, path: &str, errs: &mut Vec<FieldError>) {
+    let volumes = validate_volumes(&spec.volumes, path, errs);
     if spec.containers.is_empty() {
         errs.push(FieldError::required(&format!("{path}.containers")));
     }
@@ -234,6 +235,8 @@ fn validate_pod_spec(spec: &PodSpec, path: &str, errs: &mut Vec<FieldError>) {
         if let Some(p) = c.image_pull_policy.as_deref().filter(|p| !["Always", "IfNotPresent", "Never"].contains(p)) {
             errs.push(FieldError::unsupported(&format!("{at}.imagePullPolicy"), p, &["Always", "IfNotPresent", "Never"]));
         }
+        validate_env(c, &at, errs);
+        validate_volume_mounts(c, &at, &volumes, errs);
         validate_probes(c, &at, errs);
         for (name, q) in &c.resources.requests {
             if q.milli_value().is_some_and(|v| v < 0) {
@@ -271,6 +274,162 @@ fn validate_pod_spec(spec: &PodSpec, path: &str, errs: &mut Vec<FieldError>) {
                 &t.effect,
                 &["NoSchedule", "PreferNoSchedule", "NoExecute"],
             ));
+        }
+    }
+}
+
+/// `ValidateVolumes`: each volume named once with a valid label, and its source valid. Returns
+/// the names of the volumes without errors, which is what a volumeMount may name. A volume whose
+/// only source kubeloop does not model (decoding dropped it, and kubectl warned) is accepted
+/// with no source, so those manifests keep applying as they did.
+fn validate_volumes<'a>(volumes: &'a [Volume], path: &str, errs: &mut Vec<FieldError>) -> std::collections::BTreeSet<&'a str> {
+    let mut names = std::collections::BTreeSet::new();
+    for (i, v) in volumes.iter().enumerate() {
+        let at = format!("{path}.volumes[{i}]");
+        let mut el = Vec::new();
+        let mut sources = 0;
+        if let Some(cm) = &v.config_map {
+            sources += 1;
+            let at = format!("{at}.configMap");
+            if cm.name.is_empty() {
+                el.push(FieldError::required(&format!("{at}.name")));
+            }
+            validate_projection(cm.default_mode, &cm.items, &at, &mut el);
+        }
+        if let Some(secret) = &v.secret {
+            sources += 1;
+            let at = format!("{at}.secret");
+            if sources > 1 {
+                el.push(FieldError::forbidden(&at, "may not specify more than 1 volume type"));
+            } else {
+                if secret.secret_name.is_empty() {
+                    el.push(FieldError::required(&format!("{at}.secretName")));
+                }
+                validate_projection(secret.default_mode, &secret.items, &at, &mut el);
+            }
+        }
+        if v.empty_dir.is_some() {
+            sources += 1;
+            if sources > 1 {
+                el.push(FieldError::forbidden(&format!("{at}.emptyDir"), "may not specify more than 1 volume type"));
+            }
+        }
+        if v.name.is_empty() {
+            el.push(FieldError::required(&format!("{at}.name")));
+        } else if !is_dns1123_label(&v.name) {
+            el.push(FieldError::invalid(&format!("{at}.name"), format!("{:?}", v.name), DNS1123_LABEL_MSG));
+        }
+        if names.contains(v.name.as_str()) {
+            el.push(FieldError { field: format!("{at}.name"), detail: format!("Duplicate value: {:?}", v.name) });
+        }
+        if el.is_empty() {
+            names.insert(v.name.as_str());
+        }
+        errs.extend(el);
+    }
+    names
+}
+
+/// `fileModeErrorMsg`, for `defaultMode` and `items[].mode`.
+const FILE_MODE_MSG: &str = "must be a number between 0 and 0777 (octal), both inclusive";
+
+/// A configMap or secret volume's `defaultMode` and `items` (`validateKeyToPath`).
+fn validate_projection(default_mode: Option<i32>, items: &[KeyToPath], at: &str, errs: &mut Vec<FieldError>) {
+    if let Some(mode) = default_mode.filter(|m| !(0..=0o777).contains(m)) {
+        errs.push(FieldError::invalid(&format!("{at}.defaultMode"), mode, FILE_MODE_MSG));
+    }
+    for (i, item) in items.iter().enumerate() {
+        let at = format!("{at}.items[{i}]");
+        if item.key.is_empty() {
+            errs.push(FieldError::required(&format!("{at}.key")));
+        }
+        if item.path.is_empty() {
+            errs.push(FieldError::required(&format!("{at}.path")));
+        } else if item.path.starts_with('/') {
+            errs.push(FieldError::invalid(&format!("{at}.path"), format!("{:?}", item.path), "must be a relative path"));
+        } else if item.path.split('/').any(|p| p == "..") {
+            errs.push(FieldError::invalid(&format!("{at}.path"), format!("{:?}", item.path), "must not contain '..'"));
+        }
+        if let Some(mode) = item.mode.filter(|m| !(0..=0o777).contains(m)) {
+            errs.push(FieldError::invalid(&format!("{at}.mode"), mode, FILE_MODE_MSG));
+        }
+    }
+}
+
+/// `ValidateEnv` and `ValidateEnvFrom` for what kubeloop models: names, and one source each.
+fn validate_env(c: &Container, at: &ContainerPath, errs: &mut Vec<FieldError>) {
+    for (i, e) in c.env.iter().enumerate() {
+        let path = format!("{at}.env[{i}]");
+        if e.name.is_empty() {
+            errs.push(FieldError::required(&format!("{path}.name")));
+        }
+        let Some(from) = &e.value_from else { continue };
+        let path = format!("{path}.valueFrom");
+        let refs = [("configMapKeyRef", &from.config_map_key_ref), ("secretKeyRef", &from.secret_key_ref)];
+        let mut sources = 0;
+        for (name, selector) in refs {
+            let Some(selector) = selector else { continue };
+            sources += 1;
+            if selector.name.is_empty() {
+                errs.push(FieldError::required(&format!("{path}.{name}.name")));
+            }
+            if selector.key.is_empty() {
+                errs.push(FieldError::required(&format!("{path}.{name}.key")));
+            } else {
+                for why in config_key_errors(&selector.key) {
+                    errs.push(FieldError::invalid(&format!("{path}.{name}.key"), format!("{:?}", selector.key), why));
+                }
+            }
+        }
+        // No source left means `fieldRef` or `resourceFieldRef`, which decoding dropped: not an error here.
+        if !e.value.is_empty() && sources != 0 {
+            errs.push(FieldError::invalid(&path, "\"\"", "may not be specified when `value` is not empty"));
+        } else if sources > 1 {
+            errs.push(FieldError::invalid(&path, "\"\"", "may not have more than one field specified at a time"));
+        }
+    }
+    for (i, e) in c.env_from.iter().enumerate() {
+        let path = format!("{at}.envFrom[{i}]");
+        let refs = [("configMapRef", &e.config_map_ref), ("secretRef", &e.secret_ref)];
+        let mut sources = 0;
+        for (name, r) in refs {
+            let Some(r) = r else { continue };
+            sources += 1;
+            if r.name.is_empty() {
+                errs.push(FieldError::required(&format!("{path}.{name}.name")));
+            } else if !is_dns1123_subdomain(&r.name) {
+                errs.push(FieldError::invalid(&format!("{path}.{name}.name"), format!("{:?}", r.name), DNS1123_SUBDOMAIN_MSG));
+            }
+        }
+        if sources == 0 {
+            errs.push(FieldError::invalid(&path, "\"\"", "must specify one of: `configMapRef` or `secretRef`"));
+        } else if sources > 1 {
+            errs.push(FieldError::invalid(&path, "\"\"", "may not have more than one field specified at a time"));
+        }
+    }
+}
+
+/// `ValidateVolumeMounts`: each mount names a (valid) volume of the pod, at a path of its own.
+fn validate_volume_mounts(c: &Container, at: &ContainerPath, volumes: &std::collections::BTreeSet<&str>, errs: &mut Vec<FieldError>) {
+    let mut paths = std::collections::BTreeSet::new();
+    for (i, m) in c.volume_mounts.iter().enumerate() {
+        let path = format!("{at}.volumeMounts[{i}]");
+        if m.name.is_empty() {
+            errs.push(FieldError::required(&format!("{path}.name")));
+        }
+        if !volumes.contains(m.name.as_str()) {
+            errs.push(FieldError { field: format!("{path}.name"), detail: format!("Not found: {:?}", m.name) });
+        }
+        if m.mount_path.is_empty() {
+            errs.push(FieldError::required(&format!("{path}.mountPath")));
+        }
+        if !paths.insert(m.mount_path.as_str()) {
+            errs.push(FieldError::invalid(&format!("{path}.mountPath"), format!("{:?}", m.mount_path), "must be unique"));
+        }
+        if m.sub_path.starts_with('/') {
+            errs.push(FieldError::invalid(&format!("{path}.subPath"), format!("{:?}", m.sub_path), "must be a relative path"));
+        } else if m.sub_path.split('/').any(|p| p == "..") {
+            errs.push(FieldError::invalid(&format!("{path}.subPath"), format!("{:?}", m.sub_path), "must not contain '..'"));
         }
     }
 }

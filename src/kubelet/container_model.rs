@@ -18,6 +18,9 @@
 //!   on its declared container ports, answers HTTP 200 and gRPC health SERVING there, and runs
 //!   until stopped.
 //!
+//! Files a container's volume mounts project (a ConfigMap's or Secret's keys under the mount
+//! path) are there from the start, so `cat /etc/config/KEY` and `ls /etc/config/` find them.
+//!
 //! Exec probe commands run against the container's files: `cat`, `test -e|-f`, `ls`, `true`,
 //! `false`, `echo` and `sh -c` scripts of the commands above. A command outside the model is
 //! taken to succeed: the model knows nothing that would make it fail (`sim fail-probe` does).
@@ -108,9 +111,15 @@ impl Program {
     }
 
     /// The exit the program makes on its own, `elapsed` after its start, with its status.
+    #[cfg(test)]
     pub(crate) fn own_exit(&self) -> Option<(Duration, i32)> {
+        self.own_exit_with(&BTreeSet::new())
+    }
+
+    /// The same, in a container whose volume mounts hold `mounted` (files by absolute path).
+    pub(crate) fn own_exit_with(&self, mounted: &BTreeSet<String>) -> Option<(Duration, i32)> {
         match self {
-            Program::Script(steps) => run(steps, &mut BTreeSet::new(), None).end,
+            Program::Script(steps) => run(steps, &mut mounted.clone(), None).end,
             _ => None,
         }
     }
@@ -158,8 +167,14 @@ impl Program {
     }
 
     /// The files in the container `elapsed` after its start.
+    #[cfg(test)]
     pub(crate) fn files_at(&self, elapsed: Duration) -> BTreeSet<String> {
-        let mut files = BTreeSet::new();
+        self.files_at_with(elapsed, &BTreeSet::new())
+    }
+
+    /// The same, starting from the files its volume mounts hold (a ConfigMap's keys).
+    pub(crate) fn files_at_with(&self, elapsed: Duration, mounted: &BTreeSet<String>) -> BTreeSet<String> {
+        let mut files = mounted.clone();
         if let Program::Script(steps) = self {
             run(steps, &mut files, Some(elapsed.0));
         }
@@ -215,12 +230,14 @@ fn run(steps: &[Step], files: &mut BTreeSet<String>, until: Option<u64>) -> Outc
                 }
                 code
             }
-            Op::Test(p) => i32::from(!files.contains(p)),
+            Op::Test(p) => i32::from(!files.contains(p) && directory(files, p).is_none()),
             Op::Ls(paths) => {
                 let mut code = 0;
                 for p in paths {
                     if files.contains(p) {
                         output.push_str(&format!("{p}\n"));
+                    } else if let Some(entries) = directory(files, p) {
+                        entries.iter().for_each(|e| output.push_str(&format!("{e}\n")));
                     } else {
                         output.push_str(&format!("ls: {p}: No such file or directory\n"));
                         code = 1;
@@ -247,6 +264,14 @@ fn run(steps: &[Step], files: &mut BTreeSet<String>, until: Option<u64>) -> Outc
         };
     }
     Outcome { status, output, end: Some((Duration(t), status)) }
+}
+
+/// The entries of directory `p` (a mount path such as `/etc/config/`), if any file lies under it.
+fn directory(files: &BTreeSet<String>, p: &str) -> Option<BTreeSet<String>> {
+    let prefix = format!("{}/", p.trim_end_matches('/'));
+    let entries: BTreeSet<String> =
+        files.iter().filter_map(|f| f.strip_prefix(&prefix)).map(|rest| rest.split('/').next().unwrap_or(rest).to_string()).collect();
+    (!entries.is_empty()).then_some(entries)
 }
 
 /// A script of simple commands joined by `;`, `&&` and new lines; `None` if it uses anything
@@ -401,5 +426,16 @@ mod tests {
         assert_eq!(sh("cat /tmp/ready && exit 4").exit_code, 4);
         assert_eq!(exec(&["pg_isready".into()], &files).exit_code, 0);
         assert_eq!(exec(&["ls".into(), "/x".into()], &files).output, "ls: /x: No such file or directory\n");
+    }
+
+    #[test]
+    fn mounted_files_are_there_from_the_start_for_scripts_and_probes() {
+        let mounted: BTreeSet<String> = ["/etc/config/SPECIAL_LEVEL".to_string()].into();
+        let p = Program::of(&container("busybox", &["sh", "-c", "cat /etc/config/SPECIAL_LEVEL && sleep 3600"], &[]));
+        assert_eq!(p.own_exit_with(&mounted), Some((Duration::secs(3600), 0)));
+        assert_eq!(p.own_exit(), Some((Duration(0), 1)));
+        let files = p.files_at_with(Duration::secs(1), &mounted);
+        assert_eq!(exec(&["cat".into(), "/etc/config/SPECIAL_LEVEL".into()], &files).exit_code, 0);
+        assert_eq!(exec(&["ls".into(), "/etc/config/".into()], &files).output, "SPECIAL_LEVEL\n");
     }
 }

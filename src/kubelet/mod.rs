@@ -13,8 +13,10 @@
 //!
 //! Submodules: `pod_worker` (one pod's lifecycle), `status` (the pod status and the status
 //! manager), `lease` (registration, node status, lease), `runtime` (containerd), `images`
-//! (image names, pull outcomes), `timings` (every duration and the back-off arithmetic).
+//! (image names, pull outcomes), `timings` (every duration and the back-off arithmetic),
+//! `config_manager` (the referenced ConfigMaps and Secrets, a container's environment, volumes).
 
+pub(crate) mod config_manager;
 pub(crate) mod container_model;
 pub mod images;
 pub mod lease;
@@ -92,6 +94,10 @@ pub(crate) struct Process {
     started: bool,
     pods: Informer,
     node: Informer,
+    /// Reflectors for the ConfigMaps and Secrets the node's pods reference.
+    configs: config_manager::ConfigManager,
+    /// Failed volume set-ups per pod UID, for the reconciler's exponential back-off.
+    mount_failures: FastMap<String, u32>,
     recorder: EventRecorder,
     /// Pod workers by pod UID: only ever looked up (`timers` keeps the order that matters),
     /// and taken out and put back around every step of a pod, so hashed.
@@ -131,6 +137,8 @@ impl Process {
             started: false,
             pods: Informer::new(Kind::Pod, FieldFilter::NodeName(node.to_string())),
             node: Informer::new(Kind::Node, FieldFilter::Name(node.to_string())),
+            configs: config_manager::ConfigManager::default(),
+            mount_failures: FastMap::default(),
             recorder: EventRecorder::new("kubelet", node),
             workers: FastMap::default(),
             timers: BTreeSet::new(),
@@ -401,6 +409,10 @@ impl Component for Kubelet {
             self.proc.node.handle_response(ctx, id, result);
             return;
         }
+        let result = match self.proc.configs.handle_response(ctx, id, result) {
+            Ok(()) => return,
+            Err(result) => result,
+        };
         if self.proc.recorder.awaits(id) {
             return self.proc.recorder.answered(id, &result, ctx);
         }
@@ -427,12 +439,15 @@ impl Component for Kubelet {
             }
         } else if self.proc.node.owns_watch(watch) {
             self.proc.node.handle_watch_event(event);
+        } else {
+            self.proc.configs.handle_watch_event(watch, event);
         }
     }
 
     fn handle_watch_closed(&mut self, ctx: &mut Ctx, watch: WatchId) {
         self.proc.pods.handle_watch_closed(ctx.now, watch);
         self.proc.node.handle_watch_closed(ctx.now, watch);
+        self.proc.configs.handle_watch_closed(ctx.now, watch);
     }
 
     fn poll(&mut self, ctx: &mut Ctx) {
@@ -443,6 +458,7 @@ impl Component for Kubelet {
         self.catch_up(ctx);
         self.proc.pods.poll(ctx);
         self.proc.node.poll(ctx);
+        self.proc.configs.poll(ctx);
         if self.proc.registration.retry_at.is_some_and(|t| t <= now) {
             self.register(ctx);
         }
@@ -486,6 +502,7 @@ impl Component for Kubelet {
             p.probes.next_wakeup(),
             p.pods.next_wakeup(),
             p.node.next_wakeup(),
+            p.configs.next_wakeup(),
         ]
         .into_iter()
         .flatten()

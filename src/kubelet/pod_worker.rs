@@ -37,6 +37,9 @@ pub const ANNOTATION_IGNORE_SIGTERM: &str = "kubeloop.dev/ignore-sigterm";
 pub enum WorkerPhase {
     /// In sync; waits for the next change.
     Idle,
+    /// Waiting for the reflectors of the ConfigMaps and Secrets its volumes name to sync; the
+    /// timer is the volume reconciler's next pass.
+    Mounting,
     /// The last sync failed (back-off, pull error); the timer is the retry.
     BackingOff,
     Syncing(SyncRun),
@@ -107,7 +110,14 @@ impl PodWorker {
     /// Work in progress that `sim settle` must wait for (back-off waits do not count).
     pub fn is_busy(&self) -> bool {
         self.pleg_pending
-            || matches!(self.phase, WorkerPhase::Syncing(_) | WorkerPhase::Terminating | WorkerPhase::TearingDown | WorkerPhase::Finalizing)
+            || matches!(
+                self.phase,
+                WorkerPhase::Syncing(_)
+                    | WorkerPhase::Mounting
+                    | WorkerPhase::Terminating
+                    | WorkerPhase::TearingDown
+                    | WorkerPhase::Finalizing
+            )
     }
     fn is_terminating(&self) -> bool {
         matches!(self.phase, WorkerPhase::Terminating | WorkerPhase::TearingDown | WorkerPhase::Finalizing)
@@ -189,6 +199,7 @@ impl Kubelet {
         self.proc.probes.remove_pod(uid);
         self.proc.reasons.remove(uid);
         self.proc.pleg_dirty.remove(uid);
+        self.proc.mount_failures.remove(uid);
         self.proc.crash_backoff.retain(|(u, _), _| u != uid);
         self.proc.image_backoff.retain(|(u, _), _| u != uid);
         self.proc.pull_errors.retain(|(u, _), _| u != uid);
@@ -224,6 +235,7 @@ impl Kubelet {
                 let mut w =
                     PodWorker { key, uid: uid.to_string(), pod: object.clone(), phase, timer: None, removed: false, pleg_pending: false };
                 if !finished {
+                    self.proc.configs.register_pod(ctx, pod);
                     self.proc.probes.add_pod(ctx, pod);
                     if pod.metadata.is_deleting() {
                         self.begin_termination(ctx, &mut w);
@@ -353,7 +365,11 @@ impl Kubelet {
         }
         self.proc.probes.trigger_unready(&w.uid, ctx.now);
         self.kill_unhealthy(ctx, w);
-        let Some(pod) = w.pod.as_pod() else { return };
+        let object = w.pod.clone();
+        let Some(pod) = object.as_pod() else { return };
+        if !pod.spec.volumes.is_empty() && !self.runtime.has_volumes(&w.uid) && !self.mount_volumes(ctx, w, pod) {
+            return;
+        }
         let policy = pod.spec.restart_policy.as_deref().unwrap_or("Always");
         let sandbox = self.runtime.sandbox(&w.uid).filter(|s| s.ready);
         let to_start: VecDeque<usize> = pod
@@ -430,7 +446,10 @@ impl Kubelet {
                 StartStep::Starting { .. } => {
                     let crash = self.crash_for(pod, &w.uid, ctx.now, ctx.now);
                     // The program's own end (a script that finishes) or the injected crash, whichever is first.
-                    let own = Program::of(container).own_exit().map(|(after, exit_code)| PlannedExit { at: ctx.now + after, exit_code });
+                    let mounted = self.runtime.mounted_files(&w.uid, &container.name).cloned().unwrap_or_default();
+                    let own = Program::of(container)
+                        .own_exit_with(&mounted)
+                        .map(|(after, exit_code)| PlannedExit { at: ctx.now + after, exit_code });
                     let exit = [crash, own].into_iter().flatten().min_by_key(|e| e.at);
                     self.runtime.start_container(&w.uid, &container.name, ctx.now, exit);
                     self.container_event(ctx, pod, &container.name, "Normal", "Started", format!("Started container {}", container.name));
@@ -512,6 +531,9 @@ impl Kubelet {
         }
         match self.ensure_image(ctx, pod, uid, container) {
             ImageOutcome::Present => {
+                if !self.container_config(ctx, pod, uid, container) {
+                    return None;
+                }
                 Some(StartStep::Creating { until: ctx.now + self.timings.draw(ctx.rng, self.timings.container_create) })
             }
             ImageOutcome::Failed => None,
@@ -522,6 +544,63 @@ impl Kubelet {
                 } else {
                     Some(StartStep::AwaitingPull { since })
                 }
+            }
+        }
+    }
+
+    /// `generateContainerConfig`'s environment (`makeEnvironmentVariables`), after the image and
+    /// before the create, as `startContainer` orders them. An error leaves the container Waiting
+    /// with `CreateContainerConfigError` and records `Failed` "Error: MESSAGE"; the sync fails
+    /// and the pod worker retries it after its 10–15 s back-off, which is how the pod heals once
+    /// the ConfigMap or Secret exists (nothing syncs the pod when it appears).
+    fn container_config(&mut self, ctx: &mut Ctx, pod: &Pod, uid: &str, container: &Container) -> bool {
+        if container.env.is_empty() && container.env_from.is_empty() {
+            return true;
+        }
+        let configs = &self.proc.configs;
+        let ns = pod.metadata.namespace.as_str();
+        let lookup = |kind: Kind, name: &str| configs.get(kind, ns, name);
+        let Err(message) = super::config_manager::make_environment(pod, container, &lookup) else {
+            return true;
+        };
+        let name = container.name.as_str();
+        self.container_event(ctx, pod, name, "Warning", "Failed", format!("Error: {message}"));
+        self.set_reason(uid, name, "CreateContainerConfigError", message);
+        self.note(ctx.now, format!("{}: cannot configure {name}", pod.metadata.name));
+        false
+    }
+
+    /// The volume manager's `WaitForAttachAndMount`, before the sandbox: every configMap and
+    /// secret volume set up from the kubelet's cache. False when the sync must wait: for the
+    /// reflectors' first list (a reconciler pass, 100 ms, later), or after a failed set-up,
+    /// with a `FailedMount` Warning, until the reconciler's next try. Its back-off is the
+    /// operation executor's (nestedpendingoperations.go: 500 ms doubling on each failure to
+    /// 2 min 2 s), so a pod heals at the first try after its ConfigMap or Secret appears.
+    fn mount_volumes(&mut self, ctx: &mut Ctx, w: &mut PodWorker, pod: &Pod) -> bool {
+        if !self.proc.configs.synced_for(pod) {
+            w.phase = WorkerPhase::Mounting;
+            w.timer = Some(ctx.now + self.timings.volume_reconciler_period);
+            return false;
+        }
+        let configs = &self.proc.configs;
+        let ns = pod.metadata.namespace.as_str();
+        let lookup = |kind: Kind, name: &str| configs.get(kind, ns, name);
+        match super::config_manager::set_up_volumes(pod, &lookup) {
+            Ok(files) => {
+                self.runtime.set_volumes(&w.uid, files);
+                self.proc.mount_failures.remove(&w.uid);
+                true
+            }
+            Err(failure) => {
+                let failures = self.proc.mount_failures.entry(w.uid.clone()).or_default();
+                *failures += 1;
+                let n = (*failures - 1).min(16);
+                let delay = Duration(self.timings.mount_backoff_initial.0.saturating_mul(1 << n)).min(self.timings.mount_backoff_max);
+                self.pod_event(ctx, pod, "Warning", "FailedMount", failure.message());
+                self.note(ctx.now, format!("{}: cannot mount {}", pod.metadata.name, failure.volume));
+                w.phase = WorkerPhase::BackingOff;
+                w.timer = Some(ctx.now + delay);
+                false
             }
         }
     }
@@ -654,6 +733,9 @@ impl Kubelet {
         let waited = go_duration(ctx.now.since(since));
         let message = format!("Successfully pulled image {image:?} in {pulled} ({waited} including waiting). Image size: {size} bytes.");
         self.container_event(ctx, pod, name, "Normal", "Pulled", message);
+        if !self.container_config(ctx, pod, uid, container) {
+            return None;
+        }
         Some(StartStep::Creating { until: ctx.now + self.timings.draw(ctx.rng, self.timings.container_create) })
     }
 
@@ -815,7 +897,7 @@ impl Kubelet {
         w.timer = None;
         match w.phase {
             WorkerPhase::Syncing(_) => self.advance_sync(ctx, &mut w),
-            WorkerPhase::BackingOff => self.sync_pod(ctx, &mut w),
+            WorkerPhase::BackingOff | WorkerPhase::Mounting => self.sync_pod(ctx, &mut w),
             WorkerPhase::Terminating => self.containers_stopped(ctx, &mut w),
             WorkerPhase::TearingDown => return self.finalize(ctx, w),
             WorkerPhase::Idle | WorkerPhase::Finalizing | WorkerPhase::Finished => {}
@@ -834,7 +916,7 @@ impl Kubelet {
             match w.phase {
                 WorkerPhase::Syncing(_) => w.pleg_pending = true,
                 WorkerPhase::Terminating | WorkerPhase::TearingDown | WorkerPhase::Finalizing | WorkerPhase::Finished => {}
-                WorkerPhase::Idle | WorkerPhase::BackingOff => self.sync_pod(ctx, &mut w),
+                WorkerPhase::Idle | WorkerPhase::BackingOff | WorkerPhase::Mounting => self.sync_pod(ctx, &mut w),
             }
             self.put_worker(w);
         }
@@ -948,6 +1030,20 @@ impl Kubelet {
     fn set_reason(&mut self, uid: &str, container: &str, reason: &str, message: String) {
         let reasons: &mut FastMap<String, WaitingReason> = self.proc.reasons.entry(uid.to_string()).or_default();
         reasons.insert(container.to_string(), WaitingReason { reason: reason.to_string(), message });
+    }
+
+    /// Records an event about the pod itself (no field path), as the volume manager does.
+    fn pod_event(&mut self, ctx: &mut Ctx, pod: &Pod, type_: &'static str, reason: &str, message: String) {
+        let involved = ObjectReference {
+            kind: "Pod".into(),
+            namespace: pod.metadata.namespace.clone(),
+            name: pod.metadata.name.clone(),
+            uid: pod.metadata.uid.clone(),
+            api_version: "v1".into(),
+            ..Default::default()
+        };
+        let spec = EventSpec { involved, type_, reason: reason.into(), message: message.into() };
+        self.proc.recorder.send(spec, ctx);
     }
 
     /// Records an event about one of the pod's containers (`spec.containers{NAME}`).

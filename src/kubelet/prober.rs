@@ -368,7 +368,8 @@ impl Kubelet {
         let spec = &w.spec;
         let refused = |host: &str, port: i64| format!("dial tcp {host}:{port}: connect: connection refused");
         if let Some(e) = &spec.exec {
-            let r = container_model::exec(&e.command, &program.files_at(elapsed));
+            let mounted = self.runtime.mounted_files(uid, &w.container.name).cloned().unwrap_or_default();
+            let r = container_model::exec(&e.command, &program.files_at_with(elapsed, &mounted));
             return Ok((r.exit_code == 0 && !forced, r.output));
         }
         if let Some(h) = &spec.http_get {

@@ -123,6 +123,9 @@ pub struct Runtime {
     /// `sim fail-probe`: by pod UID, the probe kinds its application now fails.
     probe_faults: BTreeMap<String, Box<[bool; 3]>>,
     images: BTreeMap<String, Box<CachedImage>>,
+    /// The files each pod's containers see through their volume mounts, by pod UID: set up
+    /// before the sandbox, kept on the machine (under /var/lib/kubelet/pods) until the pod goes.
+    volumes: BTreeMap<String, Box<super::config_manager::MountedFiles>>,
     /// Planned exits by time; an entry is stale when its container no longer plans that exit.
     exits: BTreeSet<(Time, String, String)>,
     /// The node's pod CIDR network address (a /24), for host-local IPAM.
@@ -143,6 +146,7 @@ impl Runtime {
             crash_plans: BTreeMap::new(),
             probe_faults: BTreeMap::new(),
             images: BTreeMap::new(),
+            volumes: BTreeMap::new(),
             exits: BTreeSet::new(),
             pod_network,
             last_host: FIRST_HOST - 1,
@@ -217,6 +221,7 @@ impl Runtime {
         self.stop_sandbox(uid);
         self.crash_plans.remove(uid);
         self.probe_faults.remove(uid);
+        self.volumes.remove(uid);
         self.sandboxes.remove(uid).is_some()
     }
 
@@ -372,6 +377,18 @@ impl Runtime {
     /// Every probe fault, by pod UID: the kinds that fail.
     pub fn probe_faults(&self) -> impl Iterator<Item = (&String, Vec<ProbeType>)> {
         self.probe_faults.iter().map(|(uid, kinds)| (uid, ProbeType::ALL.into_iter().filter(|k| kinds[*k as usize]).collect()))
+    }
+
+    /// The pod's volumes are set up, with these files for each container.
+    pub fn set_volumes(&mut self, uid: &str, files: super::config_manager::MountedFiles) {
+        self.volumes.insert(uid.to_string(), Box::new(files));
+    }
+    pub fn has_volumes(&self, uid: &str) -> bool {
+        self.volumes.contains_key(uid)
+    }
+    /// The files a container sees through its volume mounts (none before they are set up).
+    pub fn mounted_files(&self, uid: &str, container: &str) -> Option<&BTreeSet<String>> {
+        self.volumes.get(uid).and_then(|v| v.get(container))
     }
 
     /// When the next planned exit happens.

@@ -38,6 +38,14 @@ pub struct KubeletTimings {
     pub pleg_relist_period: Duration,
     /// Pod worker requeue after a sync that failed (`backOffPeriod`, 10 s, jittered up to +50%).
     pub sync_error_backoff: Duration,
+    /// The volume manager's reconciler pass (`reconcilerLoopSleepPeriod`, 100 ms): how soon a
+    /// pod waiting for its volumes' ConfigMaps and Secrets to be listed looks again.
+    pub volume_reconciler_period: Duration,
+    /// A failed volume set-up is retried after 500 ms, doubling per failure up to 2 min 2 s
+    /// (`initialDurationBeforeRetry` / `maxDurationBeforeRetry` of the operation executor's
+    /// exponential back-off, pkg/volume/util/nestedpendingoperations).
+    pub mount_backoff_initial: Duration,
+    pub mount_backoff_max: Duration,
     /// Container restart back-off (`flowcontrol.NewBackOff(10s, 300s)`): first delay and cap.
     /// The entry resets when the container ran for twice the cap (10 min).
     pub crash_backoff_initial: Duration,
@@ -80,6 +88,9 @@ impl Default for KubeletTimings {
             sandbox_teardown: Duration::millis(300),
             pleg_relist_period: Duration::secs(1),
             sync_error_backoff: Duration::secs(10),
+            volume_reconciler_period: Duration::millis(100),
+            mount_backoff_initial: Duration::millis(500),
+            mount_backoff_max: Duration::secs(122),
             crash_backoff_initial: Duration::secs(10),
             crash_backoff_max: Duration::secs(300),
             image_backoff_initial: Duration::secs(10),

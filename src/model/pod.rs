@@ -57,6 +57,8 @@ pub struct PodSpec {
     pub scheduler_name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub priority: Option<i32>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub volumes: Vec<Volume>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -83,6 +85,166 @@ pub struct Container {
     pub readiness_probe: Option<Probe>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub startup_probe: Option<Probe>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub env: Vec<EnvVar>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub env_from: Vec<EnvFromSource>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub volume_mounts: Vec<VolumeMount>,
+}
+
+/// `core/v1.EnvVar`: a literal value, or one read from a ConfigMap or Secret key when the
+/// container starts. `fieldRef` and `resourceFieldRef` are not modelled (decoding drops them,
+/// and kubectl's unmodelled-field warning names them).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct EnvVar {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub value: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value_from: Option<EnvVarSource>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct EnvVarSource {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config_map_key_ref: Option<KeySelector>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secret_key_ref: Option<KeySelector>,
+}
+
+/// `ConfigMapKeySelector` and `SecretKeySelector`, which have the same fields.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct KeySelector {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub key: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub optional: Option<bool>,
+}
+
+/// `core/v1.EnvFromSource`: every key of a ConfigMap or Secret as a variable, after `prefix`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct EnvFromSource {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub prefix: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config_map_ref: Option<EnvSourceRef>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secret_ref: Option<EnvSourceRef>,
+}
+
+/// `ConfigMapEnvSource` and `SecretEnvSource`, which have the same fields.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct EnvSourceRef {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub optional: Option<bool>,
+}
+
+/// `core/v1.Volume` with the sources kubeloop models: `configMap`, `secret`, `emptyDir`. Any
+/// other source is dropped by decoding (and warned about), leaving a volume with none, which the
+/// kubelet mounts as nothing.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct Volume {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config_map: Option<ConfigMapVolumeSource>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secret: Option<SecretVolumeSource>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub empty_dir: Option<EmptyDirVolumeSource>,
+}
+
+impl Volume {
+    /// Whether any source kubeloop models is set.
+    pub fn has_modelled_source(&self) -> bool {
+        self.config_map.is_some() || self.secret.is_some() || self.empty_dir.is_some()
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct ConfigMapVolumeSource {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub items: Vec<KeyToPath>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub optional: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_mode: Option<i32>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct SecretVolumeSource {
+    #[serde(default)]
+    pub secret_name: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub items: Vec<KeyToPath>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub optional: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_mode: Option<i32>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct KeyToPath {
+    #[serde(default)]
+    pub key: String,
+    #[serde(default)]
+    pub path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<i32>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct EmptyDirVolumeSource {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub medium: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_limit: Option<Quantity>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct VolumeMount {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub mount_path: String,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub read_only: bool,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub sub_path: String,
+}
+
+fn is_false(v: &bool) -> bool {
+    !*v
 }
 
 /// `core/v1.Probe`: one handler and the kubelet's timing for it. The numbers are Go `int32`s
@@ -542,6 +704,7 @@ decode_struct!(PodSpec {
     termination_grace_period_seconds: "terminationGracePeriodSeconds" Default,
     scheduler_name: "schedulerName" Default,
     priority: "priority" Default,
+    volumes: "volumes" NullAsDefault,
 });
 decode_struct!(Container {
     name: "name" Default,
@@ -554,6 +717,65 @@ decode_struct!(Container {
     liveness_probe: "livenessProbe" Default,
     readiness_probe: "readinessProbe" Default,
     startup_probe: "startupProbe" Default,
+    env: "env" NullAsDefault,
+    env_from: "envFrom" NullAsDefault,
+    volume_mounts: "volumeMounts" NullAsDefault,
+});
+decode_struct!(EnvVar {
+    name: "name" Default,
+    value: "value" Default,
+    value_from: "valueFrom" Default,
+});
+decode_struct!(EnvVarSource {
+    config_map_key_ref: "configMapKeyRef" Default,
+    secret_key_ref: "secretKeyRef" Default,
+});
+decode_struct!(KeySelector {
+    name: "name" Default,
+    key: "key" Default,
+    optional: "optional" Default,
+});
+decode_struct!(EnvFromSource {
+    prefix: "prefix" Default,
+    config_map_ref: "configMapRef" Default,
+    secret_ref: "secretRef" Default,
+});
+decode_struct!(EnvSourceRef {
+    name: "name" Default,
+    optional: "optional" Default,
+});
+decode_struct!(Volume {
+    name: "name" Default,
+    config_map: "configMap" Default,
+    secret: "secret" Default,
+    empty_dir: "emptyDir" Default,
+});
+decode_struct!(ConfigMapVolumeSource {
+    name: "name" Default,
+    items: "items" NullAsDefault,
+    optional: "optional" Default,
+    default_mode: "defaultMode" Default,
+});
+decode_struct!(SecretVolumeSource {
+    secret_name: "secretName" Default,
+    items: "items" NullAsDefault,
+    optional: "optional" Default,
+    default_mode: "defaultMode" Default,
+});
+decode_struct!(KeyToPath {
+    key: "key" Default,
+    path: "path" Default,
+    mode: "mode" Default,
+});
+decode_struct!(EmptyDirVolumeSource {
+    medium: "medium" Default,
+    size_limit: "sizeLimit" Default,
+});
+decode_struct!(VolumeMount {
+    name: "name" Default,
+    mount_path: "mountPath" Default,
+    read_only: "readOnly" Default,
+    sub_path: "subPath" Default,
 });
 decode_struct!(Probe {
     exec: "exec" Default,

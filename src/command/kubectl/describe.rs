@@ -316,8 +316,101 @@ fn containers(w: &mut PrefixWriter, label: &str, spec: &PodSpec, statuses: Optio
                 w.write(2, &format!("{title}:\t{}\n", describe_probe(p)));
             }
         }
+        container_env(w, c);
+        container_mounts(w, c);
+    }
+}
+
+/// `describeContainerEnvFrom` (only with envFrom) and `describeContainerEnvVars`.
+fn container_env(w: &mut PrefixWriter, c: &Container) {
+    if !c.env_from.is_empty() {
+        w.write(2, "Environment Variables from:\n");
+        for e in &c.env_from {
+            let (from, r) = match (&e.config_map_ref, &e.secret_ref) {
+                (Some(r), _) => ("ConfigMap", Some(r)),
+                (None, Some(r)) => ("Secret", Some(r)),
+                (None, None) => ("", None),
+            };
+            let name = r.map(|r| r.name.as_str()).unwrap_or("");
+            let optional = r.is_some_and(|r| r.optional == Some(true));
+            if e.prefix.is_empty() {
+                w.write(3, &format!("{name}\t{from}\tOptional: {optional}\n"));
+            } else {
+                w.write(3, &format!("{name}\t{from} with prefix '{}'\tOptional: {optional}\n", e.prefix));
+            }
+        }
+    }
+    if c.env.is_empty() {
         w.write(2, "Environment:\t<none>\n");
+    } else {
+        w.write(2, "Environment:\n");
+    }
+    for e in &c.env {
+        let Some(from) = &e.value_from else {
+            for (i, line) in e.value.split('\n').enumerate() {
+                if i == 0 {
+                    w.write(3, &format!("{}:\t{line}\n", e.name));
+                } else {
+                    w.write(3, &format!("\t{line}\n"));
+                }
+            }
+            continue;
+        };
+        if let Some(k) = &from.secret_key_ref {
+            let optional = k.optional == Some(true);
+            w.write(3, &format!("{}:\t<set to the key '{}' in secret '{}'>\tOptional: {optional}\n", e.name, k.key, k.name));
+        } else if let Some(k) = &from.config_map_key_ref {
+            let optional = k.optional == Some(true);
+            w.write(3, &format!("{}:\t<set to the key '{}' of config map '{}'>\tOptional: {optional}\n", e.name, k.key, k.name));
+        }
+    }
+}
+
+/// `describeContainerVolumes`: the mounts by path, `ro`/`rw` and the subPath.
+fn container_mounts(w: &mut PrefixWriter, c: &Container) {
+    if c.volume_mounts.is_empty() {
         w.write(2, "Mounts:\t<none>\n");
+        return;
+    }
+    w.write(2, "Mounts:\n");
+    let mut mounts: Vec<&VolumeMount> = c.volume_mounts.iter().collect();
+    mounts.sort_by(|a, b| a.mount_path.cmp(&b.mount_path));
+    for m in mounts {
+        let mut flags = vec![if m.read_only { "ro".to_string() } else { "rw".to_string() }];
+        if !m.sub_path.is_empty() {
+            flags.push(format!("path={:?}", m.sub_path));
+        }
+        w.write(3, &format!("{} from {} ({})\n", m.mount_path, m.name, flags.join(",")));
+    }
+}
+
+/// `describeVolumes` for the sources kubeloop models; a volume whose source it dropped is
+/// `<unknown>`, as kubectl prints a source it does not know.
+fn volumes(w: &mut PrefixWriter, volumes: &[Volume], space: &str) {
+    if volumes.is_empty() {
+        w.write(0, &format!("{space}Volumes:\t<none>\n"));
+        return;
+    }
+    w.write(0, &format!("{space}Volumes:\n"));
+    let indent = if space.is_empty() { "" } else { " " };
+    for v in volumes {
+        w.write(1, &format!("{indent}{}:\n", v.name));
+        if let Some(e) = &v.empty_dir {
+            let limit = e.size_limit.as_ref().filter(|q| q.milli_value().is_some_and(|m| m > 0)).map(|q| q.0.to_string());
+            w.write(2, "Type:\tEmptyDir (a temporary directory that shares a pod's lifetime)\n");
+            w.write(2, &format!("Medium:\t{}\n", e.medium));
+            w.write(2, &format!("SizeLimit:\t{}\n", limit.as_deref().unwrap_or("<unset>")));
+        } else if let Some(s) = &v.secret {
+            w.write(2, "Type:\tSecret (a volume populated by a Secret)\n");
+            w.write(2, &format!("SecretName:\t{}\n", s.secret_name));
+            w.write(2, &format!("Optional:\t{}\n", s.optional == Some(true)));
+        } else if let Some(cm) = &v.config_map {
+            w.write(2, "Type:\tConfigMap (a volume populated by a ConfigMap)\n");
+            w.write(2, &format!("Name:\t{}\n", cm.name));
+            w.write(2, &format!("Optional:\t{}\n", cm.optional == Some(true)));
+        } else {
+            w.write(1, "<unknown>\n");
+        }
     }
 }
 
@@ -470,7 +563,7 @@ pub fn describe_pod(pod: &Pod, events: Option<&[Rc<Object>]>, now: Time) -> Stri
             w.write(1, &format!("{} \t{} \n", c.type_, c.status));
         }
     }
-    w.write(0, "Volumes:\t<none>\n");
+    volumes(&mut w, &pod.spec.volumes, "");
     w.write(0, &format!("QoS Class:\t{}\n", qos_class(&pod.spec)));
     labels_multiline(&mut w, "Node-Selectors", &pod.spec.node_selector);
     tolerations_multiline(&mut w, "Tolerations", &pod.spec.tolerations);
@@ -493,7 +586,7 @@ fn pod_template(w: &mut PrefixWriter, t: &PodTemplateSpec) {
         annotations_multiline(w, "  Annotations", &t.metadata.annotations);
     }
     containers(w, "Containers", &t.spec, None, "  ");
-    w.write(0, "  Volumes:\t<none>\n");
+    volumes(w, &t.spec.volumes, "  ");
     labels_multiline(w, "  Node-Selectors", &t.spec.node_selector);
     tolerations_multiline(w, "  Tolerations", &t.spec.tolerations);
 }
