@@ -52,8 +52,11 @@ import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
  * kube-proxy on every node (informers, bounded-frequency sync), the machines' routing tables,
  * `sim traffic` and `sim rules` with upstream's chain names (the sha2 crate). It was not won back
  * first, as the note above asked; that debt is still open under issue 14.
+ * Then 548 -> 564 KB, measured: 561.9 KB (+15.7) with pods consuming ConfigMaps and Secrets
+ * (env valueFrom/envFrom, configMap/secret/emptyDir volumes, their validation, the kubelet's
+ * config manager and describe's Environment/Mounts/Volumes).
  */
-const CEILING_BROTLI_BYTES = 548 * 1024;
+const CEILING_BROTLI_BYTES = 564 * 1024;
 
 const BEGIN = '<!-- size:begin -->';
 const END = '<!-- size:end -->';

@@ -829,8 +829,14 @@ impl Kubelet {
             if let Some(pod) = pod {
                 self.container_event(ctx, pod, name, "Normal", "Killing", format!("Stopping container {name}"));
             }
-            let (after, exit_code) =
-                if ignores_sigterm { (grace, 137) } else { (self.timings.draw(ctx.rng, self.timings.container_stop).min(grace), 0) };
+            // The process's own answer to SIGTERM (a shell as PID 1 ignores it and is killed at
+            // the end of the grace period, as on a real node); the annotation forces that.
+            let program = pod.and_then(|p| p.spec.containers.iter().find(|c| &c.name == name)).map(Program::of);
+            let on_sigterm = if ignores_sigterm { None } else { program.map_or(Some(0), |p| p.on_sigterm()) };
+            let (after, exit_code) = match on_sigterm {
+                Some(code) => (self.timings.draw(ctx.rng, self.timings.container_stop).min(grace), code),
+                None => (grace, 137),
+            };
             self.runtime.plan_exit(&w.uid, name, PlannedExit { at: ctx.now + after, exit_code });
             last_exit = last_exit.max(ctx.now + after);
         }

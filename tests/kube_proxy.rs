@@ -1,0 +1,249 @@
+//! kube-proxy as a loop: each node's kube-proxy watches Services and EndpointSlices and writes
+//! the node's routing table; connections are routed by the table the *sending* node holds. One
+//! test per upstream behaviour (pkg/proxy/iptables, pkg/util/async's bounded-frequency runner):
+//! the table follows the ready endpoints, syncs at most once per minSyncPeriod (1 s), stays
+//! stale while kube-proxy is stopped and heals when it starts, falls back to serving terminating
+//! endpoints, rejects a Service with none, and is gone when the node powers off. The invariants
+//! are checked after every step.
+
+use kubeloop::api::{ApiRequest, DeleteRequest};
+use kubeloop::command::{CommandOutput, Scenario, Session};
+use kubeloop::model::*;
+use kubeloop::sim::traffic::{Outcome, Source};
+use kubeloop::sim::Sim;
+
+const SVC: &str =
+    "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  selector: {app: web}\n  ports: [{port: 80, targetPort: 80}]\n";
+const NOBODY: &str = "apiVersion: v1\nkind: Service\nmetadata: {name: nobody}\nspec:\n  selector: {app: nobody}\n  ports: [{port: 80}]\n";
+const SLOW: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: slow}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: slow}}\n  template:\n    metadata: {labels: {app: slow}}\n    spec:\n      terminationGracePeriodSeconds: 60\n      containers:\n      - name: sh\n        image: busybox:1.36\n        command: [sh, -c, sleep 3600]\n";
+const NODES: [&str; 2] = ["node-1", "node-2"];
+
+fn object(yaml: &str) -> Object {
+    Object::from_json(yaml_serde::from_str(yaml).unwrap()).unwrap()
+}
+
+/// The default scenario (two nodes, Deployment `web` of three pods labelled `app: web`) with
+/// Service `web` in front of it, settled.
+fn session() -> Session {
+    let mut s = Session::new(Scenario::builtin("default").expect("default scenario"), Some(3)).expect("starts");
+    s.sim_mut().check_every_step = true;
+    s.sim_mut().submit(ApiRequest::Create(object(SVC))).unwrap();
+    s.sim_mut().settle(Duration::mins(2)).unwrap();
+    s
+}
+
+fn run(s: &mut Session, line: &str) -> CommandOutput {
+    let out = s.execute(line);
+    assert!(out.ok, "{line}: {}", out.stderr);
+    out
+}
+
+/// The endpoint addresses node `node`'s table routes `default/NAME` to, in table order.
+fn table(sim: &Sim, node: &str, name: &str) -> Option<Vec<String>> {
+    let rules = sim.machine(node)?.rules().for_service(&format!("default/{name}"), Some(80))?.clone();
+    Some(rules.endpoints.iter().map(|e| e.address()).collect())
+}
+
+/// The ready pods' `IP:80`, sorted as kube-proxy writes them.
+fn ready_addresses(sim: &Sim) -> Vec<String> {
+    let mut out: Vec<String> = sim
+        .objects(Kind::Pod)
+        .filter_map(|o| o.as_pod())
+        .filter(|p| p.is_ready() && p.metadata.deletion_timestamp.is_none())
+        .filter_map(|p| p.status.pod_ip.clone())
+        .map(|ip| format!("{ip}:80"))
+        .collect();
+    out.sort();
+    out
+}
+
+fn pod_named(sim: &Sim, ip: &str) -> ObjectKey {
+    let pod =
+        sim.objects(Kind::Pod).filter_map(|o| o.as_pod()).find(|p| p.status.pod_ip.as_deref() == Some(ip)).expect("a pod with that IP");
+    ObjectKey::of(Kind::Pod, &pod.metadata)
+}
+
+fn delete(sim: &mut Sim, key: ObjectKey) {
+    sim.submit(ApiRequest::Delete(DeleteRequest::new(key))).unwrap();
+}
+
+/// Advances in 10 ms steps until `done`, returning how long it took (at most `limit`).
+fn until(sim: &mut Sim, limit: Duration, mut done: impl FnMut(&Sim) -> bool) -> Option<Duration> {
+    let start = sim.now();
+    while sim.now().since(start) < limit {
+        if done(sim) {
+            return Some(sim.now().since(start));
+        }
+        sim.advance(Duration::millis(10));
+    }
+    None
+}
+
+#[test]
+fn every_node_routes_the_service_to_its_ready_endpoints() {
+    let s = session();
+    let sim = s.sim();
+    let want = ready_addresses(sim);
+    assert_eq!(want.len(), 3);
+    let svc = sim.api().get(&ObjectKey::new(Kind::Service, "default", "web")).and_then(|o| o.as_service().cloned()).unwrap();
+    for node in NODES {
+        assert_eq!(table(sim, node, "web").as_deref(), Some(&want[..]), "{node}'s table");
+        let rules = sim.machine(node).unwrap().rules().for_service("default/web", Some(80)).unwrap().clone();
+        assert_eq!(Some(rules.cluster_ip.clone()), svc.spec.cluster_ip, "{node} matches the cluster IP");
+        // upstream's chain name: KUBE-SVC- and 16 base32 characters of SHA-256.
+        let chain = rules.chain();
+        assert!(chain.starts_with("KUBE-SVC-") && chain.len() == 25, "{chain}");
+        assert!(chain[9..].chars().all(|c| c.is_ascii_uppercase() || ('2'..='7').contains(&c)), "{chain}");
+        // The kernel's statistic-mode probabilities make the choice uniform: 1/3, 1/2, then the rest.
+        assert_eq!(rules.probability(0), Some(1.0 / 3.0));
+        assert_eq!(rules.probability(1), Some(0.5));
+        assert_eq!(rules.probability(2), None);
+    }
+}
+
+#[test]
+fn a_deleted_pod_leaves_every_table_within_about_a_second() {
+    let mut s = session();
+    let victim_ip = ready_addresses(s.sim())[0].trim_end_matches(":80").to_string();
+    let victim = pod_named(s.sim(), &victim_ip);
+    delete(s.sim_mut(), victim);
+    let gone = |sim: &Sim| NODES.iter().all(|n| table(sim, n, "web").is_some_and(|t| !t.contains(&format!("{victim_ip}:80"))));
+    let took = until(s.sim_mut(), Duration::secs(5), gone).expect("every node drops the deleted pod");
+    // A watch hop to the EndpointSlice controller, its write, a hop to kube-proxy and at most
+    // one minSyncPeriod (1 s) of waiting.
+    assert!(took <= Duration::millis(1500), "took {took:?}");
+    // The replacement joins once it is ready.
+    s.sim_mut().settle(Duration::mins(2)).unwrap();
+    let want = ready_addresses(s.sim());
+    assert_eq!(want.len(), 3);
+    for node in NODES {
+        assert_eq!(table(s.sim(), node, "web").as_deref(), Some(&want[..]), "{node} converges");
+    }
+}
+
+#[test]
+fn syncs_are_at_least_min_sync_period_apart() {
+    let mut s = session();
+    // Changes arriving faster than once a second: delete the three pods 200 ms apart.
+    let mut syncs: Vec<Time> = Vec::new();
+    let record = |sim: &Sim, syncs: &mut Vec<Time>| {
+        let at = sim.machine("node-1").unwrap().rules().synced_at().unwrap();
+        if syncs.last() != Some(&at) {
+            syncs.push(at);
+        }
+    };
+    record(s.sim(), &mut syncs);
+    for ip in ready_addresses(s.sim()) {
+        let key = pod_named(s.sim(), ip.trim_end_matches(":80"));
+        delete(s.sim_mut(), key);
+        for _ in 0..20 {
+            s.sim_mut().advance(Duration::millis(10));
+            record(s.sim(), &mut syncs);
+        }
+    }
+    for _ in 0..1000 {
+        s.sim_mut().advance(Duration::millis(10));
+        record(s.sim(), &mut syncs);
+    }
+    assert!(syncs.len() >= 3, "the changes were written: {syncs:?}");
+    for pair in syncs.windows(2) {
+        assert!(pair[1].since(pair[0]) >= Duration::secs(1), "two syncs within minSyncPeriod: {syncs:?}");
+    }
+}
+
+#[test]
+fn a_stopped_kube_proxy_leaves_its_node_routing_to_a_gone_pod_until_it_starts() {
+    let mut s = session();
+    run(&mut s, "sim stop kube-proxy-node-1");
+    let victim_ip = ready_addresses(s.sim())[0].trim_end_matches(":80").to_string();
+    let victim = pod_named(s.sim(), &victim_ip);
+    let stale = table(s.sim(), "node-1", "web").unwrap();
+    delete(s.sim_mut(), victim);
+    s.sim_mut().settle(Duration::mins(2)).unwrap();
+    let want = ready_addresses(s.sim());
+    assert!(!want.contains(&format!("{victim_ip}:80")));
+    assert_eq!(table(s.sim(), "node-2", "web").as_deref(), Some(&want[..]), "node-2's kube-proxy follows");
+    assert_eq!(table(s.sim(), "node-1", "web"), Some(stale), "node-1's table is what it was");
+
+    // Connections from node-1 still go to the gone pod's address, and time out there.
+    let service = ObjectKey::new(Kind::Service, "default", "web");
+    s.sim_mut().start_traffic(service.clone(), None, Source::Node("node-1".into()), 100).unwrap();
+    s.sim_mut().advance(Duration::secs(10));
+    let lost = s.sim().recent_connections().filter(|c| c.backend_ip.as_deref() == Some(victim_ip.as_str())).count();
+    assert!(lost > 0, "some connections went to the gone pod");
+    assert!(s
+        .sim()
+        .recent_connections()
+        .filter(|c| c.backend_ip.as_deref() == Some(victim_ip.as_str()))
+        .all(|c| c.outcome == Outcome::TimedOut));
+
+    // Started again, its first sync is a full one and the table heals.
+    run(&mut s, "sim start kube-proxy-node-1");
+    let healed = until(s.sim_mut(), Duration::secs(5), |sim| table(sim, "node-1", "web").as_deref() == Some(&want[..]));
+    assert!(healed.is_some(), "node-1's table converges once kube-proxy runs");
+    s.sim_mut().stop_traffic(None);
+}
+
+#[test]
+fn traffic_spreads_evenly_over_the_ready_endpoints() {
+    let mut s = session();
+    let service = ObjectKey::new(Kind::Service, "default", "web");
+    s.sim_mut().start_traffic(service, None, Source::EveryNode, 100).unwrap();
+    s.sim_mut().advance(Duration::secs(30));
+    let flow = s.sim().traffic_flows().next().unwrap().clone();
+    assert!(flow.sent >= 2900, "sent {}", flow.sent);
+    assert_eq!(flow.answered, flow.sent, "every connection answered: {flow:?}");
+    assert_eq!(flow.by_backend.len(), 3);
+    for (pod, count) in &flow.by_backend {
+        let share = count.answered as f64 / flow.sent as f64;
+        assert!((0.25..0.42).contains(&share), "{pod} got {share:.2} of the connections");
+    }
+}
+
+#[test]
+fn a_service_with_no_endpoints_is_rejected() {
+    let mut s = session();
+    s.sim_mut().submit(ApiRequest::Create(object(NOBODY))).unwrap();
+    s.sim_mut().settle(Duration::mins(1)).unwrap();
+    assert_eq!(table(s.sim(), "node-1", "nobody"), Some(vec![]), "the Service is in the table with no endpoints");
+    let rules = run(&mut s, "sim rules node-1").stdout;
+    assert!(rules.contains("\"default/nobody has no endpoints\"") && rules.contains("-j REJECT"), "{rules}");
+    s.sim_mut().start_traffic(ObjectKey::new(Kind::Service, "default", "nobody"), None, Source::EveryNode, 10).unwrap();
+    s.sim_mut().advance(Duration::secs(5));
+    let flow = s.sim().traffic_flows().next().unwrap().clone();
+    assert!(flow.sent > 0);
+    assert_eq!((flow.refused, flow.answered), (flow.sent, 0), "{flow:?}");
+}
+
+#[test]
+fn terminating_endpoints_serve_when_none_is_ready() {
+    let mut s = session();
+    // A shell as PID 1 ignores SIGTERM, so deleted pods run (and serve) for their whole grace
+    // period; scaled to zero there is no ready endpoint left, and kube-proxy falls back to the
+    // serving terminating ones (upstream's ProxyTerminatingEndpoints).
+    s.sim_mut().submit(ApiRequest::Create(object(SLOW))).unwrap();
+    s.sim_mut().submit(ApiRequest::Create(object(&SVC.replace("web", "slow")))).unwrap();
+    s.sim_mut().settle(Duration::mins(2)).unwrap();
+    let before = table(s.sim(), "node-2", "slow").unwrap();
+    assert_eq!(before.len(), 2, "{before:?}");
+    run(&mut s, "kubectl scale deployment slow --replicas=0");
+    s.sim_mut().advance(Duration::secs(5));
+    let rules = s.sim().machine("node-2").unwrap().rules().for_service("default/slow", Some(80)).unwrap().clone();
+    assert!(rules.terminating_fallback, "{rules:?}");
+    let got: Vec<String> = rules.endpoints.iter().map(|e| e.address()).collect();
+    assert_eq!(got, before, "the terminating pods still serve");
+    // Once they are gone, the Service has no endpoints.
+    s.sim_mut().settle(Duration::mins(3)).unwrap();
+    assert_eq!(table(s.sim(), "node-2", "slow"), Some(vec![]));
+}
+
+#[test]
+fn a_powered_off_node_has_no_table() {
+    let mut s = session();
+    assert!(s.sim().machine("node-1").unwrap().rules().iter().count() >= 2, "kubernetes and web");
+    run(&mut s, "sim node fail node-1");
+    assert_eq!(s.sim().machine("node-1").unwrap().rules().iter().count(), 0);
+    run(&mut s, "sim node recover node-1");
+    let back = until(s.sim_mut(), Duration::secs(30), |sim| table(sim, "node-1", "web").is_some());
+    assert!(back.is_some(), "kube-proxy rewrites the table after power on");
+}
