@@ -247,3 +247,135 @@ fn a_powered_off_node_has_no_table() {
     let back = until(s.sim_mut(), Duration::secs(30), |sim| table(sim, "node-1", "web").is_some());
     assert!(back.is_some(), "kube-proxy rewrites the table after power on");
 }
+
+/// Deployment `ready`: four nginx pods behind a readiness probe every second.
+const READY: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: ready}\nspec:\n  replicas: 4\n  selector: {matchLabels: {app: ready}}\n  template:\n    metadata: {labels: {app: ready}}\n    spec:\n      containers:\n      - name: nginx\n        image: nginx:1.14.2\n        readinessProbe:\n          httpGet: {path: /, port: 80}\n          periodSeconds: 1\n          failureThreshold: 1\n";
+
+/// The bound on how long a running kube-proxy's table may differ from the ready endpoints after
+/// the API server's pods change: a pod watch hop to the EndpointSlice controller (milliseconds;
+/// its batch period defaults to 0), its slice write, a watch hop to kube-proxy, then at most one
+/// minSyncPeriod (1 s) before the bounded-frequency runner writes. 1 s plus 500 ms for the hops
+/// and the controller's queue.
+const CONVERGENCE: Duration = Duration::millis(1500);
+
+/// A small deterministic generator for the test's own choices (the simulation keeps its own).
+struct Lcg(u64);
+impl Lcg {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((self.0 >> 33) as usize) % n
+    }
+}
+
+/// The ready pods of `ready` as `(name, IP:80)`, and the deleting ones' IPs.
+fn ready_pods(sim: &Sim) -> (Vec<(String, String)>, Vec<String>) {
+    let mut ready = Vec::new();
+    let mut deleting = Vec::new();
+    for p in sim.objects(Kind::Pod).filter_map(|o| o.as_pod()) {
+        if p.metadata.labels.get("app").map(|v| v.as_str()) != Some("ready") {
+            continue;
+        }
+        let Some(ip) = p.status.pod_ip.clone() else { continue };
+        if p.metadata.deletion_timestamp.is_some() {
+            deleting.push(ip);
+        } else if p.is_ready() {
+            ready.push((p.metadata.name.to_string(), format!("{ip}:80")));
+        }
+    }
+    ready.sort_by(|a, b| a.1.cmp(&b.1));
+    (ready, deleting)
+}
+
+#[test]
+fn property_running_kube_proxies_converge_to_the_ready_endpoints_and_never_route_to_long_deleted_pods() {
+    for seed in 1..=6u64 {
+        let mut s = Session::new(Scenario::builtin("default").expect("default scenario"), Some(seed)).expect("starts");
+        s.sim_mut().check_every_step = true;
+        s.sim_mut().submit(ApiRequest::Create(object(READY))).unwrap();
+        s.sim_mut().submit(ApiRequest::Create(object(&SVC.replace("web", "ready")))).unwrap();
+        s.sim_mut().settle(Duration::mins(2)).unwrap();
+        let service = ObjectKey::new(Kind::Service, "default", "ready");
+        s.sim_mut().start_traffic(service, None, Source::EveryNode, 50).unwrap();
+
+        let mut rng = Lcg(seed);
+        let mut proxy_running = [true, true];
+        let mut proxy_started = [s.sim().now(); 2];
+        let mut last_ready = ready_pods(s.sim()).0;
+        let mut ready_changed = s.sim().now();
+        let mut deleted_at: std::collections::BTreeMap<String, Time> = Default::default();
+        let mut checked_until = s.sim().now();
+        let mut actions = Vec::new();
+        for tick in 0..9000u32 {
+            if tick % 300 == 150 {
+                let (ready, _) = ready_pods(s.sim());
+                let line = match rng.below(4) {
+                    0 if !ready.is_empty() => format!("kubectl delete pod {}", ready[rng.below(ready.len())].0),
+                    1 if !ready.is_empty() => format!("sim fail-probe {} readiness", ready[rng.below(ready.len())].0),
+                    2 => {
+                        let pods: Vec<String> = s
+                            .sim()
+                            .objects(Kind::Pod)
+                            .filter_map(|o| o.as_pod())
+                            .filter(|p| p.metadata.name.starts_with("ready-"))
+                            .map(|p| p.metadata.name.to_string())
+                            .collect();
+                        format!("sim pass-probe {} readiness", pods[rng.below(pods.len())])
+                    }
+                    _ => {
+                        let n = rng.below(2);
+                        proxy_running[n] = !proxy_running[n];
+                        if proxy_running[n] {
+                            proxy_started[n] = s.sim().now();
+                        }
+                        format!("sim {} kube-proxy-{}", if proxy_running[n] { "start" } else { "stop" }, NODES[n])
+                    }
+                };
+                let out = s.execute(&line);
+                assert!(out.ok, "seed {seed}: {line}: {}", out.stderr);
+                actions.push(format!("{:?} {line}", s.sim().now()));
+            }
+            s.sim_mut().advance(Duration::millis(10));
+            let now = s.sim().now();
+            let (ready, deleting) = ready_pods(s.sim());
+            if ready != last_ready {
+                last_ready = ready.clone();
+                ready_changed = now;
+            }
+            for ip in deleting {
+                deleted_at.entry(ip).or_insert(now);
+            }
+            // An IP handed to a new ready pod is no longer a deleted pod's.
+            for (_, addr) in &ready {
+                deleted_at.remove(addr.trim_end_matches(":80"));
+            }
+            let want: Vec<String> = ready.iter().map(|(_, a)| a.clone()).collect();
+            for (n, node) in NODES.iter().enumerate() {
+                let since = ready_changed.max(proxy_started[n]);
+                if !proxy_running[n] || want.is_empty() || now.since(since) <= CONVERGENCE {
+                    continue;
+                }
+                let got = table(s.sim(), node, "ready").unwrap_or_default();
+                assert_eq!(
+                    got,
+                    want,
+                    "seed {seed}: {node}'s table {:?} after the change at {since:?}; actions: {actions:#?}",
+                    now.since(since)
+                );
+            }
+            for c in s.sim().recent_connections().filter(|c| c.at > checked_until) {
+                let n = NODES.iter().position(|x| *x == c.from_node).expect("a known node");
+                let Some(ip) = &c.backend_ip else { continue };
+                let Some(&gone) = deleted_at.get(ip) else { continue };
+                let since = gone.max(proxy_started[n]);
+                assert!(
+                    !proxy_running[n] || c.at.since(since) <= CONVERGENCE,
+                    "seed {seed}: {} sent to {ip}, deleted at {gone:?}, at {:?}; actions: {actions:#?}",
+                    c.from_node,
+                    c.at
+                );
+            }
+            checked_until = now;
+        }
+        assert!(actions.len() >= 25, "seed {seed}: the run acted: {actions:?}");
+    }
+}
