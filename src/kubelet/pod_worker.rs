@@ -490,12 +490,19 @@ impl Kubelet {
                 probe_grace.or(pod.spec.termination_grace_period_seconds).unwrap_or(defaults::DEFAULT_TERMINATION_GRACE_SECONDS);
             let grace = Duration::secs(grace_secs.max(0) as u64).max(self.timings.minimum_grace);
             let program = pod.spec.containers.iter().find(|c| c.name == name).map(Program::of);
-            let (after, exit_code) = match program.and_then(|p| p.on_sigterm()) {
-                Some(code) => (self.timings.draw(ctx.rng, self.timings.container_stop).min(grace), code),
-                None => (grace, 137),
-            };
+            let (after, exit_code) = self.stop_after(ctx, program.and_then(|p| p.on_sigterm()), grace);
             self.runtime.plan_exit(&w.uid, &name, PlannedExit { at: ctx.now + after, exit_code });
             self.note(ctx.now, format!("{}: killing {name}, failed {word} probe", pod.metadata.name));
+        }
+    }
+
+    /// When a container sent SIGTERM exits, and with what status: its own answer (`on_sigterm`)
+    /// after the runtime's stop time, or, if it ignores the signal, SIGKILL (137) when the grace
+    /// period ends.
+    fn stop_after(&self, ctx: &mut Ctx, on_sigterm: Option<i32>, grace: Duration) -> (Duration, i32) {
+        match on_sigterm {
+            Some(code) => (self.timings.draw(ctx.rng, self.timings.container_stop).min(grace), code),
+            None => (grace, 137),
         }
     }
 
@@ -833,10 +840,7 @@ impl Kubelet {
             // the end of the grace period, as on a real node); the annotation forces that.
             let program = pod.and_then(|p| p.spec.containers.iter().find(|c| &c.name == name)).map(Program::of);
             let on_sigterm = if ignores_sigterm { None } else { program.map_or(Some(0), |p| p.on_sigterm()) };
-            let (after, exit_code) = match on_sigterm {
-                Some(code) => (self.timings.draw(ctx.rng, self.timings.container_stop).min(grace), code),
-                None => (grace, 137),
-            };
+            let (after, exit_code) = self.stop_after(ctx, on_sigterm, grace);
             self.runtime.plan_exit(&w.uid, name, PlannedExit { at: ctx.now + after, exit_code });
             last_exit = last_exit.max(ctx.now + after);
         }
