@@ -7,7 +7,12 @@
 //! - wall time from nothing to every pod Running for 1,000 nodes / 30,000 pods and for
 //!   5,000 nodes / 150,000 pods (the official scalability envelope).
 //!
-//! `cargo bench --bench scale -- quick` skips the 5,000-node run.
+//! - the same two with a ClusterIP Service in front of every Deployment, until every pod is
+//!   Running and listed as a ready endpoint (the EndpointSlice controller's loop, and every node's
+//!   kube-proxy watching every Service and EndpointSlice).
+//!
+//! `cargo bench --bench scale -- quick` skips the 5,000-node runs; `-- run NODES PODS [services]`
+//! measures one.
 
 use kubeloop::api::ApiRequest;
 use kubeloop::model::{Duration, Kind, Object, PodPhase};
@@ -25,8 +30,15 @@ fn deployment(name: &str, replicas: usize) -> Object {
     Object::from_json(yaml_serde::from_str(&yaml).expect("bench manifest is YAML")).expect("bench manifest is a Deployment")
 }
 
-/// A cluster of `nodes` nodes with `pods` replicas spread over Deployments of up to 1,000.
-fn cluster(nodes: usize, pods: usize) -> Sim {
+/// The Service in front of Deployment `name`: its pods' port 80.
+fn service(name: &str) -> Object {
+    let yaml = format!("apiVersion: v1\nkind: Service\nmetadata: {{name: {name}}}\nspec:\n  selector: {{app: {name}}}\n  ports:\n  - port: 80\n    targetPort: 80\n");
+    Object::from_json(yaml_serde::from_str(&yaml).expect("bench manifest is YAML")).expect("bench manifest is a Service")
+}
+
+/// A cluster of `nodes` nodes with `pods` replicas spread over Deployments of up to 100, each
+/// with a Service in front of it when `services`.
+fn cluster(nodes: usize, pods: usize, services: bool) -> Sim {
     let mut sim = Sim::new(42);
     sim.set_trace_capacity(0);
     for i in 0..nodes {
@@ -39,6 +51,9 @@ fn cluster(nodes: usize, pods: usize) -> Sim {
     while left > 0 {
         let replicas = left.min(100);
         sim.submit(ApiRequest::Create(deployment(&format!("app-{n}"), replicas))).expect("valid deployment");
+        if services {
+            sim.submit(ApiRequest::Create(service(&format!("app-{n}")))).expect("valid service");
+        }
         left -= replicas;
         n += 1;
     }
@@ -49,16 +64,25 @@ fn running(sim: &Sim) -> usize {
     sim.objects(Kind::Pod).filter(|p| p.as_pod().is_some_and(|p| p.phase() == PodPhase::Running)).count()
 }
 
-/// Wall seconds and simulated seconds until all `pods` are Running (checked every simulated second).
-fn time_to_running(nodes: usize, pods: usize) -> (f64, f64, bool) {
+/// The ready endpoints listed in every EndpointSlice.
+fn ready_endpoints(sim: &Sim) -> usize {
+    sim.objects(Kind::EndpointSlice)
+        .filter_map(|o| o.as_endpoint_slice())
+        .map(|s| s.endpoints.iter().filter(|e| e.conditions.ready == Some(true)).count())
+        .sum()
+}
+
+/// Wall seconds and simulated seconds until all `pods` are Running — and, with `services`, listed
+/// as ready endpoints — checked every simulated second.
+fn time_to_running(nodes: usize, pods: usize, services: bool) -> (f64, f64, bool) {
     let started = Instant::now();
-    let mut sim = cluster(nodes, pods);
+    let mut sim = cluster(nodes, pods, services);
     let limit = Duration::mins(30);
     let begin = sim.now();
     let mut done = false;
     while sim.now().since(begin) < limit {
         sim.advance(Duration::secs(1));
-        if running(&sim) >= pods {
+        if running(&sim) >= pods && (!services || ready_endpoints(&sim) >= pods) {
             done = true;
             break;
         }
@@ -73,7 +97,7 @@ fn time_to_running(nodes: usize, pods: usize) -> (f64, f64, bool) {
 
 /// Simulated seconds per wall second over `span` of steady state.
 fn speed(nodes: usize, pods: usize, span: Duration) -> f64 {
-    let mut sim = cluster(nodes, pods);
+    let mut sim = cluster(nodes, pods, false);
     let _ = sim.settle(Duration::mins(10));
     let started = Instant::now();
     sim.advance(span);
@@ -95,18 +119,23 @@ fn peak_memory() -> Option<String> {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    // `-- run NODES PODS`: one time-to-Running measurement, for profiling.
+    let services = args.iter().any(|a| a == "services");
+    // `-- run NODES PODS [services]`: one time-to-Running measurement, for profiling.
     if let Some(i) = args.iter().position(|a| a == "run") {
         let num = |j: usize| args.get(i + j).and_then(|v| v.parse().ok()).unwrap_or(100);
-        let (wall, simulated, done) = time_to_running(num(1), num(2));
+        let (wall, simulated, done) = time_to_running(num(1), num(2), services);
         let peak = peak_memory().map(|m| format!(", peak memory {m}")).unwrap_or_default();
-        println!("{} nodes / {} pods: {wall:.1} s wall, {simulated:.0} s simulated, all Running: {done}{peak}", num(1), num(2));
+        println!(
+            "{} nodes / {} pods (Services: {services}): {wall:.1} s wall, {simulated:.0} s simulated, done: {done}{peak}",
+            num(1),
+            num(2)
+        );
         return;
     }
-    // `-- row NODES PODS`: one time-to-Running table row (what `in_fresh_process` starts).
+    // `-- row NODES PODS [services]`: one time-to-Running table row (what `in_fresh_process` starts).
     if let Some(i) = args.iter().position(|a| a == "row") {
         let num = |j: usize| args.get(i + j).and_then(|v| v.parse().ok()).unwrap_or(100);
-        println!("{}", running_row(num(1), num(2)));
+        println!("{}", running_row(num(1), num(2), services));
         return;
     }
     let quick = args.iter().any(|a| a == "quick");
@@ -120,17 +149,24 @@ fn main() {
     if !quick {
         sizes.push((5000, 150_000));
     }
-    for (nodes, pods) in sizes {
-        println!("{}", in_fresh_process(nodes, pods).unwrap_or_else(|| running_row(nodes, pods)));
+    for services in [false, true] {
+        for &(nodes, pods) in &sizes {
+            println!("{}", in_fresh_process(nodes, pods, services).unwrap_or_else(|| running_row(nodes, pods, services)));
+        }
     }
 }
 
 /// The table row for one time-to-Running measurement, taken in this process.
-fn running_row(nodes: usize, pods: usize) -> String {
-    let (wall, simulated, done) = time_to_running(nodes, pods);
-    let verdict = if done { "all Running" } else { "NOT all Running within 30 simulated minutes" };
+fn running_row(nodes: usize, pods: usize, services: bool) -> String {
+    let (wall, simulated, done) = time_to_running(nodes, pods, services);
+    let verdict = match (done, services) {
+        (true, false) => "all Running",
+        (true, true) => "all Running and listed as endpoints",
+        (false, _) => "NOT done within 30 simulated minutes",
+    };
+    let with = if services { " with a Service per Deployment" } else { "" };
     let peak = peak_memory().map(|m| format!(", peak memory {m}")).unwrap_or_default();
-    format!("| {nodes} nodes / {pods} pods: wall time from nothing to {verdict} | {wall:.1} s ({simulated:.0} s simulated{peak}) |")
+    format!("| {nodes} nodes / {pods} pods{with}: wall time from nothing to {verdict} | {wall:.1} s ({simulated:.0} s simulated{peak}) |")
 }
 
 /// The row measured by a fresh copy of this benchmark (`-- row NODES PODS`), so that "from
@@ -138,9 +174,13 @@ fn running_row(nodes: usize, pods: usize) -> String {
 /// 5,000-node run was a fifth slower here (55–65 s in four runs, 40–51 s in seven alone),
 /// probably because the allocator then reuses freed memory that is no longer in huge pages.
 /// Each row's peak memory is then its own run's. `None` if the copy cannot be started.
-fn in_fresh_process(nodes: usize, pods: usize) -> Option<String> {
+fn in_fresh_process(nodes: usize, pods: usize, services: bool) -> Option<String> {
     let exe = std::env::current_exe().ok()?;
-    let out = std::process::Command::new(exe).args(["row", &nodes.to_string(), &pods.to_string()]).output().ok()?;
+    let mut args = vec!["row".to_string(), nodes.to_string(), pods.to_string()];
+    if services {
+        args.push("services".into());
+    }
+    let out = std::process::Command::new(exe).args(&args).output().ok()?;
     let row = String::from_utf8(out.stdout).ok()?;
     (out.status.success() && row.starts_with('|')).then(|| row.trim().to_string())
 }

@@ -17,6 +17,7 @@ use super::{Caches, Call, Controller, Outcome, Sync};
 use crate::api::{ApiRequest, DeleteRequest};
 use crate::model::*;
 use crate::runtime::informer::Delta;
+use crate::runtime::store::{label_value, service_name_value, BY_POD_LABEL, BY_SELECTOR, BY_SERVICE_NAME};
 use std::collections::BTreeMap;
 
 pub const MAX_ENDPOINTS_PER_SLICE: usize = 100;
@@ -25,24 +26,38 @@ pub const LABEL_MANAGED_BY: &str = "endpointslice.kubernetes.io/managed-by";
 pub const CONTROLLER_NAME: &str = "endpointslice-controller.k8s.io";
 pub const LABEL_HEADLESS: &str = "service.kubernetes.io/headless";
 
-/// The pods `svc` selects, in key order (none for a Service without a selector).
+/// The pods `svc` selects, in key order (none for a Service without a selector). The pod cache's
+/// label index gives the pods holding the selector's rarest pair; the rest of the selector is
+/// checked on those alone.
 pub(crate) fn selected_pods<'a>(caches: &Caches<'a>, svc: &'a Service) -> impl Iterator<Item = &'a Pod> + 'a {
     let selector = &svc.spec.selector;
     let pods = caches.get(Kind::Pod).expect("the controller watches pods");
-    pods.in_namespace(&svc.metadata.namespace)
+    let namespace = &svc.metadata.namespace;
+    let rarest =
+        selector.iter().map(|(k, v)| label_value(namespace, k, v)).min_by_key(|value| pods.count_in_index(BY_POD_LABEL.name, value));
+    rarest
+        .into_iter()
+        .flat_map(move |value| pods.by_index(BY_POD_LABEL.name, &value).collect::<Vec<_>>())
         .filter_map(|o| o.as_pod())
-        .filter(move |p| !selector.is_empty() && selector.iter().all(|(k, v)| p.metadata.labels.get(k) == Some(v)))
+        .filter(move |p| selector.iter().all(|(k, v)| p.metadata.labels.get(k) == Some(v)))
 }
 
-/// The Services in `pod`'s namespace whose selector matches its labels (`GetPodServiceMemberships`).
+/// The Services in `pod`'s namespace whose selector matches its labels (`GetPodServiceMemberships`),
+/// in key order: those the selector index holds under one of the pod's labels, checked in full.
 pub(crate) fn services_selecting(caches: &Caches, pod: &Object) -> Vec<ObjectKey> {
     let meta = pod.meta();
-    caches[Kind::Service]
-        .in_namespace(&meta.namespace)
+    let services = &caches[Kind::Service];
+    let mut keys: Vec<ObjectKey> = meta
+        .labels
+        .iter()
+        .flat_map(|(k, v)| services.by_index(BY_SELECTOR.name, &label_value(&meta.namespace, k, v)).collect::<Vec<_>>())
         .filter_map(|o| o.as_service())
         .filter(|s| !s.spec.selector.is_empty() && s.spec.selector.iter().all(|(k, v)| meta.labels.get(k) == Some(v)))
         .map(|s| ObjectKey::of(Kind::Service, &s.metadata))
-        .collect()
+        .collect();
+    keys.sort();
+    keys.dedup();
+    keys
 }
 
 /// The handlers' common part: which Services a pod or Service change concerns.
@@ -317,13 +332,9 @@ impl EndpointSliceController {
 fn managed_slices<'a>(caches: &Caches<'a>, key: &'a ObjectKey) -> Vec<&'a EndpointSlice> {
     let slices = caches.get(Kind::EndpointSlice).expect("the controller watches EndpointSlices");
     slices
-        .in_namespace(&key.namespace)
+        .by_index(BY_SERVICE_NAME.name, &service_name_value(&key.namespace, &key.name))
         .filter_map(|o| o.as_endpoint_slice())
-        .filter(|s| {
-            let l = &s.metadata.labels;
-            l.get(LABEL_SERVICE_NAME).map(String::as_str) == Some(&*key.name)
-                && l.get(LABEL_MANAGED_BY).map(String::as_str) == Some(CONTROLLER_NAME)
-        })
+        .filter(|s| s.metadata.labels.get(LABEL_MANAGED_BY).map(String::as_str) == Some(CONTROLLER_NAME))
         .collect()
 }
 

@@ -20,6 +20,7 @@ use crate::controllers::endpoint_slice::LABEL_SERVICE_NAME;
 use crate::model::{Duration, EndpointSlice, Kind, Object, Service, Time};
 use crate::net::{port_key, RuleEndpoint, RulesUpdate, ServiceRules};
 use crate::runtime::informer::{Delta, Informer};
+use crate::runtime::store::BY_SERVICE_NAME;
 use crate::runtime::{Component, Ctx, LoopPhase, LoopStatus, RequestId};
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
@@ -155,12 +156,8 @@ impl KubeProxy {
         let key = crate::model::ObjectKey::new(Kind::Service, namespace, name);
         let Some(svc) = self.services.get(&key).and_then(|o| o.as_service()) else { return BTreeMap::new() };
         let Some(cluster_ip) = programmable_ip(svc) else { return BTreeMap::new() };
-        let slices: Vec<&EndpointSlice> = self
-            .slices
-            .in_namespace(namespace)
-            .filter_map(|o| o.as_endpoint_slice())
-            .filter(|s| s.metadata.labels.get(LABEL_SERVICE_NAME).is_some_and(|n| n == name))
-            .collect();
+        let slices: Vec<&EndpointSlice> =
+            self.slices.by_index(BY_SERVICE_NAME.name, service).filter_map(|o| o.as_endpoint_slice()).collect();
         svc.spec
             .ports
             .iter()

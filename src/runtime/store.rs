@@ -20,12 +20,25 @@ use crate::store::ChangeType;
 use std::collections::BTreeSet;
 use std::rc::Rc;
 
-/// An index function: the one value an object is indexed under, if any (client-go's
-/// `IndexFunc`, single-valued here because every index kubeloop needs is).
+/// An index function (client-go's `IndexFunc`): the values an object is indexed under.
 #[derive(Clone, Copy)]
 pub struct Indexer {
     pub name: &'static str,
-    pub value_of: fn(&Object) -> Option<&str>,
+    pub values: IndexValues,
+}
+
+/// Most indexes give one value (an owner, a node) borrowed from the object; a label index gives
+/// one per label, built as text.
+#[derive(Clone, Copy)]
+pub enum IndexValues {
+    One(fn(&Object) -> Option<&str>),
+    /// `values` pushes every value of the object; `same` says cheaply whether two versions of an
+    /// object have the same values (a status write keeps its labels), so most updates skip the
+    /// index without building any text.
+    Many {
+        values: fn(&Object, &mut Vec<String>),
+        same: fn(&Object, &Object) -> bool,
+    },
 }
 
 impl std::fmt::Debug for Indexer {
@@ -36,11 +49,70 @@ impl std::fmt::Debug for Indexer {
 
 /// Objects by their controller owner's UID (`""` for none): a ReplicaSet's pods, a
 /// Deployment's ReplicaSets, a deleted owner's dependents.
-pub const BY_OWNER: Indexer = Indexer { name: "owner", value_of: owner_of };
+pub const BY_OWNER: Indexer = Indexer { name: "owner", values: IndexValues::One(owner_of) };
 /// Pods by the node they are bound to (unbound pods are not indexed).
-pub const BY_NODE: Indexer = Indexer { name: "node", value_of: node_of };
-/// The indexes every informer keeps.
-pub const STANDARD_INDEXERS: &[Indexer] = &[BY_OWNER, BY_NODE];
+pub const BY_NODE: Indexer = Indexer { name: "node", values: IndexValues::One(node_of) };
+/// Pods by each of their labels, as [`label_value`] writes a pair: where a Service's selector
+/// finds its pods without reading every pod of the namespace.
+pub const BY_POD_LABEL: Indexer = Indexer { name: "pod-label", values: IndexValues::Many { values: pod_labels, same: same_labels } };
+/// Services by each pair of their selector: the Services that may select a pod are those
+/// indexed under one of its labels.
+pub const BY_SELECTOR: Indexer = Indexer { name: "selector", values: IndexValues::Many { values: service_selector, same: same_selector } };
+/// EndpointSlices by the Service they are for (`NAMESPACE/NAME` from the
+/// `kubernetes.io/service-name` label).
+pub const BY_SERVICE_NAME: Indexer =
+    Indexer { name: "service-name", values: IndexValues::Many { values: slice_service, same: same_labels } };
+/// The indexes every informer keeps. Each gives nothing for the kinds it is not about, so a
+/// store of another kind pays only the call.
+pub const STANDARD_INDEXERS: &[Indexer] = &[BY_OWNER, BY_NODE, BY_POD_LABEL, BY_SELECTOR, BY_SERVICE_NAME];
+
+/// The index value of label `key=value` in `namespace`: `NAMESPACE KEY=VALUE` (a namespace
+/// holds no space and a label key no `=`, so no two pairs write the same text).
+pub fn label_value(namespace: &str, key: &str, value: &str) -> String {
+    let mut out = String::with_capacity(namespace.len() + key.len() + value.len() + 2);
+    out.push_str(namespace);
+    out.push(' ');
+    out.push_str(key);
+    out.push('=');
+    out.push_str(value);
+    out
+}
+
+fn pod_labels(object: &Object, out: &mut Vec<String>) {
+    if let Object::Pod(p) = object {
+        out.extend(p.metadata.labels.iter().map(|(k, v)| label_value(&p.metadata.namespace, k, v)));
+    }
+}
+
+fn same_labels(a: &Object, b: &Object) -> bool {
+    a.meta().labels == b.meta().labels
+}
+
+fn service_selector(object: &Object, out: &mut Vec<String>) {
+    if let Object::Service(s) = object {
+        out.extend(s.spec.selector.iter().map(|(k, v)| label_value(&s.metadata.namespace, k, v)));
+    }
+}
+
+fn same_selector(a: &Object, b: &Object) -> bool {
+    match (a, b) {
+        (Object::Service(a), Object::Service(b)) => a.spec.selector == b.spec.selector,
+        _ => true,
+    }
+}
+
+/// The `NAMESPACE/NAME` of the Service an EndpointSlice is labelled for.
+pub fn service_name_value(namespace: &str, name: &str) -> String {
+    format!("{namespace}/{name}")
+}
+
+fn slice_service(object: &Object, out: &mut Vec<String>) {
+    if let Object::EndpointSlice(s) = object {
+        if let Some(name) = s.metadata.labels.get("kubernetes.io/service-name") {
+            out.push(service_name_value(&s.metadata.namespace, name));
+        }
+    }
+}
 
 fn owner_of(object: &Object) -> Option<&str> {
     Some(object.meta().controller_ref().map(|r| r.uid.as_str()).unwrap_or_default())
@@ -55,6 +127,26 @@ fn node_of(object: &Object) -> Option<&str> {
 struct Index {
     indexer: Indexer,
     places: FastMap<String, Vec<usize>>,
+}
+
+impl Index {
+    fn add(&mut self, cache: &ObjectTable, value: &str, place: usize, key: &ObjectKey) {
+        match self.places.get_mut(value) {
+            Some(places) => add_place(cache, places, place, key),
+            None => add_place(cache, self.places.entry(value.to_string()).or_default(), place, key),
+        }
+    }
+
+    /// Takes the place out of `value`'s list, and the list out of the map once empty (label
+    /// values come and go with pod-template hashes; their lists must not pile up).
+    fn remove(&mut self, cache: &ObjectTable, value: &str, place: usize, key: &ObjectKey) {
+        if let Some(places) = self.places.get_mut(value) {
+            remove_place(cache, places, place, key);
+            if places.is_empty() {
+                self.places.remove(value);
+            }
+        }
+    }
 }
 
 /// The read side: what controllers, the scheduler and the kubelet look objects up in.
@@ -93,6 +185,10 @@ impl Store {
     pub fn by_index<'a>(&'a self, name: &str, value: &str) -> impl Iterator<Item = &'a Rc<Object>> + 'a {
         let places = self.indexes.iter().find(|i| i.indexer.name == name).and_then(|i| i.places.get(value));
         places.into_iter().flatten().filter_map(|&p| self.cache.at(p)).map(|(_, o)| o)
+    }
+    /// How many objects index `name` holds under `value`.
+    pub fn count_in_index(&self, name: &str, value: &str) -> usize {
+        self.indexes.iter().find(|i| i.indexer.name == name).and_then(|i| i.places.get(value)).map_or(0, Vec::len)
     }
     /// Objects whose controller owner has this UID, in key order; `""` gives the orphans.
     pub fn owned_by<'a>(&'a self, owner_uid: &str) -> impl Iterator<Item = &'a Rc<Object>> + 'a {
@@ -178,22 +274,40 @@ impl Writer {
         let Store { cache, indexes, .. } = &mut self.store;
         let (place, old) = cache.upsert_at(&key, object.clone());
         for index in indexes.iter_mut() {
-            let value = (index.indexer.value_of)(&object);
-            if let Some(old) = &old {
-                // Most updates (status writes) keep every index value: the index holds the
-                // place, which now holds the new object, so it needs no change at all.
-                let old_value = (index.indexer.value_of)(old);
-                if old_value == value {
-                    continue;
+            match index.indexer.values {
+                IndexValues::One(value_of) => {
+                    let value = value_of(&object);
+                    if let Some(old) = &old {
+                        // Most updates (status writes) keep every index value: the index holds
+                        // the place, which now holds the new object, so it needs no change at all.
+                        let old_value = value_of(old);
+                        if old_value == value {
+                            continue;
+                        }
+                        if let Some(old_value) = old_value {
+                            index.remove(cache, old_value, place, &key);
+                        }
+                    }
+                    if let Some(value) = value {
+                        index.add(cache, value, place, &key);
+                    }
                 }
-                if let Some(places) = old_value.and_then(|v| index.places.get_mut(v)) {
-                    remove_place(cache, places, place, &key);
-                }
-            }
-            if let Some(value) = value {
-                match index.places.get_mut(value) {
-                    Some(places) => add_place(cache, places, place, &key),
-                    None => add_place(cache, index.places.entry(value.to_string()).or_default(), place, &key),
+                IndexValues::Many { values, same } => {
+                    if old.as_ref().is_some_and(|old| same(old, &object)) {
+                        continue;
+                    }
+                    let mut buffer = Vec::new();
+                    if let Some(old) = &old {
+                        values(old, &mut buffer);
+                        for value in &buffer {
+                            index.remove(cache, value, place, &key);
+                        }
+                        buffer.clear();
+                    }
+                    values(&object, &mut buffer);
+                    for value in &buffer {
+                        index.add(cache, value, place, &key);
+                    }
                 }
             }
         }
@@ -205,9 +319,21 @@ impl Writer {
         let Store { cache, indexes, .. } = &mut self.store;
         let place = cache.place(key)?;
         let old = cache.get(key)?.clone();
+        let mut buffer = Vec::new();
         for index in indexes.iter_mut() {
-            if let Some(places) = (index.indexer.value_of)(&old).and_then(|v| index.places.get_mut(v)) {
-                remove_place(cache, places, place, key);
+            match index.indexer.values {
+                IndexValues::One(value_of) => {
+                    if let Some(value) = value_of(&old) {
+                        index.remove(cache, value, place, key);
+                    }
+                }
+                IndexValues::Many { values, .. } => {
+                    buffer.clear();
+                    values(&old, &mut buffer);
+                    for value in &buffer {
+                        index.remove(cache, value, place, key);
+                    }
+                }
             }
         }
         cache.remove(key)
@@ -281,6 +407,35 @@ mod tests {
         assert_eq!(names(w.on_node("node-1")), ["c"]);
         assert_eq!(names(w.owned_by("rs-1")), Vec::<String>::new());
         assert_eq!(names(w.as_reader().by_index("no-such-index", "x")), Vec::<String>::new());
+    }
+
+    fn labelled(name: &str, labels: &[(&str, &str)]) -> Rc<Object> {
+        let mut p = Pod::default();
+        p.metadata.name = name.into();
+        p.metadata.namespace = "default".into();
+        p.metadata.labels = labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<crate::model::StringMap>().into();
+        Rc::new(Object::Pod(p))
+    }
+
+    #[test]
+    fn the_label_index_holds_a_pod_under_each_label_and_follows_relabelling() {
+        let mut w = Writer::new(Kind::Pod, STANDARD_INDEXERS);
+        let app = label_value("default", "app", "web");
+        let tier = label_value("default", "tier", "front");
+        w.apply(ChangeType::Added, labelled("b", &[("app", "web")]));
+        w.apply(ChangeType::Added, labelled("a", &[("app", "web"), ("tier", "front")]));
+        assert_eq!(names(w.by_index(BY_POD_LABEL.name, &app)), ["a", "b"]);
+        assert_eq!(names(w.by_index(BY_POD_LABEL.name, &tier)), ["a"]);
+        assert_eq!(w.count_in_index(BY_POD_LABEL.name, &app), 2);
+        // Relabelled: it leaves the old pair's list, and an emptied list leaves the index.
+        w.apply(ChangeType::Modified, labelled("a", &[("app", "api")]));
+        assert_eq!(names(w.by_index(BY_POD_LABEL.name, &app)), ["b"]);
+        assert_eq!(w.count_in_index(BY_POD_LABEL.name, &tier), 0);
+        assert_eq!(names(w.by_index(BY_POD_LABEL.name, &label_value("default", "app", "api"))), ["a"]);
+        w.apply(ChangeType::Deleted, labelled("b", &[("app", "web")]));
+        assert_eq!(w.count_in_index(BY_POD_LABEL.name, &app), 0);
+        let label_index = w.store.indexes.iter().find(|i| i.indexer.name == BY_POD_LABEL.name).unwrap();
+        assert_eq!(label_index.places.len(), 1, "only app=api is left: {:?}", label_index.places.keys().collect::<Vec<_>>());
     }
 
     #[test]
