@@ -21,7 +21,6 @@ use crate::runtime::store::{label_value, service_name_value, BY_POD_LABEL, BY_SE
 use std::collections::BTreeMap;
 
 pub const MAX_ENDPOINTS_PER_SLICE: usize = 100;
-pub const LABEL_SERVICE_NAME: &str = "kubernetes.io/service-name";
 pub const LABEL_MANAGED_BY: &str = "endpointslice.kubernetes.io/managed-by";
 pub const CONTROLLER_NAME: &str = "endpointslice-controller.k8s.io";
 pub const LABEL_HEADLESS: &str = "service.kubernetes.io/headless";

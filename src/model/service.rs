@@ -107,6 +107,9 @@ impl Service {
     }
 }
 
+/// The label every EndpointSlice carries naming its Service (`discoveryv1.LabelServiceName`).
+pub const LABEL_SERVICE_NAME: &str = "kubernetes.io/service-name";
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase")]

@@ -16,11 +16,10 @@
 //! EndpointSlice controller writes it.
 
 use crate::api::{ApiResult, FieldFilter, WatchEvent, WatchId};
-use crate::controllers::endpoint_slice::LABEL_SERVICE_NAME;
-use crate::model::{Duration, EndpointSlice, Kind, Object, Service, Time};
+use crate::model::{Duration, EndpointSlice, Kind, Object, Service, Time, LABEL_SERVICE_NAME};
 use crate::net::{port_key, RuleEndpoint, RulesUpdate, ServiceRules};
 use crate::runtime::informer::{Delta, Informer};
-use crate::runtime::store::BY_SERVICE_NAME;
+use crate::runtime::store::{service_name_value, BY_SERVICE_NAME};
 use crate::runtime::{Component, Ctx, LoopPhase, LoopStatus, RequestId};
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
@@ -184,8 +183,8 @@ impl KubeProxy {
 fn service_of(o: &Object) -> Option<String> {
     let meta = o.meta();
     match o {
-        Object::Service(_) => Some(format!("{}/{}", meta.namespace, meta.name)),
-        Object::EndpointSlice(_) => meta.labels.get(LABEL_SERVICE_NAME).map(|n| format!("{}/{n}", meta.namespace)),
+        Object::Service(_) => Some(service_name_value(&meta.namespace, &meta.name)),
+        Object::EndpointSlice(_) => meta.labels.get(LABEL_SERVICE_NAME).map(|n| service_name_value(&meta.namespace, n)),
         _ => None,
     }
 }

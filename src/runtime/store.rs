@@ -108,7 +108,7 @@ pub fn service_name_value(namespace: &str, name: &str) -> String {
 
 fn slice_service(object: &Object, out: &mut Vec<String>) {
     if let Object::EndpointSlice(s) = object {
-        if let Some(name) = s.metadata.labels.get("kubernetes.io/service-name") {
+        if let Some(name) = s.metadata.labels.get(crate::model::LABEL_SERVICE_NAME) {
             out.push(service_name_value(&s.metadata.namespace, name));
         }
     }
