@@ -182,6 +182,30 @@ fn lesson_7_node_dies() {
     all_right("node-dies", score);
 }
 
+#[test]
+fn lesson_8_service_loop() {
+    // Ten seconds after the kill the replacement is ready and answering: three pods. Ten seconds
+    // after a readiness probe starts failing, the pod is out of every node's rules: two.
+    let (score, errors) = play_builtin("service-loop", &[(1, "3"), (2, "2")], &|step| match step {
+        3 => vec!["sim stop kube-proxy-node-1".into(), "kubectl delete pods -l app=web --wait=false".into()],
+        _ => vec![],
+    });
+    assert_eq!(errors, Vec::<String>::new());
+    all_right("service-loop", score);
+}
+
+#[test]
+fn lesson_8_a_learner_who_thinks_running_means_served_is_graded_wrong() {
+    let lesson = Lesson::builtin("service-loop").unwrap();
+    let mut session = session_for(&lesson);
+    let (score, errors) = play(&mut session, lesson, Duration::millis(100), Duration::mins(10), &|_, _| "3".into(), &|step| match step {
+        3 => vec!["sim stop kube-proxy-node-1".into(), "kubectl delete pods -l app=web --wait=false".into()],
+        _ => vec![],
+    });
+    assert_eq!(errors, Vec::<String>::new());
+    assert_eq!((score.answers_right, score.questions), (1, 2), "right about the kill, wrong about readiness");
+}
+
 /// The example lesson files the page loads by URL (`?lesson=examples/…`): the good one plays to a
 /// passed check; the broken one is refused with the field that is wrong.
 #[test]

@@ -34,6 +34,7 @@ const BUILTIN: &[(&str, &str)] = &[
     ("dropped-events-edge", include_str!("../../scenarios/dropped-events-edge.yaml")),
     ("rolling-update", include_str!("../../scenarios/rolling-update.yaml")),
     ("scale-up", include_str!("../../scenarios/scale-up.yaml")),
+    ("service", include_str!("../../scenarios/service.yaml")),
 ];
 
 /// One command of a timeline and when it runs (simulated time since the start).

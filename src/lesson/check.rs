@@ -184,6 +184,91 @@ impl EventQuery {
     }
 }
 
+/// The endpoints a Service's EndpointSlices list, maybe only those in one state:
+/// `endpoints: {service: web, state: ready}`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EndpointQuery {
+    pub namespace: String,
+    pub service: String,
+    /// `ready`, `not ready` or `terminating` (`model::EndpointConditions::state`); none: all.
+    pub state: Option<&'static str>,
+}
+
+/// The states an endpoint query may name.
+const ENDPOINT_STATES: [&str; 3] = ["ready", "not ready", "terminating"];
+
+impl EndpointQuery {
+    fn parse(f: &Fields) -> Result<EndpointQuery, String> {
+        let state = match f.string("state")? {
+            None => None,
+            Some(s) => Some(
+                *ENDPOINT_STATES
+                    .iter()
+                    .find(|w| **w == s)
+                    .ok_or_else(|| format!("{}: must be one of {}, got {s:?}", f.at("state"), ENDPOINT_STATES.join(", ")))?,
+            ),
+        };
+        Ok(EndpointQuery {
+            namespace: f.string("namespace")?.unwrap_or_else(|| "default".into()),
+            service: f.required_string("service")?,
+            state,
+        })
+    }
+
+    /// How many endpoints match, each pod counted once however many slices list it.
+    pub fn count(&self, sim: &Sim) -> i64 {
+        let mut pods: Vec<String> = Vec::new();
+        let slices = sim.api().etcd.list(Kind::EndpointSlice, Some(&self.namespace)).filter_map(|o| o.as_endpoint_slice());
+        for slice in slices.filter(|s| s.service_name() == Some(self.service.as_str())) {
+            for e in slice.endpoints.iter().filter(|e| self.state.is_none_or(|want| e.conditions.state() == want)) {
+                let id = e.target_ref.as_ref().map(|r| r.name.to_string()).or_else(|| e.addresses.first().cloned()).unwrap_or_default();
+                if !pods.contains(&id) {
+                    pods.push(id);
+                }
+            }
+        }
+        pods.len() as i64
+    }
+
+    fn describe(&self) -> String {
+        format!("{}endpoints of service {}", self.state.map(|s| format!("{s} ")).unwrap_or_default(), self.service)
+    }
+}
+
+/// The pods that answered a Service's connections (`sim traffic`) lately:
+/// `traffic: {service: web, window: 2s}`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrafficQuery {
+    pub namespace: String,
+    pub service: String,
+    /// How far back to look (2 s unless given).
+    pub window: Duration,
+}
+
+impl TrafficQuery {
+    fn parse(f: &Fields) -> Result<TrafficQuery, String> {
+        Ok(TrafficQuery {
+            namespace: f.string("namespace")?.unwrap_or_else(|| "default".into()),
+            service: f.required_string("service")?,
+            window: f.duration("window")?.unwrap_or(Duration::secs(2)),
+        })
+    }
+
+    /// How many different pods answered a connection to the Service within the window.
+    pub fn answering(&self, sim: &Sim) -> i64 {
+        let service = format!("{}/{}", self.namespace, self.service);
+        let since = sim.now().0.saturating_sub(self.window.0);
+        let mut pods: Vec<&str> = sim
+            .recent_connections()
+            .filter(|c| c.at.0 >= since && c.service == service && c.outcome == crate::sim::traffic::Outcome::Answered)
+            .filter_map(|c| c.backend.as_deref())
+            .collect();
+        pods.sort_unstable();
+        pods.dedup();
+        pods.len() as i64
+    }
+}
+
 /// The fields of a Deployment's status a check may name, as they are spelled in the API.
 pub const DEPLOYMENT_FIELDS: [&str; 5] = ["replicas", "readyReplicas", "updatedReplicas", "availableReplicas", "unavailableReplicas"];
 
@@ -328,6 +413,7 @@ pub enum Condition {
     Event(EventQuery, Count),
     Deployment(DeploymentQuery),
     Node(NodeQuery),
+    Endpoints(EndpointQuery, Count),
     /// A process is running (true) or stopped (false).
     Component(String, bool),
     /// At least this much simulated time since the step began.
@@ -355,6 +441,10 @@ impl Condition {
             }
             Condition::Deployment(q) => q.evaluate(sim),
             Condition::Node(q) => q.evaluate(sim),
+            Condition::Endpoints(q, c) => {
+                let n = q.count(sim);
+                (c.holds(n), format!("{n} now"))
+            }
             Condition::Component(name, running) => {
                 let is = ComponentId::parse(name).is_some_and(|id| sim.is_running(&id));
                 (is == *running, if is { "running".into() } else { "stopped".into() })
@@ -372,6 +462,7 @@ impl Condition {
             Condition::Pods(q, c) => format!("{} {}", c.describe(), q.describe()),
             Condition::Event(q, c) => format!("{} {}", c.describe(), q.describe()),
             Condition::Deployment(q) => q.describe(),
+            Condition::Endpoints(q, c) => format!("{} {}", c.describe(), q.describe()),
             Condition::Node(q) => {
                 let mut s = format!("node {}", q.name);
                 if let Some(r) = &q.ready {
@@ -396,7 +487,7 @@ pub struct Check {
 }
 
 /// The names a check's conditions use.
-pub const CHECK_FIELDS: [&str; 7] = ["pods", "event", "deployment", "node", "component", "after", "within"];
+pub const CHECK_FIELDS: [&str; 8] = ["pods", "event", "deployment", "node", "endpoints", "component", "after", "within"];
 
 impl Check {
     pub fn parse(v: &Value, path: &str) -> Result<Check, String> {
@@ -420,13 +511,18 @@ impl Check {
                 }
                 "deployment" => conditions.push(Condition::Deployment(DeploymentQuery::parse(&Fields::of(value, &at)?)?)),
                 "node" => conditions.push(Condition::Node(NodeQuery::parse(&Fields::of(value, &at)?)?)),
+                "endpoints" => {
+                    let q = Fields::of(value, &at)?;
+                    q.only(&["service", "namespace", "state", "count", "min", "max"])?;
+                    conditions.push(Condition::Endpoints(EndpointQuery::parse(&q)?, Count::parse(&q)?));
+                }
                 "component" => {
                     let q = Fields::of(value, &at)?;
                     q.only(&["name", "state"])?;
                     let name = q.required_string("name")?;
                     if ComponentId::parse(&name).is_none_or(|id| id == ComponentId::User) {
                         return Err(format!(
-                            "{}: unknown component {name:?} (expected kube-apiserver, etcd, kube-controller-manager, kube-scheduler or kubelet-NODE)",
+                            "{}: unknown component {name:?} (expected kube-apiserver, etcd, kube-controller-manager, kube-scheduler, kubelet-NODE or kube-proxy-NODE)",
                             q.at("name")
                         ));
                     }
@@ -443,7 +539,7 @@ impl Check {
         }
         if conditions.is_empty() {
             return Err(format!(
-                "{path}: a check needs at least one of pods, event, deployment, node, component, after (got {})",
+                "{path}: a check needs at least one of pods, event, deployment, node, endpoints, component, after (got {})",
                 shown(v)
             ));
         }
@@ -455,20 +551,36 @@ impl Check {
     }
 }
 
+/// What a measured answer may read.
+const MEASURES: [&str; 5] = ["pods", "events", "deployment", "endpoints", "traffic"];
+
 /// A number read from the cluster, to grade a prediction against what really happened.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Measure {
     Pods(PodQuery),
     Events(EventQuery),
     Deployment(DeploymentQuery, String),
+    Endpoints(EndpointQuery),
+    /// How many different pods answered the Service's traffic lately.
+    Traffic(TrafficQuery),
 }
 
 impl Measure {
     pub fn parse(v: &Value, path: &str) -> Result<Measure, String> {
         let f = Fields::of(v, path)?;
-        f.only(&["pods", "events", "deployment"])?;
+        f.only(&MEASURES)?;
         if f.map.len() != 1 {
-            return Err(format!("{path}: name exactly one of pods, events, deployment"));
+            return Err(format!("{path}: name exactly one of {}", MEASURES.join(", ")));
+        }
+        if let Some(e) = f.get("endpoints") {
+            let q = Fields::of(e, &f.at("endpoints"))?;
+            q.only(&["service", "namespace", "state"])?;
+            return Ok(Measure::Endpoints(EndpointQuery::parse(&q)?));
+        }
+        if let Some(t) = f.get("traffic") {
+            let q = Fields::of(t, &f.at("traffic"))?;
+            q.only(&["service", "namespace", "window"])?;
+            return Ok(Measure::Traffic(TrafficQuery::parse(&q)?));
         }
         if let Some(p) = f.get("pods") {
             let q = Fields::of(p, &f.at("pods"))?;
@@ -480,7 +592,7 @@ impl Measure {
             q.only(&["reason", "object", "since-step"])?;
             return Ok(Measure::Events(EventQuery::parse(&q)?));
         }
-        let d = f.get("deployment").ok_or_else(|| format!("{path}: name exactly one of pods, events, deployment"))?;
+        let d = f.get("deployment").ok_or_else(|| format!("{path}: name exactly one of {}", MEASURES.join(", ")))?;
         let q = Fields::of(d, &f.at("deployment"))?;
         q.only(&["name", "namespace", "field"])?;
         let field = q.required_string("field")?;
@@ -502,6 +614,8 @@ impl Measure {
             Measure::Pods(q) => q.count(sim),
             Measure::Events(q) => q.count(sim, step_start),
             Measure::Deployment(q, field) => q.field(sim, field).unwrap_or(0),
+            Measure::Endpoints(q) => q.count(sim),
+            Measure::Traffic(q) => q.answering(sim),
         }
     }
 }
@@ -548,12 +662,14 @@ mod tests {
     #[test]
     fn malformed_checks_name_the_field() {
         let cases = [
-            (json!({}), "check: a check needs at least one of pods, event, deployment, node, component, after (got a mapping)"),
-            (json!({"pod": {}}), "check: unknown field \"pod\" (expected one of: pods, event, deployment, node, component, after, within)"),
+            (json!({}), "check: a check needs at least one of pods, event, deployment, node, endpoints, component, after (got a mapping)"),
+            (json!({"pod": {}}), "check: unknown field \"pod\" (expected one of: pods, event, deployment, node, endpoints, component, after, within)"),
             (json!({"pods": {"count": "three"}}), "check.pods.count: must be a whole number, got \"three\""),
             (json!({"pods": {"selector": "app in (web"}}), "check.pods.selector: unable to parse requirement: found '', expected: ',', ')'"),
             (json!({"event": {"since-step": true}}), "check.event.reason: is required"),
-            (json!({"component": {"name": "kube-proxy", "state": "stopped"}}), "check.component.name: unknown component \"kube-proxy\" (expected kube-apiserver, etcd, kube-controller-manager, kube-scheduler or kubelet-NODE)"),
+            (json!({"component": {"name": "kube-proxy", "state": "stopped"}}), "check.component.name: unknown component \"kube-proxy\" (expected kube-apiserver, etcd, kube-controller-manager, kube-scheduler, kubelet-NODE or kube-proxy-NODE)"),
+            (json!({"endpoints": {"service": "web", "state": "up"}}), "check.endpoints.state: must be one of ready, not ready, terminating, got \"up\""),
+            (json!({"endpoints": {"state": "ready"}}), "check.endpoints.service: is required"),
             (json!({"component": {"name": "etcd", "state": "asleep"}}), "check.component.state: must be running or stopped, got \"asleep\""),
             (json!({"node": {"name": "n", "ready": "yes"}}), "check.node.ready: must be True, False or Unknown, got \"yes\""),
             (json!({"deployment": {"name": "web", "ready": 3}}), "check.deployment: unknown field \"ready\" (expected one of: name, namespace, image, complete, replicas, readyReplicas, updatedReplicas, availableReplicas, unavailableReplicas)"),
@@ -564,6 +680,39 @@ mod tests {
             let got = Check::parse(&v, "check").err();
             assert_eq!(got.as_deref(), Some(want), "{v}");
         }
+    }
+
+    #[test]
+    fn endpoints_and_traffic_are_read_from_the_slices_and_the_connections() {
+        let mut s = settled_default();
+        assert!(s.execute("kubectl expose deployment web --port=80").ok);
+        s.advance(Duration::secs(2));
+        let ready = Measure::parse(&json!({"endpoints": {"service": "web", "state": "ready"}}), "m").unwrap();
+        let answering = Measure::parse(&json!({"traffic": {"service": "web", "window": "3s"}}), "m").unwrap();
+        assert_eq!(ready.read(s.sim(), Time(0)), 3);
+        assert_eq!(answering.read(s.sim(), Time(0)), 0, "no traffic yet");
+        assert!(s.execute("sim traffic web --rate 50").ok);
+        s.advance(Duration::secs(3));
+        assert_eq!(answering.read(s.sim(), Time(0)), 3);
+        // A pod being deleted stays listed, terminating, and stops being answered from.
+        let victim = s.sim().api().etcd.list(Kind::Pod, Some("default")).next().unwrap().meta().name.to_string();
+        assert!(s.execute(&format!("kubectl delete pod {victim} --wait=false")).ok);
+        s.advance(Duration::millis(100));
+        let terminating = Check::parse(&json!({"endpoints": {"service": "web", "state": "terminating", "count": 1}}), "c").unwrap();
+        let status = terminating.evaluate(s.sim(), Time(0));
+        assert!(status[0].met, "{status:?}");
+        assert_eq!(status[0].wants, "exactly 1 terminating endpoints of service web");
+        s.advance(Duration::secs(4));
+        assert!(s
+            .sim()
+            .recent_connections()
+            .filter(|c| c.at.0 + 3000 >= s.sim().now().0)
+            .all(|c| c.backend.as_deref() != Some(victim.as_str())));
+        assert!(Measure::parse(&json!({"traffic": {}}), "m").unwrap_err().ends_with("service: is required"));
+        assert_eq!(
+            Measure::parse(&json!({"pods": {}, "traffic": {}}), "m").unwrap_err(),
+            "m: name exactly one of pods, events, deployment, endpoints, traffic"
+        );
     }
 
     #[test]

@@ -51,6 +51,7 @@ const BUILTIN: &[(&str, &str)] = &[
     ("which-loop", include_str!("../../lessons/which-loop.yaml")),
     ("rolling-update", include_str!("../../lessons/rolling-update.yaml")),
     ("node-dies", include_str!("../../lessons/node-dies.yaml")),
+    ("service-loop", include_str!("../../lessons/service-loop.yaml")),
 ];
 
 /// When a question is asked.
@@ -281,7 +282,7 @@ mod tests {
 
     #[test]
     fn every_builtin_lesson_parses_and_names_a_builtin_scenario() {
-        assert_eq!(Lesson::builtin_names().len(), 7);
+        assert_eq!(Lesson::builtin_names().len(), 8);
         for name in Lesson::builtin_names() {
             let text = Lesson::builtin_text(name).unwrap();
             let lesson = Lesson::parse(text).unwrap_or_else(|e| panic!("{name}: {e}"));

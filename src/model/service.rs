@@ -152,6 +152,26 @@ pub struct EndpointConditions {
     pub terminating: Option<bool>,
 }
 
+impl EndpointConditions {
+    /// The endpoint's state in one word, as the stage and the lessons name it: `terminating`
+    /// (its pod is being deleted), `not ready`, or `ready` (an unset `ready` means ready, as
+    /// upstream's consumers read it).
+    pub fn state(&self) -> &'static str {
+        match (self.ready, self.terminating) {
+            (_, Some(true)) => "terminating",
+            (Some(false), _) => "not ready",
+            _ => "ready",
+        }
+    }
+}
+
+/// The Service an EndpointSlice belongs to, by its `kubernetes.io/service-name` label.
+impl EndpointSlice {
+    pub fn service_name(&self) -> Option<&str> {
+        self.metadata.labels.get(LABEL_SERVICE_NAME).map(String::as_str)
+    }
+}
+
 /// A port of an EndpointSlice (discovery/v1) or of an Endpoints subset (core/v1): the same shape.
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[cfg_attr(test, derive(serde::Deserialize))]

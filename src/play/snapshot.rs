@@ -20,6 +20,7 @@ use crate::view::flow::Hop;
 use crate::view::gap::{GapChart, GapView, MIN_SPAN_MS, WINDOW_MS};
 use crate::view::hints::Hint;
 use crate::view::loops::{components, ComponentView};
+use crate::view::services::{dots, services, Dot, ServiceView};
 use crate::view::story::{Caption, Replacement};
 use std::rc::Rc;
 
@@ -89,6 +90,11 @@ pub struct Snapshot {
     /// Killed pods and the pods their ReplicaSets made to replace them, oldest first: the
     /// stage draws a trail from one to the other.
     pub replacements: Rc<Vec<Replacement>>,
+    /// The Services that select pods, with their endpoints and traffic (at most
+    /// `view::services::SERVICES_SHOWN`), and how many more there are.
+    pub services: Rc<(Vec<ServiceView>, usize)>,
+    /// The newest `sim traffic` connections, drawn as dots (none past teaching scale).
+    pub dots: Rc<Vec<Dot>>,
 }
 
 impl Snapshot {
@@ -120,6 +126,8 @@ impl Snapshot {
             story: true,
             caption: None,
             replacements: Rc::default(),
+            services: Rc::default(),
+            dots: Rc::default(),
         }
     }
 
@@ -274,6 +282,7 @@ impl Engine {
         // The chart's right edge moves in steps of 1/240 of its window (or of its shortest span).
         let step = if now.0 < WINDOW_MS { MIN_SPAN_MS / 240 } else { WINDOW_MS / 240 };
         let chart_now = now.0 / step * step;
+        let large = self.cluster.view().pod_count > LARGE_CLUSTER_PODS;
         Rc::new(Snapshot {
             time_ms: now.0,
             seed: sim.seed(),
@@ -329,6 +338,9 @@ impl Engine {
                 _ => None,
             },
             replacements: keep(&old.replacements, self.story_replacements()),
+            // A large cluster reads its Services with the panels; draws no dots.
+            services: if panels { keep(&old.services, services(sim)) } else { old.services.clone() },
+            dots: if large { Rc::default() } else { keep(&old.dots, dots(sim)) },
         })
     }
 }
@@ -395,5 +407,32 @@ mod tests {
         e.set_offscreen(Offscreen::default());
         let back = e.frame(616.0, &|| 616.0).expect("the clock moved");
         assert!(!Rc::ptr_eq(&back.components, &hidden.components), "redrawn on the next frame");
+    }
+
+    #[test]
+    fn a_service_and_its_traffic_reach_the_snapshot_and_stay_shared_while_unchanged() {
+        let mut e = test_engine("?scenario=default&seed=1");
+        assert!(e.run("kubectl expose deployment web --port=80"));
+        assert!(e.run("sim settle"));
+        assert!(e.run("sim traffic web --rate 20"));
+        let mut ts = 0.0;
+        for _ in 0..120 {
+            e.frame(ts, &still);
+            ts += 16.0;
+        }
+        let s = e.snapshot();
+        let (services, more) = &*s.services;
+        assert_eq!((services.len(), *more), (1, 0));
+        assert_eq!((services[0].name.as_str(), services[0].ready()), ("web", 3));
+        assert!(!s.dots.is_empty() && s.dots.iter().all(|d| d.service == "default/web"), "{:?}", s.dots);
+        let proxy = s.components.iter().find(|c| c.name == "kube-proxy-node-1").expect("a kube-proxy per node");
+        assert!(proxy.detail.starts_with("table: web → "), "{}", proxy.detail);
+        // Paused, nothing moves: the next picture keeps the same Services.
+        e.act(Action::Pause);
+        let paused = e.refresh().unwrap_or_else(|| e.snapshot());
+        assert!(Rc::ptr_eq(&paused.services, &e.snapshot().services));
+        assert!(e.run("sim traffic stop"));
+        let stopped = e.refresh().unwrap_or_else(|| e.snapshot());
+        assert!(stopped.services.0[0].traffic.is_none(), "the flow ended");
     }
 }

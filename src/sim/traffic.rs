@@ -67,6 +67,8 @@ impl Outcome {
 /// One connection, for the page's dots and for tests.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Connection {
+    /// Its number among every connection sent in this run (from 1).
+    pub seq: u64,
     pub at: Time,
     /// The flow's service, `NAMESPACE/NAME`.
     pub service: String,
@@ -119,6 +121,8 @@ impl Flow {
 pub(crate) struct Traffic {
     flows: BTreeMap<u64, Flow>,
     next_id: u64,
+    /// Connections sent so far, by every flow.
+    sent: u64,
     recent: VecDeque<Connection>,
 }
 
@@ -245,7 +249,9 @@ impl Sim {
     /// One connection from `from_node` to `service`, routed by that node's rules.
     fn connect(&mut self, from_node: &str, service: &ObjectKey, port: Option<i64>) -> Connection {
         let name = format!("{}/{}", service.namespace, service.name);
+        self.traffic.sent += 1;
         let mut c = Connection {
+            seq: self.traffic.sent,
             at: self.now,
             service: name.clone(),
             from_node: from_node.to_string(),

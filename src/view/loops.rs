@@ -99,7 +99,11 @@ pub fn components(sim: &Sim) -> Vec<ComponentView> {
             name: id.to_string(),
             role: role(id).into(),
             state: if sim.is_running(id) { "running" } else { "stopped" }.into(),
-            detail: String::new(),
+            // What a kube-proxy last programmed stays on its machine whether it runs or not.
+            detail: match id {
+                ComponentId::KubeProxy(node) => crate::view::services::table_words(sim, node),
+                _ => String::new(),
+            },
             loops: sim.loops(id).into_iter().map(loop_view).collect(),
         });
     }

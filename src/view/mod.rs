@@ -25,6 +25,7 @@ pub mod gap;
 pub mod hints;
 pub mod loops;
 pub mod page;
+pub mod services;
 pub mod share;
 pub mod stage;
 pub mod story;

@@ -435,7 +435,7 @@ mod tests {
         assert_eq!(p.seed, Some(7), "the other parameters still apply");
         assert_eq!(
             e,
-            vec!["error: unknown scenario \"nope\" in parameter \"scenario\"; the page knows default, dropped-events, dropped-events-edge, rolling-update, scale-up, large (or the URL of a YAML file)"]
+            vec!["error: unknown scenario \"nope\" in parameter \"scenario\"; the page knows default, dropped-events, dropped-events-edge, rolling-update, scale-up, service, large (or the URL of a YAML file)"]
         );
         assert_eq!(
             parse_query("?seed=-1").1,

@@ -176,6 +176,8 @@ pub fn App(props: &AppProps) -> Html {
                         hops={s.hops.clone()}
                         caption={s.caption.clone()}
                         replacements={s.replacements.clone()}
+                        services={s.services.clone()}
+                        dots={s.dots.clone()}
                         selected={selected.map(AttrValue::from)}
                         show_plane={p.shows_panel("loops")}
                         show_tokens={p.shows_panel("flow")}

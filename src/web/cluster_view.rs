@@ -17,11 +17,13 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use crate::loops_view::{component_item, TokenLayer};
+use crate::services_view::{pod_anchor, ServicesBand, TrafficDots};
 use kubeloop::play::Action;
 use kubeloop::view::cluster::{ClusterView, NodeView, PodView, Usage};
 use kubeloop::view::flow::Hop;
 use kubeloop::view::loops::ComponentView;
 use kubeloop::view::page::{node_fault_command, node_fault_words, NODE_FAULTS};
+use kubeloop::view::services::{Dot, ServiceView};
 use kubeloop::view::stage::{anchor, caption_target, last_action, on_node, plane, trail, Trail, POD_LEGEND};
 use kubeloop::view::story::{Caption, Replacement};
 
@@ -33,6 +35,10 @@ pub struct StageProps {
     pub caption: Option<Rc<Caption>>,
     /// Killed pods and the pods created in their place: each chip shows its end of the trail.
     pub replacements: Rc<Vec<Replacement>>,
+    /// The Services that select pods, and how many more there are.
+    pub services: Rc<(Vec<ServiceView>, usize)>,
+    /// `sim traffic`'s newest connections.
+    pub dots: Rc<Vec<Dot>>,
     /// `namespace/name` of the selected pod.
     pub selected: Option<AttrValue>,
     /// Draw the control plane row (the `loops` panel) and the tokens (the `flow` panel).
@@ -93,6 +99,7 @@ pub fn Stage(props: &StageProps) -> Html {
                 </div>
                 { legend() }
             </div>
+            <ServicesBand services={props.services.clone()} />
             if props.cluster.nodes.is_empty() {
                 <p class="cluster-empty">{ "No nodes yet." }</p>
             }
@@ -111,8 +118,16 @@ pub fn Stage(props: &StageProps) -> Html {
                 <TokenLayer hops={props.hops.clone()} cluster={props.cluster.clone()}
                     selected={selected.map(|s| AttrValue::from(format!("pod/{s}")))} caption={props.caption.clone()} />
             }
+            if !props.dots.is_empty() && !compact {
+                <TrafficDots dots={props.dots.clone()} pods={drawn_pods(&props.cluster)} />
+            }
         </section>
     }
+}
+
+/// The names of the pods on the stage, where a traffic dot can land.
+fn drawn_pods(cluster: &ClusterView) -> Rc<Vec<String>> {
+    Rc::new(cluster.nodes.iter().flat_map(|n| n.pods.iter()).chain(cluster.unscheduled.iter()).map(|p| p.name.clone()).collect())
 }
 
 /// The caption strip: story mode's caption (with its test hook), or else, quietly, the last
@@ -291,7 +306,8 @@ fn pod_chip(p: &PodView, compact: bool, selected: bool, lit: bool, trail: Option
         None => label,
     };
     html! {
-        <li key={p.key()} class="pod-item">
+        // A traffic dot lands on the chip it names (a compact square is never a dot's end).
+        <li key={p.key()} class="pod-item" style={(!compact).then(|| format!("anchor-name:{}", pod_anchor(&p.name)))}>
             <button type="button" class={classes!("pod", p.tone(), selected.then_some("selected"), lit.then_some("spotlight"))}
                 data-testid="pod" data-name={p.name.clone()} data-node={p.node.clone()}
                 data-phase={p.phase.clone()} data-status={p.status.clone()} data-ready={p.is_ready.to_string()}

@@ -32,6 +32,7 @@ mod loops_view;
 mod panic_overlay;
 #[cfg(not(target_arch = "wasm32"))]
 mod prerender;
+mod services_view;
 mod share_view;
 mod side;
 
