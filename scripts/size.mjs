@@ -55,8 +55,13 @@ import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
  * Then 548 -> 564 KB, measured: 561.9 KB (+15.7) with pods consuming ConfigMaps and Secrets
  * (env valueFrom/envFrom, configMap/secret/emptyDir volumes, their validation, the kubelet's
  * config manager and describe's Environment/Mounts/Volumes).
+ * Then 564 -> 576 KB (session 24), measured: 561.9 KB before, 574.2 KB (+12.3) with Services on
+ * the stage (each Service's endpoints and traffic, each kube-proxy's table line, the traffic
+ * dots: src/view/services.rs and src/web/services_view.rs), the EndpointSlice controller's story
+ * beat, the `service` scenario and lesson 8 "A Service is a loop" (their YAML text alone is
+ * ~7 KB raw) with the lessons' endpoints and traffic measures.
  */
-const CEILING_BROTLI_BYTES = 564 * 1024;
+const CEILING_BROTLI_BYTES = 576 * 1024;
 
 const BEGIN = '<!-- size:begin -->';
 const END = '<!-- size:end -->';

@@ -80,10 +80,7 @@ impl PodView {
     /// The part of a generated name that tells replicas apart (`web-7d9f6c5b4-x2kqp` → `x2kqp`),
     /// or the whole name when it was not generated.
     pub fn short_name(&self) -> &str {
-        match self.name.rsplit_once('-') {
-            Some((_, suffix)) if suffix.len() == 5 => suffix,
-            _ => &self.name,
-        }
+        pod_suffix(&self.name)
     }
 
     /// A short CSS-friendly class for the STATUS: `running`, `pending`, `creating`,
@@ -416,6 +413,15 @@ impl ClusterTracker {
             pods,
             registered: self.nodes.contains_key(name),
         })
+    }
+}
+
+/// A pod name's random suffix (`web-…-x7k2p` → `x7k2p`), or the whole name when it has none:
+/// how the stage names a pod where room is short.
+pub fn pod_suffix(name: &str) -> &str {
+    match name.rsplit_once('-') {
+        Some((_, suffix)) if suffix.len() == 5 => suffix,
+        _ => name,
     }
 }
 

@@ -15,6 +15,7 @@
 use crate::model::{Kind, Service};
 use crate::sim::traffic::{Connection, Outcome};
 use crate::sim::Sim;
+use crate::view::cluster::pod_suffix as short_pod;
 
 /// At most this many Services are drawn (the rest are counted): the stage is a teaching picture.
 pub const SERVICES_SHOWN: usize = 8;
@@ -213,14 +214,6 @@ fn dot(c: &Connection) -> Dot {
         (None, _) => format!("{} → {service}: {} ({})", c.from_node, c.outcome.as_str(), c.why),
     };
     Dot { seq: c.seq, from_node: c.from_node.clone(), service: c.service.clone(), to_pod: c.backend.clone(), outcome, title }
-}
-
-/// A pod name's random suffix (`web-…-x7k2p` → `x7k2p`), or the whole name.
-fn short_pod(name: &str) -> &str {
-    match name.rsplit_once('-') {
-        Some((_, suffix)) if suffix.len() == 5 => suffix,
-        _ => name,
-    }
 }
 
 #[cfg(test)]

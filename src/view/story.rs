@@ -72,7 +72,7 @@
 use crate::command::{printers, Session};
 use crate::controllers::replica_set::is_pod_active;
 use crate::kubelet::Kubelet;
-use crate::model::{Duration, Kind, Node, Object, ObjectKey, Pod, Time};
+use crate::model::{Duration, EndpointSlice, Kind, Node, Object, ObjectKey, Pod, Time};
 use crate::sim::{ComponentId, Message, MessageKind, Sim};
 use crate::store::{Change, ChangeType};
 use serde::Serialize;
@@ -369,6 +369,7 @@ impl Story {
             Object::ReplicaSet(rs) => replica_set_written(sim, writer, change, rs),
             Object::Deployment(d) => deployment_written(writer, change, d),
             Object::Node(node) => node_written(writer, change, node),
+            Object::EndpointSlice(slice) => endpoint_slice_written(writer, change, slice),
             _ => None,
         }
     }
@@ -478,6 +479,33 @@ const DEPLOYMENT: &str = "deployment-controller";
 const DEPLOYMENT_WORDS: &str = "Deployment controller";
 const GC: &str = "garbage-collector-controller";
 const GC_WORDS: &str = "garbage collector";
+const ES: &str = "endpointslice-controller";
+const ES_WORDS: &str = "EndpointSlice controller";
+
+/// The EndpointSlice controller changing where a Service's traffic may go: a beat when an
+/// endpoint was added, dropped or changed state, never for a rewrite of the same list.
+/// `web: 2 ready (545db not ready)`.
+fn endpoint_slice_written(writer: &Writer, change: &Change, slice: &EndpointSlice) -> Option<Said> {
+    if writer.name != KCM {
+        return None;
+    }
+    let states = |s: &EndpointSlice| -> Vec<(String, &'static str)> {
+        s.endpoints
+            .iter()
+            .map(|e| (e.target_ref.as_ref().map_or_else(|| e.addresses.join(","), |r| short_name(&r.name)), e.conditions.state()))
+            .collect()
+    };
+    let now = states(slice);
+    let before = change.prev.as_deref().and_then(Object::as_endpoint_slice).map(states).unwrap_or_default();
+    let mut changed: Vec<String> =
+        now.iter().filter(|e| !before.contains(e)).map(|(pod, state)| [pod.as_str(), " ", state].concat()).collect();
+    changed.extend(before.iter().filter(|(pod, _)| !now.iter().any(|(p, _)| p == pod)).map(|(pod, _)| [pod.as_str(), " removed"].concat()));
+    if changed.is_empty() {
+        return None;
+    }
+    let ready = now.iter().filter(|(_, state)| *state == "ready").count().to_string();
+    said(controller(ES), ES_WORDS, &[slice.service_name()?, ": ", &ready, " ready (", &changed.join(", "), ")"])
+}
 
 /// kubectl's verb in a request's text (`delete pod/default/web-1`).
 fn verb(what: &str) -> Option<&'static str> {
@@ -1146,5 +1174,24 @@ mod tests {
         let removed = captions_after(&mut s, &mut story, "kubectl taint nodes node-2 dedicated=web:NoSchedule-", Duration::secs(5));
         assert_eq!(removed.iter().map(|c| c.text.as_str()).collect::<Vec<_>>(), ["kubectl: taint node node-2 dedicated=web:NoSchedule-"]);
         assert_eq!(removed[0].object, "node/node-2");
+    }
+
+    #[test]
+    fn the_endpointslice_controller_is_told_when_a_pods_readiness_changes_where_traffic_goes() {
+        let mut s = Session::new(Scenario::builtin("service").unwrap(), Some(1)).unwrap();
+        s.settle(Duration::mins(2)).unwrap();
+        let mut story = Story::new();
+        let target = s.sim().objects(Kind::Pod).next().unwrap().meta().name.to_string();
+        let t = short_name(&target);
+        let captions = captions_after(&mut s, &mut story, &format!("sim fail-probe {target} readiness"), Duration::secs(10));
+        let told: Vec<(&str, &str)> = captions.iter().map(|c| (c.component.as_str(), c.text.as_str())).collect();
+        let slice = told.iter().find(|(c, _)| *c == "kube-controller-manager/endpointslice-controller").expect("a beat for the slice");
+        assert_eq!(slice.1, format!("EndpointSlice controller: web: 2 ready ({t} not ready)"));
+        let ready = told.iter().position(|(_, text)| text.contains("0/1 ready")).expect("the kubelet's readiness write is told");
+        let endpoint = told.iter().position(|(c, _)| c.ends_with("endpointslice-controller")).unwrap();
+        assert!(ready < endpoint, "the kubelet first, then the controller: {told:?}");
+        assert_eq!(captions[endpoint].object.split('/').next(), Some("endpointslice"));
+        // Traffic and kube-proxy's syncs are not beats; an unchanged rewrite is none either.
+        assert_eq!(told.iter().filter(|(c, _)| c.ends_with("endpointslice-controller")).count(), 1, "{told:?}");
     }
 }

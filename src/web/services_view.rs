@@ -112,7 +112,7 @@ pub fn TrafficDots(props: &DotsProps) -> Html {
                 };
                 html! {
                     <span key={d.seq.to_string()} class={format!("traffic-dot {}", d.outcome)} style={format!("--from:{from};--to:{to}")}
-                        data-testid="traffic-dot" data-from={d.from_node.clone()} data-to={d.to_pod.clone().unwrap_or_default()}
+                        data-testid="traffic-dot" data-seq={d.seq.to_string()} data-from={d.from_node.clone()} data-to={d.to_pod.clone().unwrap_or_default()}
                         data-outcome={d.outcome} title={d.title.clone()}></span>
                 }
             }) }
