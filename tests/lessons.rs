@@ -137,7 +137,7 @@ fn lesson_5_every_case_shows_its_symptom_while_the_stopped_component_stays_conce
     let mut run = LessonRun::new(lesson);
     assert_eq!(run.start(&mut s), Vec::<String>::new());
     tick_until(&mut s, &mut run, Phase::Passed, Duration::mins(2));
-    for case in 1..=4 {
+    for case in 1..=5 {
         assert_eq!(run.next(&mut s), Ok(vec![]), "case {case}");
         assert!(run.view().conceal_components, "case {case}: concealed from the start");
         tick_until(&mut s, &mut run, Phase::Diagnose, Duration::mins(1));
@@ -161,9 +161,28 @@ fn lesson_5_every_case_shows_its_symptom_while_the_stopped_component_stays_conce
                 assert!(!stuck.is_empty(), "case 3: a new pod is bound to node-1 and never starts");
                 assert!(stuck.iter().all(|p| p.status.container_statuses.is_empty()), "case 3: node-1's kubelet never touched them");
             }
-            _ => {
+            4 => {
                 let out = s.execute("kubectl get pods");
                 assert!(!out.ok, "case 4: every request fails: {out:?}");
+            }
+            _ => {
+                // The endpoints are right: three ready pods, the deleted one gone.
+                let ready = Measure::parse(&serde_json::json!({"endpoints": {"service": "web", "state": "ready"}}), "m").unwrap();
+                assert_eq!(ready.read(s.sim(), s.sim().now()), 3, "case 5: the EndpointSlice controller turned");
+                let listed: Vec<String> = pods.iter().map(|p| p.metadata.name.to_string()).collect();
+                let sim = s.sim();
+                let recent: Vec<_> = sim.recent_connections().filter(|c| c.at.0 + 5_000 >= sim.now().0).collect();
+                let stale: Vec<_> = recent.iter().filter(|c| c.backend.as_ref().is_some_and(|b| !listed.contains(b))).collect();
+                assert!(!stale.is_empty(), "case 5: connections still go to the deleted pod");
+                assert!(
+                    stale.iter().all(|c| c.from_node == "node-1" && c.outcome == kubeloop::sim::traffic::Outcome::TimedOut),
+                    "case 5: only from node-1, timing out"
+                );
+                let newest = listed.iter().find(|p| {
+                    recent.iter().any(|c| c.from_node == "node-2" && c.backend.as_ref() == Some(*p))
+                        && !recent.iter().any(|c| c.from_node == "node-1" && c.backend.as_ref() == Some(*p))
+                });
+                assert!(newest.is_some(), "case 5: the replacement gets node-2's traffic and none of node-1's");
             }
         }
         let answer = match &run.lesson().steps[run.index()].question.as_ref().unwrap().answer {
