@@ -104,6 +104,7 @@ pub fn describe(sim: &Sim, o: &Object, show_events: bool) -> Result<String, Stri
         Object::Secret(secret) => Ok(describe_secret(secret)),
         Object::Service(svc) => Ok(describe_service(sim, svc, events.as_deref(), now)),
         Object::Endpoints(ep) => Ok(describe_endpoints(ep, events.as_deref(), now)),
+        Object::EndpointSlice(slice) => Ok(describe_endpoint_slice(slice, events.as_deref(), now)),
         // Kinds without a describer of their own.
         _ => Err(format!("error: kubeloop cannot describe {}; try kubectl get -o yaml", o.kind().plural())),
     }
@@ -828,6 +829,51 @@ pub fn describe_endpoints(ep: &Endpoints, events: Option<&[Rc<Object>]>, now: Ti
             }
         }
         w.write(0, "\n");
+    }
+    events_table(&mut w, events, now);
+    w.finish()
+}
+
+/// `describeEndpointSliceV1`: the address type, the ports, and each endpoint with its
+/// addresses, its ready condition, its pod, node and zone. (kubeloop's endpoints carry no
+/// hostname: only a StatefulSet's pods would have one.)
+pub fn describe_endpoint_slice(slice: &EndpointSlice, events: Option<&[Rc<Object>]>, now: Time) -> String {
+    let mut w = PrefixWriter::new();
+    let m = &slice.metadata;
+    w.write(0, &format!("Name:\t{}\n", m.name));
+    w.write(0, &format!("Namespace:\t{}\n", m.namespace));
+    labels_multiline(&mut w, "Labels", &m.labels);
+    annotations_multiline(&mut w, "Annotations", &m.annotations);
+    w.write(0, &format!("AddressType:\t{}\n", slice.address_type));
+    if slice.ports.is_empty() {
+        w.write(0, "Ports: <unset>\n");
+    } else {
+        w.write(0, "Ports:\n");
+        w.write(1, "Name\tPort\tProtocol\n");
+        w.write(1, "----\t----\t--------\n");
+        for p in &slice.ports {
+            let name = p.name.as_deref().filter(|n| !n.is_empty()).unwrap_or("<unset>");
+            let port = p.port.map_or_else(|| "<unset>".to_string(), |n| n.to_string());
+            w.write(1, &format!("{name}\t{port}\t{}\n", p.protocol.as_deref().unwrap_or("TCP")));
+        }
+    }
+    if slice.endpoints.is_empty() {
+        w.write(0, "Endpoints: <none>\n");
+    } else {
+        w.write(0, "Endpoints:\n");
+        let unset = |v: Option<&str>| v.unwrap_or("<unset>").to_string();
+        for e in &slice.endpoints {
+            let addresses = if e.addresses.is_empty() { "<none>".to_string() } else { e.addresses.join(", ") };
+            w.write(1, &format!("- Addresses:\t{addresses}\n"));
+            w.write(2, "Conditions:\n");
+            w.write(3, &format!("Ready:\t{}\n", unset(e.conditions.ready.map(|r| if r { "true" } else { "false" }))));
+            w.write(2, "Hostname:\t<unset>\n");
+            if let Some(r) = &e.target_ref {
+                w.write(2, &format!("TargetRef:\t{}/{}\n", r.kind, r.name));
+            }
+            w.write(2, &format!("NodeName:\t{}\n", unset(e.node_name.as_deref())));
+            w.write(2, &format!("Zone:\t{}\n", unset(e.zone.as_deref())));
+        }
     }
     events_table(&mut w, events, now);
     w.finish()
