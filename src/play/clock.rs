@@ -153,6 +153,7 @@ impl Engine {
             Mode::FastForward => {
                 self.fast_forward(started + FAST_FORWARD_BUDGET_MS, clock);
                 self.story_skip();
+                self.skip_hops();
             }
         }
         self.throttle.frame(started, large, self.clock.mode, &mut self.cluster);
@@ -370,6 +371,15 @@ mod tests {
         assert_eq!(s.note, format!("settled at {}", sim_time(Time(s.time_ms))));
         assert!(s.time_ms > 0 && s.time_ms < FAST_FORWARD_LIMIT.0, "{}", s.time_ms);
         assert_eq!(s.cluster.pod_count, 3, "web's three pods are there");
+        assert!(s.hops.is_empty(), "what fast-forward ran is not drawn as tokens: {:?}", s.hops.len());
+        // Played again, what happens from here on travels as tokens.
+        assert!(e.run("kubectl scale deployment web --replicas=4"));
+        e.act(Action::Play);
+        for _ in 0..30 {
+            e.frame(ts, &still);
+            ts += 16.0;
+        }
+        assert!(!e.snapshot().hops.is_empty(), "the scale's hops are drawn");
     }
 
     #[test]

@@ -18,6 +18,9 @@ const CASES = [
   { colorScheme: 'dark', viewport: WIDE, query: '?theme=light' },
   { colorScheme: 'light', viewport: WIDE, query: '?theme=dark' },
   { colorScheme: 'light', viewport: { width: 1920, height: 1080 }, query: '?presentation=on' },
+  // The Services band, its endpoints in every state's colour and the kube-proxy table lines.
+  ...['light', 'dark'].map((colorScheme) => ({ colorScheme, viewport: WIDE, query: '?scenario=service' })),
+  { colorScheme: 'dark', viewport: { width: 360, height: 740 }, query: '?scenario=service' },
 ];
 
 for (const { colorScheme, viewport, query } of CASES) {
@@ -27,6 +30,16 @@ for (const { colorScheme, viewport, query } of CASES) {
         await openReady(page, `${live.server.url}${query}`);
         await page.getByTestId('pause').click();
         await fastForward(page);
+        if (query.includes('service')) {
+          // One endpoint not ready and one terminating, so each state's colours are checked.
+          const [a, b] = await page.$$eval('[data-testid="endpoint"]', (els) => els.map((e) => e.dataset.pod));
+          for (const line of [`sim fail-probe ${a} readiness`, 'sim advance 6s', `kubectl delete pod ${b} --wait=false`, 'sim advance 100ms']) {
+            await page.getByTestId('console-input').fill(line);
+            await page.getByTestId('console-input').press('Enter');
+          }
+          await page.waitForSelector('[data-testid="endpoint"][data-state="not ready"]');
+          await page.waitForSelector('[data-testid="endpoint"][data-state="terminating"]');
+        }
         await page.locator('[data-testid="pod"]').first().click();
         await page.getByTestId('explanation').waitFor();
         await page.addScriptTag({ path: AXE });

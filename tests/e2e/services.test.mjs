@@ -195,3 +195,24 @@ test('lesson 8 end to end: predictions about traffic graded against what the clu
     assert.equal(await page.getByTestId('lesson-status').innerText(), 'Answers right: 1 of 2. Checks passed: 4 of 4.');
   });
 });
+
+for (const { name, viewport, query } of [
+  { name: 'phone', viewport: { width: 360, height: 740 }, query: '' },
+  { name: 'projector', viewport: { width: 1920, height: 1080 }, query: '&presentation=on' },
+]) {
+  test(`the Services band fits a ${name} (${viewport.width} px) without spilling sideways`, { timeout: 90_000 }, async () => {
+    await withPage(live.browser, { viewport }, async (page) => {
+      await openReady(page, `${live.server.url}?scenario=service${query}`);
+      await page.getByTestId('pause').click();
+      await fastForward(page);
+      const box = await page.locator('[data-testid="service"][data-name="web"]').boundingBox();
+      assert.ok(box && box.width > 0 && box.x >= 0 && box.x + box.width <= viewport.width, `inside the screen: ${JSON.stringify(box)}`);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      assert.ok(overflow <= 0, `no sideways scroll (${overflow} px)`);
+      const sizes = await page.$$eval('[data-testid="service"] *', (els) => els.filter((e) => e.textContent.trim()).map((e) => parseFloat(getComputedStyle(e).fontSize)));
+      if (query.includes('presentation')) assert.ok(Math.min(...sizes) >= 18, `no label under 18 px: ${Math.min(...sizes)}`);
+      await page.locator('[data-testid="service"]').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: join(RESULTS, `service-${name}.png`) });
+    });
+  });
+}
