@@ -7,7 +7,7 @@
 //! as `kubectl get` shows it, and a symptom counts only once it has lasted a while, because a
 //! healthy cluster opens small gaps all the time and closes them within a second.
 
-use crate::model::{Kind, Time};
+use crate::model::{Kind, Pod, Service, Time};
 use crate::sim::{ComponentId, Sim};
 use crate::vec_map::VecMap;
 use serde::Serialize;
@@ -94,6 +94,127 @@ fn symptoms(sim: &Sim) -> Vec<Symptom> {
     out.extend(replica_set_gaps(sim));
     out.extend(deployments_not_observed(sim));
     out.extend(pods_stuck_on_nodes(sim, sim.now()));
+    out.extend(endpoints_behind(sim));
+    out.extend(stale_routes(sim));
+    out
+}
+
+/// Past this many pods, or Service × node pairs, the Service symptoms are not looked for: the
+/// panel reads the cluster once a second, and these comparisons grow with both.
+const SERVICE_CHECKS_MAX: usize = 3_000;
+
+/// The Services that select pods and have a cluster IP: the ones two loops keep.
+fn routed_services(sim: &Sim) -> Vec<&Service> {
+    sim.objects(Kind::Service)
+        .filter_map(|o| o.as_service())
+        .filter(|s| !s.spec.selector.is_empty() && !s.is_headless() && s.spec.cluster_ip.is_some())
+        .collect()
+}
+
+/// The pods a Service's EndpointSlices list as ready, by name, sorted.
+fn ready_endpoints(sim: &Sim, svc: &Service) -> Vec<String> {
+    let name = svc.metadata.name.as_str();
+    let mut pods: Vec<String> = sim
+        .api()
+        .etcd
+        .list(Kind::EndpointSlice, Some(&svc.metadata.namespace))
+        .filter_map(|o| o.as_endpoint_slice())
+        .filter(|s| s.service_name() == Some(name))
+        .flat_map(|s| s.endpoints.iter())
+        .filter(|e| e.conditions.state() == "ready")
+        .filter_map(|e| e.target_ref.as_ref().map(|r| r.name.to_string()))
+        .collect();
+    pods.sort();
+    pods.dedup();
+    pods
+}
+
+/// A Service whose endpoints do not list the ready pods its selector matches (or list others):
+/// the EndpointSlice controller is not keeping up.
+fn endpoints_behind(sim: &Sim) -> Vec<Symptom> {
+    if sim.api().etcd.count(Kind::Pod) > SERVICE_CHECKS_MAX {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for svc in routed_services(sim) {
+        let selects = |p: &Pod| svc.spec.selector.iter().all(|(k, v)| p.metadata.labels.get(k.as_str()) == Some(v));
+        let mut ready: Vec<String> = sim
+            .api()
+            .etcd
+            .list(Kind::Pod, Some(&svc.metadata.namespace))
+            .filter_map(|o| o.as_pod())
+            .filter(|p| selects(p) && p.is_ready() && !p.metadata.is_deleting())
+            .map(|p| p.metadata.name.to_string())
+            .collect();
+        ready.sort();
+        let listed = ready_endpoints(sim, svc);
+        if listed != ready {
+            let name = &svc.metadata.name;
+            out.push(Symptom {
+                key: format!("endpoints:{}/{name}", svc.metadata.namespace),
+                symptom: format!(
+                    "Service {name} lists {} ready {}, but {} ready {} match its selector.",
+                    listed.len(),
+                    if listed.len() == 1 { "endpoint" } else { "endpoints" },
+                    ready.len(),
+                    pods_word(ready.len())
+                ),
+                suspect: "kube-controller-manager".into(),
+                question: "Which loop keeps a Service's endpoints in step with the ready pods its selector matches?".into(),
+                immediate: false,
+            });
+        }
+    }
+    out
+}
+
+/// A Ready node whose routing rules for a Service disagree with the Service's ready endpoints:
+/// its kube-proxy has not rewritten them. (The rules are what `sim rules NODE` prints.)
+fn stale_routes(sim: &Sim) -> Vec<Symptom> {
+    let services = routed_services(sim);
+    let nodes: Vec<&str> = sim
+        .objects(Kind::Node)
+        .filter_map(|o| o.as_node())
+        .filter(|n| n.condition("Ready").is_some_and(|c| c.status == "True"))
+        .map(|n| n.metadata.name.as_str())
+        .collect();
+    if services.len() * nodes.len() > SERVICE_CHECKS_MAX {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for svc in services {
+        let wanted = ready_endpoints(sim, svc);
+        if wanted.is_empty() {
+            continue;
+        }
+        let key = format!("{}/{}", svc.metadata.namespace, svc.metadata.name);
+        for node in &nodes {
+            let Some(machine) = sim.machine(node) else { continue };
+            let routed: Vec<String> = machine
+                .rules()
+                .for_service(&key, None)
+                .map(|r| r.endpoints.iter().filter_map(|e| e.pod.clone()).collect())
+                .unwrap_or_default();
+            let stale: Vec<&str> = routed.iter().filter(|p| !wanted.contains(p)).map(String::as_str).collect();
+            let missing: Vec<&str> = wanted.iter().filter(|p| !routed.contains(p)).map(String::as_str).collect();
+            let name = &svc.metadata.name;
+            let symptom = match (stale.is_empty(), missing.is_empty()) {
+                (true, true) => continue,
+                (false, _) => format!(
+                    "Connections to Service {name} from {node} still go to {}, which its endpoints no longer list.",
+                    stale.join(", ")
+                ),
+                (true, false) => format!("Connections to Service {name} from {node} never reach {}, listed as ready.", missing.join(", ")),
+            };
+            out.push(Symptom {
+                key: format!("routes:{node}:{key}"),
+                symptom,
+                suspect: format!("kube-proxy-{node}"),
+                question: format!("The Service's endpoints are right. Which loop on {node} turns them into that node's routing rules?"),
+                immediate: false,
+            });
+        }
+    }
     out
 }
 
@@ -366,5 +487,66 @@ mod tests {
         let h = hints.iter().find(|h| h.key == "unstarted:node-1").expect("pods bound to the dead kubelet's node");
         assert_eq!(h.suspect, "kubelet-node-1");
         assert!(hints.iter().all(|h| h.key != "unstarted:node-2"), "{hints:?}");
+    }
+
+    /// The default cluster with web behind a Service, settled.
+    fn served() -> Session {
+        let mut s = settled();
+        assert!(s.execute("kubectl expose deployment web --port=80").ok);
+        assert!(s.execute("sim settle").ok);
+        s
+    }
+
+    #[test]
+    fn a_healthy_service_shows_no_hint() {
+        let mut s = served();
+        let mut tracker = HintTracker::new();
+        s.advance(Duration::secs(30));
+        assert_eq!(tracker.observe(s.sim()), vec![]);
+        // A pod deleted while every loop turns: the gaps close well within the 10 s.
+        assert!(s.execute("kubectl delete pod -l app=web --wait=false").ok);
+        for _ in 0..30 {
+            s.advance(Duration::secs(1));
+            assert_eq!(tracker.observe(s.sim()), vec![]);
+        }
+    }
+
+    #[test]
+    fn a_stopped_kube_proxy_leaves_its_nodes_routes_stale_and_is_the_suspect() {
+        let mut s = served();
+        let mut tracker = HintTracker::new();
+        assert!(s.execute("sim stop kube-proxy-node-1").ok);
+        assert!(s.execute("kubectl delete pod -l app=web --wait=false").ok);
+        let mut hints = Vec::new();
+        for _ in 0..20 {
+            s.advance(Duration::secs(1));
+            hints = tracker.observe(s.sim());
+        }
+        let routes: Vec<&Hint> = hints.iter().filter(|h| h.key.starts_with("routes:")).collect();
+        assert_eq!(routes.len(), 1, "{hints:?}");
+        assert_eq!(routes[0].key, "routes:node-1:default/web");
+        assert_eq!(routes[0].suspect, "kube-proxy-node-1");
+        assert!(routes[0].symptom.starts_with("Connections to Service web from node-1 still go to web-"), "{}", routes[0].symptom);
+        assert!(hints.iter().all(|h| !h.key.starts_with("endpoints:")), "the endpoints are right: {hints:?}");
+    }
+
+    #[test]
+    fn a_stopped_controller_manager_leaves_the_endpoints_behind_the_pods() {
+        // The service scenario's pods have a readiness probe, so failing it unreadies one.
+        let mut s = Session::new(Scenario::builtin("service").unwrap(), Some(1)).unwrap();
+        assert!(s.execute("sim settle").ok);
+        let mut tracker = HintTracker::new();
+        let pod = s.sim().objects(Kind::Pod).next().unwrap().meta().name.to_string();
+        assert!(s.execute("sim stop kube-controller-manager").ok);
+        assert!(s.execute(&format!("sim fail-probe {pod} readiness")).ok);
+        let mut hints = Vec::new();
+        for _ in 0..30 {
+            s.advance(Duration::secs(1));
+            hints = tracker.observe(s.sim());
+        }
+        let behind = hints.iter().find(|h| h.key == "endpoints:default/web").expect("the endpoints lag the pods");
+        assert_eq!(behind.suspect, "kube-controller-manager");
+        assert_eq!(behind.symptom, "Service web lists 3 ready endpoints, but 2 ready pods match its selector.");
+        assert!(hints.iter().all(|h| !h.key.starts_with("routes:")), "the tables follow the endpoints: {hints:?}");
     }
 }
