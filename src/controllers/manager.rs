@@ -99,6 +99,7 @@ impl ControllerManager {
             Box::new(super::namespace::NamespaceController::new()),
             Box::new(super::endpoint_slice::EndpointSliceController::new()),
             Box::new(super::endpoints::EndpointsController),
+            Box::new(super::pod_gc::PodGcController::new()),
         ])
     }
 

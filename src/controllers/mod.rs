@@ -14,6 +14,7 @@ pub mod garbage_collector;
 pub mod manager;
 pub mod namespace;
 pub mod node_lifecycle;
+pub mod pod_gc;
 pub mod replica_set;
 pub mod taint_eviction;
 

@@ -170,7 +170,8 @@ mod tests {
                 "taint-eviction-controller",
                 "namespace-controller",
                 "endpointslice-controller",
-                "endpoints-controller"
+                "endpoints-controller",
+                "pod-garbage-collector-controller"
             ]
         );
         let rs = &c[2].loops[1];
