@@ -60,8 +60,11 @@ import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
  * dots: src/view/services.rs and src/web/services_view.rs), the EndpointSlice controller's story
  * beat, the `service` scenario and lesson 8 "A Service is a loop" (their YAML text alone is
  * ~7 KB raw) with the lessons' endpoints and traffic measures.
+ * Then 576 -> 580 KB (the same session), measured: 577.7 KB (+3.5) with `kubectl describe
+ * endpointslice`, the "what is wrong?" panel's two Service symptoms (endpoints behind the pods,
+ * a node's stale routes) and the pod garbage collector.
  */
-const CEILING_BROTLI_BYTES = 576 * 1024;
+const CEILING_BROTLI_BYTES = 580 * 1024;
 
 const BEGIN = '<!-- size:begin -->';
 const END = '<!-- size:end -->';

@@ -163,8 +163,8 @@ test('the lesson picker lists the built-in lessons and opens one', { timeout: 60
     await openReady(page, live.server.url);
     const picker = page.getByTestId('lesson-picker');
     const options = await picker.locator('option').allInnerTexts();
-    assert.ok(options.includes('Which loop stopped turning?') && options.includes('A pod is killed, hop by hop'), options.join(' | '));
-    assert.equal(options.length, 8, 'a prompt and seven lessons');
+    assert.ok(options.includes('Which loop stopped turning?') && options.includes('A pod is killed, hop by hop') && options.includes('A Service is a loop'), options.join(' | '));
+    assert.equal(options.length, 9, 'a prompt and eight lessons');
     await Promise.all([page.waitForURL(/\?lesson=which-loop$/), picker.selectOption('which-loop')]);
     await page.waitForSelector('body[data-ready="true"]');
     await page.getByTestId('lesson').waitFor();
