@@ -145,16 +145,16 @@ impl Process {
 const NO_MACHINE: &str = "a kubelet runs on its node's machine: the Sim lends it through Ctx";
 
 /// The node's container runtime, on the machine lent for this call.
-pub(crate) fn runtime<'c>(ctx: &'c Ctx) -> &'c runtime::Runtime {
+fn runtime<'c>(ctx: &'c Ctx) -> &'c runtime::Runtime {
     &ctx.machine().expect(NO_MACHINE).runtime
 }
 
-pub(crate) fn runtime_mut<'c>(ctx: &'c mut Ctx) -> &'c mut runtime::Runtime {
+fn runtime_mut<'c>(ctx: &'c mut Ctx) -> &'c mut runtime::Runtime {
     &mut ctx.machine_mut().expect(NO_MACHINE).runtime
 }
 
 /// The node's addresses, on the machine lent for this call.
-pub(crate) fn addressing<'c>(ctx: &'c Ctx) -> &'c crate::sim::machine::NodeAddressing {
+fn addressing<'c>(ctx: &'c Ctx) -> &'c crate::sim::machine::NodeAddressing {
     ctx.machine().expect(NO_MACHINE).addressing()
 }
 

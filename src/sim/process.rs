@@ -33,7 +33,7 @@ impl Process {
         }
     }
 
-    pub fn component_mut(&mut self) -> &mut dyn Component {
+    pub(crate) fn component_mut(&mut self) -> &mut dyn Component {
         match self {
             Process::ControllerManager(c) => c.as_mut(),
             Process::Scheduler(c) => c.as_mut(),
