@@ -6,7 +6,7 @@ use super::*;
 use crate::api::{ApiRequest, ApiServer, DeleteRequest, Handled};
 use crate::rng::Rng;
 use crate::runtime::Effect;
-use crate::sim::machine::{Machine, NodeAddressing};
+use crate::sim::machine::Machine;
 use std::collections::BTreeMap;
 
 const HOP: Duration = Duration::millis(2);
@@ -221,16 +221,6 @@ fn is_running(p: &Pod) -> bool {
 }
 fn condition<'a>(p: &'a Pod, t: &str) -> &'a PodCondition {
     p.condition(t).expect("condition present")
-}
-
-#[test]
-fn node_addresses_follow_the_node_number() {
-    let a = NodeAddressing::for_node("node-1");
-    assert_eq!((a.node_ip.as_str(), a.pod_cidr.as_str()), ("172.18.0.2", "10.244.1.0/24"));
-    let b = NodeAddressing::for_node("node-300");
-    assert_eq!((b.node_ip.as_str(), b.pod_cidr.as_str()), ("172.18.1.45", "10.245.44.0/24"));
-    let c = NodeAddressing::for_node("worker");
-    assert_eq!(c, NodeAddressing::for_node("worker"), "stable without a number");
 }
 
 #[test]

@@ -509,7 +509,11 @@ mod tests {
             "node \"node-1\" is powered off; bring it back with: sim node recover node-1"
         );
         assert!(!sim.is_running(&ComponentId::Kubelet("node-1".into())));
+        let loops = sim.loops(&ComponentId::Kubelet("node-1".into()));
+        assert_eq!((loops[0].last_action.as_str(), loops[0].queue_depth), ("node-1 powered off", 0), "the cut took its memory");
+        assert!(sim.machine("node-1").and_then(|m| m.powered_off_at()).is_some());
         assert_eq!(sim.node_recover("node-1"), Ok(NodeFault::PoweredOff));
+        assert!(sim.machine("node-1").and_then(|m| m.powered_off_at()).is_none());
         assert!(sim.is_running(&ComponentId::Kubelet("node-1".into())));
         assert!(!sim.has_faults());
     }

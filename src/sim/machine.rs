@@ -194,3 +194,59 @@ impl Machine {
         self.runtime.answer_connection(now, ip, port, spec_of)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Duration;
+
+    fn machine_with_nginx(uid: &str) -> Machine {
+        let mut m = Machine::new(&NodeConfig::new("node-1"));
+        m.runtime.create_sandbox(ObjectKey::new(Kind::Pod, "default", "web"), uid, Time(0));
+        m.runtime.create_container(uid, "nginx", "nginx", "c1".into());
+        m.runtime.start_container(uid, "nginx", Time(10), None);
+        m
+    }
+
+    #[test]
+    fn node_addresses_follow_the_node_number() {
+        let a = NodeAddressing::for_node("node-1");
+        assert_eq!((a.node_ip.as_str(), a.pod_cidr.as_str()), ("172.18.0.2", "10.244.1.0/24"));
+        let b = NodeAddressing::for_node("node-300");
+        assert_eq!((b.node_ip.as_str(), b.pod_cidr.as_str()), ("172.18.1.45", "10.245.44.0/24"));
+        let c = NodeAddressing::for_node("worker");
+        assert_eq!(c, NodeAddressing::for_node("worker"), "stable without a number");
+        assert!(a.holds("10.244.1.7") && !a.holds("10.244.10.7") && !a.holds("nonsense"));
+    }
+
+    #[test]
+    fn the_range_allocators_order_gives_the_pod_cidr() {
+        let config = NodeConfig { pod_cidr_index: Some(0), ..NodeConfig::new("node-1") };
+        let m = Machine::new(&config);
+        assert_eq!((m.node(), m.addressing().pod_cidr.as_str()), ("node-1", "10.244.0.0/24"));
+        assert_eq!(m.addressing().node_ip, "172.18.0.2", "the node IP still follows the name");
+    }
+
+    #[test]
+    fn a_power_cut_ends_the_containers_and_is_remembered_until_power_comes_back() {
+        let mut m = machine_with_nginx("u1");
+        m.power_off(Time(500));
+        assert_eq!(m.powered_off_at(), Some(Time(500)));
+        assert!(m.running_containers().iter().all(|(_, _, st)| matches!(st, ContainerRuntimeState::Exited { exit_code: 255, .. })));
+        assert!(m.rules().iter().next().is_none(), "no kernel rules survive the power cut");
+        m.power_on();
+        assert_eq!(m.powered_off_at(), None);
+    }
+
+    #[test]
+    fn an_injected_crash_plans_the_running_containers_exit_and_stays_for_the_next_start() {
+        let mut m = machine_with_nginx("u1");
+        let plan = CrashPlan { after: Duration::secs(5), exit_code: 3 };
+        m.inject_crash(Time(1000), "u1", plan);
+        assert_eq!(m.runtime().next_event(), Some(Time(6000)), "what wakes the node's kubelet");
+        assert_eq!(m.injected_crashes(), vec![(ObjectKey::new(Kind::Pod, "default", "web"), plan)]);
+        let seen = m.containers_at(Time(6000));
+        assert!(matches!(seen[0].2, ContainerRuntimeState::Exited { exit_code: 3, .. }), "due exits show before anyone asks");
+        assert!(m.running_containers()[0].2.is_running(), "the runtime itself catches up only when asked");
+    }
+}
