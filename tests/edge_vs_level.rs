@@ -30,8 +30,14 @@ fn cluster_with_web(replicas: i32) -> Sim {
     sim
 }
 
-fn manager(sim: &mut Sim) -> &mut ControllerManager {
-    sim.component_as_mut::<ControllerManager>(&ComponentId::ControllerManager).expect("kube-controller-manager")
+/// Switches a controller's mode as `sim mode` does: through the Sim, which then asks the manager
+/// for its wake-up again.
+fn set_mode(sim: &mut Sim, controller: &str, mode: Mode) -> Result<(), String> {
+    sim.update_controller_manager(|m: &mut ControllerManager| m.set_mode(controller, mode)).expect("kube-controller-manager")
+}
+
+fn mode_of(sim: &Sim, controller: &str) -> Mode {
+    sim.controller_manager().expect("kube-controller-manager").mode(controller)
 }
 
 /// Pods of `web` that are not terminating or finished.
@@ -53,8 +59,8 @@ fn force_delete(sim: &mut Sim, name: &str) {
 fn story(mode: Mode) -> (usize, usize) {
     let mut sim = cluster_with_web(3);
     assert_eq!(active_web_pods(&sim).len(), 3);
-    manager(&mut sim).set_mode("replicaset", mode).expect("switchable");
-    manager(&mut sim).set_mode("deployment", mode).expect("switchable");
+    set_mode(&mut sim, "replicaset", mode).expect("switchable");
+    set_mode(&mut sim, "deployment", mode).expect("switchable");
 
     // (1) The watch event of this deletion is withheld: the watches are gone when it happens,
     // and the compaction forbids replaying it when they resume.
@@ -82,9 +88,9 @@ fn with_a_watch_event_withheld_level_triggered_converges_and_edge_triggered_stay
 #[test]
 fn edge_triggered_scaling_creates_the_difference_it_is_told_about() {
     let mut sim = cluster_with_web(2);
-    manager(&mut sim).set_mode("replicaset", Mode::Edge).expect("switchable");
-    assert_eq!(manager(&mut sim).mode("replicaset-controller"), Mode::Edge);
-    assert_eq!(manager(&mut sim).mode("deployment"), Mode::Level);
+    set_mode(&mut sim, "replicaset", Mode::Edge).expect("switchable");
+    assert_eq!(mode_of(&sim, "replicaset-controller"), Mode::Edge);
+    assert_eq!(mode_of(&sim, "deployment"), Mode::Level);
     let deployment = sim.api().get(&ObjectKey::new(Kind::Deployment, "default", "web")).cloned().expect("web");
     let mut scaled = (*deployment).clone();
     if let Object::Deployment(d) = &mut scaled {
@@ -98,7 +104,7 @@ fn edge_triggered_scaling_creates_the_difference_it_is_told_about() {
     assert_eq!(created, 4, "2 at first, then exactly 4 − 2 by the edge handler");
 
     // Back to level: the controller looks at everything again and finds nothing to do.
-    manager(&mut sim).set_mode("replicaset", Mode::Level).expect("switchable");
+    set_mode(&mut sim, "replicaset", Mode::Level).expect("switchable");
     sim.advance(Duration::secs(30));
     assert_eq!(active_web_pods(&sim).len(), 4);
 }

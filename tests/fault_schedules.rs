@@ -16,7 +16,6 @@
 //! Crashing containers (`sim crash`) are left out: a crash loop never converges, by design.
 
 use kubeloop::command::{Scenario, Session};
-use kubeloop::kubelet::Kubelet;
 use kubeloop::model::*;
 use kubeloop::rng::Rng;
 use kubeloop::sim::{ComponentId, Sim};
@@ -134,8 +133,8 @@ fn converged(sim: &Sim, declared: Declared) -> Result<(), String> {
     }
     let claimed: BTreeSet<String> = pods.iter().map(|p| p.metadata.uid.to_string()).collect();
     for node in NODES {
-        let kubelet = sim.component_as::<Kubelet>(&ComponentId::Kubelet(node.to_string())).ok_or("no kubelet")?;
-        let running: Vec<_> = kubelet.running_containers().into_iter().filter(|(_, _, st)| st.is_running()).collect();
+        let machine = sim.machine(node).ok_or("no machine")?;
+        let running: Vec<_> = machine.running_containers().into_iter().filter(|(_, _, st)| st.is_running()).collect();
         let claimed_here = pods.iter().filter(|p| p.node_name() == Some(node)).count();
         if running.len() != claimed_here {
             return Err(format!("{node} runs {} containers for {claimed_here} pods", running.len()));

@@ -4,9 +4,9 @@
 //! and checks the invariants after every step.
 
 use kubeloop::command::{CommandOutput, Scenario, Session};
-use kubeloop::kubelet::{ContainerRuntimeState, Kubelet};
+use kubeloop::kubelet::ContainerRuntimeState;
 use kubeloop::model::*;
-use kubeloop::sim::{ComponentId, NodeFault, Sim};
+use kubeloop::sim::{ComponentId, Machine, NodeFault, Sim};
 
 fn session(seed: u64) -> Session {
     let mut s = Session::new(Scenario::builtin("default").expect("default scenario"), Some(seed)).expect("starts");
@@ -40,12 +40,13 @@ fn lease_renewed_at(sim: &Sim, node: &str) -> Time {
     lease.as_lease().and_then(|l| l.spec.renew_time).expect("renewTime").0
 }
 
-fn kubelet<'a>(sim: &'a Sim, node: &str) -> &'a Kubelet {
-    sim.component_as::<Kubelet>(&ComponentId::Kubelet(node.into())).expect("the node has a kubelet")
+/// The node's machine: what runs there, whatever its kubelet knows.
+fn machine<'a>(sim: &'a Sim, node: &str) -> &'a Machine {
+    sim.machine(node).expect("the node has a machine")
 }
 
 fn running_containers(sim: &Sim, node: &str) -> Vec<String> {
-    kubelet(sim, node)
+    machine(sim, node)
         .running_containers()
         .into_iter()
         .filter(|(_, _, state)| state.is_running())
@@ -318,7 +319,7 @@ fn a_powered_off_node_loses_its_containers_and_restarts_them_when_power_returns(
     assert!(!on_node.is_empty());
     assert_eq!(run(&mut s, "sim node fail node-2").stdout, "node/node-2 powered off\n");
     assert!(!s.sim().is_running(&ComponentId::Kubelet("node-2".into())));
-    let states: Vec<ContainerRuntimeState> = kubelet(s.sim(), "node-2").running_containers().into_iter().map(|(_, _, st)| st).collect();
+    let states: Vec<ContainerRuntimeState> = machine(s.sim(), "node-2").running_containers().into_iter().map(|(_, _, st)| st).collect();
     assert!(states.iter().all(|st| matches!(st, ContainerRuntimeState::Exited { exit_code: 255, reason, .. } if reason == "Unknown")));
     let renewed = lease_renewed_at(s.sim(), "node-2");
     s.advance(Duration::mins(1));

@@ -220,7 +220,7 @@ fn a_small_cluster_with_most_of_a_zone_down_stops_tainting() {
     }
     let zone = kubeloop::controllers::node_lifecycle::zone_key(&node(&sim, "node-4"));
     let state = sim
-        .component_as::<kubeloop::controllers::manager::ControllerManager>(&ComponentId::ControllerManager)
+        .controller_manager()
         .and_then(|m| m.controller::<kubeloop::controllers::node_lifecycle::NodeLifecycleController>("node-lifecycle-controller"))
         .and_then(|c| c.zone_state(&zone));
     assert_eq!(state, Some(kubeloop::controllers::node_lifecycle::ZoneState::PartialDisruption));

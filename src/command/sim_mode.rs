@@ -7,7 +7,6 @@
 use super::{CommandOutput, Session};
 use crate::controllers::edge::{self, Mode};
 use crate::controllers::manager::ControllerManager;
-use crate::sim::ComponentId;
 
 const USAGE: &str = "error: sim mode takes level or edge and optionally a controller: sim mode edge replicaset";
 
@@ -15,7 +14,7 @@ const USAGE: &str = "error: sim mode takes level or edge and optionally a contro
 const SWITCHABLE: [&str; 2] = ["replicaset-controller", "deployment-controller"];
 
 pub fn run(session: &mut Session, args: &[String]) -> CommandOutput {
-    let Some(manager) = session.sim_mut().component_as_mut::<ControllerManager>(&ComponentId::ControllerManager) else {
+    let Some(manager) = session.sim().controller_manager() else {
         return CommandOutput::err("error: this cluster has no kube-controller-manager");
     };
     match args {
@@ -28,10 +27,9 @@ pub fn run(session: &mut Session, args: &[String]) -> CommandOutput {
                 Some(c) => vec![edge::loop_name(c).to_string()],
                 None => SWITCHABLE.iter().map(|s| s.to_string()).collect(),
             };
-            let out = switch(manager, &names, mode);
-            // Back to level re-queues every object: the manager must turn now, not at its next timer.
-            session.sim_mut().reschedule(&ComponentId::ControllerManager);
-            out
+            // Back to level re-queues every object: the Sim asks the manager for its wake-up
+            // again after the switch, so it turns now, not at its next timer.
+            session.sim_mut().update_controller_manager(|manager| switch(manager, &names, mode)).unwrap_or_else(CommandOutput::empty)
         }
         _ => CommandOutput::err(USAGE),
     }

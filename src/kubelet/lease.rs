@@ -6,10 +6,11 @@
 //! lifecycle controller notices.
 
 use super::timings::{whole_seconds, KubeletTimings};
-use super::{Kubelet, Pending};
+use super::{addressing, Kubelet, Pending};
 use crate::api::{ApiRequest, ApiResponse, ApiResult, Reason};
 use crate::model::*;
 use crate::runtime::Ctx;
+use crate::sim::machine::NodeAddressing;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
@@ -75,7 +76,7 @@ fn without_heartbeats(s: &NodeStatus) -> NodeStatus {
 
 impl Kubelet {
     /// The Node this kubelet registers, with its status as of `now`.
-    pub(super) fn node_object(&self, previous: Option<&NodeStatus>, now: Time) -> Node {
+    pub(super) fn node_object(&self, addr: &NodeAddressing, previous: Option<&NodeStatus>, now: Time) -> Node {
         let name = self.config.name.clone();
         let mut labels: BTreeMap<String, String> = BTreeMap::new();
         labels.extend(
@@ -98,17 +99,14 @@ impl Kubelet {
             // cluster just after registration, before the CNI is ready and the node can run a
             // pod; here the Sim hands each machine its /24 in registration order (NodeConfig's
             // `pod_cidr_index`) and the kubelet brings it along.
-            spec: NodeSpec {
-                pod_cidr: Some(self.addr.pod_cidr.clone()),
-                pod_cidrs: vec![self.addr.pod_cidr.clone()],
-                ..Default::default()
-            },
-            status: self.node_status(previous, now),
+            spec: NodeSpec { pod_cidr: Some(addr.pod_cidr.clone()), pod_cidrs: vec![addr.pod_cidr.clone()], ..Default::default() },
+            status: self.node_status(addr, previous, now),
         }
     }
 
     /// The node status the setters compute: capacity, conditions, addresses, node info.
-    pub(super) fn node_status(&self, previous: Option<&NodeStatus>, now: Time) -> NodeStatus {
+    /// `addr` is the machine's: the address the node reports is the one its network holds.
+    pub(super) fn node_status(&self, addr: &NodeAddressing, previous: Option<&NodeStatus>, now: Time) -> NodeStatus {
         let now = whole_seconds(now);
         let resources: BTreeMap<String, Quantity> = [
             ("cpu".to_string(), Quantity::new(self.config.cpu.clone())),
@@ -139,7 +137,7 @@ impl Kubelet {
             allocatable: resources,
             conditions,
             addresses: vec![
-                NodeAddress { type_: "InternalIP".into(), address: self.addr.node_ip.clone() },
+                NodeAddress { type_: "InternalIP".into(), address: addr.node_ip.clone() },
                 NodeAddress { type_: "Hostname".into(), address: self.config.name.clone() },
             ],
             node_info: NodeSystemInfo {
@@ -154,7 +152,7 @@ impl Kubelet {
     }
 
     pub(super) fn register(&mut self, ctx: &mut Ctx) {
-        let node = self.node_object(None, ctx.now);
+        let node = self.node_object(addressing(ctx), None, ctx.now);
         let id = ctx.send(ApiRequest::Create(Object::Node(node)));
         self.proc.requests.insert(id, Pending::Register);
         self.proc.registration.in_flight = true;
@@ -184,7 +182,7 @@ impl Kubelet {
                 self.proc.registration.node_uid = Some(node.metadata.uid.to_string());
                 let mut update = node.clone();
                 update.metadata.resource_version = 0;
-                update.status = self.node_status(Some(&node.status), ctx.now);
+                update.status = self.node_status(addressing(ctx), Some(&node.status), ctx.now);
                 let id = ctx.send(ApiRequest::UpdateStatus(Object::Node(update)));
                 self.proc.requests.insert(id, Pending::RegisterStatus);
             }
@@ -222,7 +220,7 @@ impl Kubelet {
         let key = ObjectKey::new(Kind::Node, "", &self.config.name);
         let current: Option<NodeStatus> = self.proc.node.get(&key).and_then(|o| o.as_node()).map(|n| n.status.clone());
         let old = current.or_else(|| self.proc.node_status.last_reported.clone());
-        let new = self.node_status(old.as_ref(), ctx.now);
+        let new = self.node_status(addressing(ctx), old.as_ref(), ctx.now);
         let changed = old.as_ref().is_none_or(|o| without_heartbeats(o) != without_heartbeats(&new));
         let due = self.proc.node_status.last_report_at.is_none_or(|t| ctx.now.since(t) >= self.timings.node_status_report_frequency);
         if !changed && !due {

@@ -6,13 +6,18 @@
 //! the pod for good. It reports what is true on the node (pod phase, conditions, container
 //! states) through the API server, and only when that changed.
 //!
-//! Two kinds of state live here, deliberately apart. `runtime` is the machine: containers and
-//! images that outlive the kubelet process. `proc` is the process: informers, pod workers,
-//! back-offs, the status manager — all lost when the kubelet stops, and rebuilt by `start`,
-//! which re-lists, finds the containers still running, and reconciles.
+//! Only the process lives here. The container runtime — containers and images that outlive the
+//! kubelet process — and the node's addresses are the machine's (`sim::Machine`), owned by the
+//! Sim and lent to each call through `Ctx` (`runtime`, `runtime_mut`, `addressing` below): a
+//! fault on the node changes the machine, never this memory. `proc` is the process: informers,
+//! pod workers, back-offs, the status manager — all lost when the kubelet stops, and rebuilt by
+//! `start`, which re-lists, finds the containers still running on the machine, and reconciles.
+//! The machine's own timers (a container's planned exit) wake the kubelet through the Sim, as
+//! containerd's events reach a real kubelet.
 //!
 //! Submodules: `pod_worker` (one pod's lifecycle), `status` (the pod status and the status
-//! manager), `lease` (registration, node status, lease), `runtime` (containerd), `images`
+//! manager), `lease` (registration, node status, lease), `runtime` (containerd's state, kept on
+//! the machine), `network` (what a pod IP answers), `prober` (probes), `images`
 //! (image names, pull outcomes), `timings` (every duration and the back-off arithmetic),
 //! `config_manager` (the referenced ConfigMaps and Secrets, a container's environment, volumes).
 
@@ -46,36 +51,6 @@ use pod_worker::PodWorker;
 use status::{StatusManager, WaitingReason};
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use timings::BackoffEntry;
-
-/// Where this node sits on the network, derived from its name so every run agrees.
-#[derive(Clone, Debug, PartialEq)]
-pub struct NodeAddressing {
-    /// The number in the node's name (`node-3` → 3), or a stable hash for names without one.
-    pub index: u32,
-    /// `InternalIP`: 172.18.0.(index+1), as kind numbers its nodes.
-    pub node_ip: String,
-    /// The node's /24 of the cluster's pod network, 10.244.(index).0/24 as kubeadm's flannel
-    /// layout gives, continuing through 10.0.0.0/8 for very large clusters.
-    pub pod_cidr: String,
-    pub pod_network: u32,
-}
-
-impl NodeAddressing {
-    pub fn for_node(name: &str) -> Self {
-        Self::with_cidr_index(name, None)
-    }
-
-    /// `cidr_index` is the node's place in registration order (the range allocator's); without
-    /// one, the number in its name stands in.
-    pub fn with_cidr_index(name: &str, cidr_index: Option<u32>) -> Self {
-        let digits: String = name.chars().rev().take_while(|c| c.is_ascii_digit()).collect::<Vec<_>>().into_iter().rev().collect();
-        let index = digits.parse::<u32>().ok().filter(|n| *n < 1 << 16).unwrap_or_else(|| 100 + (images::fnv1a(name) % 900) as u32);
-        let node_ip = runtime::ipv4(u32::from_be_bytes([172, 18, 0, 1]).wrapping_add(index));
-        let cidr = cidr_index.unwrap_or(index);
-        let pod_network = u32::from_be_bytes([10, 0, 0, 0]) | (u32::from_be_bytes([0, 244, 0, 0]).wrapping_add(cidr << 8) & 0x00ff_ff00);
-        NodeAddressing { index, node_ip, pod_cidr: format!("{}/24", runtime::ipv4(pod_network)), pod_network }
-    }
-}
 
 /// A request this kubelet sent, for routing its answer.
 #[derive(Clone, Debug)]
@@ -166,14 +141,29 @@ impl Process {
     }
 }
 
+/// Why a kubelet call has no machine: only a harness that forgot to lend one.
+const NO_MACHINE: &str = "a kubelet runs on its node's machine: the Sim lends it through Ctx";
+
+/// The node's container runtime, on the machine lent for this call.
+fn runtime<'c>(ctx: &'c Ctx) -> &'c runtime::Runtime {
+    &ctx.machine().expect(NO_MACHINE).runtime
+}
+
+fn runtime_mut<'c>(ctx: &'c mut Ctx) -> &'c mut runtime::Runtime {
+    &mut ctx.machine_mut().expect(NO_MACHINE).runtime
+}
+
+/// The node's addresses, on the machine lent for this call.
+fn addressing<'c>(ctx: &'c Ctx) -> &'c crate::sim::machine::NodeAddressing {
+    ctx.machine().expect(NO_MACHINE).addressing()
+}
+
 /// One node's kubelet, as a simulation component.
 pub struct Kubelet {
     config: NodeConfig,
     timings: KubeletTimings,
-    addr: NodeAddressing,
-    /// The machine: survives kubelet restarts.
-    runtime: runtime::Runtime,
-    /// The process: rebuilt by `start`.
+    /// The process: rebuilt by `start`. The machine (its runtime and addresses) is not here: the
+    /// Sim lends it through `Ctx` for each call.
     proc: Process,
 }
 
@@ -183,10 +173,8 @@ impl Kubelet {
     }
 
     pub fn with_timings(config: NodeConfig, timings: KubeletTimings) -> Kubelet {
-        let addr = NodeAddressing::with_cidr_index(&config.name, config.pod_cidr_index);
-        let runtime = runtime::Runtime::new(addr.pod_network);
         let proc = Process::new(&config.name);
-        Kubelet { config, timings, addr, runtime, proc }
+        Kubelet { config, timings, proc }
     }
 
     pub fn node_name(&self) -> &str {
@@ -198,9 +186,6 @@ impl Kubelet {
     pub fn timings(&self) -> &KubeletTimings {
         &self.timings
     }
-    pub fn addressing(&self) -> &NodeAddressing {
-        &self.addr
-    }
     /// Whether the Node object is registered (created or re-posted by this process).
     pub fn is_registered(&self) -> bool {
         self.proc.registration.registered
@@ -208,93 +193,6 @@ impl Kubelet {
     /// How many lease renewals this process has made.
     pub fn lease_renewals(&self) -> u64 {
         self.proc.lease.renewals
-    }
-
-    /// What really runs on this node, by pod: every container the runtime holds, whether or
-    /// not any pod in the API server still claims it.
-    pub fn running_containers(&self) -> Vec<(ObjectKey, String, ContainerRuntimeState)> {
-        self.runtime.containers().map(|(s, name, c)| (s.pod.clone(), name.to_string(), c.state.clone())).collect()
-    }
-
-    /// The same, as of `now`: exits the runtime has planned by then (a crash while the kubelet
-    /// was stopped) are shown as having happened.
-    pub fn containers_at(&self, now: Time) -> Vec<(ObjectKey, String, ContainerRuntimeState)> {
-        self.runtime
-            .containers()
-            .map(|(s, name, c)| {
-                let state = match (c.planned_exit, &c.state) {
-                    (Some(plan), ContainerRuntimeState::Running { started_at }) if plan.at <= now => ContainerRuntimeState::Exited {
-                        exit_code: plan.exit_code,
-                        reason: runtime::exit_reason(plan.exit_code).to_string(),
-                        started_at: Some(*started_at),
-                        finished_at: plan.at,
-                    },
-                    (_, state) => state.clone(),
-                };
-                (s.pod.clone(), name.to_string(), state)
-            })
-            .collect()
-    }
-
-    /// Whether `image` is in this node's store (by its normalised name, as a pull decides).
-    pub fn has_image(&self, image: &str) -> bool {
-        self.runtime.has_image(image)
-    }
-
-    /// The images in this node's store.
-    pub fn image_cache(&self) -> Vec<CachedImage> {
-        self.runtime.images().cloned().collect()
-    }
-
-    /// Puts an image in the store before anything runs (a node image with it pre-pulled).
-    pub fn preload_image(&mut self, image: &str) {
-        self.runtime.add_image(image, Time(0));
-    }
-
-    /// The machine loses power (`sim node fail`): the process is gone and every container with
-    /// it. What stays is on disk: images and the exited containers' records.
-    pub fn power_off(&mut self, now: Time) {
-        self.runtime.power_off(now);
-        self.proc = Process::new(&self.config.name);
-        self.note(now, format!("{} powered off", self.config.name));
-    }
-
-    /// `sim crash`: the pod's application fails `plan.after` each start, with `plan.exit_code`;
-    /// a container running now fails `plan.after` from now. The plan lives on the machine until
-    /// the pod's sandbox is removed.
-    pub fn inject_crash(&mut self, now: Time, uid: &str, plan: runtime::CrashPlan) {
-        self.runtime.set_crash_plan(uid, plan);
-        let running: Vec<String> = self
-            .runtime
-            .sandbox(uid)
-            .map(|s| s.containers.iter().filter(|(_, slot)| slot.current.state.is_running()).map(|(n, _)| n.clone()).collect())
-            .unwrap_or_default();
-        for name in running {
-            self.runtime.plan_exit(uid, &name, runtime::PlannedExit { at: now + plan.after, exit_code: plan.exit_code });
-        }
-    }
-
-    /// `sim fail-probe` / `sim pass-probe`: the pod's application fails (or passes) its probes
-    /// of `kind` from now on. The fault lives on the machine.
-    pub fn set_probe_fault(&mut self, uid: &str, kind: prober::ProbeType, failing: bool) {
-        self.runtime.set_probe_fault(uid, kind, failing);
-    }
-
-    /// The probe faults on this node, by pod UID.
-    pub fn probe_faults(&self) -> Vec<(String, Vec<prober::ProbeType>)> {
-        self.runtime.probe_faults().map(|(uid, kinds)| (uid.clone(), kinds)).collect()
-    }
-
-    /// The crashes `sim crash` injected on this node, by pod (name from its sandbox when it has
-    /// one, else its UID as the name).
-    pub fn injected_crashes(&self) -> Vec<(ObjectKey, CrashPlan)> {
-        self.runtime
-            .crash_plans()
-            .map(|(uid, plan)| {
-                let key = self.runtime.sandbox(uid).map(|s| s.pod.clone()).unwrap_or_else(|| ObjectKey::new(Kind::Pod, "", uid));
-                (key, *plan)
-            })
-            .collect()
     }
 
     /// Records the last thing done, in words, for the page.
@@ -305,7 +203,8 @@ impl Kubelet {
 
     /// Applies the runtime's own changes due by now (exits), for the PLEG to notice.
     fn catch_up(&mut self, ctx: &mut Ctx) {
-        for uid in self.runtime.advance(ctx.now) {
+        let now = ctx.now;
+        for uid in runtime_mut(ctx).advance(now) {
             let terminating = self.proc.workers.get(&uid).map(|w| matches!(w.phase, pod_worker::WorkerPhase::Terminating));
             if terminating == Some(false) {
                 self.mark_pleg_dirty(&uid, ctx.now);
@@ -389,7 +288,8 @@ impl Component for Kubelet {
         self.proc.started = true;
         self.proc.probes.started_at = ctx.now;
         self.proc.pleg_offset = ctx.rng.below(self.timings.pleg_relist_period.0.max(1));
-        self.runtime.advance(ctx.now);
+        let now = ctx.now;
+        runtime_mut(ctx).advance(now);
         self.register(ctx);
         self.proc.pods.start(ctx);
         self.proc.node.start(ctx);
@@ -494,7 +394,6 @@ impl Component for Kubelet {
         [
             p.timers.first().map(|(t, _)| *t),
             p.pleg_next,
-            self.runtime.next_event(),
             p.registration.retry_at,
             p.lease.next_at,
             p.node_status.next_at,
@@ -528,12 +427,5 @@ impl Component for Kubelet {
             last_action_at: p.last_action_at,
             turns: p.turns,
         }]
-    }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        self
     }
 }

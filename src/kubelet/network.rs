@@ -1,13 +1,13 @@
 //! Whether this node's machine answers a connection to a pod IP and port: the data plane's last
 //! hop, which traffic (`sim::traffic`) asks after kube-proxy's rules picked a backend.
 //!
-//! It reads only the machine (the runtime's sandboxes and containers), never the kubelet process,
-//! so a stopped kubelet's pods still answer, as a real node's do. What a container listens on
+//! It reads only the runtime (its sandboxes and containers, on the node's `sim::Machine`), never
+//! the kubelet process, so a stopped kubelet's pods still answer, as a real node's do. What a container listens on
 //! comes from the container model (`container_model::Program::listens`), read from the spec of
 //! the pod the container runs.
 
 use super::container_model::Program;
-use super::Kubelet;
+use super::runtime::Runtime;
 use crate::model::{ObjectKey, PodSpec, Time};
 
 /// What a connection to a pod IP meets.
@@ -21,11 +21,11 @@ pub enum Answer {
     NoHost,
 }
 
-impl Kubelet {
-    /// What a connection to `ip:port` meets on this node at `now`. `spec_of` gives the spec of
+impl Runtime {
+    /// What a connection to `ip:port` meets on this machine at `now`. `spec_of` gives the spec of
     /// the pod a sandbox belongs to, if the API still has it.
     pub fn answer_connection<'a>(&self, now: Time, ip: &str, port: i64, spec_of: impl Fn(&ObjectKey) -> Option<&'a PodSpec>) -> Answer {
-        let Some(sandbox) = self.runtime.sandboxes().find(|s| s.ready && s.ip == ip) else { return Answer::NoHost };
+        let Some(sandbox) = self.sandboxes().find(|s| s.ready && s.ip == ip) else { return Answer::NoHost };
         let spec = spec_of(&sandbox.pod);
         let listening = sandbox.containers.iter().any(|(name, slot)| {
             let c = &slot.current;

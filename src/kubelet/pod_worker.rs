@@ -12,10 +12,10 @@
 
 use super::container_model::Program;
 use super::images;
-use super::runtime::{ContainerRuntimeState, PlannedExit};
+use super::runtime::{ContainerRuntimeState, PlannedExit, Runtime};
 use super::status::{equal_by_kubelet, generate, merge_for_write, restarts, StatusInputs, WaitingReason};
 use super::timings::{go_duration, Backoff, KubeletTimings};
-use super::{Kubelet, Pending};
+use super::{addressing, runtime, runtime_mut, Kubelet, Pending};
 use crate::api::{defaults, ApiRequest, DeleteRequest};
 use crate::model::image_ref;
 use crate::model::*;
@@ -151,6 +151,11 @@ fn needs_start(state: Option<&ContainerRuntimeState>, restart_policy: &str) -> b
     }
 }
 
+/// Whether any of the pod's containers runs on the machine now.
+fn has_running_containers(runtime: &Runtime, uid: &str) -> bool {
+    runtime.sandbox(uid).is_some_and(|s| s.containers.values().any(|c| c.current.state.is_running()))
+}
+
 /// What ensuring a container's image came to.
 enum ImageOutcome {
     Present,
@@ -161,9 +166,10 @@ enum ImageOutcome {
 impl Kubelet {
     /// The exit a container started at `started` will make: the pod's annotations, else a crash
     /// injected on the machine (`sim crash`).
-    fn crash_for(&self, pod: &Pod, uid: &str, started: Time, now: Time) -> Option<PlannedExit> {
+    fn crash_for(ctx: &Ctx, pod: &Pod, uid: &str, started: Time) -> Option<PlannedExit> {
+        let now = ctx.now;
         planned_crash(pod, started, now).or_else(|| {
-            let plan = self.runtime.crash_plan(uid)?;
+            let plan = runtime(ctx).crash_plan(uid)?;
             Some(PlannedExit { at: (started + plan.after).max(now), exit_code: plan.exit_code })
         })
     }
@@ -204,7 +210,7 @@ impl Kubelet {
         self.proc.image_backoff.retain(|(u, _), _| u != uid);
         self.proc.pull_errors.retain(|(u, _), _| u != uid);
         self.cancel_pull(ctx, uid);
-        self.runtime.remove_sandbox(uid);
+        runtime_mut(ctx).remove_sandbox(uid);
     }
 
     // ----- what the API server says about pods -----
@@ -230,7 +236,7 @@ impl Kubelet {
             }
             None => {
                 let key = object.key();
-                let finished = pod.is_terminal() && self.runtime.sandbox(&uid).is_none();
+                let finished = pod.is_terminal() && runtime(ctx).sandbox(&uid).is_none();
                 let phase = if finished { WorkerPhase::Finished } else { WorkerPhase::Idle };
                 let mut w =
                     PodWorker { key, uid: uid.to_string(), pod: object.clone(), phase, timer: None, removed: false, pleg_pending: false };
@@ -253,7 +259,7 @@ impl Kubelet {
         let uid = object.meta().uid.clone();
         let mut w = match self.take_worker(&uid) {
             Some(w) => w,
-            None if self.runtime.sandbox(&uid).is_some() => {
+            None if runtime(ctx).sandbox(&uid).is_some() => {
                 let key = object.key();
                 PodWorker {
                     key,
@@ -271,7 +277,7 @@ impl Kubelet {
         self.proc.statuses.forget(&uid);
         match w.phase {
             WorkerPhase::Terminating | WorkerPhase::TearingDown => self.put_worker(w),
-            _ if self.has_running_containers(&uid) => {
+            _ if has_running_containers(runtime(ctx), &uid) => {
                 self.begin_termination(ctx, &mut w);
                 self.put_worker(w);
             }
@@ -283,18 +289,14 @@ impl Kubelet {
         }
     }
 
-    fn has_running_containers(&self, uid: &str) -> bool {
-        self.runtime.sandbox(uid).is_some_and(|s| s.containers.values().any(|c| c.current.state.is_running()))
-    }
-
     /// After a (re)start: containers of pods the API server no longer has are killed
     /// (`HandlePodCleanups`), with their events, as a restarted kubelet does.
     pub(super) fn kill_orphans(&mut self, ctx: &mut Ctx) {
-        for uid in self.runtime.sandbox_uids() {
+        for uid in runtime(ctx).sandbox_uids() {
             if self.proc.workers.contains_key(&uid) {
                 continue;
             }
-            let Some(sandbox) = self.runtime.sandbox(&uid) else {
+            let Some(sandbox) = runtime(ctx).sandbox(&uid) else {
                 continue;
             };
             let containers = sandbox
@@ -319,7 +321,7 @@ impl Kubelet {
     /// The crash annotations changed: running containers get the new planned exit.
     fn replan_crashes(&mut self, ctx: &mut Ctx, w: &PodWorker) {
         let Some(pod) = w.pod() else { return };
-        let Some(sandbox) = self.runtime.sandbox(&w.uid) else {
+        let Some(sandbox) = runtime(ctx).sandbox(&w.uid) else {
             return;
         };
         let running: Vec<(String, Time)> = sandbox
@@ -331,8 +333,8 @@ impl Kubelet {
             })
             .collect();
         for (name, started) in running {
-            if let Some(exit) = self.crash_for(pod, &w.uid, started, ctx.now) {
-                self.runtime.plan_exit(&w.uid, &name, exit);
+            if let Some(exit) = Self::crash_for(ctx, pod, &w.uid, started) {
+                runtime_mut(ctx).plan_exit(&w.uid, &name, exit);
             }
         }
     }
@@ -356,7 +358,7 @@ impl Kubelet {
         }
         self.proc.turns += 1;
         w.timer = None;
-        let status = self.generate_status(w, false, ctx.now);
+        let status = self.generate_status(ctx, w, false);
         let terminal = matches!(status.phase, Some(PodPhase::Succeeded | PodPhase::Failed));
         self.set_status(ctx, w, status);
         if terminal {
@@ -367,11 +369,11 @@ impl Kubelet {
         self.kill_unhealthy(ctx, w);
         let object = w.pod.clone();
         let Some(pod) = object.as_pod() else { return };
-        if !pod.spec.volumes.is_empty() && !self.runtime.has_volumes(&w.uid) && !self.mount_volumes(ctx, w, pod) {
+        if !pod.spec.volumes.is_empty() && !runtime(ctx).has_volumes(&w.uid) && !self.mount_volumes(ctx, w, pod) {
             return;
         }
         let policy = pod.spec.restart_policy.as_deref().unwrap_or("Always");
-        let sandbox = self.runtime.sandbox(&w.uid).filter(|s| s.ready);
+        let sandbox = runtime(ctx).sandbox(&w.uid).filter(|s| s.ready);
         let to_start: VecDeque<usize> = pod
             .spec
             .containers
@@ -403,7 +405,8 @@ impl Kubelet {
                     w.timer = Some(at);
                     return;
                 }
-                self.runtime.create_sandbox(w.key.clone(), &w.uid, ctx.now);
+                let now = ctx.now;
+                runtime_mut(ctx).create_sandbox(w.key.clone(), &w.uid, now);
                 run.sandbox_ready_at = None;
                 run.changed_runtime = true;
             }
@@ -439,19 +442,20 @@ impl Kubelet {
                 StartStep::Pulling { since, began, error, .. } => self.complete_pull(ctx, pod, &w.uid, container, since, began, error),
                 StartStep::Creating { .. } => {
                     let id = container_id(ctx);
-                    self.runtime.create_container(&w.uid, &container.name, &container.image, id);
+                    runtime_mut(ctx).create_container(&w.uid, &container.name, &container.image, id);
                     self.container_event(ctx, pod, &container.name, "Normal", "Created", format!("Created container: {}", container.name));
                     Some(StartStep::Starting { until: ctx.now + self.timings.draw(ctx.rng, self.timings.container_start) })
                 }
                 StartStep::Starting { .. } => {
-                    let crash = self.crash_for(pod, &w.uid, ctx.now, ctx.now);
+                    let crash = Self::crash_for(ctx, pod, &w.uid, ctx.now);
                     // The program's own end (a script that finishes) or the injected crash, whichever is first.
-                    let mounted = self.runtime.mounted_files(&w.uid, &container.name).cloned().unwrap_or_default();
+                    let mounted = runtime(ctx).mounted_files(&w.uid, &container.name).cloned().unwrap_or_default();
                     let own = Program::of(container)
                         .own_exit_with(&mounted)
                         .map(|(after, exit_code)| PlannedExit { at: ctx.now + after, exit_code });
                     let exit = [crash, own].into_iter().flatten().min_by_key(|e| e.at);
-                    self.runtime.start_container(&w.uid, &container.name, ctx.now, exit);
+                    let now = ctx.now;
+                    runtime_mut(ctx).start_container(&w.uid, &container.name, now, exit);
                     self.container_event(ctx, pod, &container.name, "Normal", "Started", format!("Started container {}", container.name));
                     if let Some(r) = self.proc.reasons.get_mut(&w.uid) {
                         r.remove(&container.name);
@@ -475,7 +479,7 @@ impl Kubelet {
     /// restart follows at the sync the PLEG brings, with the usual back-off.
     fn kill_unhealthy(&mut self, ctx: &mut Ctx, w: &PodWorker) {
         let Some(pod) = w.pod() else { return };
-        let Some(sandbox) = self.runtime.sandbox(&w.uid) else { return };
+        let Some(sandbox) = runtime(ctx).sandbox(&w.uid) else { return };
         let running: Vec<(String, String)> = sandbox
             .containers
             .iter()
@@ -491,7 +495,8 @@ impl Kubelet {
             let grace = Duration::secs(grace_secs.max(0) as u64).max(self.timings.minimum_grace);
             let program = pod.spec.containers.iter().find(|c| c.name == name).map(Program::of);
             let (after, exit_code) = self.stop_after(ctx, program.and_then(|p| p.on_sigterm()), grace);
-            self.runtime.plan_exit(&w.uid, &name, PlannedExit { at: ctx.now + after, exit_code });
+            let at = ctx.now + after;
+            runtime_mut(ctx).plan_exit(&w.uid, &name, PlannedExit { at, exit_code });
             self.note(ctx.now, format!("{}: killing {name}, failed {word} probe", pod.metadata.name));
         }
     }
@@ -527,7 +532,7 @@ impl Kubelet {
     fn begin_container(&mut self, ctx: &mut Ctx, pod: &Pod, uid: &str, index: usize) -> Option<StartStep> {
         let container = pod.spec.containers.get(index)?;
         let exited_at =
-            self.runtime.sandbox(uid).and_then(|s| s.containers.get(&container.name)).and_then(|slot| match slot.current.state {
+            runtime(ctx).sandbox(uid).and_then(|s| s.containers.get(&container.name)).and_then(|slot| match slot.current.state {
                 ContainerRuntimeState::Exited { finished_at, .. } => Some(finished_at),
                 _ => None,
             });
@@ -594,7 +599,7 @@ impl Kubelet {
         let lookup = |kind: Kind, name: &str| configs.get(kind, ns, name);
         match super::config_manager::set_up_volumes(pod, &lookup) {
             Ok(files) => {
-                self.runtime.set_volumes(&w.uid, files);
+                runtime_mut(ctx).set_volumes(&w.uid, files);
                 self.proc.mount_failures.remove(&w.uid);
                 true
             }
@@ -639,7 +644,7 @@ impl Kubelet {
             return ImageOutcome::Failed;
         }
         let policy = container.image_pull_policy.clone().unwrap_or_else(|| defaults::default_pull_policy(image).to_string());
-        let present = self.runtime.has_image(image);
+        let present = runtime(ctx).has_image(image);
         let should_pull = match policy.as_str() {
             "Never" => false,
             "Always" => true,
@@ -694,7 +699,7 @@ impl Kubelet {
         let t = &self.timings;
         let took = if error.is_some() {
             t.draw(ctx.rng, t.image_pull_failure)
-        } else if self.runtime.has_image(image) {
+        } else if runtime(ctx).has_image(image) {
             t.draw(ctx.rng, t.image_repull)
         } else {
             Duration(ctx.rng.jitter(t.image_pull.0, t.image_pull_jitter))
@@ -719,7 +724,8 @@ impl Kubelet {
         let key = (uid.to_string(), image.to_string());
         if error.is_none() {
             // Stored before the next queued pull starts, which then finds it present.
-            self.runtime.add_image(image, ctx.now);
+            let now = ctx.now;
+            runtime_mut(ctx).add_image(image, now);
         }
         self.release_puller(ctx, uid);
         if let Some(err) = error {
@@ -817,7 +823,7 @@ impl Kubelet {
     pub(super) fn begin_termination(&mut self, ctx: &mut Ctx, w: &mut PodWorker) {
         self.cancel_pull(ctx, &w.uid);
         self.proc.probes.stop_liveness_and_startup(&w.uid);
-        self.runtime.remove_unstarted(&w.uid);
+        runtime_mut(ctx).remove_unstarted(&w.uid);
         let object = w.pod.clone();
         let pod = object.as_pod();
         let grace_secs = pod
@@ -826,8 +832,7 @@ impl Kubelet {
             .max(0) as u64;
         let grace = Duration::secs(grace_secs).max(self.timings.minimum_grace);
         let ignores_sigterm = pod.is_some_and(|p| p.metadata.annotations.get(ANNOTATION_IGNORE_SIGTERM).is_some_and(|v| v == "true"));
-        let running: Vec<String> = self
-            .runtime
+        let running: Vec<String> = runtime(ctx)
             .sandbox(&w.uid)
             .map(|s| s.containers.iter().filter(|(_, slot)| slot.current.state.is_running()).map(|(n, _)| n.clone()).collect())
             .unwrap_or_default();
@@ -841,7 +846,8 @@ impl Kubelet {
             let program = pod.and_then(|p| p.spec.containers.iter().find(|c| &c.name == name)).map(Program::of);
             let on_sigterm = if ignores_sigterm { None } else { program.map_or(Some(0), |p| p.on_sigterm()) };
             let (after, exit_code) = self.stop_after(ctx, on_sigterm, grace);
-            self.runtime.plan_exit(&w.uid, name, PlannedExit { at: ctx.now + after, exit_code });
+            let at = ctx.now + after;
+            runtime_mut(ctx).plan_exit(&w.uid, name, PlannedExit { at, exit_code });
             last_exit = last_exit.max(ctx.now + after);
         }
         w.pleg_pending = false;
@@ -859,9 +865,9 @@ impl Kubelet {
 
     /// Every container has exited: tear the sandbox down.
     pub(super) fn containers_stopped(&mut self, ctx: &mut Ctx, w: &mut PodWorker) {
-        if self.has_running_containers(&w.uid) {
+        if has_running_containers(runtime(ctx), &w.uid) {
             // A planned exit is still ahead (it cannot be later than the grace period).
-            w.timer = self.runtime.next_event().map(|t| t.max(ctx.now));
+            w.timer = runtime(ctx).next_event().map(|t| t.max(ctx.now));
             return;
         }
         w.phase = WorkerPhase::TearingDown;
@@ -870,14 +876,14 @@ impl Kubelet {
 
     /// `SyncTerminatedPod` and the status manager: the terminal status, then the delete.
     pub(super) fn finalize(&mut self, ctx: &mut Ctx, mut w: PodWorker) {
-        self.runtime.stop_sandbox(&w.uid);
+        runtime_mut(ctx).stop_sandbox(&w.uid);
         w.timer = None;
         if w.removed {
             self.note(ctx.now, format!("{}: removed", w.name()));
             self.forget_pod(ctx, &w.uid);
             return;
         }
-        let status = self.generate_status(&w, true, ctx.now);
+        let status = self.generate_status(ctx, &w, true);
         w.phase = WorkerPhase::Finalizing;
         let Some(pod) = w.pod.as_pod() else { return };
         self.proc.statuses.set(&w.uid, &w.key, status, &pod.status);
@@ -954,7 +960,8 @@ impl Kubelet {
 
     // ----- status and events -----
 
-    pub(super) fn generate_status(&self, w: &PodWorker, terminal: bool, now: Time) -> PodStatus {
+    /// The pod's status from the runtime on the machine lent for this call, as of `ctx.now`.
+    pub(super) fn generate_status(&self, ctx: &Ctx, w: &PodWorker, terminal: bool) -> PodStatus {
         let Some(pod) = w.pod() else {
             return PodStatus::default();
         };
@@ -965,12 +972,12 @@ impl Kubelet {
             pod.spec.containers.iter().any(|c| c.liveness_probe.is_some() || c.readiness_probe.is_some() || c.startup_probe.is_some());
         generate(&StatusInputs {
             pod,
-            sandbox: self.runtime.sandbox(&w.uid),
+            sandbox: runtime(ctx).sandbox(&w.uid),
             reasons: self.proc.reasons.get(&w.uid),
             old,
             terminal,
-            host_ip: &self.addr.node_ip,
-            now,
+            host_ip: &addressing(ctx).node_ip,
+            now: ctx.now,
             gates: probed.then_some(&gates as &super::status::GatesFn),
         })
     }

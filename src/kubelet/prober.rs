@@ -18,7 +18,7 @@
 
 use super::container_model::{self, Program};
 use super::runtime::ContainerRuntimeState;
-use super::Kubelet;
+use super::{runtime, Kubelet};
 use crate::model::*;
 use crate::runtime::Ctx;
 use std::collections::{BTreeMap, BTreeSet};
@@ -313,7 +313,7 @@ impl Kubelet {
             return true;
         }
         let pod_ip = status.pod_ip.clone().unwrap_or_default();
-        let outcome = self.probe_outcome(ctx.now, uid, kind, w, &pod_ip);
+        let outcome = Self::probe_outcome(ctx, uid, kind, w, &pod_ip);
         let result = match outcome {
             Err(err) => {
                 // prober.go records the error; the worker throws the result away.
@@ -352,11 +352,12 @@ impl Kubelet {
 
     /// What the probe finds in the container, as `runProbe` and the exec, http, tcp and grpc
     /// probers report it.
-    fn probe_outcome(&self, now: Time, uid: &str, kind: ProbeType, w: &Worker, pod_ip: &str) -> Outcome {
+    fn probe_outcome(ctx: &Ctx, uid: &str, kind: ProbeType, w: &Worker, pod_ip: &str) -> Outcome {
+        let (now, runtime) = (ctx.now, runtime(ctx));
         let program = Program::of(&w.container);
-        let forced = self.runtime.probe_fault(uid, kind);
-        let started_at = self
-            .runtime
+        // `sim fail-probe` is the application's fault, kept on the machine.
+        let forced = runtime.probe_fault(uid, kind);
+        let started_at = runtime
             .sandbox(uid)
             .and_then(|s| s.containers.get(&w.container.name))
             .and_then(|slot| match slot.current.state {
@@ -368,7 +369,7 @@ impl Kubelet {
         let spec = &w.spec;
         let refused = |host: &str, port: i64| format!("dial tcp {host}:{port}: connect: connection refused");
         if let Some(e) = &spec.exec {
-            let mounted = self.runtime.mounted_files(uid, &w.container.name).cloned().unwrap_or_default();
+            let mounted = runtime.mounted_files(uid, &w.container.name).cloned().unwrap_or_default();
             let r = container_model::exec(&e.command, &program.files_at_with(elapsed, &mounted));
             return Ok((r.exit_code == 0 && !forced, r.output));
         }

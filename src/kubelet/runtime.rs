@@ -1,9 +1,10 @@
 //! The node's container runtime (containerd): sandboxes, containers, the image store and the
 //! pod IPs its CNI plugin handed out.
 //!
-//! This state lives on the machine, not in the kubelet process: containers keep running and
-//! images stay cached when the kubelet stops, and a restarted kubelet finds them again by
-//! listing the runtime. So it is kept apart from the kubelet's in-memory state, which `start`
+//! This state lives on the machine (`sim::Machine` owns the `Runtime`), not in the kubelet
+//! process: containers keep running and images stay cached when the kubelet stops, and a
+//! restarted kubelet finds them again by listing the runtime. The kubelet reaches it only through
+//! the machine its `Ctx` lends it for a call; faults reach it through the `Sim`. So it is kept apart from the kubelet's in-memory state, which `start`
 //! throws away. A container's own fate (a crash after N seconds, its exit after a stop signal) is
 //! scheduled here and happens whether or not a kubelet is watching.
 

@@ -6,6 +6,7 @@ use super::*;
 use crate::api::{ApiRequest, ApiServer, DeleteRequest, Handled};
 use crate::rng::Rng;
 use crate::runtime::Effect;
+use crate::sim::machine::Machine;
 use std::collections::BTreeMap;
 
 const HOP: Duration = Duration::millis(2);
@@ -17,6 +18,8 @@ enum Delivery {
 
 struct Harness {
     k: Kubelet,
+    /// The node's machine, lent to the kubelet for each call as the Sim lends it.
+    machine: Machine,
     api: ApiServer,
     rng: Rng,
     counter: u64,
@@ -31,6 +34,7 @@ struct Harness {
 impl Harness {
     fn new(k: Kubelet) -> Self {
         let mut h = Harness {
+            machine: Machine::new(k.config()),
             k,
             api: ApiServer::new(),
             rng: Rng::new(42),
@@ -56,7 +60,7 @@ impl Harness {
     }
 
     fn call(&mut self, f: impl FnOnce(&mut Kubelet, &mut Ctx)) {
-        let mut ctx = Ctx::new(self.now, &mut self.rng, &mut self.counter);
+        let mut ctx = Ctx::new(self.now, &mut self.rng, &mut self.counter).on_machine(&mut self.machine);
         f(&mut self.k, &mut ctx);
         for effect in ctx.into_effects() {
             match effect {
@@ -103,7 +107,8 @@ impl Harness {
     fn run_until(&mut self, until: Time) {
         for _ in 0..1_000_000 {
             let queued = self.queue.keys().next().map(|(t, _)| *t);
-            let wake = if self.running { self.k.next_wakeup() } else { None };
+            // The kubelet's own timers, and its machine's next container event (as the Sim wakes it).
+            let wake = if self.running { self.k.next_wakeup().into_iter().chain(self.machine.runtime().next_event()).min() } else { None };
             let next = [queued, wake].into_iter().flatten().min();
             let Some(t) = next.filter(|t| *t <= until) else {
                 break;
@@ -216,16 +221,6 @@ fn is_running(p: &Pod) -> bool {
 }
 fn condition<'a>(p: &'a Pod, t: &str) -> &'a PodCondition {
     p.condition(t).expect("condition present")
-}
-
-#[test]
-fn node_addresses_follow_the_node_number() {
-    let a = NodeAddressing::for_node("node-1");
-    assert_eq!((a.node_ip.as_str(), a.pod_cidr.as_str()), ("172.18.0.2", "10.244.1.0/24"));
-    let b = NodeAddressing::for_node("node-300");
-    assert_eq!((b.node_ip.as_str(), b.pod_cidr.as_str()), ("172.18.1.45", "10.245.44.0/24"));
-    let c = NodeAddressing::for_node("worker");
-    assert_eq!(c, NodeAddressing::for_node("worker"), "stable without a number");
 }
 
 #[test]
@@ -362,13 +357,13 @@ fn a_new_image_is_pulled_then_the_container_created_and_started_in_order() {
     assert_eq!((e.source.component.as_str(), e.source.host.as_str()), ("kubelet", "node-1"));
     assert_eq!(e.involved_object.field_path, "spec.containers{nginx}");
     assert_eq!((e.involved_object.kind.as_str(), e.type_.as_str()), ("Pod", "Normal"));
-    assert_eq!(h.k.image_cache().iter().map(|i| i.name.as_str()).collect::<Vec<_>>(), vec!["docker.io/library/nginx:1.14.2"]);
+    assert_eq!(h.machine.image_cache().iter().map(|i| i.name.as_str()).collect::<Vec<_>>(), vec!["docker.io/library/nginx:1.14.2"]);
 }
 
 #[test]
 fn a_cached_image_is_already_present_and_the_pod_runs_within_about_a_second() {
     let mut h = Harness::node1();
-    h.k.preload_image("nginx:1.14.2");
+    h.machine.preload_image("nginx:1.14.2");
     h.advance(Duration::millis(50));
     h.bind_pod("web-abc12", "nginx:1.14.2", &[]);
     let bound_at = h.now;
@@ -464,7 +459,7 @@ fn serialized_pulls_make_the_second_pod_wait_and_say_so() {
 #[test]
 fn graceful_deletion_stops_the_container_writes_a_terminal_status_then_deletes_with_grace_0_and_the_uid() {
     let mut h = Harness::exact();
-    h.k.preload_image("nginx:1.14.2");
+    h.machine.preload_image("nginx:1.14.2");
     h.advance(Duration::millis(50));
     let pod = h.bind_pod("web-abc12", "nginx:1.14.2", &[]);
     h.wait_for("web-abc12", Duration::secs(5), is_running);
@@ -491,14 +486,14 @@ fn graceful_deletion_stops_the_container_writes_a_terminal_status_then_deletes_w
     let (delete_at, d) = delete.expect("the kubelet deleted the pod");
     assert_eq!(d, DeleteRequest { key, uid: Some(pod.metadata.uid.to_string()), grace_period_seconds: Some(0) });
     assert_eq!(delete_at.since(final_at), HOP, "right after the status write is acknowledged");
-    assert!(h.k.running_containers().is_empty(), "the container is gone from the node");
+    assert!(h.machine.running_containers().is_empty(), "the container is gone from the node");
     assert!(!h.k.is_busy());
 }
 
 #[test]
 fn a_container_ignoring_sigterm_is_killed_when_the_grace_period_ends() {
     let mut h = Harness::exact();
-    h.k.preload_image("nginx:1.14.2");
+    h.machine.preload_image("nginx:1.14.2");
     h.advance(Duration::millis(50));
     h.bind_pod("web-abc12", "nginx:1.14.2", &[(ANNOTATION_IGNORE_SIGTERM, "true")]);
     h.wait_for("web-abc12", Duration::secs(5), is_running);
@@ -518,7 +513,7 @@ fn a_container_ignoring_sigterm_is_killed_when_the_grace_period_ends() {
 #[test]
 fn a_force_deleted_pods_containers_are_killed_without_status_writes() {
     let mut h = Harness::exact();
-    h.k.preload_image("nginx:1.14.2");
+    h.machine.preload_image("nginx:1.14.2");
     h.advance(Duration::millis(50));
     h.bind_pod("web-abc12", "nginx:1.14.2", &[]);
     h.wait_for("web-abc12", Duration::secs(5), is_running);
@@ -531,9 +526,9 @@ fn a_force_deleted_pods_containers_are_killed_without_status_writes() {
     h.user(ApiRequest::UpdateStatus(Object::Pod(p))).expect("status");
     h.user(ApiRequest::Delete(DeleteRequest::new(key))).expect("delete");
     assert!(h.pod_gone("web-abc12"));
-    assert_eq!(h.k.running_containers().len(), 1, "still running until the kubelet hears of it");
+    assert_eq!(h.machine.running_containers().len(), 1, "still running until the kubelet hears of it");
     h.advance(Duration::secs(2));
-    assert!(h.k.running_containers().is_empty());
+    assert!(h.machine.running_containers().is_empty());
     assert_eq!(h.reasons("web-abc12").last().map(String::as_str), Some("Killing"));
     assert_eq!(h.status_writes("web-abc12").len(), writes, "no status writes for a pod that is gone");
     assert!(!h.sent.iter().any(|(_, r)| matches!(r, ApiRequest::Delete(_))));
@@ -542,7 +537,7 @@ fn a_force_deleted_pods_containers_are_killed_without_status_writes() {
 #[test]
 fn a_crashing_container_restarts_in_place_with_back_off_10s_20s_40s_up_to_300s() {
     let mut h = Harness::node1();
-    h.k.preload_image("nginx:1.14.2");
+    h.machine.preload_image("nginx:1.14.2");
     h.advance(Duration::millis(50));
     h.bind_pod("web-abc12", "nginx:1.14.2", &[(ANNOTATION_CRASH_AFTER, "5s"), (ANNOTATION_EXIT_CODE, "2")]);
     let uid = h.pod("web-abc12").metadata.uid;
@@ -637,7 +632,7 @@ fn an_image_name_that_does_not_parse_is_never_pulled_and_waits_as_invalid_image_
     let w = p.status.container_statuses[0].state.waiting.clone().expect("waiting");
     assert_eq!((w.reason.as_deref(), w.message.as_deref()), (Some("InvalidImageName"), Some(message)));
     assert_eq!(p.status.phase, Some(PodPhase::Pending));
-    assert!(h.k.runtime.images().next().is_none(), "nothing was pulled");
+    assert!(h.machine.runtime().images().next().is_none(), "nothing was pulled");
     // No image back-off (nothing was pulled): the pod worker retries every 10–15 s, each time
     // with the same event, and the waiting reason never turns into ImagePullBackOff.
     h.advance(Duration::mins(2));
@@ -653,33 +648,33 @@ fn an_image_name_that_does_not_parse_is_never_pulled_and_waits_as_invalid_image_
 #[test]
 fn a_restarted_kubelet_keeps_the_running_containers_and_changes_nothing() {
     let mut h = Harness::node1();
-    h.k.preload_image("nginx:1.14.2");
+    h.machine.preload_image("nginx:1.14.2");
     h.advance(Duration::millis(50));
     h.bind_pod("web-abc12", "nginx:1.14.2", &[]);
     h.wait_for("web-abc12", Duration::secs(5), is_running);
     let before = h.pod("web-abc12");
     h.stop();
     h.advance(Duration::secs(30));
-    assert_eq!(h.k.running_containers().len(), 1, "containers outlive the kubelet process");
+    assert_eq!(h.machine.running_containers().len(), 1, "containers outlive the kubelet process");
     h.sent.clear();
     h.start();
     h.advance(Duration::secs(5));
     assert!(h.events("web-abc12").is_empty(), "no new container, no events");
     assert!(h.status_writes("web-abc12").is_empty(), "the status was already right");
     assert_eq!(h.pod("web-abc12").status, before.status);
-    assert!(matches!(h.k.running_containers()[0].2, ContainerRuntimeState::Running { .. }));
+    assert!(matches!(h.machine.running_containers()[0].2, ContainerRuntimeState::Running { .. }));
 }
 
 #[test]
 fn a_crash_while_the_kubelet_is_down_is_found_and_restarted_when_it_comes_back() {
     let mut h = Harness::node1();
-    h.k.preload_image("nginx:1.14.2");
+    h.machine.preload_image("nginx:1.14.2");
     h.advance(Duration::millis(50));
     h.bind_pod("web-abc12", "nginx:1.14.2", &[(ANNOTATION_CRASH_AFTER, "20s")]);
     h.wait_for("web-abc12", Duration::secs(5), is_running);
     h.stop();
     h.advance(Duration::secs(60));
-    let seen = h.k.containers_at(h.now);
+    let seen = h.machine.containers_at(h.now);
     assert!(matches!(seen[0].2, ContainerRuntimeState::Exited { exit_code: 1, .. }), "it crashed with nobody watching");
     assert_eq!(h.pod("web-abc12").status.container_statuses[0].restart_count, 0, "and nobody reported it");
     h.start();
@@ -689,7 +684,7 @@ fn a_crash_while_the_kubelet_is_down_is_found_and_restarted_when_it_comes_back()
 #[test]
 fn containers_nobody_claims_are_killed_when_the_kubelet_relists() {
     let mut h = Harness::node1();
-    h.k.preload_image("nginx:1.14.2");
+    h.machine.preload_image("nginx:1.14.2");
     h.advance(Duration::millis(50));
     h.bind_pod("web-abc12", "nginx:1.14.2", &[]);
     h.wait_for("web-abc12", Duration::secs(5), is_running);
@@ -702,10 +697,10 @@ fn containers_nobody_claims_are_killed_when_the_kubelet_relists() {
     h.user(ApiRequest::UpdateStatus(Object::Pod(p))).expect("status");
     h.user(ApiRequest::Delete(DeleteRequest::new(key))).expect("deleted");
     h.advance(Duration::secs(10));
-    assert_eq!(h.k.running_containers().len(), 1, "still running on a stopped kubelet's node");
+    assert_eq!(h.machine.running_containers().len(), 1, "still running on a stopped kubelet's node");
     h.start();
     h.advance(Duration::secs(2));
-    assert!(h.k.running_containers().is_empty());
+    assert!(h.machine.running_containers().is_empty());
     assert_eq!(h.reasons("web-abc12").last().map(String::as_str), Some("Killing"));
 }
 
@@ -726,7 +721,7 @@ fn loops_report_the_phase_the_queue_and_the_last_action_in_words() {
     assert_eq!(l.last_action, "web-abc12: status Running");
     assert_eq!(l.turns, 2, "the first sync and the one the relist brought");
     assert!(!h.k.is_busy());
-    let named = h.k.running_containers();
+    let named = h.machine.running_containers();
     assert_eq!(named[0].0, ObjectKey::new(Kind::Pod, "default", "web-abc12"));
     assert_eq!(named[0].1, "nginx");
 }
@@ -734,7 +729,7 @@ fn loops_report_the_phase_the_queue_and_the_last_action_in_words() {
 #[test]
 fn a_pod_marked_not_ready_by_someone_else_is_reported_ready_again_within_10s() {
     let mut h = Harness::node1();
-    h.k.preload_image("nginx:1.14.2");
+    h.machine.preload_image("nginx:1.14.2");
     h.advance(Duration::millis(50));
     h.bind_pod("web-abc12", "nginx:1.14.2", &[]);
     h.wait_for("web-abc12", Duration::secs(5), is_running);
@@ -764,7 +759,7 @@ fn in_the_simulation_pods_run_settle_and_survive_a_kubelet_restart() {
     use crate::sim::{ComponentId, Sim};
     let mut sim = Sim::empty(7);
     for name in ["node-1", "node-2"] {
-        sim.add_component(ComponentId::Kubelet(name.into()), Box::new(Kubelet::new(NodeConfig::new(name))));
+        sim.add_component(ComponentId::Kubelet(name.into()), Kubelet::new(NodeConfig::new(name)));
     }
     assert!(sim.settle(Duration::secs(5)).is_ok(), "registration settles");
     assert_eq!(sim.objects(Kind::Node).count(), 2);
@@ -786,18 +781,18 @@ fn in_the_simulation_pods_run_settle_and_survive_a_kubelet_restart() {
 
     sim.stop_component(&id);
     sim.advance(Duration::secs(30));
-    let k: &Kubelet = sim.component_as(&id).expect("kubelet");
-    assert_eq!(k.running_containers().len(), 2, "containers outlive the kubelet");
+    let machine = sim.machine("node-1").expect("the node's machine");
+    assert_eq!(machine.running_containers().len(), 2, "containers outlive the kubelet");
     sim.start_component(&id);
     sim.settle(Duration::secs(10)).expect("settles after the restart");
-    let k: &Kubelet = sim.component_as(&id).expect("kubelet");
-    assert_eq!(k.running_containers().len(), 2, "and are found again, not restarted");
+    let machine = sim.machine("node-1").expect("the node's machine");
+    assert_eq!(machine.running_containers().len(), 2, "and are found again, not restarted");
     let restarts: i32 = sim.objects(Kind::Pod).filter_map(|o| o.as_pod().map(Pod::restarts)).sum();
     assert_eq!(restarts, 0);
 
     sim.submit(ApiRequest::Delete(DeleteRequest::new(ObjectKey::new(Kind::Pod, "default", "web-a")))).expect("deleted");
     sim.settle(Duration::secs(40)).expect("the deletion completes");
     assert!(sim.api().get(&ObjectKey::new(Kind::Pod, "default", "web-a")).is_none());
-    let k: &Kubelet = sim.component_as(&id).expect("kubelet");
-    assert_eq!(k.running_containers().len(), 1);
+    let machine = sim.machine("node-1").expect("the node's machine");
+    assert_eq!(machine.running_containers().len(), 1);
 }

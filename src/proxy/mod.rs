@@ -318,13 +318,6 @@ impl Component for KubeProxy {
         status.queue_depth = self.dirty.len();
         vec![status]
     }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        self
-    }
 }
 
 #[cfg(test)]

@@ -2,8 +2,13 @@
 //! simulation, informers, work queues, expectations and the event recorder.
 //!
 //! A component never performs I/O. The simulation hands it inputs (`handle_*`) and a `Ctx` with
-//! the current time; the component answers by pushing effects (API requests) into the context.
-//! Nothing here reads a clock or calls another component.
+//! the current time, and, for a process that runs on a node, that node's machine; the component
+//! answers by pushing effects (API requests) into the context. Nothing here reads a clock or
+//! calls another component.
+//!
+//! The contract is generic on purpose, as quinn-proto's `Connection` is: `Component` has no
+//! downcasts. What the simulation or a view needs from one concrete component it reaches through
+//! the `Sim`'s own typed list of processes (`sim::Process`), never through `Any`.
 
 pub mod events;
 pub mod expectations;
@@ -17,6 +22,7 @@ pub mod workqueue;
 use crate::api::{ApiRequest, ApiResult, WatchEvent, WatchId};
 use crate::model::Time;
 use crate::rng::Rng;
+use crate::sim::machine::Machine;
 use serde::Serialize;
 
 /// Identifies a request a component sent, so its answer can find its way back.
@@ -35,17 +41,32 @@ pub enum Effect {
     ProgramRules(crate::net::RulesUpdate),
 }
 
-/// The world as a component may see it during one call: the time, and a place for its effects.
+/// The world as a component may see it during one call: the time, the machine it runs on (a
+/// per-node process's), and a place for its effects.
 pub struct Ctx<'a> {
     pub now: Time,
     pub rng: &'a mut Rng,
     next_request: &'a mut u64,
+    /// The node's machine, lent for this call only: a per-node process acts on its containers
+    /// here and keeps nothing of it, so the machine stays the simulation's.
+    machine: Option<&'a mut Machine>,
     effects: Vec<Effect>,
 }
 
 impl<'a> Ctx<'a> {
     pub fn new(now: Time, rng: &'a mut Rng, next_request: &'a mut u64) -> Self {
-        Ctx { now, rng, next_request, effects: Vec::new() }
+        Ctx { now, rng, next_request, machine: None, effects: Vec::new() }
+    }
+    /// The same context, for a process running on `machine`.
+    pub fn on_machine(self, machine: &'a mut Machine) -> Self {
+        Ctx { machine: Some(machine), ..self }
+    }
+    /// The machine this call runs on, if the process runs on a node.
+    pub fn machine(&self) -> Option<&Machine> {
+        self.machine.as_deref()
+    }
+    pub fn machine_mut(&mut self) -> Option<&mut Machine> {
+        self.machine.as_deref_mut()
     }
     /// Queues a request to the API server and returns its id.
     pub fn send(&mut self, request: ApiRequest) -> RequestId {
@@ -111,9 +132,6 @@ pub trait Component {
     /// Its loops, for `sim status` and the page (one for most components, one per controller
     /// inside kube-controller-manager).
     fn loops(&self) -> Vec<LoopStatus>;
-    /// Lets the simulation reach the concrete component (for views and scenario hooks).
-    fn as_any(&self) -> &dyn std::any::Any;
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
 }
 
 /// A result type for `handle_response` handlers that only care whether a write succeeded.

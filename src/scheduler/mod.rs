@@ -745,13 +745,6 @@ impl Component for Scheduler {
             turns: self.turns,
         }]
     }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        self
-    }
 }
 
 #[cfg(test)]

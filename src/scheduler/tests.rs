@@ -537,7 +537,7 @@ fn in_the_simulation_a_replica_set_is_scheduled_and_the_cluster_settles() {
     let mut sim = Sim::new(42);
     sim.check_every_step = true;
     if !sim.has_component(&ComponentId::Scheduler) {
-        sim.add_component(ComponentId::Scheduler, Box::new(Scheduler::new()));
+        sim.add_component(ComponentId::Scheduler, Scheduler::new());
     }
     for name in ["node-1", "node-2"] {
         assert_eq!(sim.add_node(NodeConfig::new(name)), Ok(()));

@@ -3,8 +3,8 @@
 //! watches, etcd snapshots and disasters, and crashing containers.
 //!
 //! A fault never reaches into a component's memory. It changes what the network and the machines
-//! do — requests refused or timed out, watches ended, notifications lost or late, containers gone
-//! — and the components' own retry paths (informers' 800 ms→30 s back-off, work-queue rate
+//! (`Machine`, owned by the Sim) do — requests refused or timed out, watches ended, notifications
+//! lost or late, containers gone, applications crashing or failing their probes — and the components' own retry paths (informers' 800 ms→30 s back-off, work-queue rate
 //! limits, the kubelet's lease and status retries) do the rest, as they would in a real cluster.
 //! Nothing here draws from the RNG or changes a delivery time unless a fault is active, so a run
 //! without faults is the same trace as before faults existed.
@@ -13,7 +13,7 @@ use super::{ComponentId, Sim};
 use crate::api::ApiError;
 use crate::api::ApiRequest;
 use crate::kubelet::prober::ProbeType;
-use crate::kubelet::{CrashPlan, Kubelet};
+use crate::kubelet::CrashPlan;
 use crate::model::{Duration, Kind, ObjectKey};
 use crate::store::Snapshot;
 use crate::vec_map::{VecMap, VecSet};
@@ -106,11 +106,8 @@ impl Sim {
     }
     /// The crashes `sim crash` injected, by node and pod.
     pub fn injected_crashes(&self) -> Vec<(String, ObjectKey, CrashPlan)> {
-        let kubelets = self.component_ids().filter_map(|id| match id {
-            ComponentId::Kubelet(node) => Some((node.clone(), self.component_as::<Kubelet>(id)?)),
-            _ => None,
-        });
-        kubelets.flat_map(|(node, k)| k.injected_crashes().into_iter().map(move |(pod, plan)| (node.clone(), pod, plan))).collect()
+        let machines = self.machines().filter(|m| self.has_component(&ComponentId::Kubelet(m.node().to_string())));
+        machines.flat_map(|m| m.injected_crashes().into_iter().map(move |(pod, plan)| (m.node().to_string(), pod, plan))).collect()
     }
 
     /// Whether any fault is in force (stopped components not counted).
@@ -258,8 +255,9 @@ impl Sim {
         }
     }
 
-    /// `sim node fail NODE`: the machine loses power. Its kubelet stops renewing the lease, its
-    /// containers are gone; the Node and its pods stay in the API as they were last reported.
+    /// `sim node fail NODE`: the machine loses power. Its processes die with it (its kubelet
+    /// stops renewing the lease), its containers and the kernel's rules are gone; the Node and
+    /// its pods stay in the API as they were last reported.
     pub fn node_fail(&mut self, node: &str) -> Result<(), String> {
         let id = self.known_node(node)?;
         self.check_powered(node)?;
@@ -267,12 +265,8 @@ impl Sim {
         let proxy = ComponentId::KubeProxy(node.to_string());
         self.stop_component(&proxy);
         let now = self.now;
-        if let Some(kubelet) = self.component_as_mut::<Kubelet>(&id) {
-            kubelet.power_off(now);
-        }
-        // The kernel's rules do not survive the power cut.
-        if let Some(m) = self.machines.get_mut(node) {
-            m.rules.flush();
+        if let Some(m) = self.machine_mut(node) {
+            m.power_off(now);
         }
         self.faults.nodes.insert(node.to_string(), NodeFault::PoweredOff);
         Ok(())
@@ -301,6 +295,9 @@ impl Sim {
         let id = self.known_node(node)?;
         let fault = self.faults.nodes.remove(node).ok_or_else(|| format!("node {node:?} has no fault to recover from"))?;
         if fault == NodeFault::PoweredOff {
+            if let Some(m) = self.machine_mut(node) {
+                m.power_on();
+            }
             self.start_component(&id);
             self.start_component(&ComponentId::KubeProxy(node.to_string()));
         }
@@ -414,16 +411,11 @@ impl Sim {
         }
         let plan = CrashPlan { after, exit_code };
         let now = self.now;
-        if self.is_running(&id) {
-            // Through a call, so the kubelet's next wake-up covers the planned exit.
-            self.call(&id, |c, _| {
-                if let Some(k) = c.as_any_mut().downcast_mut::<Kubelet>() {
-                    k.inject_crash(now, &uid, plan);
-                }
-            });
-        } else if let Some(k) = self.component_as_mut::<Kubelet>(&id) {
-            k.inject_crash(now, &uid, plan);
+        if let Some(m) = self.machine_mut(&node) {
+            m.inject_crash(now, &uid, plan);
         }
+        // The planned exit is the machine's next event: a running kubelet must wake for it.
+        self.reschedule(&id);
         Ok(node)
     }
 
@@ -436,12 +428,14 @@ impl Sim {
         let uid = pod.metadata.uid.clone();
         let node =
             pod.node_name().map(str::to_string).ok_or_else(|| format!("error: pod {:?} is not scheduled to a node yet", key.name))?;
-        let id = ComponentId::Kubelet(node.clone());
-        if let Some(k) = self.component_as_mut::<Kubelet>(&id) {
-            k.set_probe_fault(&uid, kind, failing);
-            return Ok(node);
+        let kubelet = self.has_component(&ComponentId::Kubelet(node.clone()));
+        match self.machine_mut(&node) {
+            Some(m) if kubelet => {
+                m.set_probe_fault(&uid, kind, failing);
+                Ok(node)
+            }
+            _ => Err(format!("error: pod {:?} is bound to node {node:?}, which has no kubelet", key.name)),
         }
-        Err(format!("error: pod {:?} is bound to node {node:?}, which has no kubelet", key.name))
     }
 }
 
@@ -515,7 +509,11 @@ mod tests {
             "node \"node-1\" is powered off; bring it back with: sim node recover node-1"
         );
         assert!(!sim.is_running(&ComponentId::Kubelet("node-1".into())));
+        let loops = sim.loops(&ComponentId::Kubelet("node-1".into()));
+        assert_eq!((loops[0].last_action.as_str(), loops[0].queue_depth), ("node-1 powered off", 0), "the cut took its memory");
+        assert!(sim.machine("node-1").and_then(|m| m.powered_off_at()).is_some());
         assert_eq!(sim.node_recover("node-1"), Ok(NodeFault::PoweredOff));
+        assert!(sim.machine("node-1").and_then(|m| m.powered_off_at()).is_none());
         assert!(sim.is_running(&ComponentId::Kubelet("node-1".into())));
         assert!(!sim.has_faults());
     }

@@ -5,10 +5,16 @@
 //! simulation delivers them to kube-apiserver after a jittered latency, applies them, and
 //! delivers the answers and watch notifications back, each at its own simulated time. Time only
 //! moves here, in `step`, `advance`, `run_until` and `settle`.
+//!
+//! The Sim also owns each node's `Machine` (its addresses, container runtime and routing table,
+//! `machine.rs`) and lends it to that node's processes for each call; faults act on machines.
+//! It holds its processes as a typed list (`process.rs`), so what a view needs from one kind of
+//! process is reached by matching, never by downcasting a component.
 
 pub mod faults;
 pub mod invariants;
 pub mod machine;
+pub mod process;
 mod queue;
 pub mod reference;
 pub mod trace;
@@ -21,6 +27,8 @@ use crate::runtime::fasthash::FastMap;
 use crate::runtime::slab::Slab;
 use crate::runtime::{Component, Ctx, Effect, LoopStatus, RequestId};
 pub use faults::{NodeFault, WatchFault};
+pub use machine::Machine;
+pub use process::Process;
 use queue::{DeliveryQueue, Queued};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -126,6 +134,9 @@ impl Default for Latencies {
 /// string comparisons. Components are never removed, so an index stays valid.
 type SlotIndex = usize;
 
+/// A machine's place in `Sim::machines`; machines are never removed either.
+type MachineIndex = usize;
+
 #[derive(Debug)]
 enum Delivery {
     /// A request reaches kube-apiserver.
@@ -158,7 +169,9 @@ struct Slot {
     id: ComponentId,
     /// `id` as the trace writes it, rendered once instead of at every hop.
     name: String,
-    component: Box<dyn Component>,
+    process: Process,
+    /// The machine it runs on (`Sim::machines`), for a node's processes.
+    machine: Option<MachineIndex>,
     running: bool,
     /// The wake-up currently queued for it, if any.
     wake_at: Option<Time>,
@@ -196,8 +209,10 @@ pub struct Sim {
     faults: faults::Faults,
     /// Nodes added so far: the next node's pod CIDR index.
     nodes_added: u32,
-    /// Each node's machine, by node name.
-    machines: BTreeMap<String, machine::Machine>,
+    /// Every node's machine, in the order added; `machine_of` finds one by node name, in name
+    /// order.
+    machines: Vec<Machine>,
+    machine_of: BTreeMap<String, MachineIndex>,
     traffic: traffic::Traffic,
 }
 
@@ -231,7 +246,8 @@ impl Sim {
             violations: Vec::new(),
             faults: faults::Faults::default(),
             nodes_added: 0,
-            machines: BTreeMap::new(),
+            machines: Vec::new(),
+            machine_of: BTreeMap::new(),
             traffic: traffic::Traffic::default(),
         }
     }
@@ -240,8 +256,8 @@ impl Sim {
     /// kube-scheduler) and no nodes.
     pub fn new(seed: u64) -> Self {
         let mut sim = Self::empty(seed);
-        sim.add_component(ComponentId::ControllerManager, Box::new(crate::controllers::manager::ControllerManager::standard()));
-        sim.add_component(ComponentId::Scheduler, Box::new(crate::scheduler::Scheduler::new()));
+        sim.add_component(ComponentId::ControllerManager, crate::controllers::manager::ControllerManager::standard());
+        sim.add_component(ComponentId::Scheduler, crate::scheduler::Scheduler::new());
         sim
     }
 
@@ -256,15 +272,32 @@ impl Sim {
         config.pod_cidr_index.get_or_insert(self.nodes_added);
         self.nodes_added += 1;
         let node = config.name.clone();
-        self.machines.insert(node.clone(), machine::Machine::default());
-        self.add_component(id, Box::new(crate::kubelet::Kubelet::new(config)));
-        self.add_component(ComponentId::KubeProxy(node.clone()), Box::new(crate::proxy::KubeProxy::new(&node)));
+        self.add_machine(&config);
+        self.add_component(id, crate::kubelet::Kubelet::new(config));
+        self.add_component(ComponentId::KubeProxy(node.clone()), crate::proxy::KubeProxy::new(&node));
         Ok(())
     }
 
+    /// Racks a node's machine (once: a node that has one keeps it).
+    fn add_machine(&mut self, config: &NodeConfig) -> MachineIndex {
+        if let Some(&index) = self.machine_of.get(&config.name) {
+            return index;
+        }
+        self.machines.push(Machine::new(config));
+        self.machine_of.insert(config.name.clone(), self.machines.len() - 1);
+        self.machines.len() - 1
+    }
+
     /// A node's machine, if the node was added.
-    pub fn machine(&self, node: &str) -> Option<&machine::Machine> {
-        self.machines.get(node)
+    pub fn machine(&self, node: &str) -> Option<&Machine> {
+        self.machine_of.get(node).map(|&i| &self.machines[i])
+    }
+    pub(crate) fn machine_mut(&mut self, node: &str) -> Option<&mut Machine> {
+        self.machine_of.get(node).map(|&i| &mut self.machines[i])
+    }
+    /// Every machine, by node name.
+    pub fn machines(&self) -> impl Iterator<Item = &Machine> {
+        self.machine_of.values().map(|&i| &self.machines[i])
     }
 
     pub fn now(&self) -> Time {
@@ -288,9 +321,16 @@ impl Sim {
         &self.violations
     }
 
-    /// Adds a component and starts it now.
-    pub fn add_component(&mut self, id: ComponentId, component: Box<dyn Component>) {
-        let slot = Slot { name: id.to_string(), id: id.clone(), component, running: true, wake_at: None };
+    /// Adds a process and starts it now. A node's process runs on that node's machine, racked
+    /// for it if the node has none yet (a kubelet added alone, in tests).
+    pub fn add_component(&mut self, id: ComponentId, process: impl Into<Process>) {
+        let process = process.into();
+        let machine = match (&id, &process) {
+            (ComponentId::Kubelet(_), Process::Kubelet(k)) => Some(self.add_machine(k.config())),
+            (ComponentId::Kubelet(node) | ComponentId::KubeProxy(node), _) => Some(self.add_machine(&NodeConfig::new(node))),
+            _ => None,
+        };
+        let slot = Slot { name: id.to_string(), id: id.clone(), process, machine, running: true, wake_at: None };
         let index = match self.by_id.get(&id) {
             // Replacing a component keeps its place, so deliveries queued for it still find it.
             Some(&i) => {
@@ -337,17 +377,53 @@ impl Sim {
         }
     }
     pub fn component(&self, id: &ComponentId) -> Option<&dyn Component> {
-        self.slot(id).map(|s| s.component.as_ref())
+        self.slot(id).map(|s| s.process.component())
     }
-    /// The concrete component, for views and tests.
-    pub fn component_as<T: 'static>(&self, id: &ComponentId) -> Option<&T> {
-        self.slot(id)?.component.as_any().downcast_ref()
+    /// The process, typed: what a view needs from one kind of process, reached by matching.
+    pub fn process(&self, id: &ComponentId) -> Option<&Process> {
+        self.slot(id).map(|s| &s.process)
     }
-    pub fn component_as_mut<T: 'static>(&mut self, id: &ComponentId) -> Option<&mut T> {
-        self.slot_mut(id)?.component.as_any_mut().downcast_mut()
+    /// kube-scheduler, for its decision log.
+    pub fn scheduler(&self) -> Option<&crate::scheduler::Scheduler> {
+        match self.process(&ComponentId::Scheduler)? {
+            Process::Scheduler(s) => Some(s),
+            _ => None,
+        }
+    }
+    /// kube-controller-manager, for its controllers' modes and state.
+    pub fn controller_manager(&self) -> Option<&crate::controllers::manager::ControllerManager> {
+        match self.process(&ComponentId::ControllerManager)? {
+            Process::ControllerManager(m) => Some(m),
+            _ => None,
+        }
+    }
+    /// Changes a setting of kube-controller-manager from outside a delivery (`sim mode`), then
+    /// asks it for its wake-up again, since the setting may have given it work now.
+    pub fn update_controller_manager<R>(&mut self, f: impl FnOnce(&mut crate::controllers::manager::ControllerManager) -> R) -> Option<R> {
+        let id = ComponentId::ControllerManager;
+        let result = match &mut self.slot_mut(&id)?.process {
+            Process::ControllerManager(m) => f(m),
+            _ => return None,
+        };
+        self.reschedule(&id);
+        Some(result)
     }
     pub fn loops(&self, id: &ComponentId) -> Vec<LoopStatus> {
-        self.slot(id).map(|s| s.component.loops()).unwrap_or_default()
+        let Some(slot) = self.slot(id) else { return Vec::new() };
+        let off = slot.machine.map(|m| &self.machines[m]).and_then(|m| Some((m.node(), m.powered_off_at()?)));
+        match (&slot.process, off) {
+            // The power cut took the kubelet's memory with it: nothing queued, nothing counted,
+            // and the cut is the last thing that happened to it.
+            (Process::Kubelet(_), Some((node, at))) => vec![LoopStatus {
+                name: slot.name.clone(),
+                phase: crate::runtime::LoopPhase::Idle,
+                queue_depth: 0,
+                last_action: format!("{node} powered off"),
+                last_action_at: Some(at),
+                turns: 0,
+            }],
+            _ => slot.process.component().loops(),
+        }
     }
 
     /// Stops a process: it is called no more, and the API server ends its watches.
@@ -498,7 +574,7 @@ impl Sim {
     /// Whether no message is in flight and no component has work beyond its heartbeats.
     pub fn is_settled(&self) -> bool {
         let in_flight = self.queue.iter().any(|q| !matches!(self.parked.get(q.parked), Some(Delivery::Wake(_) | Delivery::Traffic(_))));
-        !in_flight && self.components.iter().all(|s| !s.running || !s.component.is_busy())
+        !in_flight && self.components.iter().all(|s| !s.running || !s.process.component().is_busy())
     }
 
     /// Runs until settled, for at most `limit` of simulated time. Returns how long it took, or
@@ -647,13 +723,16 @@ impl Sim {
         }
     }
 
-    /// `call` for the component in this place.
+    /// `call` for the component in this place. A node's process gets its machine for the call.
     fn call_at(&mut self, index: SlotIndex, f: impl FnOnce(&mut dyn Component, &mut Ctx)) {
         let slot = &mut self.components[index];
         let mut ctx = Ctx::new(self.now, &mut self.rng, &mut self.next_request);
-        f(slot.component.as_mut(), &mut ctx);
+        if let Some(m) = slot.machine {
+            ctx = ctx.on_machine(&mut self.machines[m]);
+        }
+        f(slot.process.component_mut(), &mut ctx);
         let effects = ctx.into_effects();
-        let next = slot.component.next_wakeup();
+        let next = self.next_wakeup_at(index);
         for effect in effects {
             match effect {
                 Effect::Request { id: rid, request } => {
@@ -671,10 +750,8 @@ impl Sim {
                     self.watch_owner.remove(&w);
                 }
                 Effect::ProgramRules(update) => {
-                    if let ComponentId::KubeProxy(node) = &self.components[index].id {
-                        if let Some(m) = self.machines.get_mut(node) {
-                            m.rules.apply(self.now, update);
-                        }
+                    if let Some(m) = self.components[index].machine {
+                        self.machines[m].rules.apply(self.now, update);
                     }
                 }
             }
@@ -689,15 +766,28 @@ impl Sim {
         }
     }
 
+    /// When the process in this place next has something to do: its own timers, or, for one
+    /// that hears its machine's runtime, the machine's next container event.
+    fn next_wakeup_at(&self, index: SlotIndex) -> Option<Time> {
+        let slot = &self.components[index];
+        let own = slot.process.component().next_wakeup();
+        let machine = match slot.machine {
+            Some(m) if slot.process.hears_runtime_events() => self.machines[m].runtime.next_event(),
+            _ => None,
+        };
+        own.into_iter().chain(machine).min()
+    }
+
     /// Asks a running component for its next wake-up again, after something outside a delivery
-    /// changed it (a setting switched through [`Sim::component_as_mut`]).
+    /// changed it or its machine (a setting switched, a crash injected).
     pub fn reschedule(&mut self, id: &ComponentId) {
         let Some(&index) = self.by_id.get(id) else { return };
-        let slot = &mut self.components[index];
-        if !slot.running {
+        if !self.components[index].running {
             return;
         }
-        if let Some(t) = slot.component.next_wakeup().map(|t| t.max(self.now)) {
+        let next = self.next_wakeup_at(index);
+        let slot = &mut self.components[index];
+        if let Some(t) = next.map(|t| t.max(self.now)) {
             if slot.wake_at.is_none_or(|w| t < w) {
                 slot.wake_at = Some(t);
                 self.push(t, Delivery::Wake(index));

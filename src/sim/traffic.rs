@@ -16,9 +16,7 @@
 use super::{Delivery, NodeFault, Sim};
 use crate::api::ApiError;
 use crate::kubelet::network::Answer;
-use crate::kubelet::Kubelet;
 use crate::model::{Duration, Kind, ObjectKey, Time};
-use crate::sim::ComponentId;
 use std::collections::{BTreeMap, VecDeque};
 
 /// How many recent connections are kept for the page to draw.
@@ -147,7 +145,7 @@ impl Sim {
             return Err(format!("error: invalid argument \"{rate}\" for \"--rate\" flag: from 1 to {MAX_RATE} connections per second"));
         }
         match &source {
-            Source::Node(n) if !self.machines.contains_key(n) => return Err(ApiError::not_found(Kind::Node, n).kubectl_message()),
+            Source::Node(n) if self.machine(n).is_none() => return Err(ApiError::not_found(Kind::Node, n).kubectl_message()),
             Source::Pod(k) => {
                 let pod =
                     self.api.get(k).and_then(|o| o.as_pod()).ok_or_else(|| ApiError::not_found(Kind::Pod, &k.name).kubectl_message())?;
@@ -239,7 +237,7 @@ impl Sim {
                 powered(&node).then_some((node, turn))
             }
             Source::EveryNode => {
-                let mut nodes: Vec<&String> = self.machines.keys().collect();
+                let mut nodes: Vec<&String> = self.machine_of.keys().collect();
                 crate::sort::sort_by(&mut nodes, |a, b| crate::sort::natural_cmp(a, b));
                 (0..nodes.len()).map(|i| (turn + i) % nodes.len()).find(|&i| powered(nodes[i])).map(|i| (nodes[i].clone(), i + 1))
             }
@@ -260,7 +258,7 @@ impl Sim {
             outcome: Outcome::TimedOut,
             why: "",
         };
-        let rules = self.machines.get(from_node).and_then(|m| m.rules.for_service(&name, port)).cloned();
+        let rules = self.machine(from_node).and_then(|m| m.rules.for_service(&name, port)).cloned();
         let Some(rules) = rules else {
             c.why = "no rule for the service on this node";
             return c;
@@ -279,10 +277,11 @@ impl Sim {
             c.why = "the backend's node is off";
             return c;
         }
-        let Some(kubelet) = self.component_as::<Kubelet>(&ComponentId::Kubelet(node)) else { return c };
+        // The machine answers, not its kubelet: a stopped kubelet's containers still listen.
+        let Some(machine) = self.machine(&node) else { return c };
         let api = &self.api;
         let answer =
-            kubelet.answer_connection(self.now, &endpoint.ip, endpoint.port, |k| api.get(k).and_then(|o| o.as_pod()).map(|p| &*p.spec));
+            machine.answer_connection(self.now, &endpoint.ip, endpoint.port, |k| api.get(k).and_then(|o| o.as_pod()).map(|p| &*p.spec));
         (c.outcome, c.why) = match answer {
             Answer::Accepted(_) => (Outcome::Answered, "answered"),
             Answer::Refused(_) => (Outcome::Refused, "nothing listens on the port"),
@@ -293,13 +292,6 @@ impl Sim {
 
     /// The node whose pod CIDR holds `ip`.
     fn node_holding(&self, ip: &str) -> Option<String> {
-        let prefix = ip.rsplit_once('.')?.0;
-        self.machines
-            .keys()
-            .find(|n| {
-                self.component_as::<Kubelet>(&ComponentId::Kubelet((*n).clone()))
-                    .is_some_and(|k| k.addressing().pod_cidr.rsplit_once('.').is_some_and(|(p, _)| p == prefix))
-            })
-            .cloned()
+        self.machines().find(|m| m.addressing().holds(ip)).map(|m| m.node().to_string())
     }
 }

@@ -7,8 +7,8 @@
 //! none left, and a pod bound by `spec.nodeName` never had one.
 
 use crate::model::{Kind, ObjectKey};
-use crate::scheduler::{Scheduler, Verdict};
-use crate::sim::{ComponentId, Sim};
+use crate::scheduler::Verdict;
+use crate::sim::Sim;
 use serde::Serialize;
 
 /// At most this many nodes are listed; the rest are counted.
@@ -57,7 +57,7 @@ pub struct Explanation {
 
 /// The explanation for pod `namespace/name`, if kube-scheduler kept a decision for it.
 pub fn explain(sim: &Sim, namespace: &str, name: &str) -> Option<Explanation> {
-    let scheduler = sim.component_as::<Scheduler>(&ComponentId::Scheduler)?;
+    let scheduler = sim.scheduler()?;
     let decision = scheduler.last_decision(&ObjectKey::new(Kind::Pod, namespace, name))?;
     let chosen = decision.chosen.as_deref();
     let mut rows: Vec<NodeVerdictView> = decision

@@ -71,9 +71,8 @@
 
 use crate::command::{printers, Session};
 use crate::controllers::replica_set::is_pod_active;
-use crate::kubelet::Kubelet;
 use crate::model::{Duration, EndpointSlice, Kind, Node, Object, ObjectKey, Pod, Time};
-use crate::sim::{ComponentId, Message, MessageKind, Sim};
+use crate::sim::{Message, MessageKind, Sim};
 use crate::store::{Change, ChangeType};
 use serde::Serialize;
 
@@ -743,13 +742,14 @@ fn taken_on<'m>(sim: &Sim, m: &'m Message) -> Option<(Said, &'m str)> {
     if pod.spec.node_name.as_deref() != Some(node) || pod.metadata.is_deleting() {
         return None;
     }
-    let kubelet = sim.component_as::<Kubelet>(&ComponentId::Kubelet(node.to_string()));
+    // The node's image store is the machine's.
+    let machine = sim.machine(node);
     // As the kubelet's `EnsureImageExists` decides, from the pull policy (defaulted by tag).
     let pull = pod.spec.containers.iter().find(|c| {
         match c.image_pull_policy.as_deref().unwrap_or_else(|| crate::api::defaults::default_pull_policy(&c.image)) {
             "Always" => true,
             "Never" => false,
-            _ => !kubelet.is_some_and(|k| k.has_image(&c.image)),
+            _ => !machine.is_some_and(|m| m.has_image(&c.image)),
         }
     });
     let short = short_name(name);
