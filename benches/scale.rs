@@ -2,7 +2,8 @@
 //!
 //! `cargo bench --bench scale` prints a Markdown table; `scripts/bench.sh` runs it and writes the
 //! table into README.md. Measured:
-//! - simulated seconds per wall second at teaching scale (2 nodes / 3 pods) and at
+//! - simulated seconds per wall second at teaching scale (2 nodes / 3 pods; and the `service`
+//!   scenario: the same behind a Service, with readiness probes and traffic) and at
 //!   100 nodes / 3,000 pods, once the cluster is steady (heartbeats, leases, status reports);
 //! - wall time from nothing to every pod Running for 1,000 nodes / 30,000 pods and for
 //!   5,000 nodes / 150,000 pods (the official scalability envelope).
@@ -15,6 +16,7 @@
 //! measures one.
 
 use kubeloop::api::ApiRequest;
+use kubeloop::command::{Scenario, Session};
 use kubeloop::model::{Duration, Kind, Object, PodPhase};
 use kubeloop::sim::{NodeConfig, Sim};
 use std::time::Instant;
@@ -95,6 +97,18 @@ fn time_to_running(nodes: usize, pods: usize, services: bool) -> (f64, f64, bool
     (wall, simulated, done)
 }
 
+/// Simulated seconds per wall second over `span` of the built-in `service` scenario once steady:
+/// teaching scale with a Service in front of the Deployment, a readiness probe on every pod and
+/// `sim traffic` sending 4 connections a second (the picture lesson 8 draws).
+fn speed_served(span: Duration) -> f64 {
+    let mut s = Session::new(Scenario::builtin("service").expect("built-in"), Some(1)).expect("starts");
+    s.advance(Duration::secs(10));
+    assert!(s.sim().traffic_flows().next().is_some(), "the scenario's traffic runs");
+    let started = Instant::now();
+    s.advance(span);
+    span.as_secs_f64() / started.elapsed().as_secs_f64().max(1e-9)
+}
+
 /// Simulated seconds per wall second over `span` of steady state.
 fn speed(nodes: usize, pods: usize, span: Duration) -> f64 {
     let mut sim = cluster(nodes, pods, false);
@@ -143,6 +157,8 @@ fn main() {
     println!("|---|---|");
     let s = speed(2, 3, Duration::mins(60));
     println!("| simulated seconds per wall second, 2 nodes / 3 pods (steady) | {s:.0}× real time |");
+    let s = speed_served(Duration::mins(60));
+    println!("| simulated seconds per wall second, 2 nodes / 3 pods behind a Service, 4 connections/s (steady) | {s:.0}× real time |");
     let s = speed(100, 3000, Duration::mins(10));
     println!("| simulated seconds per wall second, 100 nodes / 3,000 pods (steady) | {s:.0}× real time |");
     let mut sizes = vec![(1000, 30_000)];
