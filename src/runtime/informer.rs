@@ -191,6 +191,15 @@ impl Informer {
         }
     }
 
+    /// The watch ended, and the cache is not to be trusted past its last list because the
+    /// watch's notifications were read elsewhere (kube-proxy's shared cache): after the back-off,
+    /// list again instead of watching on from the last revision this cache saw.
+    pub fn handle_watch_closed_relist(&mut self, now: Time, watch: WatchId) {
+        if self.owns_watch(watch) {
+            self.back_off(now, None);
+        }
+    }
+
     /// Retries once a back-off has passed.
     pub fn poll(&mut self, ctx: &mut Ctx) {
         let ReflectorState::BackingOff { until, resume } = self.state else { return };

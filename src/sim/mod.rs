@@ -11,6 +11,7 @@ pub mod invariants;
 pub mod machine;
 mod queue;
 pub mod reference;
+mod shared_watch;
 pub mod trace;
 pub mod traffic;
 
@@ -22,7 +23,8 @@ use crate::runtime::slab::Slab;
 use crate::runtime::{Component, Ctx, Effect, LoopStatus, RequestId};
 pub use faults::{NodeFault, WatchFault};
 use queue::{DeliveryQueue, Queued};
-use std::collections::BTreeMap;
+pub use shared_watch::SHARED_PROXY_WATCH_NODES;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 pub use trace::{Message, MessageKind, Trace};
 
@@ -199,6 +201,16 @@ pub struct Sim {
     /// Each node's machine, by node name.
     machines: BTreeMap<String, machine::Machine>,
     traffic: traffic::Traffic,
+    /// The Service and EndpointSlice cache kube-proxies share past teaching scale
+    /// (`proxy::shared`, `shared_watch.rs`).
+    shared_proxy: crate::proxy::shared::SharedProxyCache,
+    /// Whether kube-proxies' watches are shared (`None`: from `SHARED_PROXY_WATCH_NODES` on).
+    share_proxy_watches: Option<bool>,
+    /// Each kube-proxy's shared watches, by its place, in `proxy::shared::KINDS` order. Only
+    /// looked up, except when a fault is set (then sorted).
+    proxy_shared_watches: FastMap<SlotIndex, [Option<WatchId>; 2]>,
+    /// The kube-proxies waiting for the shared cache's next change, in place order.
+    shared_waiters: BTreeSet<SlotIndex>,
 }
 
 impl Sim {
@@ -233,6 +245,10 @@ impl Sim {
             nodes_added: 0,
             machines: BTreeMap::new(),
             traffic: traffic::Traffic::default(),
+            shared_proxy: Default::default(),
+            share_proxy_watches: None,
+            proxy_shared_watches: FastMap::default(),
+            shared_waiters: BTreeSet::new(),
         }
     }
 
@@ -553,6 +569,10 @@ impl Sim {
                 if !self.api.watches.is_open(watch) {
                     return;
                 }
+                if self.shared_proxy.owns_watch(watch) {
+                    self.deliver_shared(watch, event);
+                    return;
+                }
                 let Some(&owner) = self.watch_owner.get(&watch) else { return };
                 if !self.is_running_at(owner) {
                     return;
@@ -613,6 +633,7 @@ impl Sim {
             self.push(back, Delivery::Response { to: from, id, result: Err(error) });
             return;
         }
+        let watch_kind = if let ApiRequest::Watch(w) = &*request { Some(w.kind) } else { None };
         let handled = self.api.handle(arrived, &mut self.rng, *request);
         let etcd_time = if handled.revision.is_some() { self.latencies.etcd_write.0 } else { 0 };
         let back = arrived + Duration(etcd_time + self.jitter(self.latencies.response.0));
@@ -621,6 +642,9 @@ impl Sim {
             // A watch's events travel on the stream its response opened: none may reach the
             // client before the response that tells it the watch exists.
             self.watch_clock.insert(*w, back);
+            if let Some(kind) = watch_kind {
+                self.share_if_kube_proxy(from, kind, *w);
+            }
         }
         self.text.clear();
         match &handled.result {
@@ -649,8 +673,15 @@ impl Sim {
 
     /// `call` for the component in this place.
     fn call_at(&mut self, index: SlotIndex, f: impl FnOnce(&mut dyn Component, &mut Ctx)) {
+        let shared = self.reads_shared_cache(index);
+        if shared {
+            self.shared_proxy.refresh();
+        }
         let slot = &mut self.components[index];
         let mut ctx = Ctx::new(self.now, &mut self.rng, &mut self.next_request);
+        if shared {
+            ctx.shared_proxy = Some(&self.shared_proxy);
+        }
         f(slot.component.as_mut(), &mut ctx);
         let effects = ctx.into_effects();
         let next = slot.component.next_wakeup();
@@ -670,12 +701,15 @@ impl Sim {
                     self.api.watches.close(w);
                     self.watch_owner.remove(&w);
                 }
-                Effect::ProgramRules(update) => {
+                Effect::ProgramRules(write) => {
                     if let ComponentId::KubeProxy(node) = &self.components[index].id {
                         if let Some(m) = self.machines.get_mut(node) {
-                            m.rules.apply(self.now, update);
+                            m.rules.write(self.now, write);
                         }
                     }
+                }
+                Effect::AwaitSharedChange => {
+                    self.shared_waiters.insert(index);
                 }
             }
         }
@@ -707,6 +741,9 @@ impl Sim {
 
     /// Ends every open watch (a watch severed, the API server restarted): clients must re-list.
     pub fn sever_watches(&mut self, of: Option<&ComponentId>) {
+        if of.is_none() {
+            self.close_shared_cache();
+        }
         let ids: Vec<(WatchId, SlotIndex)> =
             self.watch_owner.iter().filter(|(_, o)| of.is_none_or(|x| *x == self.components[**o].id)).map(|(w, o)| (*w, *o)).collect();
         for (w, owner) in ids {
