@@ -69,8 +69,10 @@ impl KubeProxy {
     pub fn new(node: &str) -> Self {
         KubeProxy {
             node: node.to_string(),
-            services: Informer::new(Kind::Service, FieldFilter::All),
-            slices: Informer::new(Kind::EndpointSlice, FieldFilter::All),
+            // Services are only looked up by key and slices by Service: no other index, which
+            // thousands of nodes would each build.
+            services: Informer::with_indexers(Kind::Service, FieldFilter::All, &[]),
+            slices: Informer::with_indexers(Kind::EndpointSlice, FieldFilter::All, &[BY_SERVICE_NAME]),
             dirty: BTreeSet::new(),
             full: true,
             last_sync: None,
@@ -132,7 +134,36 @@ impl KubeProxy {
                 // With no sync pending, only the next change to the shared cache can ask for one.
                 ctx.await_shared_change();
             }
+            // Its informers left what they listed to the shared cache, which its watches are
+            // not open on yet: the sync waits for them (joining asks for it again).
+            None if !self.keeps_caches() => {}
             None => self.sync_private(ctx),
+        }
+    }
+
+    fn keeps_caches(&self) -> bool {
+        self.services.keeps_cache() && self.slices.keeps_cache()
+    }
+
+    /// What every call starts with: whether the shared cache is on offer decides whether the
+    /// informers' next lists are kept. Returns whether the previous call read the shared cache.
+    fn observe(&mut self, ctx: &Ctx) -> bool {
+        for informer in [&mut self.services, &mut self.slices] {
+            informer.keep_cache_from_next_list(!ctx.shared_watch_offered);
+        }
+        std::mem::replace(&mut self.reading_shared, ctx.shared_proxy.is_some())
+    }
+
+    /// An informer that kept nothing but will not be shared after all (a watch fault came
+    /// between its list and its watch) lists again, keeping what it lists this time.
+    fn relist_if_unshared(&mut self, ctx: &mut Ctx) {
+        if ctx.shared_watch_offered {
+            return;
+        }
+        for informer in [&mut self.services, &mut self.slices] {
+            if !informer.keeps_cache() && informer.is_watching() {
+                informer.relist_now(ctx);
+            }
         }
     }
 
@@ -335,6 +366,7 @@ impl Component for KubeProxy {
     fn start(&mut self, ctx: &mut Ctx) {
         let node = std::mem::take(&mut self.node);
         *self = KubeProxy::new(&node);
+        self.observe(ctx);
         self.services.start(ctx);
         self.slices.start(ctx);
         self.status.last_action = format!("started on {node}");
@@ -342,7 +374,7 @@ impl Component for KubeProxy {
     }
 
     fn handle_response(&mut self, ctx: &mut Ctx, id: RequestId, result: ApiResult) {
-        self.reading_shared = ctx.shared_proxy.is_some();
+        self.observe(ctx);
         let deltas = if self.services.owns_request(id) {
             self.services.handle_response(ctx, id, result)
         } else if self.slices.owns_request(id) {
@@ -351,6 +383,7 @@ impl Component for KubeProxy {
             return;
         };
         self.on_deltas(ctx.now, deltas);
+        self.relist_if_unshared(ctx);
         // A watch that opened shared makes the shared cache its own: sync from it, then hear its
         // changes.
         if (self.full || ctx.shared_proxy.is_some()) && self.synced() {
@@ -361,13 +394,13 @@ impl Component for KubeProxy {
     /// The shared cache changed since this kube-proxy's last sync: the runner's `Run`, as a
     /// delta on its own watch would ask.
     fn handle_shared_change(&mut self, ctx: &mut Ctx) {
-        self.reading_shared = true;
+        self.observe(ctx);
         self.status.phase = LoopPhase::Observe;
         self.request_sync(ctx.now);
     }
 
     fn handle_watch_event(&mut self, ctx: &mut Ctx, watch: WatchId, event: WatchEvent) {
-        self.reading_shared = ctx.shared_proxy.is_some();
+        self.observe(ctx);
         let delta = if self.services.owns_watch(watch) {
             self.services.handle_watch_event(event)
         } else if self.slices.owns_watch(watch) {
@@ -381,18 +414,19 @@ impl Component for KubeProxy {
     fn handle_watch_closed(&mut self, ctx: &mut Ctx, watch: WatchId) {
         // Read from the shared cache, its informers got only their list (and its replay): a
         // re-watch from there would replay what the node's table already shows, so they list.
+        let was_reading_shared = self.observe(ctx);
         for informer in [&mut self.services, &mut self.slices] {
-            if self.reading_shared {
+            if was_reading_shared {
                 informer.handle_watch_closed_relist(ctx.now, watch);
             } else {
                 informer.handle_watch_closed(ctx.now, watch);
             }
         }
-        self.reading_shared = ctx.shared_proxy.is_some();
     }
 
     fn poll(&mut self, ctx: &mut Ctx) {
-        self.reading_shared = ctx.shared_proxy.is_some();
+        self.observe(ctx);
+        self.relist_if_unshared(ctx);
         self.services.poll(ctx);
         self.slices.poll(ctx);
         let due = self.next_sync.is_some_and(|t| t <= ctx.now);

@@ -29,7 +29,7 @@ use super::{apply_changes, rules_of, service_changes, service_of};
 use crate::api::{WatchEvent, WatchId};
 use crate::model::{Kind, Object};
 use crate::net::RulesTable;
-use crate::runtime::store::{Store, Writer, STANDARD_INDEXERS};
+use crate::runtime::store::{Store, Writer, BY_SERVICE_NAME};
 use std::collections::BTreeSet;
 use std::rc::Rc;
 
@@ -53,8 +53,8 @@ impl Default for SharedProxyCache {
     fn default() -> Self {
         SharedProxyCache {
             watches: None,
-            services: Writer::new(Kind::Service, STANDARD_INDEXERS),
-            slices: Writer::new(Kind::EndpointSlice, STANDARD_INDEXERS),
+            services: Writer::new(Kind::Service, &[]),
+            slices: Writer::new(Kind::EndpointSlice, &[BY_SERVICE_NAME]),
             dirty: BTreeSet::new(),
             table: Rc::default(),
         }

@@ -45,13 +45,16 @@ pub struct Ctx<'a> {
     /// The Service and EndpointSlice cache this component's watches share with other nodes'
     /// kube-proxies, when they do (`proxy::shared`); `None` for every other component.
     pub shared_proxy: Option<&'a crate::proxy::shared::SharedProxyCache>,
+    /// Whether the watches this component opens now will be shared (a kube-proxy past teaching
+    /// scale with no watch fault on it): what it lists it may then leave to the shared cache.
+    pub shared_watch_offered: bool,
     next_request: &'a mut u64,
     effects: Vec<Effect>,
 }
 
 impl<'a> Ctx<'a> {
     pub fn new(now: Time, rng: &'a mut Rng, next_request: &'a mut u64) -> Self {
-        Ctx { now, rng, shared_proxy: None, next_request, effects: Vec::new() }
+        Ctx { now, rng, shared_proxy: None, shared_watch_offered: false, next_request, effects: Vec::new() }
     }
     /// Queues a request to the API server and returns its id.
     pub fn send(&mut self, request: ApiRequest) -> RequestId {

@@ -677,11 +677,13 @@ impl Sim {
         if shared {
             self.shared_proxy.refresh();
         }
+        let offered = self.offers_shared_watch(index);
         let slot = &mut self.components[index];
         let mut ctx = Ctx::new(self.now, &mut self.rng, &mut self.next_request);
         if shared {
             ctx.shared_proxy = Some(&self.shared_proxy);
         }
+        ctx.shared_watch_offered = offered;
         f(slot.component.as_mut(), &mut ctx);
         let effects = ctx.into_effects();
         let next = slot.component.next_wakeup();

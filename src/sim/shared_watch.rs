@@ -40,6 +40,13 @@ impl Sim {
             .collect()
     }
 
+    /// Whether a watch the component in this place opens now is shared: it is a kube-proxy,
+    /// sharing is on and no watch fault covers it.
+    pub(super) fn offers_shared_watch(&self, index: SlotIndex) -> bool {
+        let id = &self.components[index].id;
+        matches!(id, ComponentId::KubeProxy(_)) && self.shares_proxy_watches() && self.watch_fault_for(id).is_none()
+    }
+
     fn shares_proxy_watches(&self) -> bool {
         self.share_proxy_watches.unwrap_or(self.nodes_added >= SHARED_PROXY_WATCH_NODES)
     }
@@ -56,8 +63,7 @@ impl Sim {
     /// kube-proxy reads the shared cache instead (once both its watches are shared).
     pub(super) fn share_if_kube_proxy(&mut self, from: SlotIndex, kind: Kind, watch: WatchId) {
         let Some(slot) = KINDS.iter().position(|k| *k == kind) else { return };
-        let id = &self.components[from].id;
-        if !matches!(id, ComponentId::KubeProxy(_)) || !self.shares_proxy_watches() || self.watch_fault_for(id).is_some() {
+        if !self.offers_shared_watch(from) {
             return;
         }
         self.open_shared_cache();
