@@ -479,3 +479,89 @@ fn below_the_threshold_nothing_is_shared() {
     let s = session();
     assert!(s.sim().kube_proxies_sharing_watches().is_empty(), "teaching scale: every kube-proxy watches on its own");
 }
+
+/// A cluster of `nodes` nodes with Service `web` (and its Deployment of three) created before
+/// any kube-proxy has listed, settled.
+fn cluster_with_web(nodes: usize) -> Sim {
+    let mut sim = Sim::new(5);
+    for i in 0..nodes {
+        sim.add_node(kubeloop::sim::NodeConfig::new(&format!("node-{i}"))).unwrap();
+    }
+    let deployment = SLOW.replace("slow", "web").replace("replicas: 2", "replicas: 3");
+    sim.submit(ApiRequest::Create(object(&deployment))).unwrap();
+    sim.submit(ApiRequest::Create(object(SVC))).unwrap();
+    sim.settle(Duration::mins(2)).unwrap();
+    sim
+}
+
+#[test]
+fn from_fifty_nodes_on_kube_proxies_share_their_watches_and_every_node_still_routes() {
+    let below = cluster_with_web(kubeloop::sim::SHARED_PROXY_WATCH_NODES as usize - 1);
+    assert!(below.kube_proxies_sharing_watches().is_empty());
+
+    let mut sim = cluster_with_web(kubeloop::sim::SHARED_PROXY_WATCH_NODES as usize);
+    assert_eq!(sim.kube_proxies_sharing_watches().len(), 50);
+    // Each kube-proxy listed the Service while its watches were on offer (so kept nothing) and
+    // wrote its first table from the shared cache.
+    let want = ready_addresses(&sim);
+    assert_eq!(want.len(), 3);
+    for i in 0..50 {
+        assert_eq!(table(&sim, &format!("node-{i}"), "web").as_deref(), Some(&want[..]), "node-{i}");
+    }
+    let first = sim.machine("node-0").unwrap().rules().table().clone();
+    assert!((1..50).all(|i| std::rc::Rc::ptr_eq(&first, sim.machine(&format!("node-{i}")).unwrap().rules().table())));
+
+    // A change is one notification to the shared cache, not fifty.
+    sim.set_trace_capacity(100_000);
+    let before = sim.trace().count();
+    let key = pod_named(&sim, want[0].trim_end_matches(":80"));
+    delete(&mut sim, key);
+    let gone = |sim: &Sim| (0..50).all(|i| table(sim, &format!("node-{i}"), "web").is_some_and(|t| !t.contains(&want[0])));
+    assert!(until(&mut sim, Duration::secs(5), gone).expect("every node drops it") <= Duration::millis(1500));
+    let slice_hops: Vec<&str> = sim
+        .trace()
+        .since(before)
+        .filter(|m| m.what.contains("endpointslice/") && m.to.starts_with("kube-proxy"))
+        .map(|m| m.to.as_str())
+        .collect();
+    assert!(!slice_hops.is_empty() && slice_hops.iter().all(|to| *to == "kube-proxy"), "{slice_hops:?}");
+}
+
+#[test]
+fn with_shared_watches_a_partitioned_node_keeps_its_stale_table_and_heals_on_its_own() {
+    let mut s = shared_session();
+    run(&mut s, "sim node partition node-1");
+    assert_eq!(s.sim().kube_proxies_sharing_watches(), ["node-2"]);
+    let stale = table(s.sim(), "node-1", "web").unwrap();
+    let victim_ip = ready_addresses(s.sim())[0].trim_end_matches(":80").to_string();
+    let victim = pod_named(s.sim(), &victim_ip);
+    delete(s.sim_mut(), victim);
+    s.sim_mut().advance(Duration::secs(20));
+    let want = ready_addresses(s.sim());
+    assert_eq!(table(s.sim(), "node-2", "web").as_deref(), Some(&want[..]));
+    assert_eq!(table(s.sim(), "node-1", "web"), Some(stale), "cut off, node-1's kube-proxy hears nothing");
+    run(&mut s, "sim node recover node-1");
+    let healed = until(s.sim_mut(), Duration::mins(1), |sim| table(sim, "node-1", "web").as_deref() == Some(&want[..]));
+    assert!(healed.is_some(), "reconnected, it lists again and follows");
+    s.sim_mut().settle(Duration::mins(1)).unwrap();
+    assert_eq!(s.sim().kube_proxies_sharing_watches(), NODES, "and shares again");
+}
+
+#[test]
+fn with_shared_watches_an_etcd_restore_takes_every_table_back_to_the_snapshot() {
+    let mut s = shared_session();
+    run(&mut s, "sim etcd snapshot");
+    run(&mut s, "kubectl scale deployment web --replicas=5");
+    s.sim_mut().settle(Duration::mins(1)).unwrap();
+    assert_eq!(table(s.sim(), "node-2", "web").unwrap().len(), 5);
+    run(&mut s, "sim etcd restore");
+    s.sim_mut().settle(Duration::mins(3)).unwrap();
+    // The shared cache was re-listed from the restored etcd: every node follows the slice the
+    // EndpointSlice controller then writes for the restored world.
+    let want = ready_addresses(s.sim());
+    assert_eq!(want.len(), 3, "the restored Deployment wants three");
+    for node in NODES {
+        assert_eq!(table(s.sim(), node, "web").as_deref(), Some(&want[..]), "{node}");
+    }
+    assert_eq!(s.sim().kube_proxies_sharing_watches(), NODES);
+}
