@@ -24,7 +24,7 @@ use crate::runtime::{Component, Ctx, Effect, LoopStatus, RequestId};
 pub use faults::{NodeFault, WatchFault};
 use queue::{DeliveryQueue, Queued};
 pub use shared_watch::SHARED_PROXY_WATCH_NODES;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::fmt;
 pub use trace::{Message, MessageKind, Trace};
 
@@ -164,6 +164,10 @@ struct Slot {
     running: bool,
     /// The wake-up currently queued for it, if any.
     wake_at: Option<Time>,
+    /// A kube-proxy's shared watches, in `proxy::shared::KINDS` order (`shared_watch.rs`).
+    shared_watches: [Option<WatchId>; 2],
+    /// Whether it is in `Sim::shared_waiters`.
+    awaiting_shared: bool,
 }
 
 pub struct Sim {
@@ -206,11 +210,8 @@ pub struct Sim {
     shared_proxy: crate::proxy::shared::SharedProxyCache,
     /// Whether kube-proxies' watches are shared (`None`: from `SHARED_PROXY_WATCH_NODES` on).
     share_proxy_watches: Option<bool>,
-    /// Each kube-proxy's shared watches, by its place, in `proxy::shared::KINDS` order. Only
-    /// looked up, except when a fault is set (then sorted).
-    proxy_shared_watches: FastMap<SlotIndex, [Option<WatchId>; 2]>,
-    /// The kube-proxies waiting for the shared cache's next change, in place order.
-    shared_waiters: BTreeSet<SlotIndex>,
+    /// The kube-proxies waiting for the shared cache's next change, in the order they asked.
+    shared_waiters: Vec<SlotIndex>,
 }
 
 impl Sim {
@@ -247,8 +248,7 @@ impl Sim {
             traffic: traffic::Traffic::default(),
             shared_proxy: Default::default(),
             share_proxy_watches: None,
-            proxy_shared_watches: FastMap::default(),
-            shared_waiters: BTreeSet::new(),
+            shared_waiters: Vec::new(),
         }
     }
 
@@ -306,7 +306,15 @@ impl Sim {
 
     /// Adds a component and starts it now.
     pub fn add_component(&mut self, id: ComponentId, component: Box<dyn Component>) {
-        let slot = Slot { name: id.to_string(), id: id.clone(), component, running: true, wake_at: None };
+        let slot = Slot {
+            name: id.to_string(),
+            id: id.clone(),
+            component,
+            running: true,
+            wake_at: None,
+            shared_watches: [None; 2],
+            awaiting_shared: false,
+        };
         let index = match self.by_id.get(&id) {
             // Replacing a component keeps its place, so deliveries queued for it still find it.
             Some(&i) => {
@@ -711,7 +719,10 @@ impl Sim {
                     }
                 }
                 Effect::AwaitSharedChange => {
-                    self.shared_waiters.insert(index);
+                    let slot = &mut self.components[index];
+                    if !std::mem::replace(&mut slot.awaiting_shared, true) {
+                        self.shared_waiters.push(index);
+                    }
                 }
             }
         }
@@ -746,8 +757,13 @@ impl Sim {
         if of.is_none() {
             self.close_shared_cache();
         }
-        let ids: Vec<(WatchId, SlotIndex)> =
-            self.watch_owner.iter().filter(|(_, o)| of.is_none_or(|x| *x == self.components[**o].id)).map(|(w, o)| (*w, *o)).collect();
+        let of: Vec<bool> = self.components.iter().map(|s| of.is_none_or(|x| *x == s.id)).collect();
+        self.sever_watches_of(&of);
+    }
+
+    /// Ends the watches of the components whose places `of` marks.
+    fn sever_watches_of(&mut self, of: &[bool]) {
+        let ids: Vec<(WatchId, SlotIndex)> = self.watch_owner.iter().filter(|(_, o)| of[**o]).map(|(w, o)| (*w, *o)).collect();
         for (w, owner) in ids {
             self.api.watches.close(w);
             self.watch_owner.remove(&w);

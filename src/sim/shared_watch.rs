@@ -29,10 +29,8 @@ impl Sim {
 
     /// The kube-proxies reading the shared cache now, by node (the others read their own).
     pub fn kube_proxies_sharing_watches(&self) -> Vec<&str> {
-        let mut places: Vec<SlotIndex> = self.proxy_shared_watches.keys().copied().filter(|&i| self.reads_shared_cache(i)).collect();
-        places.sort_unstable();
-        places
-            .into_iter()
+        (0..self.components.len())
+            .filter(|&i| self.reads_shared_cache(i))
             .filter_map(|i| match &self.components[i].id {
                 ComponentId::KubeProxy(node) => Some(node.as_str()),
                 _ => None,
@@ -55,7 +53,7 @@ impl Sim {
     /// shared, and so is the cache's own.
     pub(super) fn reads_shared_cache(&self, index: SlotIndex) -> bool {
         self.shared_proxy.watches().is_some()
-            && self.proxy_shared_watches.get(&index).is_some_and(|ws| ws.iter().all(|w| w.is_some_and(|w| self.api.watches.is_open(w))))
+            && self.components[index].shared_watches.iter().all(|w| w.is_some_and(|w| self.api.watches.is_open(w)))
     }
 
     /// A watch just opened for `from`: if it is a kube-proxy's Service or EndpointSlice watch,
@@ -68,7 +66,7 @@ impl Sim {
         }
         self.open_shared_cache();
         self.api.watches.mute(watch);
-        self.proxy_shared_watches.entry(from).or_default()[slot] = Some(watch);
+        self.components[from].shared_watches[slot] = Some(watch);
     }
 
     /// Opens the shared cache's own watches if they are not open, from a list of what etcd holds
@@ -102,6 +100,7 @@ impl Sim {
         self.trace.record_text(self.now, self.now, "kube-apiserver", "kube-proxy", MessageKind::Watch, &self.text, &event.object.key_ref());
         self.shared_proxy.apply(watch, event);
         for index in std::mem::take(&mut self.shared_waiters) {
+            self.components[index].awaiting_shared = false;
             if self.is_running_at(index) && self.reads_shared_cache(index) {
                 self.call_at(index, |c, ctx| c.handle_shared_change(ctx));
             }
@@ -111,16 +110,11 @@ impl Sim {
     /// A watch fault changed: each kube-proxy reading the shared cache that a fault now covers
     /// has its watches ended, so that it re-opens them private and the fault applies to it alone.
     pub(super) fn unshare_faulted_kube_proxies(&mut self) {
-        let mut faulted: Vec<SlotIndex> = self
-            .proxy_shared_watches
-            .keys()
-            .copied()
-            .filter(|&i| self.reads_shared_cache(i) && self.watch_fault_for(&self.components[i].id).is_some())
+        let faulted: Vec<bool> = (0..self.components.len())
+            .map(|i| self.reads_shared_cache(i) && self.watch_fault_for(&self.components[i].id).is_some())
             .collect();
-        faulted.sort_unstable();
-        for index in faulted {
-            let id = self.components[index].id.clone();
-            self.sever_watches(Some(&id));
+        if faulted.contains(&true) {
+            self.sever_watches_of(&faulted);
         }
     }
 }
