@@ -192,8 +192,8 @@ impl KubeProxy {
             changed = self.written.iter().map(|(k, r)| (k.clone(), Some(r.clone()))).collect();
         }
         self.finish_sync(now);
-        self.shared_sync = None;
         if full || !changed.is_empty() {
+            self.shared_sync = None;
             self.status.last_action = describe_sync(full, &changed, self.written.len());
             self.status.last_action_at = Some(now);
             ctx.program_rules(RulesUpdate { full, changed });
@@ -205,8 +205,8 @@ impl KubeProxy {
         self.dirty.clear();
         let table = shared.table();
         let full = std::mem::replace(&mut self.full, false);
-        // A new revision of the shared table always differs from the one before it; only a
-        // table written another way (privately, or an older revision) needs comparing.
+        // Two revisions may hold the same rules (a pod turned unready and back), and so may a
+        // table written privately: like a private sync, write only what differs.
         let same = Rc::ptr_eq(table, &self.written) || *table == self.written;
         self.finish_sync(now);
         if full || !same {

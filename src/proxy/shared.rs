@@ -243,5 +243,6 @@ mod tests {
         proxy.written = Rc::new((**cache.table()).clone());
         assert!(proxy.sync_shared(Time(4_000), &cache).is_none());
         assert_eq!(proxy.loops()[0].turns, 4);
+        assert_eq!(proxy.loops()[0].last_action, "default/web: 2 endpoints", "a sync that writes nothing keeps the last words");
     }
 }
