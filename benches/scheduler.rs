@@ -60,7 +60,7 @@ impl Bench {
                 Effect::Request { id, request } => self.serve(id, *request),
                 Effect::CloseWatch(w) => self.api.watches.close(w),
                 // The scheduler never programs a node's routing table.
-                Effect::ProgramRules(_) => {}
+                Effect::ProgramRules(_) | Effect::AwaitSharedChange => {}
             }
         }
     }

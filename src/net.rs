@@ -109,6 +109,10 @@ fn hash16(input: &str) -> String {
     (0..16).map(|i| char::from(ALPHABET[((bits >> (75 - 5 * i)) & 31) as usize])).collect()
 }
 
+/// A whole table: every service port's rules, by port key. Held behind an `Rc` so that the
+/// nodes whose kube-proxies synced the same revision of a shared watch hold one copy.
+pub type RulesTable = BTreeMap<String, Rc<ServiceRules>>;
+
 /// A change kube-proxy asks the machine to make: the service ports whose rules changed (`None`:
 /// removed), or with `full` the whole table replaced (its first sync after a start flushes what
 /// an earlier process left).
@@ -118,10 +122,19 @@ pub struct RulesUpdate {
     pub changed: Vec<(String, Option<Rc<ServiceRules>>)>,
 }
 
+/// What kube-proxy writes into the kernel: the changed ports, or a whole table at once (what a
+/// kube-proxy reading a shared watch writes: the table built for that watch's revision, which
+/// the machine then shares rather than copies).
+#[derive(Clone, Debug, PartialEq)]
+pub enum RulesWrite {
+    Update(RulesUpdate),
+    Table(Rc<RulesTable>),
+}
+
 /// What a node's kernel holds for Services.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct NodeRules {
-    by_port: BTreeMap<String, Rc<ServiceRules>>,
+    by_port: Rc<RulesTable>,
     /// When kube-proxy last wrote the table.
     synced_at: Option<Time>,
     /// How many times it has.
@@ -130,21 +143,38 @@ pub struct NodeRules {
 
 impl NodeRules {
     pub fn apply(&mut self, now: Time, update: RulesUpdate) {
+        // Copied only if another node (or kube-proxy's own record) shares the table.
+        let by_port = Rc::make_mut(&mut self.by_port);
         if update.full {
-            self.by_port.clear();
+            by_port.clear();
         }
         for (key, rules) in update.changed {
             match rules {
-                Some(r) => self.by_port.insert(key, r),
-                None => self.by_port.remove(&key),
+                Some(r) => by_port.insert(key, r),
+                None => by_port.remove(&key),
             };
         }
         self.synced_at = Some(now);
         self.writes += 1;
     }
+    /// Writes what kube-proxy asked for: changed ports, or a whole (shared) table.
+    pub fn write(&mut self, now: Time, write: RulesWrite) {
+        match write {
+            RulesWrite::Update(update) => self.apply(now, update),
+            RulesWrite::Table(table) => {
+                self.by_port = table;
+                self.synced_at = Some(now);
+                self.writes += 1;
+            }
+        }
+    }
+    /// The whole table, as written.
+    pub fn table(&self) -> &Rc<RulesTable> {
+        &self.by_port
+    }
     /// The machine lost power: the kernel's rules are gone.
     pub fn flush(&mut self) {
-        self.by_port.clear();
+        self.by_port = Rc::default();
     }
     pub fn synced_at(&self) -> Option<Time> {
         self.synced_at
@@ -237,5 +267,18 @@ mod tests {
         assert_eq!(table.iter().count(), 2);
         table.apply(Time(12), RulesUpdate { full: true, changed: vec![] });
         assert_eq!((table.iter().count(), table.synced_at(), table.writes()), (0, Some(Time(12)), 4));
+    }
+
+    #[test]
+    fn a_whole_table_is_shared_not_copied_and_a_later_update_copies_it_first() {
+        let web = Rc::new(rules(1));
+        let shared: Rc<RulesTable> = Rc::new([(web.port_key(), web)].into_iter().collect());
+        let (mut a, mut b) = (NodeRules::default(), NodeRules::default());
+        a.write(Time(1), RulesWrite::Table(shared.clone()));
+        b.write(Time(2), RulesWrite::Table(shared.clone()));
+        assert!(Rc::ptr_eq(a.table(), b.table()) && Rc::ptr_eq(a.table(), &shared));
+        assert_eq!((a.synced_at(), a.writes()), (Some(Time(1)), 1));
+        a.apply(Time(3), RulesUpdate { full: false, changed: vec![("default/web".into(), None)] });
+        assert_eq!((a.iter().count(), b.iter().count(), shared.len()), (0, 1, 1), "b's and the shared copy stay");
     }
 }

@@ -10,7 +10,7 @@ use kubeloop::api::{ApiRequest, DeleteRequest};
 use kubeloop::command::{CommandOutput, Scenario, Session};
 use kubeloop::model::*;
 use kubeloop::sim::traffic::{Outcome, Source};
-use kubeloop::sim::Sim;
+use kubeloop::sim::{ComponentId, Sim};
 
 const SVC: &str =
     "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  selector: {app: web}\n  ports: [{port: 80, targetPort: 80}]\n";
@@ -29,6 +29,24 @@ fn session() -> Session {
     s.sim_mut().check_every_step = true;
     s.sim_mut().submit(ApiRequest::Create(object(SVC))).unwrap();
     s.sim_mut().settle(Duration::mins(2)).unwrap();
+    s
+}
+
+/// From now on the kube-proxies share one Service and EndpointSlice watch, as they do past
+/// `SHARED_PROXY_WATCH_NODES` nodes: their watches end and re-open shared.
+fn share_watches(sim: &mut Sim) {
+    sim.share_kube_proxy_watches(Some(true));
+    for node in NODES {
+        sim.sever_watches(Some(&ComponentId::KubeProxy(node.into())));
+    }
+    sim.settle(Duration::mins(1)).unwrap();
+    assert_eq!(sim.kube_proxies_sharing_watches(), NODES, "both kube-proxies read the shared cache");
+}
+
+/// `session()` with the kube-proxies sharing their watches.
+fn shared_session() -> Session {
+    let mut s = session();
+    share_watches(s.sim_mut());
     s
 }
 
@@ -288,9 +306,13 @@ fn ready_pods(sim: &Sim) -> (Vec<(String, String)>, Vec<String>) {
 
 #[test]
 fn property_running_kube_proxies_converge_to_the_ready_endpoints_and_never_route_to_long_deleted_pods() {
-    for seed in 1..=6u64 {
+    // Each seed with private watches, as at teaching scale, and with shared ones, as past it.
+    for (seed, shared) in (1..=6u64).flat_map(|seed| [(seed, false), (seed, true)]) {
         let mut s = Session::new(Scenario::builtin("default").expect("default scenario"), Some(seed)).expect("starts");
         s.sim_mut().check_every_step = true;
+        if shared {
+            share_watches(s.sim_mut());
+        }
         s.sim_mut().submit(ApiRequest::Create(object(READY))).unwrap();
         s.sim_mut().submit(ApiRequest::Create(object(&SVC.replace("web", "ready")))).unwrap();
         s.sim_mut().settle(Duration::mins(2)).unwrap();
@@ -358,7 +380,7 @@ fn property_running_kube_proxies_converge_to_the_ready_endpoints_and_never_route
                 assert_eq!(
                     got,
                     want,
-                    "seed {seed}: {node}'s table {:?} after the change at {since:?}; actions: {actions:#?}",
+                    "seed {seed} (shared: {shared}): {node}'s table {:?} after the change at {since:?}; actions: {actions:#?}",
                     now.since(since)
                 );
             }
@@ -369,7 +391,7 @@ fn property_running_kube_proxies_converge_to_the_ready_endpoints_and_never_route
                 let since = gone.max(proxy_started[n]);
                 assert!(
                     !proxy_running[n] || c.at.since(since) <= CONVERGENCE,
-                    "seed {seed}: {} sent to {ip}, deleted at {gone:?}, at {:?}; actions: {actions:#?}",
+                    "seed {seed} (shared: {shared}): {} sent to {ip}, deleted at {gone:?}, at {:?}; actions: {actions:#?}",
                     c.from_node,
                     c.at
                 );
@@ -378,4 +400,168 @@ fn property_running_kube_proxies_converge_to_the_ready_endpoints_and_never_route
         }
         assert!(actions.len() >= 25, "seed {seed}: the run acted: {actions:?}");
     }
+}
+
+#[test]
+fn with_shared_watches_every_node_still_follows_within_about_a_second() {
+    let mut s = shared_session();
+    let victim_ip = ready_addresses(s.sim())[0].trim_end_matches(":80").to_string();
+    let victim = pod_named(s.sim(), &victim_ip);
+    delete(s.sim_mut(), victim);
+    let gone = |sim: &Sim| NODES.iter().all(|n| table(sim, n, "web").is_some_and(|t| !t.contains(&format!("{victim_ip}:80"))));
+    let took = until(s.sim_mut(), Duration::secs(5), gone).expect("every node drops the deleted pod");
+    assert!(took <= Duration::millis(1500), "took {took:?}");
+    s.sim_mut().settle(Duration::mins(2)).unwrap();
+    let want = ready_addresses(s.sim());
+    for node in NODES {
+        assert_eq!(table(s.sim(), node, "web").as_deref(), Some(&want[..]), "{node} converges");
+    }
+    // Both nodes hold the same revision of the shared table, not two copies.
+    let tables: Vec<_> = NODES.iter().map(|n| s.sim().machine(n).unwrap().rules().table().clone()).collect();
+    assert!(std::rc::Rc::ptr_eq(&tables[0], &tables[1]));
+    assert_eq!(s.sim().kube_proxies_sharing_watches(), NODES);
+}
+
+#[test]
+fn with_shared_watches_a_watch_fault_leaves_a_stale_table_on_its_own_node_only() {
+    let mut s = shared_session();
+    run(&mut s, "sim watch drop 100 kube-proxy-node-1");
+    // The fault is node-1's alone: its kube-proxy went back to watches of its own.
+    assert_eq!(s.sim().kube_proxies_sharing_watches(), ["node-2"]);
+    s.sim_mut().advance(Duration::secs(2));
+    let stale = table(s.sim(), "node-1", "web").unwrap();
+    let victim_ip = ready_addresses(s.sim())[0].trim_end_matches(":80").to_string();
+    let victim = pod_named(s.sim(), &victim_ip);
+    delete(s.sim_mut(), victim);
+    s.sim_mut().settle(Duration::mins(2)).unwrap();
+    let want = ready_addresses(s.sim());
+    assert!(!want.contains(&format!("{victim_ip}:80")));
+    assert_eq!(table(s.sim(), "node-2", "web").as_deref(), Some(&want[..]), "node-2 reads the shared cache and follows");
+    assert_eq!(table(s.sim(), "node-1", "web"), Some(stale), "node-1 heard nothing and kept its table");
+    assert!(s.sim().watch_events_dropped() > 0);
+
+    // A delay aimed at node-2 holds node-2 back by that much, and node-1 no longer matters to it.
+    run(&mut s, "sim watch delay 3s kube-proxy-node-2");
+    assert!(s.sim().kube_proxies_sharing_watches().is_empty());
+    s.sim_mut().advance(Duration::secs(2));
+    let before = table(s.sim(), "node-2", "web").unwrap();
+    let ip = ready_addresses(s.sim())[0].trim_end_matches(":80").to_string();
+    let key = pod_named(s.sim(), &ip);
+    delete(s.sim_mut(), key);
+    s.sim_mut().advance(Duration::millis(2500));
+    assert_eq!(table(s.sim(), "node-2", "web"), Some(before), "not yet: its notifications are 3 s late");
+    let caught_up =
+        until(s.sim_mut(), Duration::secs(5), |sim| table(sim, "node-2", "web").is_some_and(|t| !t.contains(&format!("{ip}:80"))));
+    assert!(caught_up.is_some(), "node-2 follows, late");
+}
+
+#[test]
+fn with_shared_watches_a_stopped_kube_proxy_leaves_its_node_stale_and_heals_when_started() {
+    let mut s = shared_session();
+    run(&mut s, "sim stop kube-proxy-node-1");
+    let stale = table(s.sim(), "node-1", "web").unwrap();
+    let victim_ip = ready_addresses(s.sim())[0].trim_end_matches(":80").to_string();
+    let victim = pod_named(s.sim(), &victim_ip);
+    delete(s.sim_mut(), victim);
+    s.sim_mut().settle(Duration::mins(2)).unwrap();
+    let want = ready_addresses(s.sim());
+    assert_eq!(table(s.sim(), "node-2", "web").as_deref(), Some(&want[..]));
+    assert_eq!(table(s.sim(), "node-1", "web"), Some(stale));
+    run(&mut s, "sim start kube-proxy-node-1");
+    let healed = until(s.sim_mut(), Duration::secs(5), |sim| table(sim, "node-1", "web").as_deref() == Some(&want[..]));
+    assert!(healed.is_some(), "node-1's table converges once kube-proxy runs");
+    s.sim_mut().settle(Duration::mins(1)).unwrap();
+    assert_eq!(s.sim().kube_proxies_sharing_watches(), NODES, "and it shares again");
+}
+
+#[test]
+fn below_the_threshold_nothing_is_shared() {
+    let s = session();
+    assert!(s.sim().kube_proxies_sharing_watches().is_empty(), "teaching scale: every kube-proxy watches on its own");
+}
+
+/// A cluster of `nodes` nodes with Service `web` (and its Deployment of three) created before
+/// any kube-proxy has listed, settled.
+fn cluster_with_web(nodes: usize) -> Sim {
+    let mut sim = Sim::new(5);
+    for i in 0..nodes {
+        sim.add_node(kubeloop::sim::NodeConfig::new(&format!("node-{i}"))).unwrap();
+    }
+    let deployment = SLOW.replace("slow", "web").replace("replicas: 2", "replicas: 3");
+    sim.submit(ApiRequest::Create(object(&deployment))).unwrap();
+    sim.submit(ApiRequest::Create(object(SVC))).unwrap();
+    sim.settle(Duration::mins(2)).unwrap();
+    sim
+}
+
+#[test]
+fn from_fifty_nodes_on_kube_proxies_share_their_watches_and_every_node_still_routes() {
+    let below = cluster_with_web(kubeloop::sim::SHARED_PROXY_WATCH_NODES as usize - 1);
+    assert!(below.kube_proxies_sharing_watches().is_empty());
+
+    let mut sim = cluster_with_web(kubeloop::sim::SHARED_PROXY_WATCH_NODES as usize);
+    assert_eq!(sim.kube_proxies_sharing_watches().len(), 50);
+    // Each kube-proxy listed the Service while its watches were on offer (so kept nothing) and
+    // wrote its first table from the shared cache.
+    let want = ready_addresses(&sim);
+    assert_eq!(want.len(), 3);
+    for i in 0..50 {
+        assert_eq!(table(&sim, &format!("node-{i}"), "web").as_deref(), Some(&want[..]), "node-{i}");
+    }
+    let first = sim.machine("node-0").unwrap().rules().table().clone();
+    assert!((1..50).all(|i| std::rc::Rc::ptr_eq(&first, sim.machine(&format!("node-{i}")).unwrap().rules().table())));
+
+    // A change is one notification to the shared cache, not fifty.
+    sim.set_trace_capacity(100_000);
+    let before = sim.trace().count();
+    let key = pod_named(&sim, want[0].trim_end_matches(":80"));
+    delete(&mut sim, key);
+    let gone = |sim: &Sim| (0..50).all(|i| table(sim, &format!("node-{i}"), "web").is_some_and(|t| !t.contains(&want[0])));
+    assert!(until(&mut sim, Duration::secs(5), gone).expect("every node drops it") <= Duration::millis(1500));
+    let slice_hops: Vec<&str> = sim
+        .trace()
+        .since(before)
+        .filter(|m| m.what.contains("endpointslice/") && m.to.starts_with("kube-proxy"))
+        .map(|m| m.to.as_str())
+        .collect();
+    assert!(!slice_hops.is_empty() && slice_hops.iter().all(|to| *to == "kube-proxy"), "{slice_hops:?}");
+}
+
+#[test]
+fn with_shared_watches_a_partitioned_node_keeps_its_stale_table_and_heals_on_its_own() {
+    let mut s = shared_session();
+    run(&mut s, "sim node partition node-1");
+    assert_eq!(s.sim().kube_proxies_sharing_watches(), ["node-2"]);
+    let stale = table(s.sim(), "node-1", "web").unwrap();
+    let victim_ip = ready_addresses(s.sim())[0].trim_end_matches(":80").to_string();
+    let victim = pod_named(s.sim(), &victim_ip);
+    delete(s.sim_mut(), victim);
+    s.sim_mut().advance(Duration::secs(20));
+    let want = ready_addresses(s.sim());
+    assert_eq!(table(s.sim(), "node-2", "web").as_deref(), Some(&want[..]));
+    assert_eq!(table(s.sim(), "node-1", "web"), Some(stale), "cut off, node-1's kube-proxy hears nothing");
+    run(&mut s, "sim node recover node-1");
+    let healed = until(s.sim_mut(), Duration::mins(1), |sim| table(sim, "node-1", "web").as_deref() == Some(&want[..]));
+    assert!(healed.is_some(), "reconnected, it lists again and follows");
+    s.sim_mut().settle(Duration::mins(1)).unwrap();
+    assert_eq!(s.sim().kube_proxies_sharing_watches(), NODES, "and shares again");
+}
+
+#[test]
+fn with_shared_watches_an_etcd_restore_takes_every_table_back_to_the_snapshot() {
+    let mut s = shared_session();
+    run(&mut s, "sim etcd snapshot");
+    run(&mut s, "kubectl scale deployment web --replicas=5");
+    s.sim_mut().settle(Duration::mins(1)).unwrap();
+    assert_eq!(table(s.sim(), "node-2", "web").unwrap().len(), 5);
+    run(&mut s, "sim etcd restore");
+    s.sim_mut().settle(Duration::mins(3)).unwrap();
+    // The shared cache was re-listed from the restored etcd: every node follows the slice the
+    // EndpointSlice controller then writes for the restored world.
+    let want = ready_addresses(s.sim());
+    assert_eq!(want.len(), 3, "the restored Deployment wants three");
+    for node in NODES {
+        assert_eq!(table(s.sim(), node, "web").as_deref(), Some(&want[..]), "{node}");
+    }
+    assert_eq!(s.sim().kube_proxies_sharing_watches(), NODES);
 }

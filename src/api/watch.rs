@@ -92,6 +92,17 @@ impl WatchRegistry {
         }
     }
 
+    /// Stops sending on an unfiltered watch while it stays open: its client reads the changes
+    /// from elsewhere (kube-proxy's shared cache, `proxy::shared`). It still ends, is severed and
+    /// answers `is_open` like any other watch.
+    pub fn mute(&mut self, id: WatchId) {
+        if let Some((kind, FieldFilter::All)) = self.specs.get(&id) {
+            if let Some(list) = self.all.get_mut(kind) {
+                list.retain(|w| *w != id);
+            }
+        }
+    }
+
     pub fn is_open(&self, id: WatchId) -> bool {
         self.specs.contains_key(&id)
     }
@@ -193,6 +204,18 @@ mod tests {
         assert!(events.iter().all(|(id, _)| *id != node_b));
         reg.close(node_a);
         assert_eq!(reg.fan_out(&bound).len(), 1);
+    }
+
+    #[test]
+    fn a_muted_watch_stays_open_and_hears_nothing() {
+        let mut reg = WatchRegistry::default();
+        let (muted, heard) = (reg.open(Kind::Pod, FieldFilter::All), reg.open(Kind::Pod, FieldFilter::All));
+        reg.mute(muted);
+        let created = Change { revision: 1, type_: ChangeType::Added, object: pod(None), prev: None };
+        let seen: Vec<WatchId> = reg.fan_out(&created).into_iter().map(|(id, _)| id).collect();
+        assert_eq!((seen, reg.is_open(muted)), (vec![heard], true));
+        reg.close(muted);
+        assert!(!reg.is_open(muted));
     }
 
     #[test]

@@ -73,7 +73,7 @@ impl Harness {
                     self.notify(handled);
                 }
                 Effect::CloseWatch(w) => self.api.watches.close(w),
-                Effect::ProgramRules(_) => {}
+                Effect::ProgramRules(_) | Effect::AwaitSharedChange => {}
             }
         }
     }

@@ -14,15 +14,26 @@
 //! start waits for both caches to sync and replaces the whole table. So a change to a Service's
 //! endpoints reaches this node's table at most about a second (plus watch latency) after the
 //! EndpointSlice controller writes it.
+//!
+//! Past teaching scale its watches may be shared with every other node's kube-proxy
+//! (`shared.rs`): then a sync reads the one shared cache and table (`Ctx::shared_proxy`) instead
+//! of its own informers', and writes that table whole; the runner and everything else stay its
+//! own.
+
+pub mod shared;
 
 use crate::api::{ApiResult, FieldFilter, WatchEvent, WatchId};
 use crate::model::{Duration, EndpointSlice, Kind, Object, Service, Time, LABEL_SERVICE_NAME};
-use crate::net::{port_key, RuleEndpoint, RulesUpdate, ServiceRules};
+use crate::net::{port_key, RuleEndpoint, RulesTable, RulesUpdate, ServiceRules};
 use crate::runtime::informer::{Delta, Informer};
-use crate::runtime::store::{service_name_value, BY_SERVICE_NAME};
+use crate::runtime::store::{service_name_value, Store, BY_SERVICE_NAME};
 use crate::runtime::{Component, Ctx, LoopPhase, LoopStatus, RequestId};
+use shared::SharedProxyCache;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
+
+/// One service port's change to a table: its new rules, or `None` when it is gone.
+type PortChange = (String, Option<Rc<ServiceRules>>);
 
 /// `--iptables-min-sync-period`: the least time between two syncs.
 pub const MIN_SYNC_PERIOD: Duration = Duration::secs(1);
@@ -41,8 +52,16 @@ pub struct KubeProxy {
     last_sync: Option<Time>,
     /// When the runner will sync next.
     next_sync: Option<Time>,
-    /// What it last wrote to the machine, by port key: a sync sends only what differs.
-    written: BTreeMap<String, Rc<ServiceRules>>,
+    /// What it last wrote to the machine, by port key: a sync sends only what differs. While its
+    /// watches are shared, a revision of the shared table (the machine holds the same `Rc`).
+    written: Rc<RulesTable>,
+    /// The last sync that read the shared table and changed the machine: whether it was full,
+    /// and the table before and after. Its words (`LoopStatus::last_action`) are worked out
+    /// only when someone looks, so thousands of nodes adopting a revision compare no tables.
+    shared_sync: Option<(bool, Rc<RulesTable>, Rc<RulesTable>)>,
+    /// Whether its last call read the shared cache: if its watches then end, its informers'
+    /// caches hold only what they listed, so they list again.
+    reading_shared: bool,
     status: LoopStatus,
 }
 
@@ -50,13 +69,17 @@ impl KubeProxy {
     pub fn new(node: &str) -> Self {
         KubeProxy {
             node: node.to_string(),
-            services: Informer::new(Kind::Service, FieldFilter::All),
-            slices: Informer::new(Kind::EndpointSlice, FieldFilter::All),
+            // Services are only looked up by key and slices by Service: no other index, which
+            // thousands of nodes would each build.
+            services: Informer::with_indexers(Kind::Service, FieldFilter::All, &[]),
+            slices: Informer::with_indexers(Kind::EndpointSlice, FieldFilter::All, &[BY_SERVICE_NAME]),
             dirty: BTreeSet::new(),
             full: true,
             last_sync: None,
             next_sync: None,
-            written: BTreeMap::new(),
+            written: Rc::default(),
+            shared_sync: None,
+            reading_shared: false,
             status: LoopStatus { name: "kube-proxy".into(), ..Default::default() },
         }
     }
@@ -97,12 +120,55 @@ impl KubeProxy {
     }
 
     /// `syncProxyRules`: recompute the rules of every changed service and hand the difference
-    /// to the machine.
+    /// to the machine — or, with its watches shared, adopt the shared table's current revision.
     fn sync(&mut self, ctx: &mut Ctx) {
         self.next_sync = None;
         if !self.synced() {
             return;
         }
+        match ctx.shared_proxy {
+            Some(shared) => {
+                if let Some(table) = self.sync_shared(ctx.now, shared) {
+                    ctx.program_table(table);
+                }
+                // With no sync pending, only the next change to the shared cache can ask for one.
+                ctx.await_shared_change();
+            }
+            // Its informers left what they listed to the shared cache, which its watches are
+            // not open on yet: the sync waits for them (joining asks for it again).
+            None if !self.keeps_caches() => {}
+            None => self.sync_private(ctx),
+        }
+    }
+
+    fn keeps_caches(&self) -> bool {
+        self.services.keeps_cache() && self.slices.keeps_cache()
+    }
+
+    /// What every call starts with: whether the shared cache is on offer decides whether the
+    /// informers' next lists are kept. Returns whether the previous call read the shared cache.
+    fn observe(&mut self, ctx: &Ctx) -> bool {
+        for informer in [&mut self.services, &mut self.slices] {
+            informer.keep_cache_from_next_list(!ctx.shared_watch_offered);
+        }
+        std::mem::replace(&mut self.reading_shared, ctx.shared_proxy.is_some())
+    }
+
+    /// An informer that kept nothing but will not be shared after all (a watch fault came
+    /// between its list and its watch) lists again, keeping what it lists this time.
+    fn relist_if_unshared(&mut self, ctx: &mut Ctx) {
+        if ctx.shared_watch_offered {
+            return;
+        }
+        for informer in [&mut self.services, &mut self.slices] {
+            if !informer.keeps_cache() && informer.is_watching() {
+                informer.relist_now(ctx);
+            }
+        }
+    }
+
+    /// A sync from its own informers: the rules of each changed service, and only what differs.
+    fn sync_private(&mut self, ctx: &mut Ctx) {
         let now = ctx.now;
         let services: Vec<String> = if self.full {
             let mut all: BTreeSet<String> = self.services.iter().filter_map(|o| service_of(o)).collect();
@@ -114,69 +180,111 @@ impl KubeProxy {
         self.dirty.clear();
         let mut changed = Vec::new();
         for service in &services {
-            let desired = self.rules_of(service);
-            let gone: Vec<String> = self
-                .written
-                .range(service.clone()..)
-                .take_while(|(k, _)| k.starts_with(service.as_str()))
-                .filter(|(k, r)| r.service == *service && !desired.contains_key(*k))
-                .map(|(k, _)| k.clone())
-                .collect();
-            for key in gone {
-                self.written.remove(&key);
-                changed.push((key, None));
-            }
-            for (key, rules) in desired {
-                if self.written.get(&key).is_none_or(|w| **w != rules) {
-                    let rules = Rc::new(rules);
-                    self.written.insert(key.clone(), rules.clone());
-                    changed.push((key, Some(rules)));
-                }
+            let desired = rules_of(&self.services, &self.slices, service);
+            let changes = service_changes(&self.written, service, desired);
+            if !changes.is_empty() {
+                apply_changes(Rc::make_mut(&mut self.written), changes.iter().cloned());
+                changed.extend(changes);
             }
         }
         let full = std::mem::replace(&mut self.full, false);
         if full {
             changed = self.written.iter().map(|(k, r)| (k.clone(), Some(r.clone()))).collect();
         }
-        self.status.turns += 1;
-        self.status.phase = LoopPhase::Idle;
-        self.last_sync = Some(now);
+        self.finish_sync(now);
         if full || !changed.is_empty() {
+            self.shared_sync = None;
             self.status.last_action = describe_sync(full, &changed, self.written.len());
             self.status.last_action_at = Some(now);
             ctx.program_rules(RulesUpdate { full, changed });
         }
     }
 
-    /// What the rules of one service should be now, by port key (nothing for a service that is
-    /// gone, headless or an ExternalName, which kube-proxy does not program).
-    fn rules_of(&self, service: &str) -> BTreeMap<String, ServiceRules> {
-        let Some((namespace, name)) = service.split_once('/') else { return BTreeMap::new() };
-        let key = crate::model::ObjectKey::new(Kind::Service, namespace, name);
-        let Some(svc) = self.services.get(&key).and_then(|o| o.as_service()) else { return BTreeMap::new() };
-        let Some(cluster_ip) = programmable_ip(svc) else { return BTreeMap::new() };
-        let slices: Vec<&EndpointSlice> =
-            self.slices.by_index(BY_SERVICE_NAME.name, service).filter_map(|o| o.as_endpoint_slice()).collect();
-        svc.spec
-            .ports
-            .iter()
-            .map(|p| {
-                let protocol = p.protocol.clone().unwrap_or_else(|| "TCP".into());
-                let (endpoints, terminating_fallback) = usable_endpoints(&slices, &p.name, &protocol);
-                let rules = ServiceRules {
-                    service: service.to_string(),
-                    port_name: p.name.clone(),
-                    protocol,
-                    cluster_ip: cluster_ip.to_string(),
-                    port: p.port,
-                    node_port: p.node_port,
-                    endpoints,
-                    terminating_fallback,
-                };
-                (port_key(service, &p.name), rules)
-            })
-            .collect()
+    /// A sync from the shared cache: the table to write whole, if the machine's differs.
+    fn sync_shared(&mut self, now: Time, shared: &SharedProxyCache) -> Option<Rc<RulesTable>> {
+        self.dirty.clear();
+        let table = shared.table();
+        let full = std::mem::replace(&mut self.full, false);
+        // Two revisions may hold the same rules (a pod turned unready and back), and so may a
+        // table written privately: like a private sync, write only what differs.
+        let same = Rc::ptr_eq(table, &self.written) || *table == self.written;
+        self.finish_sync(now);
+        if full || !same {
+            let before = std::mem::replace(&mut self.written, table.clone());
+            self.shared_sync = Some((full, before, table.clone()));
+            self.status.last_action_at = Some(now);
+            return Some(table.clone());
+        }
+        None
     }
+
+    fn finish_sync(&mut self, now: Time) {
+        self.status.turns += 1;
+        self.status.phase = LoopPhase::Idle;
+        self.last_sync = Some(now);
+    }
+}
+
+/// What the rules of one service should be now, by port key, read from these caches (nothing
+/// for a service that is gone, headless or an ExternalName, which kube-proxy does not program).
+fn rules_of(services: &Store, slices: &Store, service: &str) -> BTreeMap<String, ServiceRules> {
+    let Some((namespace, name)) = service.split_once('/') else { return BTreeMap::new() };
+    let key = crate::model::ObjectKey::new(Kind::Service, namespace, name);
+    let Some(svc) = services.get(&key).and_then(|o| o.as_service()) else { return BTreeMap::new() };
+    let Some(cluster_ip) = programmable_ip(svc) else { return BTreeMap::new() };
+    let slices: Vec<&EndpointSlice> = slices.by_index(BY_SERVICE_NAME.name, service).filter_map(|o| o.as_endpoint_slice()).collect();
+    svc.spec
+        .ports
+        .iter()
+        .map(|p| {
+            let protocol = p.protocol.clone().unwrap_or_else(|| "TCP".into());
+            let (endpoints, terminating_fallback) = usable_endpoints(&slices, &p.name, &protocol);
+            let rules = ServiceRules {
+                service: service.to_string(),
+                port_name: p.name.clone(),
+                protocol,
+                cluster_ip: cluster_ip.to_string(),
+                port: p.port,
+                node_port: p.node_port,
+                endpoints,
+                terminating_fallback,
+            };
+            (port_key(service, &p.name), rules)
+        })
+        .collect()
+}
+
+/// What turns `table`'s ports of `service` into `desired`: its ports that are gone, then those
+/// new or different, in key order. Unchanged ports are left out, so they keep their `Rc`.
+fn service_changes(table: &RulesTable, service: &str, desired: BTreeMap<String, ServiceRules>) -> Vec<PortChange> {
+    let gone = table
+        .range(service.to_string()..)
+        .take_while(|(k, _)| k.starts_with(service))
+        .filter(|(k, r)| r.service == service && !desired.contains_key(*k))
+        .map(|(k, _)| (k.clone(), None));
+    let mut changes: Vec<PortChange> = gone.collect();
+    for (key, rules) in desired {
+        if table.get(&key).is_none_or(|w| **w != rules) {
+            changes.push((key, Some(Rc::new(rules))));
+        }
+    }
+    changes
+}
+
+fn apply_changes(table: &mut RulesTable, changes: impl IntoIterator<Item = PortChange>) {
+    for (key, rules) in changes {
+        match rules {
+            Some(r) => table.insert(key, r),
+            None => table.remove(&key),
+        };
+    }
+}
+
+/// The ports whose rules differ between two tables, as `describe_sync` words them.
+fn changes_between(before: &RulesTable, after: &RulesTable) -> Vec<PortChange> {
+    let gone = before.keys().filter(|k| !after.contains_key(*k)).map(|k| (k.clone(), None));
+    let new = after.iter().filter(|(k, r)| before.get(*k).is_none_or(|b| b != *r)).map(|(k, r)| (k.clone(), Some(r.clone())));
+    gone.chain(new).collect()
 }
 
 /// The Service an object is about: a Service itself, or the one an EndpointSlice is labelled for.
@@ -233,7 +341,7 @@ fn usable_endpoints(slices: &[&EndpointSlice], port_name: &str, protocol: &str) 
 }
 
 /// The loop's last action in words: "default/web: 3 endpoints" or "wrote 4 service ports".
-fn describe_sync(full: bool, changed: &[(String, Option<Rc<ServiceRules>>)], total: usize) -> String {
+fn describe_sync(full: bool, changed: &[PortChange], total: usize) -> String {
     if full {
         return format!("wrote the whole table: {total} service port{}", if total == 1 { "" } else { "s" });
     }
@@ -258,6 +366,7 @@ impl Component for KubeProxy {
     fn start(&mut self, ctx: &mut Ctx) {
         let node = std::mem::take(&mut self.node);
         *self = KubeProxy::new(&node);
+        self.observe(ctx);
         self.services.start(ctx);
         self.slices.start(ctx);
         self.status.last_action = format!("started on {node}");
@@ -265,6 +374,7 @@ impl Component for KubeProxy {
     }
 
     fn handle_response(&mut self, ctx: &mut Ctx, id: RequestId, result: ApiResult) {
+        self.observe(ctx);
         let deltas = if self.services.owns_request(id) {
             self.services.handle_response(ctx, id, result)
         } else if self.slices.owns_request(id) {
@@ -273,12 +383,24 @@ impl Component for KubeProxy {
             return;
         };
         self.on_deltas(ctx.now, deltas);
-        if self.full && self.synced() {
+        self.relist_if_unshared(ctx);
+        // A watch that opened shared makes the shared cache its own: sync from it, then hear its
+        // changes.
+        if (self.full || ctx.shared_proxy.is_some()) && self.synced() {
             self.request_sync(ctx.now);
         }
     }
 
+    /// The shared cache changed since this kube-proxy's last sync: the runner's `Run`, as a
+    /// delta on its own watch would ask.
+    fn handle_shared_change(&mut self, ctx: &mut Ctx) {
+        self.observe(ctx);
+        self.status.phase = LoopPhase::Observe;
+        self.request_sync(ctx.now);
+    }
+
     fn handle_watch_event(&mut self, ctx: &mut Ctx, watch: WatchId, event: WatchEvent) {
+        self.observe(ctx);
         let delta = if self.services.owns_watch(watch) {
             self.services.handle_watch_event(event)
         } else if self.slices.owns_watch(watch) {
@@ -290,11 +412,21 @@ impl Component for KubeProxy {
     }
 
     fn handle_watch_closed(&mut self, ctx: &mut Ctx, watch: WatchId) {
-        self.services.handle_watch_closed(ctx.now, watch);
-        self.slices.handle_watch_closed(ctx.now, watch);
+        // Read from the shared cache, its informers got only their list (and its replay): a
+        // re-watch from there would replay what the node's table already shows, so they list.
+        let was_reading_shared = self.observe(ctx);
+        for informer in [&mut self.services, &mut self.slices] {
+            if was_reading_shared {
+                informer.handle_watch_closed_relist(ctx.now, watch);
+            } else {
+                informer.handle_watch_closed(ctx.now, watch);
+            }
+        }
     }
 
     fn poll(&mut self, ctx: &mut Ctx) {
+        self.observe(ctx);
+        self.relist_if_unshared(ctx);
         self.services.poll(ctx);
         self.slices.poll(ctx);
         let due = self.next_sync.is_some_and(|t| t <= ctx.now);
@@ -316,6 +448,9 @@ impl Component for KubeProxy {
     fn loops(&self) -> Vec<LoopStatus> {
         let mut status = self.status.clone();
         status.queue_depth = self.dirty.len();
+        if let Some((full, before, after)) = &self.shared_sync {
+            status.last_action = describe_sync(*full, &changes_between(before, after), after.len());
+        }
         vec![status]
     }
 }

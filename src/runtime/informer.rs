@@ -67,6 +67,9 @@ pub struct Informer {
     writer: Writer,
     /// Whether the first list has been applied (`HasSynced`).
     synced: bool,
+    /// Whether the cache keeps what was listed and watched (see `keep_cache_from_next_list`).
+    keeps: bool,
+    keep_next: bool,
 }
 
 impl Informer {
@@ -78,7 +81,35 @@ impl Informer {
             backoff: INITIAL_BACKOFF,
             writer: Writer::new(kind, STANDARD_INDEXERS),
             synced: false,
+            keeps: true,
+            keep_next: true,
         }
+    }
+
+    /// An informer whose cache keeps only these indexes (its reader looks up by nothing else).
+    pub fn with_indexers(kind: Kind, field: FieldFilter, indexers: &[super::store::Indexer]) -> Self {
+        Informer { writer: Writer::new(kind, indexers), ..Informer::new(kind, field) }
+    }
+
+    /// Whether the cache from the next list on keeps what it lists and watches. A client that
+    /// reads the same objects from a cache shared with others (kube-proxy past teaching scale)
+    /// keeps nothing: the reflector still lists, watches and re-lists, and reports having synced,
+    /// but after a watch ends it lists again rather than watching on from a revision its empty
+    /// cache does not hold.
+    pub fn keep_cache_from_next_list(&mut self, keep: bool) {
+        self.keep_next = keep;
+    }
+
+    pub fn keeps_cache(&self) -> bool {
+        self.keeps
+    }
+
+    /// Ends the watch, if any, and lists again now (a cache that kept nothing, about to be read).
+    pub fn relist_now(&mut self, ctx: &mut Ctx) {
+        if let Some(watch) = self.watch_id() {
+            ctx.close_watch(watch);
+        }
+        self.list(ctx);
     }
 
     /// An informer whose cache already holds `objects`, as if synced (for tests and tools that
@@ -111,6 +142,7 @@ impl Informer {
     }
 
     fn list(&mut self, ctx: &mut Ctx) {
+        self.keeps = self.keep_next;
         let request = ListRequest { kind: Some(self.kind), field: self.field.clone(), ..Default::default() };
         self.state = ReflectorState::Listing(ctx.send(ApiRequest::List(request)));
     }
@@ -142,7 +174,12 @@ impl Informer {
     pub fn handle_response(&mut self, ctx: &mut Ctx, id: RequestId, result: ApiResult) -> Vec<Delta> {
         match (&self.state, result) {
             (ReflectorState::Listing(r), Ok(ApiResponse::List { items, resource_version })) if *r == id => {
-                let deltas = self.writer.replace(items);
+                let deltas = if self.keeps {
+                    self.writer.replace(items)
+                } else {
+                    self.writer.clear();
+                    Vec::new()
+                };
                 self.synced = true;
                 let request = WatchRequest { kind: self.kind, field: self.field.clone(), resource_version, labels: None };
                 self.state = ReflectorState::OpeningWatch { request: ctx.send(ApiRequest::Watch(request)), resource_version };
@@ -171,6 +208,7 @@ impl Informer {
     }
 
     fn back_off(&mut self, now: Time, resume: Option<u64>) {
+        let resume = resume.filter(|_| self.keeps);
         self.state = ReflectorState::BackingOff { until: now + self.backoff, resume };
         self.backoff = Duration((self.backoff.0 * 2).min(MAX_BACKOFF.0));
     }
@@ -179,7 +217,7 @@ impl Informer {
     pub fn handle_watch_event(&mut self, event: WatchEvent) -> Option<Delta> {
         let ReflectorState::Watching { resource_version, .. } = &mut self.state else { return None };
         *resource_version = (*resource_version).max(event.object.meta().resource_version);
-        Some(self.writer.apply(event.type_, event.object))
+        self.keeps.then(|| self.writer.apply(event.type_, event.object))
     }
 
     /// The watch ended: after the back-off, watch again from the last revision seen.
@@ -188,6 +226,15 @@ impl Informer {
             if w == watch {
                 self.back_off(now, Some(resource_version));
             }
+        }
+    }
+
+    /// The watch ended, and the cache is not to be trusted past its last list because the
+    /// watch's notifications were read elsewhere (kube-proxy's shared cache): after the back-off,
+    /// list again instead of watching on from the last revision this cache saw.
+    pub fn handle_watch_closed_relist(&mut self, now: Time, watch: WatchId) {
+        if self.owns_watch(watch) {
+            self.back_off(now, None);
         }
     }
 
@@ -219,5 +266,63 @@ impl std::ops::Deref for Informer {
     type Target = Store;
     fn deref(&self) -> &Store {
         self.writer.as_reader()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ObjectMeta, Service};
+    use crate::rng::Rng;
+    use crate::runtime::Effect;
+
+    fn service(name: &str, resource_version: u64) -> Rc<Object> {
+        let metadata = ObjectMeta { name: name.into(), namespace: "default".into(), resource_version, ..Default::default() };
+        Rc::new(Object::Service(Service { metadata, ..Default::default() }))
+    }
+
+    /// Runs `f` with a fresh context and returns the requests it sent.
+    fn call(now: Time, f: impl FnOnce(&mut Ctx)) -> Vec<(RequestId, ApiRequest)> {
+        let (mut rng, mut next) = (Rng::new(1), 0);
+        let mut ctx = Ctx::new(now, &mut rng, &mut next);
+        f(&mut ctx);
+        ctx.into_effects()
+            .into_iter()
+            .filter_map(|e| match e {
+                Effect::Request { id, request } => Some((id, *request)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_informer_that_keeps_no_cache_still_syncs_and_lists_again_after_its_watch_ends() {
+        let mut informer = Informer::new(Kind::Service, FieldFilter::All);
+        informer.keep_cache_from_next_list(false);
+        let sent = call(Time(0), |ctx| informer.start(ctx));
+        let (list, _) = sent[0];
+        let items = vec![service("web", 5)];
+        call(Time(2), |ctx| assert!(informer.handle_response(ctx, list, Ok(ApiResponse::List { items, resource_version: 5 })).is_empty()));
+        assert!(informer.has_synced() && informer.is_empty() && !informer.keeps_cache());
+        let ReflectorState::OpeningWatch { request, .. } = *informer.state() else { panic!("{:?}", informer.state()) };
+        call(Time(3), |ctx| {
+            informer.handle_response(ctx, request, Ok(ApiResponse::Watching(WatchId(9))));
+        });
+        let event = WatchEvent { type_: ChangeType::Added, object: service("api", 7) };
+        assert!(informer.handle_watch_event(event).is_none(), "nothing kept, nothing to tell");
+        assert!(informer.is_empty());
+
+        // The watch ends: it lists again (its empty cache holds no revision to watch on from),
+        // keeping what it lists if it is told to by then.
+        informer.keep_cache_from_next_list(true);
+        informer.handle_watch_closed(Time(10), WatchId(9));
+        assert_eq!(informer.state(), &ReflectorState::BackingOff { until: Time(810), resume: None });
+        let sent = call(Time(810), |ctx| informer.poll(ctx));
+        assert!(matches!(sent[..], [(_, ApiRequest::List(_))]), "{sent:?}");
+        let list = sent[0].0;
+        call(Time(812), |ctx| {
+            informer.handle_response(ctx, list, Ok(ApiResponse::List { items: vec![service("web", 5)], resource_version: 8 }));
+        });
+        assert!(informer.keeps_cache() && informer.len() == 1);
     }
 }

@@ -38,7 +38,10 @@ pub enum Effect {
     CloseWatch(WatchId),
     /// Write Service rules into this component's node (kube-proxy's iptables-restore): the
     /// machine keeps them, whatever becomes of the process.
-    ProgramRules(crate::net::RulesUpdate),
+    ProgramRules(crate::net::RulesWrite),
+    /// Call `handle_shared_change` at the next change of the shared kube-proxy cache
+    /// (`proxy::shared`), once: a kube-proxy with no sync pending asks to hear of the next one.
+    AwaitSharedChange,
 }
 
 /// The world as a component may see it during one call: the time, the machine it runs on (a
@@ -46,6 +49,12 @@ pub enum Effect {
 pub struct Ctx<'a> {
     pub now: Time,
     pub rng: &'a mut Rng,
+    /// The Service and EndpointSlice cache this component's watches share with other nodes'
+    /// kube-proxies, when they do (`proxy::shared`); `None` for every other component.
+    pub shared_proxy: Option<&'a crate::proxy::shared::SharedProxyCache>,
+    /// Whether the watches this component opens now will be shared (a kube-proxy past teaching
+    /// scale with no watch fault on it): what it lists it may then leave to the shared cache.
+    pub shared_watch_offered: bool,
     next_request: &'a mut u64,
     /// The node's machine, lent for this call only: a per-node process acts on its containers
     /// here and keeps nothing of it, so the machine stays the simulation's.
@@ -55,7 +64,7 @@ pub struct Ctx<'a> {
 
 impl<'a> Ctx<'a> {
     pub fn new(now: Time, rng: &'a mut Rng, next_request: &'a mut u64) -> Self {
-        Ctx { now, rng, next_request, machine: None, effects: Vec::new() }
+        Ctx { now, rng, shared_proxy: None, shared_watch_offered: false, next_request, machine: None, effects: Vec::new() }
     }
     /// The same context, for a process running on `machine`.
     pub fn on_machine(self, machine: &'a mut Machine) -> Self {
@@ -79,7 +88,14 @@ impl<'a> Ctx<'a> {
         self.effects.push(Effect::CloseWatch(id));
     }
     pub fn program_rules(&mut self, update: crate::net::RulesUpdate) {
-        self.effects.push(Effect::ProgramRules(update));
+        self.effects.push(Effect::ProgramRules(crate::net::RulesWrite::Update(update)));
+    }
+    /// Writes a whole table into this component's node, sharing it rather than copying it.
+    pub fn program_table(&mut self, table: std::rc::Rc<crate::net::RulesTable>) {
+        self.effects.push(Effect::ProgramRules(crate::net::RulesWrite::Table(table)));
+    }
+    pub fn await_shared_change(&mut self) {
+        self.effects.push(Effect::AwaitSharedChange);
     }
     pub fn into_effects(self) -> Vec<Effect> {
         self.effects
@@ -123,6 +139,9 @@ pub trait Component {
     fn handle_watch_event(&mut self, ctx: &mut Ctx, watch: WatchId, event: WatchEvent);
     /// The server ended a watch (severed, compacted, or the API server restarted).
     fn handle_watch_closed(&mut self, ctx: &mut Ctx, watch: WatchId);
+    /// The cache this component shares (`Ctx::shared_proxy`) changed, after it asked with
+    /// `Ctx::await_shared_change`. Only kube-proxy shares one.
+    fn handle_shared_change(&mut self, _ctx: &mut Ctx) {}
     /// Does whatever is due at `ctx.now`: queued reconciles, timers.
     fn poll(&mut self, ctx: &mut Ctx);
     /// The next time `poll` has something to do, if any.

@@ -57,7 +57,7 @@ impl Harness {
             match effect {
                 Effect::Request { id, request } => self.serve(id, *request),
                 Effect::CloseWatch(w) => self.api.watches.close(w),
-                Effect::ProgramRules(_) => {}
+                Effect::ProgramRules(_) | Effect::AwaitSharedChange => {}
             }
         }
     }

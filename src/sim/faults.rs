@@ -334,6 +334,8 @@ impl Sim {
         let entry = self.faults.watch.get_or_insert_with(target, WatchFault::default);
         set(entry);
         self.faults.watch.retain(|_, f| !f.is_clear());
+        // A fault is per client: a kube-proxy it covers stops reading the shared cache.
+        self.unshare_faulted_kube_proxies();
     }
 
     /// `sim watch sever [COMPONENT]`: ends the target's watches so that each client must re-list:

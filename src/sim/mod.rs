@@ -17,6 +17,7 @@ pub mod machine;
 pub mod process;
 mod queue;
 pub mod reference;
+mod shared_watch;
 pub mod trace;
 pub mod traffic;
 
@@ -30,6 +31,7 @@ pub use faults::{NodeFault, WatchFault};
 pub use machine::Machine;
 pub use process::Process;
 use queue::{DeliveryQueue, Queued};
+pub use shared_watch::SHARED_PROXY_WATCH_NODES;
 use std::collections::BTreeMap;
 use std::fmt;
 pub use trace::{Message, MessageKind, Trace};
@@ -175,6 +177,10 @@ struct Slot {
     running: bool,
     /// The wake-up currently queued for it, if any.
     wake_at: Option<Time>,
+    /// A kube-proxy's shared watches, in `proxy::shared::KINDS` order (`shared_watch.rs`).
+    shared_watches: [Option<WatchId>; 2],
+    /// Whether it is in `Sim::shared_waiters`.
+    awaiting_shared: bool,
 }
 
 pub struct Sim {
@@ -214,6 +220,13 @@ pub struct Sim {
     machines: Vec<Machine>,
     machine_of: BTreeMap<String, MachineIndex>,
     traffic: traffic::Traffic,
+    /// The Service and EndpointSlice cache kube-proxies share past teaching scale
+    /// (`proxy::shared`, `shared_watch.rs`).
+    shared_proxy: crate::proxy::shared::SharedProxyCache,
+    /// Whether kube-proxies' watches are shared (`None`: from `SHARED_PROXY_WATCH_NODES` on).
+    share_proxy_watches: Option<bool>,
+    /// The kube-proxies waiting for the shared cache's next change, in the order they asked.
+    shared_waiters: Vec<SlotIndex>,
 }
 
 impl Sim {
@@ -249,6 +262,9 @@ impl Sim {
             machines: Vec::new(),
             machine_of: BTreeMap::new(),
             traffic: traffic::Traffic::default(),
+            shared_proxy: Default::default(),
+            share_proxy_watches: None,
+            shared_waiters: Vec::new(),
         }
     }
 
@@ -330,7 +346,16 @@ impl Sim {
             (ComponentId::Kubelet(node) | ComponentId::KubeProxy(node), _) => Some(self.add_machine(&NodeConfig::new(node))),
             _ => None,
         };
-        let slot = Slot { name: id.to_string(), id: id.clone(), process, machine, running: true, wake_at: None };
+        let slot = Slot {
+            name: id.to_string(),
+            id: id.clone(),
+            process,
+            machine,
+            running: true,
+            wake_at: None,
+            shared_watches: [None; 2],
+            awaiting_shared: false,
+        };
         let index = match self.by_id.get(&id) {
             // Replacing a component keeps its place, so deliveries queued for it still find it.
             Some(&i) => {
@@ -629,6 +654,10 @@ impl Sim {
                 if !self.api.watches.is_open(watch) {
                     return;
                 }
+                if self.shared_proxy.owns_watch(watch) {
+                    self.deliver_shared(watch, event);
+                    return;
+                }
                 let Some(&owner) = self.watch_owner.get(&watch) else { return };
                 if !self.is_running_at(owner) {
                     return;
@@ -689,6 +718,7 @@ impl Sim {
             self.push(back, Delivery::Response { to: from, id, result: Err(error) });
             return;
         }
+        let watch_kind = if let ApiRequest::Watch(w) = &*request { Some(w.kind) } else { None };
         let handled = self.api.handle(arrived, &mut self.rng, *request);
         let etcd_time = if handled.revision.is_some() { self.latencies.etcd_write.0 } else { 0 };
         let back = arrived + Duration(etcd_time + self.jitter(self.latencies.response.0));
@@ -697,6 +727,9 @@ impl Sim {
             // A watch's events travel on the stream its response opened: none may reach the
             // client before the response that tells it the watch exists.
             self.watch_clock.insert(*w, back);
+            if let Some(kind) = watch_kind {
+                self.share_if_kube_proxy(from, kind, *w);
+            }
         }
         self.text.clear();
         match &handled.result {
@@ -725,11 +758,20 @@ impl Sim {
 
     /// `call` for the component in this place. A node's process gets its machine for the call.
     fn call_at(&mut self, index: SlotIndex, f: impl FnOnce(&mut dyn Component, &mut Ctx)) {
+        let shared = self.reads_shared_cache(index);
+        if shared {
+            self.shared_proxy.refresh();
+        }
+        let offered = self.offers_shared_watch(index);
         let slot = &mut self.components[index];
         let mut ctx = Ctx::new(self.now, &mut self.rng, &mut self.next_request);
         if let Some(m) = slot.machine {
             ctx = ctx.on_machine(&mut self.machines[m]);
         }
+        if shared {
+            ctx.shared_proxy = Some(&self.shared_proxy);
+        }
+        ctx.shared_watch_offered = offered;
         f(slot.process.component_mut(), &mut ctx);
         let effects = ctx.into_effects();
         let next = self.next_wakeup_at(index);
@@ -749,9 +791,15 @@ impl Sim {
                     self.api.watches.close(w);
                     self.watch_owner.remove(&w);
                 }
-                Effect::ProgramRules(update) => {
+                Effect::ProgramRules(write) => {
                     if let Some(m) = self.components[index].machine {
-                        self.machines[m].rules.apply(self.now, update);
+                        self.machines[m].rules.write(self.now, write);
+                    }
+                }
+                Effect::AwaitSharedChange => {
+                    let slot = &mut self.components[index];
+                    if !std::mem::replace(&mut slot.awaiting_shared, true) {
+                        self.shared_waiters.push(index);
                     }
                 }
             }
@@ -797,8 +845,16 @@ impl Sim {
 
     /// Ends every open watch (a watch severed, the API server restarted): clients must re-list.
     pub fn sever_watches(&mut self, of: Option<&ComponentId>) {
-        let ids: Vec<(WatchId, SlotIndex)> =
-            self.watch_owner.iter().filter(|(_, o)| of.is_none_or(|x| *x == self.components[**o].id)).map(|(w, o)| (*w, *o)).collect();
+        if of.is_none() {
+            self.close_shared_cache();
+        }
+        let of: Vec<bool> = self.components.iter().map(|s| of.is_none_or(|x| *x == s.id)).collect();
+        self.sever_watches_of(&of);
+    }
+
+    /// Ends the watches of the components whose places `of` marks.
+    fn sever_watches_of(&mut self, of: &[bool]) {
+        let ids: Vec<(WatchId, SlotIndex)> = self.watch_owner.iter().filter(|(_, o)| of[**o]).map(|(w, o)| (*w, *o)).collect();
         for (w, owner) in ids {
             self.api.watches.close(w);
             self.watch_owner.remove(&w);
