@@ -243,7 +243,7 @@ function sizeRows() {
   const size = transferSize();
   return [
     ['transfer size, wasm + JS: gzip -9', `${size.gzip.toFixed(1)} KB`, '', ''],
-    ['transfer size, wasm + JS: brotli -11', `${size.brotli.toFixed(1)} KB`, '≤ 440 KB (issue 14; the build's ceiling is in size.mjs)', verdict(size.brotli <= 440)],
+    ['transfer size, wasm + JS: brotli -11', `${size.brotli.toFixed(1)} KB`, '≤ 440 KB (issue 14; the build ceiling is in size.mjs)', verdict(size.brotli <= 440)],
   ];
 }
 

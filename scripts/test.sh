@@ -42,6 +42,9 @@ step test-native cargo test
 step test-prerender cargo test --features ssr --bin kubeloop-web
 step build-page trunk build --release
 step size node scripts/size.mjs
+# The benchmark scripts are not run here (they take minutes and want a quiet machine), but they
+# must at least parse: a quoting slip once left bench-page.mjs unrunnable for several rounds.
+step scripts-parse bash -c 'for f in scripts/*.mjs; do node --check "$f" || exit 1; done'
 step test-wasm cargo test --target wasm32-unknown-unknown --test wasm
 step test-e2e node --test tests/e2e/
 
