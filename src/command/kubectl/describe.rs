@@ -817,21 +817,28 @@ pub fn describe_endpoints(ep: &Endpoints, events: Option<&[Rc<Object>]>, now: Ti
     for ss in &ep.subsets {
         w.write(1, &format!("Addresses:\t{}\n", ips(&ss.addresses)));
         w.write(1, &format!("NotReadyAddresses:\t{}\n", ips(&ss.not_ready_addresses)));
-        if ss.ports.is_empty() {
-            w.write(1, "Ports: <none>\n");
-        } else {
-            w.write(1, "Ports:\n");
-            w.write(2, "Name\tPort\tProtocol\n");
-            w.write(2, "----\t----\t--------\n");
-            for p in &ss.ports {
-                let name = p.name.as_deref().filter(|n| !n.is_empty()).unwrap_or("<unset>");
-                w.write(2, &format!("{name}\t{}\t{}\n", p.port.unwrap_or(0), p.protocol.as_deref().unwrap_or("TCP")));
-            }
-        }
+        ports_table(&mut w, 1, &ss.ports, "<none>");
         w.write(0, "\n");
     }
     events_table(&mut w, events, now);
     w.finish()
+}
+
+/// The `Ports:` table an Endpoints subset and an EndpointSlice both print (Name, Port,
+/// Protocol; an unnamed or unset value as `<unset>`), at `level`, or `Ports: EMPTY` without ports.
+fn ports_table(w: &mut PrefixWriter, level: usize, ports: &[EndpointPort], empty: &str) {
+    if ports.is_empty() {
+        w.write(level, &format!("Ports: {empty}\n"));
+        return;
+    }
+    w.write(level, "Ports:\n");
+    w.write(level + 1, "Name\tPort\tProtocol\n");
+    w.write(level + 1, "----\t----\t--------\n");
+    for p in ports {
+        let name = p.name.as_deref().filter(|n| !n.is_empty()).unwrap_or("<unset>");
+        let port = p.port.map_or_else(|| "<unset>".to_string(), |n| n.to_string());
+        w.write(level + 1, &format!("{name}\t{port}\t{}\n", p.protocol.as_deref().unwrap_or("TCP")));
+    }
 }
 
 /// `describeEndpointSliceV1`: the address type, the ports, and each endpoint with its
@@ -845,18 +852,7 @@ pub fn describe_endpoint_slice(slice: &EndpointSlice, events: Option<&[Rc<Object
     labels_multiline(&mut w, "Labels", &m.labels);
     annotations_multiline(&mut w, "Annotations", &m.annotations);
     w.write(0, &format!("AddressType:\t{}\n", slice.address_type));
-    if slice.ports.is_empty() {
-        w.write(0, "Ports: <unset>\n");
-    } else {
-        w.write(0, "Ports:\n");
-        w.write(1, "Name\tPort\tProtocol\n");
-        w.write(1, "----\t----\t--------\n");
-        for p in &slice.ports {
-            let name = p.name.as_deref().filter(|n| !n.is_empty()).unwrap_or("<unset>");
-            let port = p.port.map_or_else(|| "<unset>".to_string(), |n| n.to_string());
-            w.write(1, &format!("{name}\t{port}\t{}\n", p.protocol.as_deref().unwrap_or("TCP")));
-        }
-    }
+    ports_table(&mut w, 0, &slice.ports, "<unset>");
     if slice.endpoints.is_empty() {
         w.write(0, "Endpoints: <none>\n");
     } else {
