@@ -94,8 +94,15 @@ fn symptoms(sim: &Sim) -> Vec<Symptom> {
     out.extend(replica_set_gaps(sim));
     out.extend(deployments_not_observed(sim));
     out.extend(pods_stuck_on_nodes(sim, sim.now()));
-    out.extend(endpoints_behind(sim));
-    out.extend(stale_routes(sim));
+    // Both Service symptoms compare against the same lists: read them once, and only when one
+    // of them will look (each keeps its own bound on how much it reads).
+    let services = routed_services(sim);
+    let looks =
+        sim.api().etcd.count(Kind::Pod) <= SERVICE_CHECKS_MAX || services.len() * sim.api().etcd.count(Kind::Node) <= SERVICE_CHECKS_MAX;
+    let served: Vec<(&Service, Vec<String>)> =
+        if looks { services.into_iter().map(|svc| (svc, ready_endpoints(sim, svc))).collect() } else { Vec::new() };
+    out.extend(endpoints_behind(sim, &served));
+    out.extend(stale_routes(sim, &served));
     out
 }
 
@@ -131,12 +138,12 @@ fn ready_endpoints(sim: &Sim, svc: &Service) -> Vec<String> {
 
 /// A Service whose endpoints do not list the ready pods its selector matches (or list others):
 /// the EndpointSlice controller is not keeping up.
-fn endpoints_behind(sim: &Sim) -> Vec<Symptom> {
+fn endpoints_behind(sim: &Sim, served: &[(&Service, Vec<String>)]) -> Vec<Symptom> {
     if sim.api().etcd.count(Kind::Pod) > SERVICE_CHECKS_MAX {
         return Vec::new();
     }
     let mut out = Vec::new();
-    for svc in routed_services(sim) {
+    for (svc, listed) in served {
         let selects = |p: &Pod| svc.spec.selector.iter().all(|(k, v)| p.metadata.labels.get(k.as_str()) == Some(v));
         let mut ready: Vec<String> = sim
             .api()
@@ -147,8 +154,7 @@ fn endpoints_behind(sim: &Sim) -> Vec<Symptom> {
             .map(|p| p.metadata.name.to_string())
             .collect();
         ready.sort();
-        let listed = ready_endpoints(sim, svc);
-        if listed != ready {
+        if *listed != ready {
             let name = &svc.metadata.name;
             out.push(Symptom {
                 key: format!("endpoints:{}/{name}", svc.metadata.namespace),
@@ -170,20 +176,18 @@ fn endpoints_behind(sim: &Sim) -> Vec<Symptom> {
 
 /// A Ready node whose routing rules for a Service disagree with the Service's ready endpoints:
 /// its kube-proxy has not rewritten them. (The rules are what `sim rules NODE` prints.)
-fn stale_routes(sim: &Sim) -> Vec<Symptom> {
-    let services = routed_services(sim);
+fn stale_routes(sim: &Sim, served: &[(&Service, Vec<String>)]) -> Vec<Symptom> {
     let nodes: Vec<&str> = sim
         .objects(Kind::Node)
         .filter_map(|o| o.as_node())
         .filter(|n| n.condition("Ready").is_some_and(|c| c.status == "True"))
         .map(|n| n.metadata.name.as_str())
         .collect();
-    if services.len() * nodes.len() > SERVICE_CHECKS_MAX {
+    if served.len() * nodes.len() > SERVICE_CHECKS_MAX {
         return Vec::new();
     }
     let mut out = Vec::new();
-    for svc in services {
-        let wanted = ready_endpoints(sim, svc);
+    for (svc, wanted) in served {
         if wanted.is_empty() {
             continue;
         }
