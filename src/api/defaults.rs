@@ -30,6 +30,7 @@ pub fn default_object(object: &mut Object) {
             default_template(&mut rs.spec.template);
         }
         Object::Service(svc) => super::service::default_service(svc),
+        Object::Job(job) => super::job::default_job(job),
         // Kinds without defaults of their own.
         _ => {}
     }
@@ -61,7 +62,7 @@ pub fn default_deployment(d: &mut Deployment) {
 }
 
 /// A template's pod spec defaults, without copying a shared template that lacks none.
-fn default_template(template: &mut Shared<PodTemplateSpec>) {
+pub(super) fn default_template(template: &mut Shared<PodTemplateSpec>) {
     if lacks_defaults(&template.spec) {
         default_pod_spec(&mut template.spec);
     }

@@ -7,6 +7,7 @@
 
 pub mod defaults;
 pub mod errors;
+pub mod job;
 pub mod lease_manager;
 pub mod namespaces;
 pub mod service;
@@ -378,17 +379,24 @@ impl ApiServer {
                 meta.name = format!("{}{}", meta.generate_name, rng.name_suffix(5)).into();
             }
         }
+        // The job strategy generates its selector from the UID before validation, so a Job's
+        // UID is drawn first (only a Job's: every other kind keeps its order of draws).
+        if let Object::Job(job) = &mut object {
+            job.metadata.uid = rng.uuid().into();
+        }
         defaults::default_object(&mut object);
+        prepare_for_create(&mut object);
         let errs = validation::validate(&object);
         if !errs.is_empty() {
             return Err(ApiError::invalid(kind, &object.meta().name, errs));
         }
-        prepare_for_create(&mut object);
         if let Object::Service(svc) = &mut object {
             self.services.allocate(rng, svc, None).map_err(|errs| ApiError::invalid(kind, &svc.metadata.name, errs))?;
         }
         let meta = object.meta_mut();
-        meta.uid = rng.uuid().into();
+        if kind != Kind::Job {
+            meta.uid = rng.uuid().into();
+        }
         meta.creation_timestamp = Some(now);
         meta.resource_version = 0;
         meta.deletion_timestamp = None;
@@ -445,6 +453,11 @@ impl ApiServer {
             return Ok(Written::Unchanged(current));
         }
         next.meta_mut().resource_version = requested_rv;
+        if deletes_during_update(&current, &next) {
+            // The last finalizer of an object being deleted is gone: the update is the delete.
+            let deleted = self.etcd.delete(&key, None).map_err(|_| ApiError::not_found(kind, &key.name))?;
+            return Ok(Written::Changed(deleted));
+        }
         // Only a write that changes something renews an Event's lease, as the storage layer
         // skips a put of the same bytes.
         let lease = self.lease_for(now, kind);
@@ -494,11 +507,33 @@ impl ApiServer {
             }
             return self.etcd.update(next, None).map(Written::Changed).map_err(|_| ApiError::conflict(kind, &d.key.name));
         }
+        if !current.meta().finalizers.is_empty() {
+            return self.mark_deleted_for_finalizers(now, &current);
+        }
         let deleted = self.etcd.delete(&d.key, None).map_err(|_| ApiError::not_found(kind, &d.key.name))?;
         if let Some(svc) = deleted.object.as_service() {
             self.services.release(svc);
         }
         Ok(Written::Changed(deleted))
+    }
+
+    /// A delete of an object that still has finalizers (`updateForGracefulDeletionAndFinalizers`):
+    /// it is only marked, with a deletion timestamp and a grace period of 0, and goes when an
+    /// update removes its last finalizer. Marked already with 0: nothing to change.
+    fn mark_deleted_for_finalizers(&mut self, now: Time, current: &Rc<Object>) -> Result<Written, ApiError> {
+        let meta = current.meta();
+        if meta.deletion_timestamp.is_some() && meta.deletion_grace_period_seconds.is_none_or(|g| g == 0) {
+            return Ok(Written::Unchanged(current.clone()));
+        }
+        let mut next = (**current).clone();
+        let m = next.meta_mut();
+        m.deletion_timestamp = Some(m.deletion_timestamp.map_or(now, |t| t.min(now)));
+        m.deletion_grace_period_seconds = Some(0);
+        if m.generation > 0 {
+            m.generation += 1;
+        }
+        let key = current.key();
+        self.etcd.update(next, None).map(Written::Changed).map_err(|_| ApiError::conflict(key.kind, &key.name))
     }
 
     /// `deletecollection` in one namespace: each object deleted as a single delete would be
@@ -544,6 +579,15 @@ enum Written {
     Unchanged(Rc<Object>),
 }
 
+/// `ShouldDeleteDuringUpdate`: an update that takes the last finalizer off an object being
+/// deleted removes it; a pod only once its grace period is over (its kubelet has asked for the
+/// final delete, with grace 0).
+fn deletes_during_update(current: &Object, next: &Object) -> bool {
+    let meta = next.meta();
+    let grace_over = next.kind() != Kind::Pod || meta.deletion_grace_period_seconds == Some(0);
+    !current.meta().finalizers.is_empty() && meta.finalizers.is_empty() && meta.deletion_timestamp.is_some() && grace_over
+}
+
 /// What the API server resets on create (the registry strategies' PrepareForCreate).
 fn prepare_for_create(object: &mut Object) {
     match object {
@@ -556,6 +600,7 @@ fn prepare_for_create(object: &mut Object) {
         }
         Object::ReplicaSet(rs) => rs.status = Default::default(),
         Object::Deployment(d) => d.status = Default::default(),
+        Object::Job(job) => job::prepare_for_create(job),
         // Kinds whose strategy resets nothing.
         _ => {}
     }
@@ -568,6 +613,7 @@ fn with_spec_of(current: &Object, mut incoming: Object) -> Object {
         (Object::Node(n), Object::Node(c)) => n.status = c.status.clone(),
         (Object::ReplicaSet(n), Object::ReplicaSet(c)) => n.status = c.status.clone(),
         (Object::Deployment(n), Object::Deployment(c)) => n.status = c.status.clone(),
+        (Object::Job(n), Object::Job(c)) => n.status = c.status.clone(),
         // Only namespaces/finalize changes a namespace's finalizers.
         (Object::Namespace(n), Object::Namespace(c)) => {
             n.status = c.status.clone();
@@ -603,6 +649,7 @@ fn with_status_of(current: &Object, incoming: Object) -> Object {
         (Object::Namespace(c), Object::Namespace(i)) => {
             Object::Namespace(Namespace { metadata: c.metadata.clone(), spec: c.spec.clone(), status: i.status })
         }
+        (Object::Job(c), Object::Job(i)) => Object::Job(Job { metadata: c.metadata.clone(), spec: c.spec.clone(), status: i.status }),
         (_, i) => i,
     };
     next.meta_mut().resource_version = rv;
@@ -639,6 +686,7 @@ fn spec_changed(old: &Object, new: &Object) -> bool {
     match (old, new) {
         (Object::Deployment(a), Object::Deployment(b)) => a.spec != b.spec,
         (Object::ReplicaSet(a), Object::ReplicaSet(b)) => a.spec != b.spec,
+        (Object::Job(a), Object::Job(b)) => a.spec != b.spec,
         (Object::Pod(a), Object::Pod(b)) => a.spec != b.spec,
         (Object::EndpointSlice(a), Object::EndpointSlice(b)) => {
             (&a.address_type, &a.endpoints, &a.ports) != (&b.address_type, &b.endpoints, &b.ports)
@@ -656,6 +704,9 @@ fn immutable_field_errors(old: &Object, new: &Object) -> Vec<FieldError> {
         (Object::ReplicaSet(a), Object::ReplicaSet(b)) => a.spec.selector != b.spec.selector,
         _ => false,
     };
+    if let (Object::Job(a), Object::Job(b)) = (old, new) {
+        return job::immutable_errors(a, b);
+    }
     let mut errs = Vec::new();
     if let (Object::Service(a), Object::Service(b)) = (old, new) {
         let had = a.spec.cluster_ip.as_deref().filter(|ip| !ip.is_empty());

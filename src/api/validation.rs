@@ -46,6 +46,7 @@ pub fn validate(object: &Object) -> Vec<FieldError> {
         Object::ConfigMap(cm) => validate_config_map(cm, &mut errs),
         Object::Secret(secret) => validate_secret(secret, &mut errs),
         Object::Service(svc) => super::service::validate_service(svc, &mut errs),
+        Object::Job(job) => super::job::validate_job(job, &mut errs),
         // Kinds validated by their metadata alone.
         _ => {}
     }
@@ -153,7 +154,7 @@ fn validate_replicas(replicas: Option<i32>, errs: &mut Vec<FieldError>) {
 }
 
 /// Go's `%#v` of a `map[string]string`, which the selector-mismatch message embeds.
-fn go_map_literal(labels: &StringMap) -> String {
+pub(super) fn go_map_literal(labels: &StringMap) -> String {
     let parts: Vec<String> = labels.iter().map(|(k, v)| format!("{k:?}:{v:?}")).collect();
     format!("map[string]string{{{}}}", parts.join(", "))
 }
@@ -212,7 +213,7 @@ fn validate_containers_only_for_pod(spec: &PodSpec, errs: &mut Vec<FieldError>) 
     }
 }
 
-fn validate_pod_spec(spec: &PodSpec, path: &str, errs: &mut Vec<FieldError>) {
+pub(super) fn validate_pod_spec(spec: &PodSpec, path: &str, errs: &mut Vec<FieldError>) {
     let volumes = validate_volumes(&spec.volumes, path, errs);
     if spec.containers.is_empty() {
         errs.push(FieldError::required(&format!("{path}.containers")));

@@ -39,6 +39,7 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
         Kind::Service => (&["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"], &["SELECTOR"]),
         Kind::EndpointSlice => (&["NAME", "ADDRESSTYPE", "PORTS", "ENDPOINTS", "AGE"], &[]),
         Kind::Endpoints => (&["NAME", "ENDPOINTS", "AGE"], &[]),
+        Kind::Job => (&["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"], &["CONTAINERS", "IMAGES", "SELECTOR"]),
     };
     let mut h = base.to_vec();
     if wide {
@@ -72,6 +73,64 @@ pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
             age(slice.metadata.creation_timestamp, now),
         ],
         Object::Endpoints(ep) => vec![ep.metadata.name.to_string(), endpoints_list(ep, None), age(ep.metadata.creation_timestamp, now)],
+        Object::Job(job) => job_row(job, now, wide),
+    }
+}
+
+/// `printJob`: STATUS from the conditions in a fixed order, COMPLETIONS as succeeded of the
+/// completions wanted (`N/1 of P` for a work queue Job), DURATION from the start to the
+/// completion, or to now while it runs.
+fn job_row(job: &Job, now: Time, wide: bool) -> Vec<String> {
+    let mut cells = vec![
+        job.metadata.name.to_string(),
+        job_status(job).to_string(),
+        job_completions(job),
+        job_duration(&job.status, now),
+        age(job.metadata.creation_timestamp, now),
+    ];
+    if wide {
+        let (c, i) = containers_and_images(&job.spec.template.spec);
+        cells.extend([c, i, job.spec.selector.as_ref().map_or_else(|| "<none>".into(), selector_string)]);
+    }
+    cells
+}
+
+/// The STATUS column of a Job.
+pub fn job_status(job: &Job) -> &'static str {
+    let has = |t: &str| job.status.has_true(t);
+    if has("Complete") {
+        "Complete"
+    } else if has("Failed") {
+        "Failed"
+    } else if job.metadata.is_deleting() {
+        "Terminating"
+    } else if has("Suspended") {
+        "Suspended"
+    } else if has("FailureTarget") {
+        "FailureTarget"
+    } else if has("SuccessCriteriaMet") {
+        "SuccessCriteriaMet"
+    } else {
+        "Running"
+    }
+}
+
+/// The COMPLETIONS column of a Job.
+pub fn job_completions(job: &Job) -> String {
+    let succeeded = job.status.succeeded;
+    match (job.spec.completions, job.spec.parallelism.unwrap_or(0)) {
+        (Some(c), _) => format!("{succeeded}/{c}"),
+        (None, p) if p > 1 => format!("{succeeded}/1 of {p}"),
+        (None, _) => format!("{succeeded}/1"),
+    }
+}
+
+/// The DURATION column of a Job (empty before it starts).
+pub fn job_duration(status: &JobStatus, now: Time) -> String {
+    match (status.start_time, status.completion_time) {
+        (None, _) => String::new(),
+        (Some(start), None) => human_duration(now.since(start)),
+        (Some(start), Some(end)) => human_duration(end.since(start)),
     }
 }
 

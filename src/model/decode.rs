@@ -514,6 +514,7 @@ mod tests {
             Kind::Service => Object::Service(serde_json::from_value(value).map_err(decode_err)?),
             Kind::EndpointSlice => Object::EndpointSlice(serde_json::from_value(value).map_err(decode_err)?),
             Kind::Endpoints => Object::Endpoints(serde_json::from_value(value).map_err(decode_err)?),
+            Kind::Job => Object::Job(serde_json::from_value(value).map_err(decode_err)?),
         })
     }
 
@@ -592,6 +593,13 @@ mod tests {
             json!({"apiVersion": "v1", "kind": "Endpoints", "metadata": meta(), "subsets": [{"addresses": [{"ip": "10.244.0.2",
                 "nodeName": "n1", "targetRef": {"kind": "Pod", "name": "web"}}], "notReadyAddresses": [{"ip": "10.244.0.3"}],
                 "ports": [{"name": "http", "protocol": "TCP", "port": 80}]}]}),
+            json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": meta(), "spec": {"parallelism": 2, "completions": 5,
+                "activeDeadlineSeconds": 100, "backoffLimit": 4, "selector": selector, "manualSelector": true, "template": template,
+                "completionMode": "Indexed", "suspend": false},
+                "status": {"conditions": [{"type": "Complete", "status": "True", "lastProbeTime": "2026-01-01T00:00:05Z",
+                    "lastTransitionTime": "2026-01-01T00:00:05Z", "reason": "CompletionsReached", "message": "m"}],
+                    "startTime": "2026-01-01T00:00:05Z", "completionTime": "2026-01-01T00:00:09Z", "active": 1, "succeeded": 5,
+                    "failed": 1, "completedIndexes": "0-4", "uncountedTerminatedPods": {"succeeded": ["u1"], "failed": ["u2"]}, "ready": 0}}),
         ]
     }
 
@@ -696,6 +704,7 @@ mod tests {
                 Object::Service(x) => serde_json::to_value(x),
                 Object::EndpointSlice(x) => serde_json::to_value(x),
                 Object::Endpoints(x) => serde_json::to_value(x),
+                Object::Job(x) => serde_json::to_value(x),
             };
             let mut want = body.unwrap();
             want["apiVersion"] = json!(o.kind().api_version());

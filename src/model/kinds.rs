@@ -10,6 +10,7 @@
 //! To add a kind, see "How to add a kind" in ARCHITECTURE.md.
 
 use super::apps::{Deployment, ReplicaSet};
+use super::batch::Job;
 use super::config::{ConfigMap, Namespace, Secret};
 use super::event::{Event, Lease};
 use super::node::Node;
@@ -87,5 +88,10 @@ kinds! {
         api_version: "v1", plural: "endpoints", singular: "endpoints", short_names: &["ep"], namespaced: true, generation: false,
         field_labels: &[],
         categories: &[],
+    }
+    Job(Job) as_job {
+        api_version: "batch/v1", plural: "jobs", singular: "job", short_names: &[], namespaced: true, generation: true,
+        field_labels: &[],
+        categories: &["all"],
     }
 }

@@ -1,0 +1,181 @@
+//! Job (batch/v1): the claim "run this pod template to completion N times", which the Job
+//! controller reconciles by creating pods and counting how they ended.
+//!
+//! Only what the simulation models is read; the fields it does not (`podFailurePolicy`,
+//! `successPolicy`, `backoffLimitPerIndex`, `maxFailedIndexes`, `podReplacementPolicy`,
+//! `managedBy`, `ttlSecondsAfterFinished`) are dropped by decoding, so kubectl names each in a
+//! `Warning:` line instead of the cluster seeming to honour it.
+
+use super::decode::decode_struct;
+#[cfg(test)]
+use super::meta::null_as_default;
+use super::meta::{LabelSelector, ObjectMeta};
+use super::pod::PodTemplateSpec;
+use super::shared::Shared;
+use super::time::Time;
+use serde::Serialize;
+
+/// The finalizer a Job's pods carry until the controller has counted them
+/// (`batch.kubernetes.io/job-tracking`).
+pub const JOB_TRACKING_FINALIZER: &str = "batch.kubernetes.io/job-tracking";
+/// The label (and, for Indexed Jobs, annotation) holding a pod's completion index.
+pub const JOB_COMPLETION_INDEX: &str = "batch.kubernetes.io/job-completion-index";
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct Job {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: JobSpec,
+    #[serde(default)]
+    pub status: JobStatus,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct JobSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parallelism: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completions: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub active_deadline_seconds: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backoff_limit: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<LabelSelector>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub manual_selector: Option<bool>,
+    /// Shared with the object's other versions (and its spec with the pods made from it).
+    #[serde(default)]
+    pub template: Shared<PodTemplateSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completion_mode: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suspend: Option<bool>,
+}
+
+impl JobSpec {
+    pub fn is_suspended(&self) -> bool {
+        self.suspend == Some(true)
+    }
+    pub fn is_indexed(&self) -> bool {
+        self.completion_mode.as_deref() == Some("Indexed")
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct JobStatus {
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub conditions: Vec<JobCondition>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_time: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completion_time: Option<Time>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub active: i32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub succeeded: i32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub failed: i32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completed_indexes: Option<String>,
+    /// Pods counted as finished whose finalizer is not yet removed (the two-phase count that
+    /// keeps a pod from being counted twice, or never, across controller restarts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uncounted_terminated_pods: Option<UncountedTerminatedPods>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ready: Option<i32>,
+}
+
+impl JobStatus {
+    /// The condition of this type, if present.
+    pub fn condition(&self, type_: &str) -> Option<&JobCondition> {
+        self.conditions.iter().find(|c| c.type_ == type_)
+    }
+    /// Whether the condition of this type is there with status True.
+    pub fn has_true(&self, type_: &str) -> bool {
+        self.condition(type_).is_some_and(|c| c.status == "True")
+    }
+    /// `IsJobFinished`: Complete or Failed is True.
+    pub fn is_finished(&self) -> bool {
+        self.has_true("Complete") || self.has_true("Failed")
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct UncountedTerminatedPods {
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub succeeded: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub failed: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct JobCondition {
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub status: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_probe_time: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_transition_time: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+fn is_zero(v: &i32) -> bool {
+    *v == 0
+}
+
+// Decoding from JSON by hand (see `decode`): each struct's fields in declaration order.
+decode_struct!(Job {
+    metadata: "metadata" Default,
+    spec: "spec" Default,
+    status: "status" Default,
+});
+decode_struct!(JobSpec {
+    parallelism: "parallelism" Default,
+    completions: "completions" Default,
+    active_deadline_seconds: "activeDeadlineSeconds" Default,
+    backoff_limit: "backoffLimit" Default,
+    selector: "selector" Default,
+    manual_selector: "manualSelector" Default,
+    template: "template" Default,
+    completion_mode: "completionMode" Default,
+    suspend: "suspend" Default,
+});
+decode_struct!(JobStatus {
+    conditions: "conditions" NullAsDefault,
+    start_time: "startTime" Default,
+    completion_time: "completionTime" Default,
+    active: "active" Default,
+    succeeded: "succeeded" Default,
+    failed: "failed" Default,
+    completed_indexes: "completedIndexes" Default,
+    uncounted_terminated_pods: "uncountedTerminatedPods" Default,
+    ready: "ready" Default,
+});
+decode_struct!(UncountedTerminatedPods {
+    succeeded: "succeeded" NullAsDefault,
+    failed: "failed" NullAsDefault,
+});
+decode_struct!(JobCondition {
+    type_: "type" Required,
+    status: "status" Required,
+    last_probe_time: "lastProbeTime" Default,
+    last_transition_time: "lastTransitionTime" Default,
+    reason: "reason" Default,
+    message: "message" Default,
+});
