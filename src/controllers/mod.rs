@@ -11,6 +11,7 @@ pub mod edge;
 pub mod endpoint_slice;
 pub mod endpoints;
 pub mod garbage_collector;
+pub mod job;
 pub mod manager;
 pub mod namespace;
 pub mod node_lifecycle;

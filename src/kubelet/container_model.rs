@@ -9,6 +9,11 @@
 //!   exits with its status. As PID 1 the shell ignores SIGTERM, so a stop waits for the grace
 //!   period and ends in SIGKILL (137), as on a real node;
 //! - `sleep N` run directly;
+//! - programs that compute and exit, run directly or in a script: `perl` (the documentation's
+//!   pi Job, `perl -Mbignum=bpi -wle 'print bpi(2000)'`, takes about 6 s; other perl one-liners
+//!   about 1 s), `date`, `echo`, `hostname`, `uname`, `env`, `printenv`, `true` and `false`. Each
+//!   runs for its own nominal time, drawn ±25% from the simulation's seed when the container
+//!   starts (`draw_work`), and exits 0 (`false`: 1);
 //! - the liveness test image (`registry.k8s.io/e2e-test-images/agnhost … liveness`, and the older
 //!   `registry.k8s.io/liveness`): an HTTP server on 8080 whose `/healthz` answers 200 for the
 //!   first 10 s of its life and 500 after, as agnhost's `liveness` subcommand does. A Go program
@@ -59,6 +64,8 @@ enum Op {
     Sleep(Option<u64>),
     Exit(i32),
     Status(i32),
+    /// A program computing for this many milliseconds (nominal until `draw_work`), then 0.
+    Work(u64),
     /// A command outside the model: assumed to succeed, silently.
     Other,
 }
@@ -99,6 +106,9 @@ impl Program {
                 return Program::Script(vec![Step { op, after_success: false }]);
             }
         }
+        if let Some(steps) = finite_command(&argv) {
+            return Program::Script(steps);
+        }
         let base = image_base(&c.image);
         let agnhost_liveness = base == "agnhost" && c.args.first().is_some_and(|a| a == "liveness");
         if agnhost_liveness || (base == "liveness" && c.image.starts_with("registry.k8s.io/")) {
@@ -122,6 +132,20 @@ impl Program {
             Program::Script(steps) => run(steps, &mut mounted.clone(), None).end,
             _ => None,
         }
+    }
+
+    /// Draws how long each computing step of this run takes: its nominal time ±25%, from the
+    /// simulation's seed. Only a program that computes draws, so other containers leave the
+    /// seeded sequence as it was.
+    pub(crate) fn draw_work(mut self, rng: &mut crate::rng::Rng) -> Self {
+        if let Program::Script(steps) = &mut self {
+            for step in steps.iter_mut() {
+                if let Op::Work(ms) = &mut step.op {
+                    *ms = rng.jitter(*ms, 0.25);
+                }
+            }
+        }
+        self
     }
 
     /// The status the process exits with on SIGTERM; `None`: it ignores SIGTERM (a shell as
@@ -259,6 +283,13 @@ fn run(steps: &[Step], files: &mut BTreeSet<String>, until: Option<u64>) -> Outc
                 0
             }
             Op::Exit(code) => return Outcome { status: *code, output, end: Some((Duration(t), *code)) },
+            Op::Work(ms) => {
+                if until.is_some_and(|u| t + ms > u) {
+                    return Outcome { status, output, end: None };
+                }
+                t += ms;
+                0
+            }
             Op::Status(code) => *code,
             Op::Other => 0,
         };
@@ -336,6 +367,31 @@ fn parse_sleep(arg: &str) -> Option<Op> {
     Some(Op::Sleep(Some((secs * 1000.0) as u64)))
 }
 
+/// How long a computing command takes, nominally: the pi digits of the documentation's Job
+/// about 6 s, another perl program about 1 s, the small utilities 20 ms.
+fn work_time(name: &str, rest: &[String]) -> Option<u64> {
+    match name {
+        "perl" if rest.iter().any(|a| a.contains("bpi(")) => Some(6_000),
+        "perl" => Some(1_000),
+        "date" | "hostname" | "uname" | "env" | "printenv" | "echo" | "true" | "false" => Some(20),
+        _ => None,
+    }
+}
+
+/// A computing command run directly (no shell): it works for its time, then exits as it would.
+fn finite_command(argv: &[String]) -> Option<Vec<Step>> {
+    let (name, rest) = argv.split_first()?;
+    let base = name.rsplit('/').next().unwrap_or(name);
+    let ms = work_time(base, rest)?;
+    let mut steps = vec![Step { op: Op::Work(ms), after_success: false }];
+    match base {
+        "false" => steps.push(Step { op: Op::Status(1), after_success: false }),
+        "echo" => steps.push(Step { op: Op::Echo(rest.join(" ")), after_success: false }),
+        _ => {}
+    }
+    Some(steps)
+}
+
 /// One simple command; `None` for a shell keyword the model cannot run (`while`, `if`…).
 fn parse_command(argv: &[String]) -> Option<Op> {
     let (name, rest) = argv.split_first()?;
@@ -350,6 +406,7 @@ fn parse_command(argv: &[String]) -> Option<Op> {
         "echo" => Op::Echo(rest.join(" ")),
         "sleep" => parse_sleep(rest.first()?)?,
         "exit" => Op::Exit(rest.first().map_or(Some(0), |c| c.parse().ok())?),
+        "perl" | "date" | "hostname" | "uname" | "env" | "printenv" => Op::Work(work_time(name, rest).unwrap_or(0)),
         "true" | ":" => Op::Status(0),
         "false" => Op::Status(1),
         "while" | "until" | "for" | "if" | "do" | "done" | "then" | "fi" | "case" | "esac" | "else" | "{" | "}" => return None,
@@ -394,6 +451,22 @@ mod tests {
         assert_eq!(p, Program::Server(vec![]), "a loop is beyond the model: it runs until stopped");
         assert_eq!(Program::of(&container("busybox", &["sleep", "3600"], &[])).own_exit(), Some((Duration::secs(3600), 0)));
         assert_eq!(Program::of(&container("busybox", &["sh", "-c", "sleep infinity"], &[])).own_exit(), None);
+    }
+
+    #[test]
+    fn computing_commands_exit_on_their_own_after_a_drawn_time() {
+        let pi = Program::of(&container("perl:5.34.0", &["perl", "-Mbignum=bpi", "-wle", "print bpi(2000)"], &[]));
+        assert_eq!(pi.own_exit(), Some((Duration::secs(6), 0)), "nominally 6 s, then 0");
+        let mut rng = crate::rng::Rng::new(7);
+        let (after, code) = pi.draw_work(&mut rng).own_exit().unwrap();
+        assert!((4_500..=7_500).contains(&after.0) && code == 0, "drawn within ±25%: {after:?}");
+        assert_eq!(Program::of(&container("busybox", &["date"], &[])).own_exit(), Some((Duration(20), 0)));
+        assert_eq!(Program::of(&container("busybox", &["echo", "hi"], &[])).own_exit(), Some((Duration(20), 0)));
+        assert_eq!(Program::of(&container("busybox", &["false"], &[])).own_exit(), Some((Duration(20), 1)));
+        let script = Program::of(&container("busybox", &["sh", "-c", "date; echo done; exit 3"], &[]));
+        assert_eq!(script.own_exit(), Some((Duration(20), 3)));
+        // A program the model does not know still runs until stopped.
+        assert_eq!(Program::of(&container("busybox", &["my-server"], &[])).own_exit(), None);
     }
 
     #[test]

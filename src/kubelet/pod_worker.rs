@@ -451,6 +451,7 @@ impl Kubelet {
                     // The program's own end (a script that finishes) or the injected crash, whichever is first.
                     let mounted = runtime(ctx).mounted_files(&w.uid, &container.name).cloned().unwrap_or_default();
                     let own = Program::of(container)
+                        .draw_work(ctx.rng)
                         .own_exit_with(&mounted)
                         .map(|(after, exit_code)| PlannedExit { at: ctx.now + after, exit_code });
                     let exit = [crash, own].into_iter().flatten().min_by_key(|e| e.at);

@@ -1,4 +1,4 @@
-//! `kubectl create namespace|configmap|secret generic`: the imperative generators for the
+//! `kubectl create namespace|configmap|secret generic|job`: the imperative generators for the
 //! objects that need no manifest. Each builds the object kubectl's generator sends, from
 //! `--from-literal=KEY=VALUE` and `--from-file=[KEY=]PATH` (the session's files), and writes it
 //! through the simulation with kubectl's one-line result.
@@ -90,6 +90,46 @@ pub fn create_secret(session: &mut Session, args: &[String]) -> CommandOutput {
     secret.data = data.into_iter().map(|(k, v)| (k, Bytes::encode(v.as_bytes()))).collect();
     let ns = namespace(&f);
     send(session, &f, Object::Secret(secret), Some(&ns))
+}
+
+const JOB_FLAGS: &[FlagSpec] = &[
+    OUTPUT_FLAGS[0],
+    OUTPUT_FLAGS[1],
+    FlagSpec::new("image", None, FlagKind::String),
+    FlagSpec::new("from", None, FlagKind::String),
+];
+
+/// `kubectl create job NAME --image=IMAGE [-- COMMAND [ARGS...]]`: one container named after
+/// the Job, restartPolicy Never, as kubectl's generator builds it.
+pub fn create_job(session: &mut Session, args: &[String]) -> CommandOutput {
+    // Everything after `--` is the container's command, never flags or the name.
+    let (args, command) = match args.iter().position(|a| a == "--") {
+        Some(i) => (&args[..i], args[i + 1..].to_vec()),
+        None => (args, Vec::new()),
+    };
+    let (positional, f) = match flags("create job", args, JOB_FLAGS) {
+        Ok(v) => v,
+        Err(e) => return e,
+    };
+    let Some(name) = one_name("create job", &positional) else {
+        return usage_error("create job", &format!("exactly one NAME is required, got {}", positional.len()));
+    };
+    if f.has("from") {
+        return CommandOutput::err("error: kubeloop does not simulate CronJobs yet, so \"kubectl create job --from\" has nothing to copy");
+    }
+    let Some(image) = f.str("image").filter(|i| !i.is_empty()) else {
+        return CommandOutput::err("error: either --image or --from must be specified");
+    };
+    let mut job = Job::default();
+    job.metadata.name = name.into();
+    let spec = PodSpec {
+        containers: vec![Container { name: name.to_string(), image: image.to_string(), command, ..Default::default() }].into(),
+        restart_policy: Some("Never".into()),
+        ..Default::default()
+    };
+    job.spec.template = PodTemplateSpec { spec: spec.into(), ..Default::default() }.into();
+    let ns = namespace(&f);
+    send(session, &f, Object::Job(job), Some(&ns))
 }
 
 fn one_name<'a>(_command: &str, positional: &'a [String]) -> Option<&'a str> {

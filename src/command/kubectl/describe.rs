@@ -105,6 +105,7 @@ pub fn describe(sim: &Sim, o: &Object, show_events: bool) -> Result<String, Stri
         Object::Service(svc) => Ok(describe_service(sim, svc, events.as_deref(), now)),
         Object::Endpoints(ep) => Ok(describe_endpoints(ep, events.as_deref(), now)),
         Object::EndpointSlice(slice) => Ok(describe_endpoint_slice(slice, events.as_deref(), now)),
+        Object::Job(job) => Ok(describe_job(job, events.as_deref(), now)),
         // Kinds without a describer of their own.
         _ => Err(format!("error: kubeloop cannot describe {}; try kubectl get -o yaml", o.kind().plural())),
     }
@@ -705,6 +706,63 @@ pub fn describe_replica_set(sim: &Sim, rs: &ReplicaSet, events: Option<&[Rc<Obje
     }
     w.write(0, &format!("Pods Status:\t{running} Running / {waiting} Waiting / {succeeded} Succeeded / {failed} Failed\n"));
     pod_template(&mut w, &rs.spec.template);
+    events_table(&mut w, events, now);
+    w.finish()
+}
+
+/// `describeJob`: the spec's knobs, the start and end, the pod counts the controller wrote.
+pub fn describe_job(job: &Job, events: Option<&[Rc<Object>]>, now: Time) -> String {
+    let mut w = PrefixWriter::new();
+    let (m, spec, st) = (&job.metadata, &job.spec, &job.status);
+    w.write(0, &format!("Name:\t{}\n", m.name));
+    w.write(0, &format!("Namespace:\t{}\n", m.namespace));
+    let selector = spec.selector.as_ref().map(selector_string).filter(|s| s != "<none>").unwrap_or_default();
+    w.write(0, &format!("Selector:\t{selector}\n"));
+    labels_multiline(&mut w, "Labels", &m.labels);
+    annotations_multiline(&mut w, "Annotations", &m.annotations);
+    if let Some(c) = controlled_by(m) {
+        w.write(0, &format!("Controlled By:\t{c}\n"));
+    }
+    if let Some(p) = spec.parallelism {
+        w.write(0, &format!("Parallelism:\t{p}\n"));
+    }
+    match spec.completions {
+        Some(c) => w.write(0, &format!("Completions:\t{c}\n")),
+        None => w.write(0, "Completions:\t<unset>\n"),
+    }
+    if let Some(mode) = &spec.completion_mode {
+        w.write(0, &format!("Completion Mode:\t{mode}\n"));
+    }
+    if let Some(s) = spec.suspend {
+        w.write(0, &format!("Suspend:\t{s}\n"));
+    }
+    if let Some(b) = spec.backoff_limit {
+        w.write(0, &format!("Backoff Limit:\t{b}\n"));
+    }
+    if st.start_time.is_some() {
+        w.write(0, &format!("Start Time:\t{}\n", rfc1123z(st.start_time)));
+    }
+    if st.completion_time.is_some() {
+        w.write(0, &format!("Completed At:\t{}\n", rfc1123z(st.completion_time)));
+    }
+    if let (Some(start), Some(end)) = (st.start_time, st.completion_time) {
+        w.write(0, &format!("Duration:\t{}\n", human_duration(end.since(start))));
+    }
+    if let Some(d) = spec.active_deadline_seconds {
+        w.write(0, &format!("Active Deadline Seconds:\t{d}s\n"));
+    }
+    match st.ready {
+        Some(ready) => w.write(
+            0,
+            &format!("Pods Statuses:\t{} Active ({ready} Ready) / {} Succeeded / {} Failed\n", st.active, st.succeeded, st.failed),
+        ),
+        None => w.write(0, &format!("Pods Statuses:\t{} Active / {} Succeeded / {} Failed\n", st.active, st.succeeded, st.failed)),
+    }
+    if spec.is_indexed() {
+        let done = st.completed_indexes.as_deref().filter(|s| !s.is_empty()).unwrap_or("<none>");
+        w.write(0, &format!("Completed Indexes:\t{done}\n"));
+    }
+    pod_template(&mut w, &spec.template);
     events_table(&mut w, events, now);
     w.finish()
 }
