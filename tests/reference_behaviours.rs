@@ -374,3 +374,219 @@ fn a_repeat_of_an_expired_event_creates_it_again_with_its_count() {
     assert!(again.last_timestamp > first.last_timestamp);
     assert_invariants(&sim);
 }
+
+// --- Jobs (pkg/controller/job) ---
+
+/// A Job running `script` in busybox, with the spec lines given (indented two spaces).
+fn job_yaml(name: &str, script: &str, restart: &str, spec: &str) -> String {
+    format!(
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {{name: {name}}}\nspec:\n{spec}  template:\n    spec:\n      restartPolicy: {restart}\n      containers:\n      - name: c\n        image: busybox\n        command: [\"sh\", \"-c\", \"{script}\"]\n"
+    )
+}
+
+fn job(sim: &Sim, name: &str) -> Job {
+    get(sim, Kind::Job, name).as_job().cloned().unwrap()
+}
+
+fn job_pods(sim: &Sim, name: &str) -> Vec<Pod> {
+    let mut out: Vec<Pod> =
+        pods(sim).into_iter().filter(|p| p.metadata.labels.get("batch.kubernetes.io/job-name").map(String::as_str) == Some(name)).collect();
+    out.sort_by_key(|p| (p.metadata.creation_timestamp, p.metadata.name.clone()));
+    out
+}
+
+fn condition(j: &Job, type_: &str) -> Option<(String, String, String)> {
+    j.status.condition(type_).map(|c| (c.status.clone(), c.reason.clone().unwrap_or_default(), c.message.clone().unwrap_or_default()))
+}
+
+fn job_events(sim: &Sim, name: &str, reason: &str) -> Vec<Event> {
+    events(sim, reason).into_iter().filter(|e| e.involved_object.kind == "Job" && e.involved_object.name == name).collect()
+}
+
+/// Runs the simulation in half-second steps for `d`, returning the most active pods seen.
+fn run_counting_active(sim: &mut Sim, name: &str, d: Duration) -> usize {
+    let mut most = 0;
+    for _ in 0..d.0 / 500 {
+        sim.advance(Duration::millis(500));
+        let active = job_pods(sim, name).iter().filter(|p| !p.is_terminal() && !p.metadata.is_deleting()).count();
+        most = most.max(active);
+    }
+    most
+}
+
+#[test]
+fn a_job_runs_pods_to_completion_parallelism_at_a_time_and_is_complete_at_completions() {
+    let mut sim = cluster(2);
+    let yaml = job_yaml("count", "echo working; sleep 5", "Never", "  completions: 5\n  parallelism: 2\n");
+    sim.submit(ApiRequest::Create(object(&yaml))).unwrap();
+    sim.advance(Duration::secs(2));
+    let running = job_pods(&sim, "count");
+    assert_eq!(running.len(), 2, "parallelism 2: two pods at first");
+    for p in &running {
+        assert_eq!(p.metadata.finalizers, ["batch.kubernetes.io/job-tracking"], "each pod is tracked until counted");
+        assert_eq!(p.metadata.controller_ref().map(|r| r.kind.as_str()), Some("Job"));
+    }
+    let most = run_counting_active(&mut sim, "count", Duration::secs(60));
+    assert_eq!(most, 2, "never more than parallelism pods active");
+    let j = job(&sim, "count");
+    assert_eq!((j.status.succeeded, j.status.failed, j.status.active), (5, 0, 0));
+    let reached = ("True".to_string(), "CompletionsReached".to_string(), "Reached expected number of succeeded pods".to_string());
+    assert_eq!(condition(&j, "SuccessCriteriaMet"), Some(reached.clone()));
+    assert_eq!(condition(&j, "Complete"), Some(reached));
+    assert!(j.status.completion_time.is_some() && j.status.uncounted_terminated_pods.is_none());
+    let done = job_pods(&sim, "count");
+    assert_eq!(done.len(), 5, "exactly completions pods were created");
+    assert!(done.iter().all(|p| p.phase() == PodPhase::Succeeded && p.metadata.finalizers.is_empty()));
+    let terminated = done[0].status.container_statuses[0].state.terminated.clone().unwrap();
+    assert_eq!((terminated.exit_code, terminated.reason.as_deref()), (0, Some("Completed")));
+    assert_eq!(job_events(&sim, "count", "SuccessfulCreate").len(), 5);
+    let completed = job_events(&sim, "count", "Completed");
+    assert_eq!(completed.iter().map(|e| e.message.as_str()).collect::<Vec<_>>(), ["Job completed"]);
+    assert_invariants(&sim);
+}
+
+#[test]
+fn failed_pods_are_replaced_after_10s_20s_40s_of_back_off_until_the_backoff_limit_fails_the_job() {
+    let mut sim = cluster(2);
+    sim.submit(ApiRequest::Create(object(&job_yaml("flaky", "exit 3", "Never", "  backoffLimit: 3\n")))).unwrap();
+    sim.advance(Duration::mins(4));
+    let all = job_pods(&sim, "flaky");
+    assert_eq!(all.len(), 4, "the first pod and three replacements: one failure more than backoffLimit 3");
+    for p in &all {
+        assert_eq!(p.phase(), PodPhase::Failed);
+        let t = p.status.container_statuses[0].state.terminated.clone().unwrap();
+        assert_eq!((t.exit_code, t.reason.as_deref()), (3, Some("Error")));
+    }
+    // Each replacement waits 10 s × 2^(n-1) after the n-th failure (plus the latency of
+    // seeing it), never less.
+    for (n, pair) in all.windows(2).enumerate() {
+        let failed_at = pair[0].status.container_statuses[0].state.terminated.as_ref().unwrap().finished_at.unwrap();
+        let next = pair[1].metadata.creation_timestamp.unwrap();
+        let wait = next.since(failed_at);
+        let backoff = Duration::secs(10 << n);
+        assert!(wait >= backoff && wait.0 < backoff.0 + 2_000, "replacement {} came {wait:?} after the failure, want {backoff:?}", n + 1);
+    }
+    let j = job(&sim, "flaky");
+    assert_eq!((j.status.failed, j.status.succeeded, j.status.active), (4, 0, 0));
+    let exceeded = ("True".to_string(), "BackoffLimitExceeded".to_string(), "Job has reached the specified backoff limit".to_string());
+    assert_eq!(condition(&j, "FailureTarget"), Some(exceeded.clone()));
+    assert_eq!(condition(&j, "Failed"), Some(exceeded));
+    assert!(j.status.completion_time.is_none(), "only a complete Job has a completion time");
+    let warning = job_events(&sim, "flaky", "BackoffLimitExceeded");
+    assert_eq!(warning.iter().map(|e| (e.type_.as_str(), e.message.as_str())).collect::<Vec<_>>(), [("Warning", "Job has reached the specified backoff limit")]);
+    assert_invariants(&sim);
+}
+
+#[test]
+fn the_pod_failure_back_off_doubles_from_10s_and_stops_at_10_minutes() {
+    use kubeloop::controllers::job::pod_failure_backoff;
+    let secs: Vec<u64> = (1..=8).map(|n| pod_failure_backoff(n).0 / 1000).collect();
+    assert_eq!(secs, [10, 20, 40, 80, 160, 320, 600, 600]);
+}
+
+#[test]
+fn with_restart_policy_on_failure_container_restarts_count_against_the_backoff_limit() {
+    let mut sim = cluster(2);
+    sim.submit(ApiRequest::Create(object(&job_yaml("retry", "sleep 1; exit 1", "OnFailure", "  backoffLimit: 2\n")))).unwrap();
+    // The kubelet restarts the container in the same pod, with its crash back-off (10 s, 20 s).
+    let mut most_restarts = 0;
+    for _ in 0..240 {
+        sim.advance(Duration::secs(1));
+        let restarts = job_pods(&sim, "retry").iter().flat_map(|p| p.status.container_statuses.iter().map(|c| c.restart_count)).max();
+        most_restarts = most_restarts.max(restarts.unwrap_or(0));
+        if job(&sim, "retry").status.has_true("FailureTarget") {
+            break;
+        }
+    }
+    assert_eq!(most_restarts, 2, "the Job fails when the restarts reach backoffLimit 2");
+    sim.advance(Duration::mins(1));
+    let j = job(&sim, "retry");
+    assert_eq!(condition(&j, "Failed").map(|c| c.1), Some("BackoffLimitExceeded".to_string()));
+    assert_eq!(job_events(&sim, "retry", "SuccessfulCreate").len(), 1, "one pod, never replaced");
+    assert_eq!(j.status.failed, 1, "the running pod, deleted when the Job failed, counts as failed");
+    assert_invariants(&sim);
+}
+
+#[test]
+fn a_job_active_longer_than_active_deadline_seconds_fails_with_deadline_exceeded() {
+    let mut sim = cluster(2);
+    sim.submit(ApiRequest::Create(object(&job_yaml("slow", "sleep 3600", "Never", "  activeDeadlineSeconds: 10\n")))).unwrap();
+    sim.advance(Duration::secs(9));
+    let j = job(&sim, "slow");
+    assert!(j.status.conditions.is_empty(), "still within its deadline");
+    assert_eq!(j.status.active, 1);
+    sim.advance(Duration::mins(2));
+    let j = job(&sim, "slow");
+    let exceeded = ("True".to_string(), "DeadlineExceeded".to_string(), "Job was active longer than specified deadline".to_string());
+    assert_eq!(condition(&j, "FailureTarget"), Some(exceeded.clone()));
+    assert_eq!(condition(&j, "Failed"), Some(exceeded));
+    let failed_at = j.status.condition("FailureTarget").unwrap().last_transition_time.unwrap();
+    let started = j.status.start_time.unwrap();
+    assert!(failed_at.since(started) >= Duration::secs(10) && failed_at.since(started) < Duration::secs(11), "{:?}", failed_at.since(started));
+    assert_eq!(job_events(&sim, "slow", "SuccessfulDelete").len(), 1, "the active pod was deleted");
+    assert_eq!(job_events(&sim, "slow", "DeadlineExceeded")[0].type_, "Warning");
+    assert_eq!(j.status.active, 0);
+    assert!(job_pods(&sim, "slow").is_empty(), "the deleted pod is gone once its finalizer is off");
+    assert_invariants(&sim);
+}
+
+#[test]
+fn suspending_a_job_deletes_its_active_pods_without_counting_failures_and_resuming_starts_new_ones() {
+    let mut sim = cluster(2);
+    sim.submit(ApiRequest::Create(object(&job_yaml("batch", "sleep 3600", "Never", "  completions: 4\n  parallelism: 2\n")))).unwrap();
+    sim.advance(Duration::secs(10));
+    assert_eq!(job(&sim, "batch").status.active, 2);
+    let set_suspend = |sim: &mut Sim, suspend: bool| {
+        let mut j = job(sim, "batch");
+        j.spec.suspend = Some(suspend);
+        sim.submit(ApiRequest::Update(Object::Job(j))).unwrap();
+    };
+    set_suspend(&mut sim, true);
+    sim.advance(Duration::secs(45));
+    let j = job(&sim, "batch");
+    assert_eq!((j.status.active, j.status.failed), (0, 0), "deleted by the controller, not failed");
+    assert_eq!(condition(&j, "Suspended"), Some(("True".into(), "JobSuspended".into(), "Job suspended".into())));
+    assert!(job_pods(&sim, "batch").is_empty());
+    assert_eq!(job_events(&sim, "batch", "SuccessfulDelete").len(), 2);
+    assert_eq!(job_events(&sim, "batch", "Suspended").len(), 1);
+    set_suspend(&mut sim, false);
+    sim.advance(Duration::secs(10));
+    let j = job(&sim, "batch");
+    assert_eq!(condition(&j, "Suspended"), Some(("False".into(), "JobResumed".into(), "Job resumed".into())));
+    assert_eq!(j.status.active, 2, "parallelism pods again");
+    assert_eq!(job_events(&sim, "batch", "Resumed").len(), 1);
+    assert_invariants(&sim);
+}
+
+#[test]
+fn deleting_a_job_deletes_its_pods_in_the_background_once_their_finalizers_are_off() {
+    let mut sim = cluster(2);
+    sim.submit(ApiRequest::Create(object(&job_yaml("gone", "sleep 3600", "Never", "  parallelism: 2\n  completions: 2\n")))).unwrap();
+    sim.advance(Duration::secs(10));
+    assert_eq!(job_pods(&sim, "gone").len(), 2);
+    sim.submit(ApiRequest::Delete(DeleteRequest::new(ObjectKey::new(Kind::Job, "default", "gone")))).unwrap();
+    sim.advance(Duration::mins(2));
+    assert!(job_pods(&sim, "gone").is_empty(), "{:?}", job_pods(&sim, "gone").iter().map(|p| &p.metadata).collect::<Vec<_>>());
+    assert_invariants(&sim);
+}
+
+#[test]
+fn an_indexed_job_runs_one_pod_per_index_and_records_completed_indexes() {
+    let mut sim = cluster(2);
+    let yaml = job_yaml("idx", "sleep 2", "Never", "  completions: 3\n  parallelism: 3\n  completionMode: Indexed\n");
+    sim.submit(ApiRequest::Create(object(&yaml))).unwrap();
+    sim.advance(Duration::secs(1));
+    let mut indexes: Vec<String> =
+        job_pods(&sim, "idx").iter().map(|p| p.metadata.annotations["batch.kubernetes.io/job-completion-index"].clone()).collect();
+    indexes.sort();
+    assert_eq!(indexes, ["0", "1", "2"]);
+    for p in job_pods(&sim, "idx") {
+        let i = &p.metadata.labels["batch.kubernetes.io/job-completion-index"];
+        assert!(p.metadata.name.starts_with(&format!("idx-{i}-")), "{}", p.metadata.name);
+    }
+    sim.advance(Duration::mins(2));
+    let j = job(&sim, "idx");
+    assert_eq!((j.status.succeeded, j.status.completed_indexes.as_deref()), (3, Some("0-2")));
+    assert!(j.status.has_true("Complete"));
+    assert_invariants(&sim);
+}
