@@ -377,6 +377,10 @@ impl Story {
         let name = short_name(&pod.metadata.name);
         let prev = change.prev.as_deref().and_then(Object::as_pod);
         match change.type_ {
+            ChangeType::Added if writer.name == KCM && job_of(pod).is_some() => {
+                let job = job_of(pod).unwrap_or_default();
+                said(controller(JOB), JOB_WORDS, &["create pod ", &name, " for job/", job])
+            }
             ChangeType::Added if writer.name == KCM => self.created_by_replica_set(sim, pod, change.revision),
             ChangeType::Added => plain(writer, "create pod ", &name),
             // The last step of a graceful deletion: the kubelet stopped the containers.
@@ -426,6 +430,14 @@ impl Story {
         let owner = pod.metadata.controller_ref().filter(|r| r.kind == "ReplicaSet");
         let replica_set = owning_replica_set(sim, pod, rev);
         if writer.name == KCM {
+            if let Some(job) = job_of(pod) {
+                // A Job's pod goes by its Job's decision, or by the collector once the Job is gone.
+                let key = ObjectKey::new(Kind::Job, &pod.metadata.namespace, job);
+                if sim.api().etcd.get(&key).is_some() {
+                    return said(controller(JOB), JOB_WORDS, &["delete pod ", &name]);
+                }
+                return said(controller(GC), GC_WORDS, &["delete pod ", &name, " (job/", job, " is gone)"]);
+            }
             if let (Some(owner), None) = (owner, &replica_set) {
                 return said(controller(GC), GC_WORDS, &["delete pod ", &name, " (replicaset/", &owner.name, " is gone)"]);
             }
@@ -476,6 +488,14 @@ const RS: &str = "replicaset-controller";
 const RS_WORDS: &str = "ReplicaSet controller";
 const DEPLOYMENT: &str = "deployment-controller";
 const DEPLOYMENT_WORDS: &str = "Deployment controller";
+const JOB: &str = "job-controller";
+const JOB_WORDS: &str = "Job controller";
+
+/// The name of the Job that controls `pod`, if a Job does: its pods are not a ReplicaSet's.
+fn job_of(pod: &Pod) -> Option<&str> {
+    pod.metadata.controller_ref().filter(|r| r.kind == "Job").map(|r| r.name.as_str())
+}
+
 const GC: &str = "garbage-collector-controller";
 const GC_WORDS: &str = "garbage collector";
 const ES: &str = "endpointslice-controller";
@@ -927,6 +947,19 @@ mod tests {
         assert_eq!(texts.iter().filter(|t| t.ends_with(" Running")).count(), 2, "{texts:#?}");
         assert_eq!(texts.last(), Some(&"Deployment controller: web 5/5 ready"));
         assert_eq!(story.replacements().count(), 0, "nothing was killed");
+    }
+
+    #[test]
+    fn a_jobs_pod_is_told_as_the_job_controllers_never_a_replica_sets() {
+        let mut s = session();
+        let mut story = Story::new();
+        let captions = captions_after(&mut s, &mut story, "kubectl create job hello --image=busybox -- echo hi", Duration::secs(20));
+        let texts: Vec<&str> = captions.iter().map(|c| c.text.as_str()).collect();
+        let created = captions.iter().find(|c| c.text.starts_with("Job controller: create pod ")).expect("the Job controller's create");
+        assert_eq!(created.component, "kube-controller-manager/job-controller");
+        assert!(created.text.ends_with(" for job/hello"), "{texts:#?}");
+        assert!(!texts.iter().any(|t| t.starts_with("ReplicaSet controller")), "{texts:#?}");
+        assert!(texts.iter().any(|t| t.ends_with(" Completed")), "the pod's run to completion is a beat: {texts:#?}");
     }
 
     #[test]
