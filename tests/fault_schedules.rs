@@ -13,6 +13,10 @@
 //! declared (or gone, after a wipe without a later restore), exactly that many pods Running and
 //! available, and no container running that no pod claims.
 //!
+//! Alongside the Deployment runs a Job (`batch`: four completions, two at a time, each pod a
+//! 5 s script): whatever the faults did to it, once they stop it must be Complete, with every
+//! pod counted (no tracking finalizer left) and none still active — or gone, after a wipe.
+//!
 //! Crashing containers (`sim crash`) are left out: a crash loop never converges, by design.
 
 use kubeloop::command::{Scenario, Session};
@@ -32,9 +36,39 @@ const COMPONENTS: &[&str] = &["kube-apiserver", "etcd", "kube-controller-manager
 const NODES: &[&str] = &["node-1", "node-2"];
 const WATCH_TARGETS: &[&str] = &["", "kube-controller-manager", "kube-scheduler", "kubelet-node-1", "kubelet-node-2"];
 
-/// What the person has declared: the Deployment's replica count, or none after a wipe.
+/// What the person has declared: the Deployment's replica count, or none after a wipe; and
+/// whether the Job is there.
 #[derive(Clone, Copy, Debug, PartialEq)]
-struct Declared(Option<i32>);
+struct Declared(Option<i32>, bool);
+
+/// The Job that runs through every schedule: its backoff limit is high because the person's
+/// pod deletions count as failures, and the schedule is about faults, not about the limit.
+const JOB: &str = "apiVersion: batch/v1\nkind: Job\nmetadata: {name: batch}\nspec:\n  completions: 4\n  parallelism: 2\n  backoffLimit: 100\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n      - {name: c, image: busybox, command: [sh, -c, sleep 5]}\n";
+
+fn start_job(s: &mut Session) {
+    let job = Object::from_json(yaml_serde::from_str(JOB).expect("yaml")).expect("a Job");
+    s.sim_mut().submit(kubeloop::api::ApiRequest::Create(job)).expect("the Job is created");
+}
+
+fn is_jobs(p: &Pod) -> bool {
+    p.metadata.controller_ref().is_some_and(|r| r.kind == "Job")
+}
+
+/// The Job as declared: Complete with every pod counted, or gone.
+fn job_converged(sim: &Sim, declared: Declared, pods: &[Pod]) -> Result<(), String> {
+    let job = sim.objects(Kind::Job).find_map(|o| o.as_job().cloned());
+    let job_pods: Vec<&Pod> = pods.iter().filter(|p| is_jobs(p)).collect();
+    match (declared.1, job) {
+        (false, None) => {}
+        (true, Some(j)) if j.status.has_true("Complete") && j.status.succeeded >= 4 => {}
+        (true, Some(j)) => return Err(format!("job not complete: {:?}", j.status)),
+        (_, found) => return Err(format!("declared job {}, found {}", declared.1, found.is_some())),
+    }
+    if let Some(p) = job_pods.iter().find(|p| !p.metadata.finalizers.is_empty() || !p.is_terminal()) {
+        return Err(format!("job pod {} still {:?} with {:?}", p.metadata.name, p.status.phase, p.metadata.finalizers));
+    }
+    Ok(())
+}
 
 fn pick<'a>(rng: &mut Rng, from: &[&'a str]) -> &'a str {
     from[rng.below(from.len() as u64) as usize]
@@ -81,9 +115,9 @@ fn play(s: &mut Session, line: &str, declared: &mut Declared, snapshot: &mut Opt
     } else if line == "sim etcd restore" {
         *declared = snapshot.expect("restore succeeds only with a snapshot");
     } else if line == "sim etcd wipe" {
-        *declared = Declared(None);
+        *declared = Declared(None, false);
     } else if let Some(n) = line.strip_prefix("kubectl scale deployment web --replicas=") {
-        *declared = Declared(Some(n.parse().expect("a number")));
+        declared.0 = Some(n.parse().expect("a number"));
     }
 }
 
@@ -111,7 +145,9 @@ fn heal(s: &mut Session) {
 /// Whether the cluster is as declared; otherwise what differs.
 fn converged(sim: &Sim, declared: Declared) -> Result<(), String> {
     let deployments: Vec<Deployment> = sim.objects(Kind::Deployment).filter_map(|o| o.as_deployment().cloned()).collect();
-    let pods: Vec<Pod> = sim.objects(Kind::Pod).filter_map(|o| o.as_pod().cloned()).collect();
+    let all: Vec<Pod> = sim.objects(Kind::Pod).filter_map(|o| o.as_pod().cloned()).collect();
+    job_converged(sim, declared, &all)?;
+    let pods: Vec<Pod> = all.into_iter().filter(|p| !is_jobs(p)).collect();
     let want = declared.0.unwrap_or(0) as usize;
     match (declared.0, deployments.as_slice()) {
         (None, []) => {}
@@ -149,8 +185,9 @@ fn run_seed(seed: u64) -> Result<Duration, String> {
     let mut s = Session::new(Scenario::builtin("default").ok_or("no default scenario")?, Some(seed))?;
     s.sim_mut().check_every_step = true;
     s.settle(Duration::mins(2)).map_err(|_| "the scenario did not settle")?;
+    start_job(&mut s);
     let mut rng = Rng::new(seed ^ 0x5eed_fa17);
-    let mut declared = Declared(Some(3));
+    let mut declared = Declared(Some(3), true);
     let mut snapshot = None;
     let mut played = Vec::new();
     for _ in 0..ACTIONS {
@@ -170,7 +207,7 @@ fn run_seed(seed: u64) -> Result<Duration, String> {
             Ok(()) => break,
             Err(why) if s.sim().now() >= deadline => {
                 let seen: String =
-                    ["kubectl get pods -o wide", "kubectl get rs", "sim status"].iter().map(|l| s.execute(l).stdout).collect();
+                    ["kubectl get pods -o wide", "kubectl get rs", "kubectl get jobs", "sim status"].iter().map(|l| s.execute(l).stdout).collect();
                 return Err(format!("not converged {CONVERGENCE_BOUND} after the faults stopped: {why}\nschedule: {played:?}\n{seen}"));
             }
             Err(_) => s.advance(Duration::secs(1)),
@@ -203,7 +240,8 @@ fn the_same_seed_plays_the_same_schedule_to_the_same_trace() {
     let trace = |seed| {
         let mut s = Session::new(Scenario::builtin("default").unwrap(), Some(seed)).unwrap();
         let mut rng = Rng::new(seed);
-        let (mut declared, mut snapshot) = (Declared(Some(3)), None);
+        start_job(&mut s);
+        let (mut declared, mut snapshot) = (Declared(Some(3), true), None);
         for _ in 0..ACTIONS {
             let line = draw_action(&mut rng, s.sim());
             play(&mut s, &line, &mut declared, &mut snapshot);
