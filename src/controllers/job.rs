@@ -370,8 +370,11 @@ impl JobController {
     /// uncounted into the counters; newly finished pods go into uncounted and lose their
     /// finalizer. Returns the newly finished pods (succeeded, failed) for the back-off record.
     fn count<'a>(&mut self, plan: &mut Plan, pods: &[&'a Pod], failing_all: bool) -> (Vec<&'a Pod>, Vec<&'a Pod>) {
-        let tracked: BTreeSet<&str> =
-            pods.iter().filter(|p| has_finalizer(p) && !self.releasing.contains(p.metadata.uid.as_str())).map(|p| p.metadata.uid.as_str()).collect();
+        let tracked: BTreeSet<&str> = pods
+            .iter()
+            .filter(|p| has_finalizer(p) && !self.releasing.contains(p.metadata.uid.as_str()))
+            .map(|p| p.metadata.uid.as_str())
+            .collect();
         // A recorded UID whose pod no longer holds the finalizer (or is gone) is counted now.
         let before = (plan.uncounted.succeeded.len(), plan.uncounted.failed.len());
         plan.uncounted.succeeded.retain(|uid| tracked.contains(uid.as_str()));
@@ -398,7 +401,16 @@ impl JobController {
     }
 
     /// `manageJob`: creates or deletes toward the wanted number of active pods.
-    fn manage(&mut self, key: &ObjectKey, job: &Job, plan: &mut Plan, active: &[&Pod], succeeded: i32, completed: &BTreeSet<i32>, now: Time) -> i32 {
+    fn manage(
+        &mut self,
+        key: &ObjectKey,
+        job: &Job,
+        plan: &mut Plan,
+        active: &[&Pod],
+        succeeded: i32,
+        completed: &BTreeSet<i32>,
+        now: Time,
+    ) -> i32 {
         let count = active.len() as i32;
         let reference = reference_to(&Object::Job(job.clone()));
         if job.spec.is_suspended() {
@@ -564,7 +576,9 @@ impl JobController {
             if set_condition(&mut plan.status, "Suspended", "True", "JobSuspended", "Job suspended", now) {
                 plan.events.push(EventSpec::normal(reference.clone(), "Suspended", "Job suspended"));
             }
-        } else if plan.status.has_true("Suspended") && set_condition(&mut plan.status, "Suspended", "False", "JobResumed", "Job resumed", now) {
+        } else if plan.status.has_true("Suspended")
+            && set_condition(&mut plan.status, "Suspended", "False", "JobResumed", "Job resumed", now)
+        {
             plan.events.push(EventSpec::normal(reference.clone(), "Resumed", "Job resumed"));
             plan.status.start_time = Some(now);
         }
@@ -698,8 +712,11 @@ impl Controller for JobController {
             return Sync::nothing();
         }
         let selector = job.spec.selector.clone().unwrap_or_default();
-        let mut pods: Vec<&Pod> =
-            caches[Kind::Pod].owned_by(&job.metadata.uid).filter_map(|o| o.as_pod()).filter(|p| selector.matches(&p.metadata.labels)).collect();
+        let mut pods: Vec<&Pod> = caches[Kind::Pod]
+            .owned_by(&job.metadata.uid)
+            .filter_map(|o| o.as_pod())
+            .filter(|p| selector.matches(&p.metadata.labels))
+            .collect();
         crate::sort::sort_by(&mut pods, |a, b| a.metadata.name.cmp(&b.metadata.name));
         if job.status.is_finished() {
             return self.sync_finished(key, job, &pods);
@@ -729,5 +746,141 @@ impl Controller for JobController {
 
     fn reset(&mut self) {
         *self = Self::new();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::informer::Informer;
+
+    fn test_job(completions: Option<i32>, parallelism: i32) -> Job {
+        let mut j = Job::default();
+        j.metadata.name = "pi".into();
+        j.metadata.namespace = "default".into();
+        j.metadata.uid = "uid-pi".into();
+        j.metadata.resource_version = 5;
+        j.spec.completions = completions;
+        j.spec.parallelism = Some(parallelism);
+        j.spec.backoff_limit = Some(6);
+        j.spec.selector = Some(LabelSelector::default());
+        j.spec.template.spec.restart_policy = Some("Never".into());
+        j
+    }
+
+    fn pod_of(job: &Job, name: &str, phase: PodPhase) -> Pod {
+        let mut p = pod_from_template(job, None);
+        p.metadata.name = name.into();
+        p.metadata.uid = format!("uid-{name}").into();
+        p.status.phase = Some(phase);
+        p
+    }
+
+    fn sync(job: &Job, pods: Vec<Pod>, c: &mut JobController, now: Time) -> Sync {
+        let jobs = Informer::from_objects(Kind::Job, [Object::Job(job.clone())]);
+        let pods = Informer::from_objects(Kind::Pod, pods.into_iter().map(Object::Pod));
+        c.reconcile(&ObjectKey::new(Kind::Job, "default", "pi"), &Caches::new([jobs.store(), pods.store()]), now)
+    }
+
+    fn requests(sync: &Sync) -> Vec<String> {
+        sync.steps
+            .iter()
+            .map(|step| {
+                let verbs: Vec<&str> = step.iter().map(|c| c.request.verb()).collect();
+                verbs.join(",")
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_new_job_creates_parallelism_pods_holding_the_finalizer() {
+        let job = test_job(Some(5), 2);
+        let s = sync(&job, vec![], &mut JobController::new(), Time(0));
+        let creates: Vec<&Pod> = s
+            .steps
+            .iter()
+            .flatten()
+            .filter_map(|c| match &c.request {
+                ApiRequest::Create(Object::Pod(p)) => Some(p),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(creates.len(), 2);
+        assert_eq!(creates[0].metadata.finalizers, [JOB_TRACKING_FINALIZER]);
+        assert_eq!(creates[0].metadata.generate_name, "pi-");
+        let status = s.steps.last().and_then(|s| match &s[0].request {
+            ApiRequest::UpdateStatus(Object::Job(j)) => Some(j.status.clone()),
+            _ => None,
+        });
+        let status = status.expect("the status is written last");
+        assert_eq!((status.active, status.start_time), (2, Some(Time(0))));
+    }
+
+    #[test]
+    fn a_finished_pod_is_recorded_uncounted_then_released_then_counted() {
+        let mut job = test_job(Some(1), 1);
+        job.status.start_time = Some(Time(0));
+        job.status.active = 1;
+        let s = sync(&job, vec![pod_of(&job, "pi-a", PodPhase::Succeeded)], &mut JobController::new(), Time(9_000));
+        assert_eq!(requests(&s), ["update-status", "update", "update-status"], "status with the UID, the pod's finalizer off, the count");
+        let ApiRequest::UpdateStatus(Object::Job(first)) = &s.steps[0][0].request else { panic!("status first") };
+        assert_eq!(first.status.uncounted_terminated_pods.as_ref().map(|u| u.succeeded.clone()), Some(vec!["uid-pi-a".to_string()]));
+        assert_eq!(first.metadata.resource_version, 5, "the first write is conditional on the cached version");
+        let ApiRequest::Update(Object::Pod(released)) = &s.steps[1][0].request else { panic!("the pod next") };
+        assert!(released.metadata.finalizers.is_empty());
+        let ApiRequest::UpdateStatus(Object::Job(last)) = &s.steps[2][0].request else { panic!("status last") };
+        assert_eq!((last.status.succeeded, last.status.uncounted_terminated_pods.as_ref()), (1, None));
+        assert!(last.status.has_true("SuccessCriteriaMet") && last.status.has_true("Complete"));
+        assert_eq!(
+            s.steps[2][0].on_success.as_ref().map(|e| (e.reason.to_string(), e.message.to_string())),
+            Some(("Completed".into(), "Job completed".into()))
+        );
+    }
+
+    #[test]
+    fn a_pod_whose_release_is_in_flight_is_not_counted_twice_from_a_stale_cache() {
+        let mut job = test_job(Some(2), 1);
+        job.status.start_time = Some(Time(0));
+        let mut c = JobController::new();
+        let done = pod_of(&job, "pi-a", PodPhase::Succeeded);
+        let first = sync(&job, vec![done.clone()], &mut c, Time(1_000));
+        assert!(requests(&first).contains(&"create".to_string()), "one completion left: one more pod");
+        // The same stale view again (neither the release nor the status is seen yet).
+        let again = sync(&job, vec![done], &mut c, Time(1_100));
+        let counted = again.steps.iter().flatten().any(|c| matches!(&c.request, ApiRequest::Update(Object::Pod(_))));
+        assert!(!counted, "the pod is being released already");
+    }
+
+    #[test]
+    fn the_backoff_record_counts_failures_after_the_last_success() {
+        let job = test_job(Some(3), 1);
+        let finished = |name: &str, phase: PodPhase, at: u64| {
+            let mut p = pod_of(&job, name, phase);
+            p.status.container_statuses = vec![ContainerStatus {
+                state: ContainerState {
+                    terminated: Some(ContainerStateTerminated { finished_at: Some(Time(at)), ..Default::default() }),
+                    ..Default::default()
+                },
+                ..Default::default()
+            }];
+            p
+        };
+        let (f1, f2, ok) =
+            (finished("a", PodPhase::Failed, 1_000), finished("b", PodPhase::Failed, 3_000), finished("c", PodPhase::Succeeded, 2_000));
+        let r = BackoffRecord::default().update(&[], &[&f1], Time(1_500));
+        assert_eq!((r.failures_after_last_success, r.last_failure), (1, Some(Time(1_000))));
+        assert_eq!(r.remaining(Time(6_000)), Duration::secs(5), "10 s after the failure");
+        let r = r.update(&[&ok], &[&f2], Time(3_500));
+        assert_eq!((r.failures_after_last_success, r.last_failure), (1, Some(Time(3_000))), "only the failure after the success counts");
+        let r = r.update(&[], &[&f1, &f2], Time(4_000));
+        assert_eq!(r.remaining(Time(3_000)), Duration::secs(40), "three failures: 40 s");
+    }
+
+    #[test]
+    fn completed_indexes_print_runs_as_ranges() {
+        let set = |v: &[i32]| v.iter().copied().collect::<BTreeSet<i32>>();
+        assert_eq!(format_indexes(&set(&[0, 1, 2, 4, 6, 7, 9, 10, 11, 12])), "0-2,4,6,7,9-12");
+        assert_eq!(format_indexes(&set(&[])), "");
+        assert_eq!(parse_indexes("0-2,4,6,7,9-12"), set(&[0, 1, 2, 4, 6, 7, 9, 10, 11, 12]));
     }
 }
