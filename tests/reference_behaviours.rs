@@ -473,7 +473,10 @@ fn failed_pods_are_replaced_after_10s_20s_40s_of_back_off_until_the_backoff_limi
     assert_eq!(condition(&j, "Failed"), Some(exceeded));
     assert!(j.status.completion_time.is_none(), "only a complete Job has a completion time");
     let warning = job_events(&sim, "flaky", "BackoffLimitExceeded");
-    assert_eq!(warning.iter().map(|e| (e.type_.as_str(), e.message.as_str())).collect::<Vec<_>>(), [("Warning", "Job has reached the specified backoff limit")]);
+    assert_eq!(
+        warning.iter().map(|e| (e.type_.as_str(), e.message.as_str())).collect::<Vec<_>>(),
+        [("Warning", "Job has reached the specified backoff limit")]
+    );
     assert_invariants(&sim);
 }
 
@@ -522,7 +525,11 @@ fn a_job_active_longer_than_active_deadline_seconds_fails_with_deadline_exceeded
     assert_eq!(condition(&j, "Failed"), Some(exceeded));
     let failed_at = j.status.condition("FailureTarget").unwrap().last_transition_time.unwrap();
     let started = j.status.start_time.unwrap();
-    assert!(failed_at.since(started) >= Duration::secs(10) && failed_at.since(started) < Duration::secs(11), "{:?}", failed_at.since(started));
+    assert!(
+        failed_at.since(started) >= Duration::secs(10) && failed_at.since(started) < Duration::secs(11),
+        "{:?}",
+        failed_at.since(started)
+    );
     assert_eq!(job_events(&sim, "slow", "SuccessfulDelete").len(), 1, "the active pod was deleted");
     assert_eq!(job_events(&sim, "slow", "DeadlineExceeded")[0].type_, "Warning");
     assert_eq!(j.status.active, 0);

@@ -55,7 +55,8 @@ fn generate_selector(job: &mut Job) {
     let (name, uid) = (job.metadata.name.to_string(), job.metadata.uid.to_string());
     let labels = &mut job.spec.template.metadata.labels;
     // A label the user set is kept: validation then says whether it conflicts.
-    for (key, value) in [(LEGACY_JOB_NAME_LABEL, &name), (JOB_NAME_LABEL, &name), (LEGACY_CONTROLLER_UID_LABEL, &uid), (CONTROLLER_UID_LABEL, &uid)]
+    for (key, value) in
+        [(LEGACY_JOB_NAME_LABEL, &name), (JOB_NAME_LABEL, &name), (LEGACY_CONTROLLER_UID_LABEL, &uid), (CONTROLLER_UID_LABEL, &uid)]
     {
         if !labels.contains_key(key) {
             labels.insert(key.to_string(), value.clone());
@@ -68,7 +69,8 @@ fn generate_selector(job: &mut Job) {
 /// `ValidateJob` (the spec part, and `ValidateGeneratedSelector`).
 pub fn validate_job(job: &Job, errs: &mut Vec<FieldError>) {
     let spec = &job.spec;
-    for (field, value) in [("spec.parallelism", spec.parallelism), ("spec.completions", spec.completions), ("spec.backoffLimit", spec.backoff_limit)]
+    for (field, value) in
+        [("spec.parallelism", spec.parallelism), ("spec.completions", spec.completions), ("spec.backoffLimit", spec.backoff_limit)]
     {
         if let Some(v) = value.filter(|v| *v < 0) {
             errs.push(FieldError::invalid(field, v, "must be greater than or equal to 0"));
@@ -139,7 +141,11 @@ pub fn immutable_errors(old: &Job, new: &Job) -> Vec<FieldError> {
         errs.push(FieldError::invalid("spec.completions", new.spec.completions.unwrap_or(0), "field is immutable"));
     }
     if old.spec.completion_mode != new.spec.completion_mode {
-        errs.push(FieldError::invalid("spec.completionMode", format!("{:?}", new.spec.completion_mode.clone().unwrap_or_default()), "field is immutable"));
+        errs.push(FieldError::invalid(
+            "spec.completionMode",
+            format!("{:?}", new.spec.completion_mode.clone().unwrap_or_default()),
+            "field is immutable",
+        ));
     }
     errs
 }
@@ -164,7 +170,10 @@ mod tests {
             let mut j = job(c, p);
             default_job(&mut j);
             assert_eq!((j.spec.completions, j.spec.parallelism), want, "completions {c:?}, parallelism {p:?}");
-            assert_eq!((j.spec.backoff_limit, j.spec.completion_mode.as_deref(), j.spec.suspend), (Some(6), Some("NonIndexed"), Some(false)));
+            assert_eq!(
+                (j.spec.backoff_limit, j.spec.completion_mode.as_deref(), j.spec.suspend),
+                (Some(6), Some("NonIndexed"), Some(false))
+            );
         }
     }
 

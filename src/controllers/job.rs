@@ -308,6 +308,9 @@ struct Plan {
     events: Vec<EventSpec>,
     words: Vec<String>,
     requeue: Option<Duration>,
+    /// Successes so far, counted and uncounted, and an Indexed Job's succeeded indexes.
+    succeeded: i32,
+    completed: BTreeSet<i32>,
 }
 
 impl JobController {
@@ -401,16 +404,8 @@ impl JobController {
     }
 
     /// `manageJob`: creates or deletes toward the wanted number of active pods.
-    fn manage(
-        &mut self,
-        key: &ObjectKey,
-        job: &Job,
-        plan: &mut Plan,
-        active: &[&Pod],
-        succeeded: i32,
-        completed: &BTreeSet<i32>,
-        now: Time,
-    ) -> i32 {
+    fn manage(&mut self, key: &ObjectKey, job: &Job, plan: &mut Plan, active: &[&Pod], now: Time) -> i32 {
+        let (succeeded, completed) = (plan.succeeded, plan.completed.clone());
         let count = active.len() as i32;
         let reference = reference_to(&Object::Job(job.clone()));
         if job.spec.is_suspended() {
@@ -491,6 +486,8 @@ impl JobController {
             events: Vec::new(),
             words: Vec::new(),
             requeue: None,
+            succeeded: 0,
+            completed: BTreeSet::new(),
         };
         let active: Vec<&Pod> = pods.iter().copied().filter(|p| is_active(p)).collect();
         let limit = job.spec.backoff_limit.unwrap_or(crate::api::job::DEFAULT_BACKOFF_LIMIT);
@@ -515,6 +512,8 @@ impl JobController {
         self.backoff.insert(key.clone(), record);
         let succeeded = plan.status.succeeded + plan.uncounted.succeeded.len() as i32;
         let completed = self.completed_indexes(job, &plan, pods);
+        plan.succeeded = succeeded;
+        plan.completed = completed.clone();
         let mut active_after = active.len() as i32;
         let mut terminating = pods.iter().filter(|p| is_terminating(p)).count();
         let reference = reference_to(&Object::Job(job.clone()));
@@ -530,7 +529,7 @@ impl JobController {
         } else {
             let manage = caches_satisfied && !job.metadata.is_deleting();
             if manage {
-                active_after = self.manage(key, job, &mut plan, &active, succeeded, &completed, now);
+                active_after = self.manage(key, job, &mut plan, &active, now);
                 terminating += plan.deletes.len();
             }
             let complete = active_after == 0
@@ -555,7 +554,7 @@ impl JobController {
         if job.spec.is_indexed() {
             plan.status.completed_indexes = Some(format_indexes(&completed));
         }
-        self.into_sync(job, plan, active.len(), succeeded)
+        self.build_sync(job, plan, active.len(), succeeded)
     }
 
     /// The Indexed Job's succeeded indexes: those recorded, and those of succeeded pods.
@@ -605,8 +604,8 @@ impl JobController {
 
     /// The plan as steps: the uncounted UIDs recorded, finalizers removed, deletes, creates in
     /// slow-start batches, then the counted status.
-    fn into_sync(&mut self, job: &Job, plan: Plan, active: usize, succeeded: i32) -> Sync {
-        let Plan { mut status, uncounted, release, deletes, creates, events, words, requeue } = plan;
+    fn build_sync(&mut self, job: &Job, plan: Plan, active: usize, succeeded: i32) -> Sync {
+        let Plan { mut status, uncounted, release, deletes, creates, events, words, requeue, .. } = plan;
         let mut steps: Vec<Vec<Call>> = Vec::new();
         let counting = !release.is_empty();
         if counting {

@@ -92,12 +92,8 @@ pub fn create_secret(session: &mut Session, args: &[String]) -> CommandOutput {
     send(session, &f, Object::Secret(secret), Some(&ns))
 }
 
-const JOB_FLAGS: &[FlagSpec] = &[
-    OUTPUT_FLAGS[0],
-    OUTPUT_FLAGS[1],
-    FlagSpec::new("image", None, FlagKind::String),
-    FlagSpec::new("from", None, FlagKind::String),
-];
+const JOB_FLAGS: &[FlagSpec] =
+    &[OUTPUT_FLAGS[0], OUTPUT_FLAGS[1], FlagSpec::new("image", None, FlagKind::String), FlagSpec::new("from", None, FlagKind::String)];
 
 /// `kubectl create job NAME --image=IMAGE [-- COMMAND [ARGS...]]`: one container named after
 /// the Job, restartPolicy Never, as kubectl's generator builds it.
