@@ -597,3 +597,23 @@ fn an_indexed_job_runs_one_pod_per_index_and_records_completed_indexes() {
     assert!(j.status.has_true("Complete"));
     assert_invariants(&sim);
 }
+
+#[test]
+fn a_finished_job_with_ttl_seconds_after_finished_is_deleted_with_its_pods_once_the_ttl_passes() {
+    let mut sim = cluster(2);
+    sim.submit(ApiRequest::Create(object(&job_yaml("short", "echo done", "Never", "  ttlSecondsAfterFinished: 10\n")))).unwrap();
+    let mut finished = None;
+    for _ in 0..120 {
+        sim.advance(Duration::millis(500));
+        let Some(j) = sim.api().get(&ObjectKey::new(Kind::Job, "default", "short")).and_then(|o| o.as_job().cloned()) else { break };
+        finished = j.status.condition("Complete").and_then(|c| c.last_transition_time).or(finished);
+    }
+    let finished = finished.expect("the Job completed");
+    let gone_at = sim.now();
+    assert!(sim.api().get(&ObjectKey::new(Kind::Job, "default", "short")).is_none(), "deleted by the TTL-after-finished controller");
+    let lived = gone_at.since(finished);
+    assert!(lived >= Duration::secs(10) && lived < Duration::secs(11), "the Job went {lived:?} after it finished");
+    sim.advance(Duration::secs(30));
+    assert!(job_pods(&sim, "short").is_empty(), "its pods went with it (background propagation)");
+    assert_invariants(&sim);
+}

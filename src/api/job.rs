@@ -76,6 +76,9 @@ pub fn validate_job(job: &Job, errs: &mut Vec<FieldError>) {
             errs.push(FieldError::invalid(field, v, "must be greater than or equal to 0"));
         }
     }
+    if let Some(v) = spec.ttl_seconds_after_finished.filter(|v| *v < 0) {
+        errs.push(FieldError::invalid("spec.ttlSecondsAfterFinished", v, "must be greater than or equal to 0"));
+    }
     if let Some(v) = spec.active_deadline_seconds.filter(|v| *v < 0) {
         errs.push(FieldError::invalid("spec.activeDeadlineSeconds", v, "must be greater than or equal to 0"));
     }

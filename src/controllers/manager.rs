@@ -101,6 +101,7 @@ impl ControllerManager {
             Box::new(super::endpoints::EndpointsController),
             Box::new(super::pod_gc::PodGcController::new()),
             Box::new(super::job::JobController::new()),
+            Box::new(super::ttl_after_finished::TtlAfterFinishedController::new()),
         ])
     }
 

@@ -18,6 +18,7 @@ pub mod node_lifecycle;
 pub mod pod_gc;
 pub mod replica_set;
 pub mod taint_eviction;
+pub mod ttl_after_finished;
 
 use crate::api::{ApiError, ApiRequest};
 use crate::model::{Duration, Kind, Object, ObjectKey, Time};

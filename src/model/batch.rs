@@ -3,7 +3,7 @@
 //!
 //! Only what the simulation models is read; the fields it does not (`podFailurePolicy`,
 //! `successPolicy`, `backoffLimitPerIndex`, `maxFailedIndexes`, `podReplacementPolicy`,
-//! `managedBy`, `ttlSecondsAfterFinished`) are dropped by decoding, so kubectl names each in a
+//! `managedBy`) are dropped by decoding, so kubectl names each in a
 //! `Warning:` line instead of the cluster seeming to honour it.
 
 use super::decode::decode_struct;
@@ -56,6 +56,9 @@ pub struct JobSpec {
     pub completion_mode: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suspend: Option<bool>,
+    /// Read by the TTL-after-finished controller, not the Job controller.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_seconds_after_finished: Option<i32>,
 }
 
 impl JobSpec {
@@ -155,6 +158,7 @@ decode_struct!(JobSpec {
     template: "template" Default,
     completion_mode: "completionMode" Default,
     suspend: "suspend" Default,
+    ttl_seconds_after_finished: "ttlSecondsAfterFinished" Default,
 });
 decode_struct!(JobStatus {
     conditions: "conditions" NullAsDefault,

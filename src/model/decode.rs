@@ -595,7 +595,7 @@ mod tests {
                 "ports": [{"name": "http", "protocol": "TCP", "port": 80}]}]}),
             json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": meta(), "spec": {"parallelism": 2, "completions": 5,
                 "activeDeadlineSeconds": 100, "backoffLimit": 4, "selector": selector, "manualSelector": true, "template": template,
-                "completionMode": "Indexed", "suspend": false},
+                "completionMode": "Indexed", "suspend": false, "ttlSecondsAfterFinished": 100},
                 "status": {"conditions": [{"type": "Complete", "status": "True", "lastProbeTime": "2026-01-01T00:00:05Z",
                     "lastTransitionTime": "2026-01-01T00:00:05Z", "reason": "CompletionsReached", "message": "m"}],
                     "startTime": "2026-01-01T00:00:05Z", "completionTime": "2026-01-01T00:00:09Z", "active": 1, "succeeded": 5,

@@ -739,6 +739,9 @@ pub fn describe_job(job: &Job, events: Option<&[Rc<Object>]>, now: Time) -> Stri
     if let Some(b) = spec.backoff_limit {
         w.write(0, &format!("Backoff Limit:\t{b}\n"));
     }
+    if let Some(ttl) = spec.ttl_seconds_after_finished {
+        w.write(0, &format!("TTL Seconds After Finished:\t{ttl}\n"));
+    }
     if st.start_time.is_some() {
         w.write(0, &format!("Start Time:\t{}\n", rfc1123z(st.start_time)));
     }
