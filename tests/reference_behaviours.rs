@@ -617,3 +617,20 @@ fn a_finished_job_with_ttl_seconds_after_finished_is_deleted_with_its_pods_once_
     assert!(job_pods(&sim, "short").is_empty(), "its pods went with it (background propagation)");
     assert_invariants(&sim);
 }
+
+#[test]
+fn a_job_restored_from_an_etcd_snapshot_taken_mid_run_is_counted_again_and_completes() {
+    let mut sim = cluster(2);
+    sim.submit(ApiRequest::Create(object(&job_yaml("again", "sleep 8", "Never", "  completions: 2\n")))).unwrap();
+    sim.advance(Duration::secs(3));
+    sim.etcd_snapshot_save();
+    sim.advance(Duration::secs(40));
+    assert!(job(&sim, "again").status.has_true("Complete"), "done before the restore");
+    sim.etcd_restore().unwrap();
+    sim.advance(Duration::mins(2));
+    let j = job(&sim, "again");
+    assert!(j.status.has_true("Complete"), "the restored Job is driven to completion again: {:?}", j.status);
+    assert_eq!(j.status.succeeded, 2);
+    assert!(job_pods(&sim, "again").iter().all(|p| p.metadata.finalizers.is_empty()), "every pod counted");
+    assert_invariants(&sim);
+}

@@ -659,6 +659,12 @@ impl JobController {
     }
 }
 
+/// Whether an object's new version is older than the one it replaces: a watch never goes back,
+/// so only a re-list after etcd was restored from a snapshot shows this.
+fn went_back(old: &Object, new: &Object) -> bool {
+    new.meta().resource_version < old.meta().resource_version
+}
+
 /// A delete of this very pod (its UID as a precondition), with the Job's events.
 fn delete(pod: &Pod, reference: &ObjectReference) -> Call {
     let key = ObjectKey::of(Kind::Pod, &pod.metadata);
@@ -690,9 +696,22 @@ impl Controller for JobController {
                 keys.extend(pods.filter(|p| has_finalizer(p)).map(|p| ObjectKey::of(Kind::Pod, &p.metadata)));
                 keys
             }
+            (Kind::Job, Delta::Updated { old, new }) => {
+                if went_back(old, new) {
+                    // etcd was restored from a snapshot: what this controller wrote since is gone.
+                    self.written.remove(&new.key());
+                }
+                vec![new.key()]
+            }
             (Kind::Job, _) => vec![object.key()],
             (Kind::Pod, Delta::Added(p)) => p.as_pod().map_or_else(Vec::new, |pod| self.on_pod(caches, pod, false, true)),
-            (Kind::Pod, Delta::Updated { new, .. }) => new.as_pod().map_or_else(Vec::new, |pod| self.on_pod(caches, pod, false, false)),
+            (Kind::Pod, Delta::Updated { old, new }) => {
+                if went_back(old, new) {
+                    // Restored with its finalizer: a release sent before the restore was undone.
+                    self.releasing.remove(new.meta().uid.as_str());
+                }
+                new.as_pod().map_or_else(Vec::new, |pod| self.on_pod(caches, pod, false, false))
+            }
             (Kind::Pod, Delta::Deleted(p)) => p.as_pod().map_or_else(Vec::new, |pod| self.on_pod(caches, pod, true, false)),
             _ => Vec::new(),
         }

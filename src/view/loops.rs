@@ -171,7 +171,9 @@ mod tests {
                 "namespace-controller",
                 "endpointslice-controller",
                 "endpoints-controller",
-                "pod-garbage-collector-controller"
+                "pod-garbage-collector-controller",
+                "job-controller",
+                "ttl-after-finished-controller"
             ]
         );
         let rs = &c[2].loops[1];
