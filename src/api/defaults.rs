@@ -30,6 +30,7 @@ pub fn default_object(object: &mut Object) {
             default_template(&mut rs.spec.template);
         }
         Object::Service(svc) => super::service::default_service(svc),
+        Object::DaemonSet(ds) => default_daemon_set(ds),
         // Kinds without defaults of their own.
         _ => {}
     }
@@ -57,6 +58,20 @@ pub fn default_deployment(d: &mut Deployment) {
     }
     spec.revision_history_limit.get_or_insert(10);
     spec.progress_deadline_seconds.get_or_insert(600);
+    default_template(&mut spec.template);
+}
+
+/// `SetDefaults_DaemonSet`: RollingUpdate with maxUnavailable 1 and maxSurge 0, and ten
+/// revisions of history.
+pub fn default_daemon_set(ds: &mut DaemonSet) {
+    let spec = &mut ds.spec;
+    let strategy = spec.update_strategy.type_.get_or_insert_with(|| "RollingUpdate".into());
+    if strategy == "RollingUpdate" {
+        let ru = spec.update_strategy.rolling_update.get_or_insert_with(Default::default);
+        ru.max_unavailable.get_or_insert(IntOrString::Int(1));
+        ru.max_surge.get_or_insert(IntOrString::Int(0));
+    }
+    spec.revision_history_limit.get_or_insert(10);
     default_template(&mut spec.template);
 }
 

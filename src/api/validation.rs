@@ -35,9 +35,10 @@ pub fn validate(object: &Object) -> Vec<FieldError> {
         }
         Object::ReplicaSet(rs) => {
             validate_replicas(rs.spec.replicas, &mut errs);
-            validate_selector_and_template(&rs.spec.selector, &rs.spec.template, &mut errs);
+            validate_selector_and_template(&rs.spec.selector, &rs.spec.template, "deployment", &mut errs);
         }
         Object::Deployment(d) => validate_deployment(d, &mut errs),
+        Object::DaemonSet(ds) => validate_daemon_set(ds, &mut errs),
         Object::Namespace(ns) if !ns.metadata.name.is_empty() && !is_dns1123_label(&ns.metadata.name) => {
             // ValidateNamespaceName: a label, not a subdomain (the subdomain error was pushed).
             errs.retain(|e| e.field != "metadata.name");
@@ -158,14 +159,16 @@ fn go_map_literal(labels: &StringMap) -> String {
     format!("map[string]string{{{}}}", parts.join(", "))
 }
 
-fn validate_selector_and_template(selector: &LabelSelector, template: &PodTemplateSpec, errs: &mut Vec<FieldError>) {
+/// The selector and template checks the workloads share. `workload` is the word the empty
+/// selector's message names (the ReplicaSet's validation says "deployment", as upstream's does).
+fn validate_selector_and_template(selector: &LabelSelector, template: &PodTemplateSpec, workload: &str, errs: &mut Vec<FieldError>) {
     if selector.is_empty() {
         errs.push(FieldError::required("spec.selector"));
         if selector.match_labels.is_empty() && selector.match_expressions.is_empty() {
             errs.push(FieldError::invalid(
                 "spec.selector",
                 "v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}",
-                "empty selector is invalid for deployment",
+                &format!("empty selector is invalid for {workload}"),
             ));
         }
     } else {
@@ -545,7 +548,7 @@ fn port_name_errors(s: &str) -> Vec<&'static str> {
 
 fn validate_deployment(d: &Deployment, errs: &mut Vec<FieldError>) {
     validate_replicas(d.spec.replicas, errs);
-    validate_selector_and_template(&d.spec.selector, &d.spec.template, errs);
+    validate_selector_and_template(&d.spec.selector, &d.spec.template, "deployment", errs);
     match d.spec.strategy.type_.as_deref() {
         Some("Recreate") => {
             if d.spec.strategy.rolling_update.is_some() {
@@ -572,33 +575,79 @@ fn validate_rolling_update(d: &Deployment, errs: &mut Vec<FieldError>) {
     let Some(ru) = &d.spec.strategy.rolling_update else { return };
     let mut values = [("maxUnavailable", &ru.max_unavailable), ("maxSurge", &ru.max_surge)].map(|(name, v)| {
         let field = format!("spec.strategy.rollingUpdate.{name}");
+        int_or_percent(&field, v, name == "maxUnavailable", errs)
+    });
+    if let [Some(0), Some(0)] = &mut values {
+        errs.push(FieldError::invalid("spec.strategy.rollingUpdate.maxUnavailable", 0, "may not be 0 when `maxSurge` is 0"));
+    }
+}
+
+/// `ValidateDaemonSetSpec` (after the pod template's own checks): minReadySeconds,
+/// revisionHistoryLimit and the update strategy.
+fn validate_daemon_set(ds: &DaemonSet, errs: &mut Vec<FieldError>) {
+    validate_selector_and_template(&ds.spec.selector, &ds.spec.template, "daemonset", errs);
+    if ds.spec.min_ready_seconds < 0 {
+        errs.push(FieldError::invalid("spec.minReadySeconds", ds.spec.min_ready_seconds, "must be greater than or equal to 0"));
+    }
+    let strategy = &ds.spec.update_strategy;
+    match strategy.type_.as_deref() {
+        Some("OnDelete") => {}
+        Some("RollingUpdate") | None => match &strategy.rolling_update {
+            None => errs.push(FieldError::required("spec.updateStrategy.rollingUpdate")),
+            Some(ru) => validate_rolling_update_daemon_set(ru, errs),
+        },
+        Some(other) => errs.push(FieldError::unsupported("spec.updateStrategy", other, &["RollingUpdate", "OnDelete"])),
+    }
+    if let Some(limit) = ds.spec.revision_history_limit.filter(|l| *l < 0) {
+        errs.push(FieldError::invalid("spec.revisionHistoryLimit", limit, "must be greater than or equal to 0"));
+    }
+}
+
+/// `ValidateRollingUpdateDaemonSet`: both values non-negative and at most 100%, and exactly one
+/// of them non-zero (a DaemonSet either surges or goes unavailable, never both).
+fn validate_rolling_update_daemon_set(ru: &RollingUpdateDaemonSet, errs: &mut Vec<FieldError>) {
+    const AT: &str = "spec.updateStrategy.rollingUpdate";
+    let unavailable = int_or_percent(&format!("{AT}.maxUnavailable"), &ru.max_unavailable, true, errs);
+    let surge = int_or_percent(&format!("{AT}.maxSurge"), &ru.max_surge, true, errs);
+    match (unavailable, surge) {
+        (Some(u), Some(s)) if u != 0 && s != 0 => {
+            let value = match &ru.max_surge {
+                Some(IntOrString::String(text)) => format!("{text:?}"),
+                _ => s.to_string(),
+            };
+            errs.push(FieldError::invalid(&format!("{AT}.maxSurge"), value, "may not be set when maxUnavailable is non-zero"));
+        }
+        (Some(0), Some(0)) => errs.push(FieldError::required_why(&format!("{AT}.maxUnavailable"), "cannot be 0 when maxSurge is 0")),
+        _ => {}
+    }
+}
+
+/// `ValidatePositiveIntOrPercent` (and, with `at_most_100`, `IsNotMoreThan100Percent`): the
+/// value as a number (a percentage without its sign), or `None` after pushing its error.
+fn int_or_percent(field: &str, v: &Option<IntOrString>, at_most_100: bool, errs: &mut Vec<FieldError>) -> Option<i64> {
         match v {
             None => Some(0),
             Some(IntOrString::Int(n)) if *n < 0 => {
-                errs.push(FieldError::invalid(&field, n, "must be greater than or equal to 0"));
+                errs.push(FieldError::invalid(field, n, "must be greater than or equal to 0"));
                 None
             }
             Some(IntOrString::Int(n)) => Some(*n),
             Some(IntOrString::String(s)) => match s.strip_suffix('%').and_then(|n| n.parse::<i64>().ok()) {
                 Some(p) if p < 0 => {
-                    errs.push(FieldError::invalid(&field, format!("{s:?}"), "must be greater than or equal to 0"));
+                    errs.push(FieldError::invalid(field, format!("{s:?}"), "must be greater than or equal to 0"));
                     None
                 }
-                Some(p) if p > 100 && name == "maxUnavailable" => {
-                    errs.push(FieldError::invalid(&field, format!("{s:?}"), "must not be greater than 100%"));
+                Some(p) if p > 100 && at_most_100 => {
+                    errs.push(FieldError::invalid(field, format!("{s:?}"), "must not be greater than 100%"));
                     None
                 }
                 Some(p) => Some(p),
                 None => {
-                    errs.push(FieldError::invalid(&field, format!("{s:?}"), "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"));
+                    errs.push(FieldError::invalid(field, format!("{s:?}"), "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"));
                     None
                 }
             },
         }
-    });
-    if let [Some(0), Some(0)] = &mut values {
-        errs.push(FieldError::invalid("spec.strategy.rollingUpdate.maxUnavailable", 0, "may not be 0 when `maxSurge` is 0"));
-    }
 }
 
 #[cfg(test)]

@@ -514,6 +514,7 @@ mod tests {
             Kind::Service => Object::Service(serde_json::from_value(value).map_err(decode_err)?),
             Kind::EndpointSlice => Object::EndpointSlice(serde_json::from_value(value).map_err(decode_err)?),
             Kind::Endpoints => Object::Endpoints(serde_json::from_value(value).map_err(decode_err)?),
+            Kind::DaemonSet => Object::DaemonSet(serde_json::from_value(value).map_err(decode_err)?),
         })
     }
 
@@ -592,6 +593,11 @@ mod tests {
             json!({"apiVersion": "v1", "kind": "Endpoints", "metadata": meta(), "subsets": [{"addresses": [{"ip": "10.244.0.2",
                 "nodeName": "n1", "targetRef": {"kind": "Pod", "name": "web"}}], "notReadyAddresses": [{"ip": "10.244.0.3"}],
                 "ports": [{"name": "http", "protocol": "TCP", "port": 80}]}]}),
+            json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": meta(), "spec": {"selector": selector, "template": template,
+                "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 1, "maxSurge": "10%"}},
+                "minReadySeconds": 2, "revisionHistoryLimit": 10},
+                "status": {"currentNumberScheduled": 2, "numberMisscheduled": 1, "desiredNumberScheduled": 3, "numberReady": 2,
+                    "observedGeneration": 4, "updatedNumberScheduled": 2, "numberAvailable": 2, "numberUnavailable": 1}}),
         ]
     }
 
@@ -696,6 +702,7 @@ mod tests {
                 Object::Service(x) => serde_json::to_value(x),
                 Object::EndpointSlice(x) => serde_json::to_value(x),
                 Object::Endpoints(x) => serde_json::to_value(x),
+                Object::DaemonSet(x) => serde_json::to_value(x),
             };
             let mut want = body.unwrap();
             want["apiVersion"] = json!(o.kind().api_version());

@@ -9,7 +9,7 @@
 //!
 //! To add a kind, see "How to add a kind" in ARCHITECTURE.md.
 
-use super::apps::{Deployment, ReplicaSet};
+use super::apps::{DaemonSet, Deployment, ReplicaSet};
 use super::config::{ConfigMap, Namespace, Secret};
 use super::event::{Event, Lease};
 use super::node::Node;
@@ -87,5 +87,10 @@ kinds! {
         api_version: "v1", plural: "endpoints", singular: "endpoints", short_names: &["ep"], namespaced: true, generation: false,
         field_labels: &[],
         categories: &[],
+    }
+    DaemonSet(DaemonSet) as_daemon_set {
+        api_version: "apps/v1", plural: "daemonsets", singular: "daemonset", short_names: &["ds"], namespaced: true, generation: true,
+        field_labels: &[],
+        categories: &["all"],
     }
 }
