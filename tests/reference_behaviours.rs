@@ -419,7 +419,7 @@ fn a_daemon_set_runs_one_pod_per_node_bound_by_the_scheduler_through_a_node_name
         let term = &pod.spec.affinity.as_ref().unwrap().node_affinity.as_ref().unwrap();
         let terms = &term.required_during_scheduling_ignored_during_execution.as_ref().unwrap().node_selector_terms;
         assert_eq!(terms[0].match_fields[0].key, "metadata.name");
-        assert_eq!(&terms[0].match_fields[0].values, &[node.clone()]);
+        assert_eq!(&terms[0].match_fields[0].values, std::slice::from_ref(node));
         assert_eq!(pod.metadata.labels.get("pod-template-generation").map(String::as_str), Some("1"));
         assert!(pod.metadata.labels.contains_key("controller-revision-hash"));
         assert!(pod.is_ready());
@@ -452,7 +452,9 @@ fn a_node_that_joins_later_gets_a_daemon_pod() {
 #[test]
 fn a_tainted_node_without_a_toleration_and_a_node_selector_mismatch_get_no_daemon_pod() {
     let mut sim = cluster(3);
-    update_node(&mut sim, "node-2", |n| n.spec.taints.push(Taint { key: "dedicated".into(), value: "db".into(), effect: "NoSchedule".into(), ..Default::default() }));
+    update_node(&mut sim, "node-2", |n| {
+        n.spec.taints.push(Taint { key: "dedicated".into(), value: "db".into(), effect: "NoSchedule".into(), ..Default::default() })
+    });
     update_node(&mut sim, "node-3", |n| {
         n.metadata.labels.insert("disk".into(), "hdd".into());
     });
@@ -497,7 +499,11 @@ fn the_daemon_tolerations_keep_the_pod_on_a_node_that_goes_not_ready() {
     // Far past the 40 s grace period and the 300 s an ordinary pod tolerates.
     sim.run_until(sim.now() + Duration::mins(8));
     let node = get_node(&sim, "node-1");
-    assert!(node.spec.taints.iter().any(|t| t.key == "node.kubernetes.io/unreachable" && t.effect == "NoExecute"), "{:?}", node.spec.taints);
+    assert!(
+        node.spec.taints.iter().any(|t| t.key == "node.kubernetes.io/unreachable" && t.effect == "NoExecute"),
+        "{:?}",
+        node.spec.taints
+    );
     let after: Vec<String> = daemon_pods(&sim, "agent").iter().map(|(_, p)| p.metadata.name.to_string()).collect();
     assert_eq!(after, before, "no eviction, no replacement");
     assert_invariants(&sim);
@@ -539,7 +545,9 @@ fn a_daemon_set_rolling_update_replaces_pods_node_by_node_within_max_unavailable
     sim.settle(Duration::mins(1)).unwrap();
     let st = get(&sim, Kind::DaemonSet, "agent").as_daemon_set().unwrap().status.clone();
     assert_eq!((st.updated_number_scheduled, st.number_available, st.observed_generation), (4, 4, 2));
-    assert!(daemon_pods(&sim, "agent").iter().all(|(_, p)| p.metadata.labels.get("pod-template-generation").map(String::as_str) == Some("2")));
+    assert!(daemon_pods(&sim, "agent")
+        .iter()
+        .all(|(_, p)| p.metadata.labels.get("pod-template-generation").map(String::as_str) == Some("2")));
     assert_eq!(events(&sim, "SuccessfulDelete").iter().filter(|e| e.message.starts_with("Deleted pod: agent-")).count(), 4);
     assert_invariants(&sim);
 }

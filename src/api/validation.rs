@@ -625,29 +625,29 @@ fn validate_rolling_update_daemon_set(ru: &RollingUpdateDaemonSet, errs: &mut Ve
 /// `ValidatePositiveIntOrPercent` (and, with `at_most_100`, `IsNotMoreThan100Percent`): the
 /// value as a number (a percentage without its sign), or `None` after pushing its error.
 fn int_or_percent(field: &str, v: &Option<IntOrString>, at_most_100: bool, errs: &mut Vec<FieldError>) -> Option<i64> {
-        match v {
-            None => Some(0),
-            Some(IntOrString::Int(n)) if *n < 0 => {
-                errs.push(FieldError::invalid(field, n, "must be greater than or equal to 0"));
+    match v {
+        None => Some(0),
+        Some(IntOrString::Int(n)) if *n < 0 => {
+            errs.push(FieldError::invalid(field, n, "must be greater than or equal to 0"));
+            None
+        }
+        Some(IntOrString::Int(n)) => Some(*n),
+        Some(IntOrString::String(s)) => match s.strip_suffix('%').and_then(|n| n.parse::<i64>().ok()) {
+            Some(p) if p < 0 => {
+                errs.push(FieldError::invalid(field, format!("{s:?}"), "must be greater than or equal to 0"));
                 None
             }
-            Some(IntOrString::Int(n)) => Some(*n),
-            Some(IntOrString::String(s)) => match s.strip_suffix('%').and_then(|n| n.parse::<i64>().ok()) {
-                Some(p) if p < 0 => {
-                    errs.push(FieldError::invalid(field, format!("{s:?}"), "must be greater than or equal to 0"));
-                    None
-                }
-                Some(p) if p > 100 && at_most_100 => {
-                    errs.push(FieldError::invalid(field, format!("{s:?}"), "must not be greater than 100%"));
-                    None
-                }
-                Some(p) => Some(p),
-                None => {
-                    errs.push(FieldError::invalid(field, format!("{s:?}"), "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"));
-                    None
-                }
-            },
-        }
+            Some(p) if p > 100 && at_most_100 => {
+                errs.push(FieldError::invalid(field, format!("{s:?}"), "must not be greater than 100%"));
+                None
+            }
+            Some(p) => Some(p),
+            None => {
+                errs.push(FieldError::invalid(field, format!("{s:?}"), "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"));
+                None
+            }
+        },
+    }
 }
 
 #[cfg(test)]

@@ -319,8 +319,7 @@ fn daemon_set_gaps(sim: &Sim) -> Vec<Symptom> {
             .filter(|p| p.metadata.controller_ref().is_some_and(|r| r.uid == ds.metadata.uid.as_str()))
             .filter_map(target_node_name)
             .collect();
-        let want: Vec<&str> =
-            nodes.iter().filter(|n| node_should_run(n, ds, &tolerations).0).map(|n| n.metadata.name.as_str()).collect();
+        let want: Vec<&str> = nodes.iter().filter(|n| node_should_run(n, ds, &tolerations).0).map(|n| n.metadata.name.as_str()).collect();
         let missing = want.iter().filter(|n| !covered.contains(*n)).count();
         if missing == 0 {
             continue;

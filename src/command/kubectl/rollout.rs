@@ -259,7 +259,14 @@ pub fn daemon_set_status_line(ds: &DaemonSet) -> Result<(String, bool), String> 
 
 /// One look at a daemon set for `rollout status`: prints a new line when the status changed.
 /// `Some(true)` to keep waiting, `Some(false)` when done (or not waiting), `None` on an error.
-fn daemon_set_step(session: &Session, key: &ObjectKey, wait: bool, last_rv: &mut u64, last_line: &mut String, out: &mut CommandOutput) -> Option<bool> {
+fn daemon_set_step(
+    session: &Session,
+    key: &ObjectKey,
+    wait: bool,
+    last_rv: &mut u64,
+    last_line: &mut String,
+    out: &mut CommandOutput,
+) -> Option<bool> {
     let Some(ds) = session.sim().api().get(key).and_then(|o| o.as_daemon_set()).cloned() else {
         out.fail(&crate::api::ApiError::not_found(Kind::DaemonSet, &key.name).kubectl_message());
         return None;

@@ -196,10 +196,8 @@ impl Controller for DaemonSetController {
         if ds.spec.min_ready_seconds > 0 && status.number_ready != status.number_available && then == Action::AwaitChange {
             then = Action::RequeueAfter(Duration::secs(ds.spec.min_ready_seconds as u64));
         }
-        let mut summary = format!(
-            "DaemonSet {}: {} of {} nodes",
-            ds.metadata.name, status.current_number_scheduled, status.desired_number_scheduled
-        );
+        let mut summary =
+            format!("DaemonSet {}: {} of {} nodes", ds.metadata.name, status.current_number_scheduled, status.desired_number_scheduled);
         if let Some(w) = words {
             summary = format!("{summary}, {w}");
         }
@@ -253,7 +251,8 @@ impl DaemonSetController {
                 None if should_run => plan.nodes_needing_pods.push(name.to_string()),
                 Some(pods) if should_continue => self.keep_one(key, ds, name, pods, surge, now, &mut plan),
                 Some(pods) if !should_continue => {
-                    plan.pods_to_delete.extend(pods.iter().filter(|p| !p.metadata.is_deleting()).map(|p| ObjectKey::of(Kind::Pod, &p.metadata)));
+                    plan.pods_to_delete
+                        .extend(pods.iter().filter(|p| !p.metadata.is_deleting()).map(|p| ObjectKey::of(Kind::Pod, &p.metadata)));
                 }
                 _ => {}
             }
@@ -287,10 +286,8 @@ impl DaemonSetController {
                 continue;
             }
             self.next_backoff(backoff_key, now);
-            let message = format!(
-                "Found failed daemon pod {}/{} on node {node}, will try to kill it",
-                pod.metadata.namespace, pod.metadata.name
-            );
+            let message =
+                format!("Found failed daemon pod {}/{} on node {node}, will try to kill it", pod.metadata.namespace, pod.metadata.name);
             self.events.push(EventSpec::warning(reference_to(&Object::DaemonSet(ds.clone())), "FailedDaemonPod", message));
             plan.pods_to_delete.push(ObjectKey::of(Kind::Pod, &pod.metadata));
         }
@@ -336,7 +333,15 @@ impl DaemonSetController {
 
     /// `syncNodes`: the creates (slow-start batches, at most `BURST_REPLICAS`) and then the
     /// deletes, with the expectations that hold the next sync until the informer has seen them.
-    fn sync_nodes(&mut self, key: &ObjectKey, ds: &DaemonSet, plan: &Plan, hash: &str, now: Time, steps: &mut Vec<Vec<Call>>) -> Option<String> {
+    fn sync_nodes(
+        &mut self,
+        key: &ObjectKey,
+        ds: &DaemonSet,
+        plan: &Plan,
+        hash: &str,
+        now: Time,
+        steps: &mut Vec<Vec<Call>>,
+    ) -> Option<String> {
         let creates = &plan.nodes_needing_pods[..plan.nodes_needing_pods.len().min(BURST_REPLICAS)];
         let deletes = &plan.pods_to_delete[..plan.pods_to_delete.len().min(BURST_REPLICAS)];
         if creates.is_empty() && deletes.is_empty() {

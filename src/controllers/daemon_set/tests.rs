@@ -19,7 +19,11 @@ fn ds(name: &str) -> DaemonSet {
             selector: LabelSelector { match_labels: labels.clone(), ..Default::default() },
             template: PodTemplateSpec {
                 metadata: ObjectMeta { labels: labels.into(), ..Default::default() },
-                spec: PodSpec { containers: vec![Container { name: "agent".into(), image: "busybox".into(), ..Default::default() }].into(), ..Default::default() }.into(),
+                spec: PodSpec {
+                    containers: vec![Container { name: "agent".into(), image: "busybox".into(), ..Default::default() }].into(),
+                    ..Default::default()
+                }
+                .into(),
             }
             .into(),
             ..Default::default()
@@ -49,7 +53,12 @@ fn daemon_pod(ds: &DaemonSet, name: &str, node: &str, phase: PodPhase, ready: bo
     p.spec.node_name = Some(node.into());
     p.status.phase = Some(phase);
     if ready {
-        p.status.conditions.push(PodCondition { type_: "Ready".into(), status: "True".into(), last_transition_time: Some(Time(0)), ..Default::default() });
+        p.status.conditions.push(PodCondition {
+            type_: "Ready".into(),
+            status: "True".into(),
+            last_transition_time: Some(Time(0)),
+            ..Default::default()
+        });
     }
     p
 }

@@ -48,7 +48,14 @@ fn updated_and_old<'a>(pods: &[&'a Pod], hash: &str, generation: Option<i64>) ->
 }
 
 /// `rollingUpdate`. Nodes are walked in name order (upstream walks a Go map, in no order).
-pub(super) fn rolling_update(ds: &DaemonSet, nodes: &[&Node], by_node: &NodeToPods, tolerations: &[Toleration], hash: &str, now: Time) -> Plan {
+pub(super) fn rolling_update(
+    ds: &DaemonSet,
+    nodes: &[&Node],
+    by_node: &NodeToPods,
+    tolerations: &[Toleration],
+    hash: &str,
+    now: Time,
+) -> Plan {
     // `updatedDesiredNodeCounts`: every node that should run a pod is counted, with or without one.
     let mut per_node: NodeToPods = by_node.clone();
     let mut desired = 0;
@@ -68,7 +75,8 @@ pub(super) fn rolling_update(ds: &DaemonSet, nodes: &[&Node], by_node: &NodeToPo
     if max_surge == 0 {
         return replace_within_unavailability(&per_node, max_unavailable, hash, generation, available);
     }
-    let should_run = |name: &str| nodes.iter().find(|n| n.metadata.name.as_str() == name).is_some_and(|n| node_should_run(n, ds, tolerations).0);
+    let should_run =
+        |name: &str| nodes.iter().find(|n| n.metadata.name.as_str() == name).is_some_and(|n| node_should_run(n, ds, tolerations).0);
     surge(&per_node, max_surge, desired, hash, generation, available, should_run)
 }
 
@@ -160,7 +168,12 @@ mod tests {
         p.metadata.namespace = "default".into();
         p.metadata.labels = StringMap::from([(CONTROLLER_REVISION_HASH.to_string(), hash.to_string())]).into();
         if ready {
-            p.status.conditions.push(PodCondition { type_: "Ready".into(), status: "True".into(), last_transition_time: Some(Time(0)), ..Default::default() });
+            p.status.conditions.push(PodCondition {
+                type_: "Ready".into(),
+                status: "True".into(),
+                last_transition_time: Some(Time(0)),
+                ..Default::default()
+            });
         }
         p
     }

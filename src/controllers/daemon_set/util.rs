@@ -77,7 +77,11 @@ pub fn node_should_run(node: &Node, ds: &DaemonSet, tolerations: &[Toleration]) 
     if spec.node_name.as_deref().is_some_and(|n| !n.is_empty() && n != node.metadata.name.as_str()) {
         return (false, false);
     }
-    let required = spec.affinity.as_ref().and_then(|a| a.node_affinity.as_ref()).and_then(|n| n.required_during_scheduling_ignored_during_execution.as_ref());
+    let required = spec
+        .affinity
+        .as_ref()
+        .and_then(|a| a.node_affinity.as_ref())
+        .and_then(|n| n.required_during_scheduling_ignored_during_execution.as_ref());
     if !matches_required_affinity(&spec.node_selector, required, &node.metadata.labels, &node.metadata.name) {
         return (false, false);
     }
@@ -167,7 +171,8 @@ mod tests {
         assert_eq!(node_should_run(&tainted, &ds, &tolerations(&ds)), (false, true), "NoSchedule keeps a running pod");
         let evicting = node("n3", &[], &[("dedicated", "NoExecute")]);
         assert_eq!(node_should_run(&evicting, &ds, &tolerations(&ds)), (false, false));
-        let not_ready = node("n4", &[], &[("node.kubernetes.io/not-ready", "NoExecute"), ("node.kubernetes.io/unschedulable", "NoSchedule")]);
+        let not_ready =
+            node("n4", &[], &[("node.kubernetes.io/not-ready", "NoExecute"), ("node.kubernetes.io/unschedulable", "NoSchedule")]);
         assert_eq!(node_should_run(&not_ready, &ds, &tolerations(&ds)), (true, true), "the daemon tolerations");
         ds.spec.template.spec = PodSpec { node_selector: [("disk".to_string(), "hdd".to_string())].into(), ..Default::default() }.into();
         assert_eq!(node_should_run(&plain, &ds, &tolerations(&ds)), (false, false));
@@ -175,10 +180,21 @@ mod tests {
 
     #[test]
     fn a_pod_is_pinned_by_name_and_its_target_read_back() {
-        let mut pod = Pod::default();
-        pod.spec = PodSpec { affinity: Some(pin_to_node(None, "node-2")), ..Default::default() }.into();
+        let mut pod =
+            Pod { spec: PodSpec { affinity: Some(pin_to_node(None, "node-2")), ..Default::default() }.into(), ..Default::default() };
         assert_eq!(target_node_name(&pod), Some("node-2"));
-        let term = &pod.spec.affinity.as_ref().unwrap().node_affinity.as_ref().unwrap().required_during_scheduling_ignored_during_execution.as_ref().unwrap().node_selector_terms[0];
+        let term = &pod
+            .spec
+            .affinity
+            .as_ref()
+            .unwrap()
+            .node_affinity
+            .as_ref()
+            .unwrap()
+            .required_during_scheduling_ignored_during_execution
+            .as_ref()
+            .unwrap()
+            .node_selector_terms[0];
         assert!(term.matches(&StringMap::new(), "node-2") && !term.matches(&StringMap::new(), "node-1"));
         pod.spec.node_name = Some("node-3".into());
         assert_eq!(target_node_name(&pod), Some("node-3"));
