@@ -92,6 +92,10 @@ pub fn default_pod_spec(spec: &mut Shared<PodSpec>) {
     spec.restart_policy.get_or_insert_with(|| "Always".into());
     spec.termination_grace_period_seconds.get_or_insert(DEFAULT_TERMINATION_GRACE_SECONDS);
     spec.scheduler_name.get_or_insert_with(|| "default-scheduler".into());
+    // `SetDefaults_HostPathVolumeSource`: no type is the empty type (mount without a check).
+    for host in spec.volumes.iter_mut().filter_map(|v| v.host_path.as_mut()) {
+        host.type_.get_or_insert_with(String::new);
+    }
     for c in spec.containers.iter_mut() {
         c.image_pull_policy.get_or_insert_with(|| default_pull_policy(&c.image).into());
         for p in &mut c.ports {
@@ -136,6 +140,7 @@ fn lacks_defaults(spec: &PodSpec) -> bool {
     spec.restart_policy.is_none()
         || spec.termination_grace_period_seconds.is_none()
         || spec.scheduler_name.is_none()
+        || spec.volumes.iter().any(|v| v.host_path.as_ref().is_some_and(|h| h.type_.is_none()))
         || spec.containers.iter().any(|c| {
             c.image_pull_policy.is_none()
                 || c.ports.iter().any(|p| p.protocol.is_none())

@@ -317,6 +317,15 @@ fn validate_volumes<'a>(volumes: &'a [Volume], path: &str, errs: &mut Vec<FieldE
                 el.push(FieldError::forbidden(&format!("{at}.emptyDir"), "may not specify more than 1 volume type"));
             }
         }
+        if let Some(host) = &v.host_path {
+            sources += 1;
+            let at = format!("{at}.hostPath");
+            if sources > 1 {
+                el.push(FieldError::forbidden(&at, "may not specify more than 1 volume type"));
+            } else {
+                validate_host_path(host, &at, &mut el);
+            }
+        }
         if v.name.is_empty() {
             el.push(FieldError::required(&format!("{at}.name")));
         } else if !is_dns1123_label(&v.name) {
@@ -509,6 +518,19 @@ fn validate_probe(p: &Probe, path: &str, errs: &mut Vec<FieldError>) {
     }
 }
 
+/// `validateHostPathVolumeSource`: a path without `..` steps, and a known type.
+fn validate_host_path(host: &HostPathVolumeSource, at: &str, errs: &mut Vec<FieldError>) {
+    const TYPES: [&str; 8] = ["", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket"];
+    if host.path.is_empty() {
+        errs.push(FieldError::required(&format!("{at}.path")));
+    } else if host.path.split('/').any(|step| step == "..") {
+        errs.push(FieldError::invalid(&format!("{at}.path"), format!("{:?}", host.path), "must not contain '..'"));
+    }
+    if let Some(t) = host.type_.as_deref().filter(|t| !TYPES.contains(t)) {
+        errs.push(FieldError::unsupported(&format!("{at}.type"), t, &TYPES));
+    }
+}
+
 /// `ValidatePortNumOrName`: 1–65535, or an IANA service name (`IsValidPortName`).
 fn validate_port_num_or_name(port: &IntOrString, path: &str, errs: &mut Vec<FieldError>) {
     match port {
@@ -659,6 +681,55 @@ mod tests {
     }
 
     const GOOD: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 3\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: nginx, image: nginx:1.14.2}]}\n";
+
+    const DAEMON_SET: &str = "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: agent}\nspec:\n  selector: {matchLabels: {app: agent}}\n  template:\n    metadata: {labels: {app: agent}}\n    spec:\n      containers: [{name: a, image: busybox, volumeMounts: [{name: logs, mountPath: /var/log}]}]\n      volumes: [{name: logs, hostPath: {path: /var/log}}]\n";
+
+    fn daemon_set(yaml: &str) -> Object {
+        let mut o = deployment(yaml);
+        if let Object::DaemonSet(ds) = &mut o {
+            super::super::defaults::default_daemon_set(ds);
+        }
+        o
+    }
+
+    fn messages(o: &Object) -> Vec<String> {
+        validate(o).iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn a_daemon_set_with_a_host_path_volume_is_valid_and_its_mistakes_get_the_real_messages() {
+        assert_eq!(messages(&daemon_set(DAEMON_SET)), Vec::<String>::new());
+        let bad_path = DAEMON_SET.replace("path: /var/log}", "path: /var/../etc, type: Folder}");
+        assert_eq!(
+            messages(&daemon_set(&bad_path)),
+            [
+                "spec.template.spec.volumes[0].hostPath.path: Invalid value: \"/var/../etc\": must not contain '..'",
+                "spec.template.spec.volumes[0].hostPath.type: Unsupported value: \"Folder\": supported values: \"\", \"BlockDevice\", \"CharDevice\", \"Directory\", \"DirectoryOrCreate\", \"File\", \"FileOrCreate\", \"Socket\"",
+                // A volume with errors is not one a mount may name, as upstream counts them.
+                "spec.template.spec.containers[0].volumeMounts[0].name: Not found: \"logs\"",
+            ]
+        );
+        let empty = DAEMON_SET.replace("selector: {matchLabels: {app: agent}}", "selector: {}");
+        assert_eq!(
+            messages(&daemon_set(&empty))[1],
+            "spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for daemonset"
+        );
+        let both = DAEMON_SET.replace("  template:", "  updateStrategy: {rollingUpdate: {maxSurge: 1}}\n  template:");
+        assert_eq!(
+            messages(&daemon_set(&both)),
+            ["spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: 1: may not be set when maxUnavailable is non-zero"]
+        );
+        let neither = DAEMON_SET.replace("  template:", "  updateStrategy: {rollingUpdate: {maxUnavailable: 0}}\n  template:");
+        assert_eq!(
+            messages(&daemon_set(&neither)),
+            ["spec.updateStrategy.rollingUpdate.maxUnavailable: Required value: cannot be 0 when maxSurge is 0"]
+        );
+        let strategy = DAEMON_SET.replace("  template:", "  updateStrategy: {type: Recreate}\n  template:");
+        assert_eq!(
+            messages(&daemon_set(&strategy)),
+            ["spec.updateStrategy: Unsupported value: \"Recreate\": supported values: \"RollingUpdate\", \"OnDelete\""]
+        );
+    }
 
     #[test]
     fn a_documentation_deployment_is_valid() {

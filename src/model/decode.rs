@@ -535,7 +535,8 @@ mod tests {
                 {"matchExpressions": [{"key": "k", "operator": "In", "values": ["a"]}], "matchFields": []}]},
                 "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 5, "preference": {"matchExpressions": []}}]}},
             "tolerations": [{"key": "k", "operator": "Exists", "value": "v", "effect": "NoSchedule", "tolerationSeconds": 30}],
-            "restartPolicy": "Always", "terminationGracePeriodSeconds": 30, "schedulerName": "default-scheduler", "priority": 0})
+            "restartPolicy": "Always", "terminationGracePeriodSeconds": 30, "schedulerName": "default-scheduler", "priority": 0,
+            "volumes": [{"name": "logs", "hostPath": {"path": "/var/log", "type": "Directory"}}, {"name": "tmp", "emptyDir": {}}]})
     }
 
     fn objects() -> Vec<Value> {

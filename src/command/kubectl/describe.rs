@@ -410,6 +410,10 @@ fn volumes(w: &mut PrefixWriter, volumes: &[Volume], space: &str) {
             w.write(2, "Type:\tConfigMap (a volume populated by a ConfigMap)\n");
             w.write(2, &format!("Name:\t{}\n", cm.name));
             w.write(2, &format!("Optional:\t{}\n", cm.optional == Some(true)));
+        } else if let Some(h) = &v.host_path {
+            w.write(2, "Type:\tHostPath (bare host directory volume)\n");
+            w.write(2, &format!("Path:\t{}\n", h.path));
+            w.write(2, &format!("HostPathType:\t{}\n", h.type_.as_deref().unwrap_or("<none>")));
         } else {
             w.write(1, "<unknown>\n");
         }
