@@ -569,3 +569,49 @@ fn an_on_delete_daemon_set_replaces_only_the_pods_someone_deletes() {
     assert_eq!((on("node-1"), on("node-2"), on("node-3")), ("busybox", "busybox:1.37", "busybox"));
     assert_invariants(&sim);
 }
+
+/// The node a daemon pod is bound to, or the one its node-name affinity pins it to.
+fn target_node(pod: &Pod) -> String {
+    let pinned = || {
+        let required = pod.spec.affinity.as_ref()?.node_affinity.as_ref()?.required_during_scheduling_ignored_during_execution.as_ref()?;
+        required.node_selector_terms.first()?.match_fields.first()?.values.first().cloned()
+    };
+    pod.spec.node_name.clone().or_else(pinned).unwrap_or_default()
+}
+
+#[test]
+fn a_surging_daemon_set_starts_the_new_pod_beside_the_old_and_never_drops_an_available_node() {
+    let mut sim = with_daemon_set(3, "  updateStrategy: {rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}\n", "");
+    set_daemon_image(&mut sim, "busybox:1.37");
+    let deadline = sim.now() + Duration::mins(3);
+    let (mut fewest_available, mut most_surging, mut doubled_up) = (3, 0, false);
+    while sim.now() < deadline {
+        let Some(t) = sim.next_time() else { break };
+        sim.run_until(t);
+        let live: Vec<Pod> = daemon_pods(&sim, "agent").into_iter().map(|(_, p)| p).collect();
+        let is_new = |p: &Pod| p.spec.containers[0].image == "busybox:1.37";
+        let available = |p: &Pod| p.is_available(0, sim.now());
+        let mut nodes_available: Vec<String> = live.iter().filter(|p| available(p)).map(target_node).collect();
+        nodes_available.sort();
+        nodes_available.dedup();
+        fewest_available = fewest_available.min(nodes_available.len());
+        // A surge in progress: a node whose new pod is not available yet beside its old one.
+        let surging = live
+            .iter()
+            .filter(|p| is_new(p) && !available(p))
+            .filter(|p| live.iter().any(|o| !is_new(o) && target_node(o) == target_node(p)))
+            .count();
+        most_surging = most_surging.max(surging);
+        doubled_up |= surging > 0;
+        if live.len() == 3 && live.iter().all(|p| is_new(p) && p.is_ready()) {
+            break;
+        }
+    }
+    assert_eq!(fewest_available, 3, "maxUnavailable 0: every node keeps an available pod throughout");
+    assert_eq!(most_surging, 1, "maxSurge 1: one node at a time runs a new pod not yet available beside its old one");
+    assert!(doubled_up, "the new pod starts beside the old one on its node");
+    sim.settle(Duration::mins(1)).unwrap();
+    let images: Vec<String> = daemon_pods(&sim, "agent").iter().map(|(_, p)| p.spec.containers[0].image.clone()).collect();
+    assert_eq!(images, ["busybox:1.37", "busybox:1.37", "busybox:1.37"]);
+    assert_invariants(&sim);
+}
