@@ -66,8 +66,11 @@ fn deployments(session: &Session, command: &str, positional: &[String], ns: &str
                         "error: kubeloop does not simulate ControllerRevisions, where a daemon set's rollout history is kept, so there is no history to show or undo",
                     ))
                 }
-                "pause" => return Err(CommandOutput::err("error: pausing is not supported")),
-                _ => return Err(CommandOutput::err("error: resuming is not supported")),
+                // kubectl's object pauser knows only Deployments; the error names the object.
+                _ => {
+                    let verb = if command == "pause" { "pausing" } else { "resuming" };
+                    return Err(CommandOutput::err(format!("error: {} {name:?} {verb} is not supported", kind.qualified_plural())));
+                }
             }
         } else if kind != Kind::Deployment {
             let (group, k) = match kind.api_version().split_once('/') {
