@@ -540,6 +540,38 @@ mod tests {
     }
 
     #[test]
+    fn daemon_set_status_lines_are_kubectls() {
+        let ds = |generation: i64, status: DaemonSetStatus| {
+            let mut ds = DaemonSet::default();
+            ds.metadata.name = "agent".into();
+            ds.metadata.generation = generation;
+            ds.status = status;
+            ds
+        };
+        let line = |d: &DaemonSet| daemon_set_status_line(d);
+        let seen = |updated, available| DaemonSetStatus {
+            observed_generation: 2,
+            desired_number_scheduled: 3,
+            updated_number_scheduled: updated,
+            number_available: available,
+            ..Default::default()
+        };
+        assert_eq!(line(&ds(3, seen(3, 3))), Ok(("Waiting for daemon set spec update to be observed...".into(), false)));
+        assert_eq!(
+            line(&ds(2, seen(1, 3))),
+            Ok(("Waiting for daemon set \"agent\" rollout to finish: 1 out of 3 new pods have been updated...".into(), false))
+        );
+        assert_eq!(
+            line(&ds(2, seen(3, 2))),
+            Ok(("Waiting for daemon set \"agent\" rollout to finish: 2 of 3 updated pods are available...".into(), false))
+        );
+        assert_eq!(line(&ds(2, seen(3, 3))), Ok(("daemon set \"agent\" successfully rolled out".into(), true)));
+        let mut on_delete = ds(2, seen(3, 3));
+        on_delete.spec.update_strategy.type_ = Some("OnDelete".into());
+        assert_eq!(line(&on_delete), Err("error: rollout status is only available for RollingUpdate strategy type".into()));
+    }
+
+    #[test]
     fn status_lines_are_kubectls() {
         let sim = crate::sim::Sim::empty(0);
         let line = |d: &Deployment| status_line(&sim, d).map(|(l, _)| l);
