@@ -1,8 +1,8 @@
 //! A property test over many seeds and random fault schedules, drawn from a seeded RNG and
 //! played through the `sim` verbs and kubectl, as a person would type them.
 //!
-//! For every seed: the default scenario (Deployment `web` of three replicas on two nodes) goes
-//! through a schedule of faults — stopped and restarted processes (kube-apiserver and etcd
+//! For every seed: the default scenario (Deployment `web` of three replicas on two nodes) with a
+//! DaemonSet `agent` added (one pod per node) goes through a schedule of faults — stopped and restarted processes (kube-apiserver and etcd
 //! included), failed, partitioned and recovered nodes, dropped, delayed and severed watches,
 //! etcd snapshots, restores and wipes — mixed with the person's own changes (scaling, deleting
 //! pods). The invariants are checked after every step. Then every fault stops: each process is
@@ -10,8 +10,9 @@
 //! for the reflector's 5–10 min watch timeout, which kubeloop does not model: without it a
 //! notification lost to `watch drop` would never be re-delivered. From then on the declared
 //! state must be reached within [`CONVERGENCE_BOUND`] of simulated time: the Deployment as last
-//! declared (or gone, after a wipe without a later restore), exactly that many pods Running and
-//! available, and no container running that no pod claims.
+//! declared and the DaemonSet with an available pod on each node (both gone, after a wipe
+//! without a later restore), exactly that many pods Running and available, and no container
+//! running that no pod claims.
 //!
 //! Alongside the Deployment runs a Job (`batch`: four completions, two at a time, each pod a
 //! 5 s script): whatever the faults did to it, once they stop it must be Complete, with every
@@ -36,8 +37,8 @@ const COMPONENTS: &[&str] = &["kube-apiserver", "etcd", "kube-controller-manager
 const NODES: &[&str] = &["node-1", "node-2"];
 const WATCH_TARGETS: &[&str] = &["", "kube-controller-manager", "kube-scheduler", "kubelet-node-1", "kubelet-node-2"];
 
-/// What the person has declared: the Deployment's replica count, or none after a wipe; and
-/// whether the Job is there.
+/// What the person has declared: the Deployment's replica count (and, with it, the DaemonSet),
+/// or none after a wipe; and whether the Job is there.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Declared(Option<i32>, bool);
 
@@ -69,6 +70,19 @@ fn job_converged(sim: &Sim, declared: Declared, pods: &[Pod]) -> Result<(), Stri
     }
     Ok(())
 }
+
+/// The DaemonSet each seed adds to the default scenario before its faults.
+const DAEMON_SET: &str = "kubectl create -f - <<EOF
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+      containers: [{name: agent, image: busybox, command: [sleep, '3600'], resources: {requests: {cpu: 50m, memory: 32Mi}}}]
+EOF";
 
 fn pick<'a>(rng: &mut Rng, from: &[&'a str]) -> &'a str {
     from[rng.below(from.len() as u64) as usize]
@@ -148,7 +162,18 @@ fn converged(sim: &Sim, declared: Declared) -> Result<(), String> {
     let all: Vec<Pod> = sim.objects(Kind::Pod).filter_map(|o| o.as_pod().cloned()).collect();
     job_converged(sim, declared, &all)?;
     let pods: Vec<Pod> = all.into_iter().filter(|p| !is_jobs(p)).collect();
-    let want = declared.0.unwrap_or(0) as usize;
+    let daemon_sets: Vec<DaemonSet> = sim.objects(Kind::DaemonSet).filter_map(|o| o.as_daemon_set().cloned()).collect();
+    let want = declared.0.map_or(0, |n| n as usize + NODES.len());
+    match (declared.0, daemon_sets.as_slice()) {
+        (None, []) => {}
+        (Some(_), [ds]) => {
+            let on_nodes = NODES.len() as i32;
+            if ds.status.desired_number_scheduled != on_nodes || ds.status.number_available != on_nodes {
+                return Err(format!("daemon set status {:?}", ds.status));
+            }
+        }
+        (_, found) => return Err(format!("declared {declared:?}, found {} daemon sets", found.len())),
+    }
     match (declared.0, deployments.as_slice()) {
         (None, []) => {}
         (Some(n), [d]) if d.spec.replicas == Some(n) => {
@@ -184,6 +209,10 @@ fn converged(sim: &Sim, declared: Declared) -> Result<(), String> {
 fn run_seed(seed: u64) -> Result<Duration, String> {
     let mut s = Session::new(Scenario::builtin("default").ok_or("no default scenario")?, Some(seed))?;
     s.sim_mut().check_every_step = true;
+    let created = s.execute(DAEMON_SET);
+    if !created.ok {
+        return Err(format!("the DaemonSet was refused: {}", created.stderr));
+    }
     s.settle(Duration::mins(2)).map_err(|_| "the scenario did not settle")?;
     start_job(&mut s);
     let mut rng = Rng::new(seed ^ 0x5eed_fa17);
@@ -206,7 +235,7 @@ fn run_seed(seed: u64) -> Result<Duration, String> {
         match converged(s.sim(), declared) {
             Ok(()) => break,
             Err(why) if s.sim().now() >= deadline => {
-                let seen: String = ["kubectl get pods -o wide", "kubectl get rs", "kubectl get jobs", "sim status"]
+                let seen: String = ["kubectl get pods -o wide", "kubectl get rs", "kubectl get jobs", "kubectl get ds", "sim status"]
                     .iter()
                     .map(|l| s.execute(l).stdout)
                     .collect();

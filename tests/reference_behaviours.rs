@@ -634,3 +634,244 @@ fn a_job_restored_from_an_etcd_snapshot_taken_mid_run_is_counted_again_and_compl
     assert!(job_pods(&sim, "again").iter().all(|p| p.metadata.finalizers.is_empty()), "every pod counted");
     assert_invariants(&sim);
 }
+
+fn daemon_set_yaml(name: &str, extra_spec: &str, pod_spec: &str) -> String {
+    format!(
+        "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {{name: {name}}}\nspec:\n  selector: {{matchLabels: {{app: {name}}}}}\n{extra_spec}  template:\n    metadata: {{labels: {{app: {name}}}}}\n    spec:\n{pod_spec}      containers:\n      - name: agent\n        image: busybox\n        command: [sleep, '3600']\n        resources: {{requests: {{cpu: 50m, memory: 32Mi}}}}\n"
+    )
+}
+
+/// The live pods of a DaemonSet (not being deleted), by the node they are bound to.
+fn daemon_pods(sim: &Sim, ds: &str) -> Vec<(String, Pod)> {
+    let mut out: Vec<(String, Pod)> = pods(sim)
+        .into_iter()
+        .filter(|p| p.metadata.controller_ref().is_some_and(|r| r.kind == "DaemonSet" && r.name == ds) && !p.metadata.is_deleting())
+        .map(|p| (p.spec.node_name.clone().unwrap_or_default(), p))
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+fn daemon_nodes(sim: &Sim, ds: &str) -> Vec<String> {
+    daemon_pods(sim, ds).into_iter().map(|(n, _)| n).collect()
+}
+
+fn with_daemon_set(nodes: usize, extra_spec: &str, pod_spec: &str) -> Sim {
+    let mut sim = cluster(nodes);
+    sim.submit(ApiRequest::Create(object(&daemon_set_yaml("agent", extra_spec, pod_spec)))).unwrap();
+    sim.settle(Duration::mins(2)).unwrap();
+    sim
+}
+
+fn update_node(sim: &mut Sim, name: &str, change: impl FnOnce(&mut Node)) {
+    let mut node = sim.api().get(&ObjectKey::new(Kind::Node, "", name)).and_then(|o| o.as_node().cloned()).unwrap();
+    change(&mut node);
+    sim.submit(ApiRequest::Update(Object::Node(node))).unwrap();
+}
+
+#[test]
+fn a_daemon_set_runs_one_pod_per_node_bound_by_the_scheduler_through_a_node_name_affinity() {
+    let sim = with_daemon_set(3, "", "");
+    let pods = daemon_pods(&sim, "agent");
+    assert_eq!(daemon_nodes(&sim, "agent"), ["node-1", "node-2", "node-3"]);
+    for (node, pod) in &pods {
+        assert!(pod.metadata.name.starts_with("agent-") && pod.metadata.name.len() == "agent-".len() + 5);
+        let term = &pod.spec.affinity.as_ref().unwrap().node_affinity.as_ref().unwrap();
+        let terms = &term.required_during_scheduling_ignored_during_execution.as_ref().unwrap().node_selector_terms;
+        assert_eq!(terms[0].match_fields[0].key, "metadata.name");
+        assert_eq!(&terms[0].match_fields[0].values, std::slice::from_ref(node));
+        assert_eq!(pod.metadata.labels.get("pod-template-generation").map(String::as_str), Some("1"));
+        assert!(pod.metadata.labels.contains_key("controller-revision-hash"));
+        assert!(pod.is_ready());
+    }
+    assert_eq!(events(&sim, "Scheduled").iter().filter(|e| e.message.starts_with("Successfully assigned default/agent-")).count(), 3);
+    let created = events(&sim, "SuccessfulCreate");
+    assert_eq!(created.iter().filter(|e| e.involved_object.kind == "DaemonSet").count(), 3);
+    assert!(created.iter().all(|e| e.message.starts_with("Created pod: agent-")));
+    let ds = get(&sim, Kind::DaemonSet, "agent");
+    let st = &ds.as_daemon_set().unwrap().status;
+    assert_eq!(
+        (st.desired_number_scheduled, st.current_number_scheduled, st.number_ready, st.updated_number_scheduled, st.number_available),
+        (3, 3, 3, 3, 3)
+    );
+    assert_eq!((st.number_misscheduled, st.number_unavailable, st.observed_generation), (0, 0, 1));
+    assert_invariants(&sim);
+}
+
+#[test]
+fn a_node_that_joins_later_gets_a_daemon_pod() {
+    let mut sim = with_daemon_set(2, "", "");
+    sim.add_node(NodeConfig::new("node-3")).unwrap();
+    sim.settle(Duration::mins(2)).unwrap();
+    assert_eq!(daemon_nodes(&sim, "agent"), ["node-1", "node-2", "node-3"]);
+    let st = get(&sim, Kind::DaemonSet, "agent").as_daemon_set().unwrap().status.clone();
+    assert_eq!((st.desired_number_scheduled, st.number_available), (3, 3));
+    assert_invariants(&sim);
+}
+
+#[test]
+fn a_tainted_node_without_a_toleration_and_a_node_selector_mismatch_get_no_daemon_pod() {
+    let mut sim = cluster(3);
+    update_node(&mut sim, "node-2", |n| {
+        n.spec.taints.push(Taint { key: "dedicated".into(), value: "db".into(), effect: "NoSchedule".into(), ..Default::default() })
+    });
+    update_node(&mut sim, "node-3", |n| {
+        n.metadata.labels.insert("disk".into(), "hdd".into());
+    });
+    update_node(&mut sim, "node-1", |n| {
+        n.metadata.labels.insert("disk".into(), "ssd".into());
+    });
+    sim.submit(ApiRequest::Create(object(&daemon_set_yaml("agent", "", "      nodeSelector: {disk: ssd}\n")))).unwrap();
+    sim.submit(ApiRequest::Create(object(&daemon_set_yaml("everywhere", "", "")))).unwrap();
+    sim.settle(Duration::mins(2)).unwrap();
+    assert_eq!(daemon_nodes(&sim, "agent"), ["node-1"], "the nodeSelector picks node-1 only");
+    assert_eq!(daemon_nodes(&sim, "everywhere"), ["node-1", "node-3"], "node-2's NoSchedule taint is not tolerated");
+    let st = get(&sim, Kind::DaemonSet, "everywhere").as_daemon_set().unwrap().status.clone();
+    assert_eq!((st.desired_number_scheduled, st.current_number_scheduled), (2, 2));
+    // Relabelling node-3 makes its pod misscheduled, and the controller removes it.
+    update_node(&mut sim, "node-1", |n| {
+        n.metadata.labels.insert("disk".into(), "hdd".into());
+    });
+    sim.settle(Duration::mins(2)).unwrap();
+    assert!(daemon_nodes(&sim, "agent").is_empty());
+    assert_eq!(events(&sim, "SuccessfulDelete").iter().filter(|e| e.involved_object.name == "agent").count(), 1);
+    assert_invariants(&sim);
+}
+
+#[test]
+fn the_daemon_tolerations_keep_the_pod_on_a_node_that_goes_not_ready() {
+    use kubeloop::sim::ComponentId;
+    let mut sim = with_daemon_set(2, "", "");
+    let before: Vec<String> = daemon_pods(&sim, "agent").iter().map(|(_, p)| p.metadata.name.to_string()).collect();
+    let tolerations = &daemon_pods(&sim, "agent")[0].1.spec.tolerations;
+    for (key, effect) in [
+        ("node.kubernetes.io/not-ready", "NoExecute"),
+        ("node.kubernetes.io/unreachable", "NoExecute"),
+        ("node.kubernetes.io/disk-pressure", "NoSchedule"),
+        ("node.kubernetes.io/memory-pressure", "NoSchedule"),
+        ("node.kubernetes.io/pid-pressure", "NoSchedule"),
+        ("node.kubernetes.io/unschedulable", "NoSchedule"),
+    ] {
+        let t = tolerations.iter().find(|t| t.key == key && t.effect == effect).unwrap_or_else(|| panic!("{key}:{effect}"));
+        assert_eq!((t.operator.as_deref(), t.toleration_seconds), (Some("Exists"), None), "{key}: no 300 s limit");
+    }
+    sim.stop_component(&ComponentId::Kubelet("node-1".into()));
+    // Far past the 40 s grace period and the 300 s an ordinary pod tolerates.
+    sim.run_until(sim.now() + Duration::mins(8));
+    let node = get_node(&sim, "node-1");
+    assert!(
+        node.spec.taints.iter().any(|t| t.key == "node.kubernetes.io/unreachable" && t.effect == "NoExecute"),
+        "{:?}",
+        node.spec.taints
+    );
+    let after: Vec<String> = daemon_pods(&sim, "agent").iter().map(|(_, p)| p.metadata.name.to_string()).collect();
+    assert_eq!(after, before, "no eviction, no replacement");
+    assert_invariants(&sim);
+}
+
+fn get_node(sim: &Sim, name: &str) -> Node {
+    sim.api().get(&ObjectKey::new(Kind::Node, "", name)).and_then(|o| o.as_node().cloned()).unwrap()
+}
+
+fn set_daemon_image(sim: &mut Sim, image: &str) {
+    let mut ds = get(sim, Kind::DaemonSet, "agent").as_daemon_set().unwrap().clone();
+    ds.spec.template.spec.containers[0].image = image.into();
+    sim.submit(ApiRequest::Update(Object::DaemonSet(ds))).unwrap();
+}
+
+#[test]
+fn a_daemon_set_rolling_update_replaces_pods_node_by_node_within_max_unavailable() {
+    let mut sim = with_daemon_set(4, "", "");
+    set_daemon_image(&mut sim, "busybox:1.37");
+    let ds = get(&sim, Kind::DaemonSet, "agent");
+    assert_eq!(ds.meta().annotations.get("deprecated.daemonset.template.generation").map(String::as_str), Some("2"));
+    let deadline = sim.now() + Duration::mins(3);
+    let mut most_unavailable = 0;
+    let mut updated_at_once = 0;
+    while sim.now() < deadline {
+        let Some(t) = sim.next_time() else { break };
+        sim.run_until(t);
+        let live = daemon_pods(&sim, "agent");
+        let available = live.iter().filter(|(_, p)| p.is_available(0, sim.now())).count();
+        most_unavailable = most_unavailable.max(4 - available.min(4));
+        let new = live.iter().filter(|(_, p)| p.spec.containers[0].image == "busybox:1.37").count();
+        updated_at_once = updated_at_once.max(new);
+        if new == 4 && available == 4 {
+            break;
+        }
+    }
+    assert_eq!(most_unavailable, 1, "maxUnavailable 1: never two nodes without an available pod");
+    assert_eq!(updated_at_once, 4);
+    sim.settle(Duration::mins(1)).unwrap();
+    let st = get(&sim, Kind::DaemonSet, "agent").as_daemon_set().unwrap().status.clone();
+    assert_eq!((st.updated_number_scheduled, st.number_available, st.observed_generation), (4, 4, 2));
+    assert!(daemon_pods(&sim, "agent")
+        .iter()
+        .all(|(_, p)| p.metadata.labels.get("pod-template-generation").map(String::as_str) == Some("2")));
+    assert_eq!(events(&sim, "SuccessfulDelete").iter().filter(|e| e.message.starts_with("Deleted pod: agent-")).count(), 4);
+    assert_invariants(&sim);
+}
+
+#[test]
+fn an_on_delete_daemon_set_replaces_only_the_pods_someone_deletes() {
+    let mut sim = with_daemon_set(3, "  updateStrategy: {type: OnDelete}\n", "");
+    set_daemon_image(&mut sim, "busybox:1.37");
+    sim.settle(Duration::mins(2)).unwrap();
+    let images = |sim: &Sim| daemon_pods(sim, "agent").iter().map(|(_, p)| p.spec.containers[0].image.clone()).collect::<Vec<_>>();
+    assert_eq!(images(&sim), ["busybox", "busybox", "busybox"], "nothing replaced on its own");
+    let st = get(&sim, Kind::DaemonSet, "agent").as_daemon_set().unwrap().status.clone();
+    assert_eq!((st.updated_number_scheduled, st.observed_generation), (0, 2));
+    let (_, victim) = daemon_pods(&sim, "agent").into_iter().find(|(n, _)| n == "node-2").unwrap();
+    sim.submit(ApiRequest::Delete(DeleteRequest::new(ObjectKey::of(Kind::Pod, &victim.metadata)))).unwrap();
+    sim.settle(Duration::mins(2)).unwrap();
+    let live = daemon_pods(&sim, "agent");
+    let on = |node: &str| live.iter().find(|(n, _)| n == node).map(|(_, p)| p.spec.containers[0].image.as_str()).unwrap();
+    assert_eq!((on("node-1"), on("node-2"), on("node-3")), ("busybox", "busybox:1.37", "busybox"));
+    assert_invariants(&sim);
+}
+
+/// The node a daemon pod is bound to, or the one its node-name affinity pins it to.
+fn target_node(pod: &Pod) -> String {
+    let pinned = || {
+        let required = pod.spec.affinity.as_ref()?.node_affinity.as_ref()?.required_during_scheduling_ignored_during_execution.as_ref()?;
+        required.node_selector_terms.first()?.match_fields.first()?.values.first().cloned()
+    };
+    pod.spec.node_name.clone().or_else(pinned).unwrap_or_default()
+}
+
+#[test]
+fn a_surging_daemon_set_starts_the_new_pod_beside_the_old_and_never_drops_an_available_node() {
+    let mut sim = with_daemon_set(3, "  updateStrategy: {rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}\n", "");
+    set_daemon_image(&mut sim, "busybox:1.37");
+    let deadline = sim.now() + Duration::mins(3);
+    let (mut fewest_available, mut most_surging, mut doubled_up) = (3, 0, false);
+    while sim.now() < deadline {
+        let Some(t) = sim.next_time() else { break };
+        sim.run_until(t);
+        let live: Vec<Pod> = daemon_pods(&sim, "agent").into_iter().map(|(_, p)| p).collect();
+        let is_new = |p: &Pod| p.spec.containers[0].image == "busybox:1.37";
+        let available = |p: &Pod| p.is_available(0, sim.now());
+        let mut nodes_available: Vec<String> = live.iter().filter(|p| available(p)).map(target_node).collect();
+        nodes_available.sort();
+        nodes_available.dedup();
+        fewest_available = fewest_available.min(nodes_available.len());
+        // A surge in progress: a node whose new pod is not available yet beside its old one.
+        let surging = live
+            .iter()
+            .filter(|p| is_new(p) && !available(p))
+            .filter(|p| live.iter().any(|o| !is_new(o) && target_node(o) == target_node(p)))
+            .count();
+        most_surging = most_surging.max(surging);
+        doubled_up |= surging > 0;
+        if live.len() == 3 && live.iter().all(|p| is_new(p) && p.is_ready()) {
+            break;
+        }
+    }
+    assert_eq!(fewest_available, 3, "maxUnavailable 0: every node keeps an available pod throughout");
+    assert_eq!(most_surging, 1, "maxSurge 1: one node at a time runs a new pod not yet available beside its old one");
+    assert!(doubled_up, "the new pod starts beside the old one on its node");
+    sim.settle(Duration::mins(1)).unwrap();
+    let images: Vec<String> = daemon_pods(&sim, "agent").iter().map(|(_, p)| p.spec.containers[0].image.clone()).collect();
+    assert_eq!(images, ["busybox:1.37", "busybox:1.37", "busybox:1.37"]);
+    assert_invariants(&sim);
+}

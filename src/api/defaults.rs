@@ -31,6 +31,7 @@ pub fn default_object(object: &mut Object) {
         }
         Object::Service(svc) => super::service::default_service(svc),
         Object::Job(job) => super::job::default_job(job),
+        Object::DaemonSet(ds) => default_daemon_set(ds),
         // Kinds without defaults of their own.
         _ => {}
     }
@@ -61,6 +62,20 @@ pub fn default_deployment(d: &mut Deployment) {
     default_template(&mut spec.template);
 }
 
+/// `SetDefaults_DaemonSet`: RollingUpdate with maxUnavailable 1 and maxSurge 0, and ten
+/// revisions of history.
+pub fn default_daemon_set(ds: &mut DaemonSet) {
+    let spec = &mut ds.spec;
+    let strategy = spec.update_strategy.type_.get_or_insert_with(|| "RollingUpdate".into());
+    if strategy == "RollingUpdate" {
+        let ru = spec.update_strategy.rolling_update.get_or_insert_with(Default::default);
+        ru.max_unavailable.get_or_insert(IntOrString::Int(1));
+        ru.max_surge.get_or_insert(IntOrString::Int(0));
+    }
+    spec.revision_history_limit.get_or_insert(10);
+    default_template(&mut spec.template);
+}
+
 /// A template's pod spec defaults, without copying a shared template that lacks none.
 pub(super) fn default_template(template: &mut Shared<PodTemplateSpec>) {
     if lacks_defaults(&template.spec) {
@@ -78,6 +93,10 @@ pub fn default_pod_spec(spec: &mut Shared<PodSpec>) {
     spec.restart_policy.get_or_insert_with(|| "Always".into());
     spec.termination_grace_period_seconds.get_or_insert(DEFAULT_TERMINATION_GRACE_SECONDS);
     spec.scheduler_name.get_or_insert_with(|| "default-scheduler".into());
+    // `SetDefaults_HostPathVolumeSource`: no type is the empty type (mount without a check).
+    for host in spec.volumes.iter_mut().filter_map(|v| v.host_path.as_mut()) {
+        host.type_.get_or_insert_with(String::new);
+    }
     for c in spec.containers.iter_mut() {
         c.image_pull_policy.get_or_insert_with(|| default_pull_policy(&c.image).into());
         for p in &mut c.ports {
@@ -122,6 +141,7 @@ fn lacks_defaults(spec: &PodSpec) -> bool {
     spec.restart_policy.is_none()
         || spec.termination_grace_period_seconds.is_none()
         || spec.scheduler_name.is_none()
+        || spec.volumes.iter().any(|v| v.host_path.as_ref().is_some_and(|h| h.type_.is_none()))
         || spec.containers.iter().any(|c| {
             c.image_pull_policy.is_none()
                 || c.ports.iter().any(|p| p.protocol.is_none())

@@ -601,9 +601,27 @@ fn prepare_for_create(object: &mut Object) {
         Object::ReplicaSet(rs) => rs.status = Default::default(),
         Object::Deployment(d) => d.status = Default::default(),
         Object::Job(job) => job::prepare_for_create(job),
+        Object::DaemonSet(ds) => {
+            ds.status = Default::default();
+            // The v1 face of the internal `spec.templateGeneration`, which starts at 1.
+            ds.metadata.annotations.insert(TEMPLATE_GENERATION_ANNOTATION.into(), "1".into());
+        }
         // Kinds whose strategy resets nothing.
         _ => {}
     }
+}
+
+/// Where apps/v1 keeps a DaemonSet's template generation (the internal
+/// `spec.templateGeneration`): the daemon controller labels each pod with it
+/// (`pod-template-generation`) and counts a pod carrying the current one as up to date.
+pub const TEMPLATE_GENERATION_ANNOTATION: &str = "deprecated.daemonset.template.generation";
+
+/// The DaemonSet strategy's `PrepareForUpdate`: the template generation is the server's; it
+/// moves by one when the template changes and is otherwise kept, whatever the request carried.
+fn bump_template_generation(current: &DaemonSet, next: &mut DaemonSet) {
+    let old: i64 = current.metadata.annotations.get(TEMPLATE_GENERATION_ANNOTATION).and_then(|v| v.parse().ok()).unwrap_or(1);
+    let generation = if current.spec.template != next.spec.template { old + 1 } else { old };
+    next.metadata.annotations.insert(TEMPLATE_GENERATION_ANNOTATION.into(), generation.to_string());
 }
 
 /// For a spec update: the request's spec and metadata, the stored status.
@@ -614,6 +632,10 @@ fn with_spec_of(current: &Object, mut incoming: Object) -> Object {
         (Object::ReplicaSet(n), Object::ReplicaSet(c)) => n.status = c.status.clone(),
         (Object::Deployment(n), Object::Deployment(c)) => n.status = c.status.clone(),
         (Object::Job(n), Object::Job(c)) => n.status = c.status.clone(),
+        (Object::DaemonSet(n), Object::DaemonSet(c)) => {
+            n.status = c.status.clone();
+            bump_template_generation(c, n);
+        }
         // Only namespaces/finalize changes a namespace's finalizers.
         (Object::Namespace(n), Object::Namespace(c)) => {
             n.status = c.status.clone();
@@ -650,6 +672,9 @@ fn with_status_of(current: &Object, incoming: Object) -> Object {
             Object::Namespace(Namespace { metadata: c.metadata.clone(), spec: c.spec.clone(), status: i.status })
         }
         (Object::Job(c), Object::Job(i)) => Object::Job(Job { metadata: c.metadata.clone(), spec: c.spec.clone(), status: i.status }),
+        (Object::DaemonSet(c), Object::DaemonSet(i)) => {
+            Object::DaemonSet(DaemonSet { metadata: c.metadata.clone(), spec: c.spec.clone(), status: i.status })
+        }
         (_, i) => i,
     };
     next.meta_mut().resource_version = rv;
@@ -687,6 +712,7 @@ fn spec_changed(old: &Object, new: &Object) -> bool {
         (Object::Deployment(a), Object::Deployment(b)) => a.spec != b.spec,
         (Object::ReplicaSet(a), Object::ReplicaSet(b)) => a.spec != b.spec,
         (Object::Job(a), Object::Job(b)) => a.spec != b.spec,
+        (Object::DaemonSet(a), Object::DaemonSet(b)) => a.spec != b.spec,
         (Object::Pod(a), Object::Pod(b)) => a.spec != b.spec,
         (Object::EndpointSlice(a), Object::EndpointSlice(b)) => {
             (&a.address_type, &a.endpoints, &a.ports) != (&b.address_type, &b.endpoints, &b.ports)
@@ -702,6 +728,7 @@ fn immutable_field_errors(old: &Object, new: &Object) -> Vec<FieldError> {
     let selector_changed = match (old, new) {
         (Object::Deployment(a), Object::Deployment(b)) => a.spec.selector != b.spec.selector,
         (Object::ReplicaSet(a), Object::ReplicaSet(b)) => a.spec.selector != b.spec.selector,
+        (Object::DaemonSet(a), Object::DaemonSet(b)) => a.spec.selector != b.spec.selector,
         _ => false,
     };
     if let (Object::Job(a), Object::Job(b)) = (old, new) {
@@ -719,6 +746,7 @@ fn immutable_field_errors(old: &Object, new: &Object) -> Vec<FieldError> {
         let sel = match new {
             Object::Deployment(d) => d.spec.selector.to_query(),
             Object::ReplicaSet(r) => r.spec.selector.to_query(),
+            Object::DaemonSet(ds) => ds.spec.selector.to_query(),
             _ => String::new(),
         };
         errs.push(FieldError::invalid("spec.selector", format!("{{{sel}}}"), "field is immutable"));

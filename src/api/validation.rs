@@ -35,9 +35,10 @@ pub fn validate(object: &Object) -> Vec<FieldError> {
         }
         Object::ReplicaSet(rs) => {
             validate_replicas(rs.spec.replicas, &mut errs);
-            validate_selector_and_template(&rs.spec.selector, &rs.spec.template, &mut errs);
+            validate_selector_and_template(&rs.spec.selector, &rs.spec.template, "deployment", &mut errs);
         }
         Object::Deployment(d) => validate_deployment(d, &mut errs),
+        Object::DaemonSet(ds) => validate_daemon_set(ds, &mut errs),
         Object::Namespace(ns) if !ns.metadata.name.is_empty() && !is_dns1123_label(&ns.metadata.name) => {
             // ValidateNamespaceName: a label, not a subdomain (the subdomain error was pushed).
             errs.retain(|e| e.field != "metadata.name");
@@ -159,14 +160,16 @@ pub(super) fn go_map_literal(labels: &StringMap) -> String {
     format!("map[string]string{{{}}}", parts.join(", "))
 }
 
-fn validate_selector_and_template(selector: &LabelSelector, template: &PodTemplateSpec, errs: &mut Vec<FieldError>) {
+/// The selector and template checks the workloads share. `workload` is the word the empty
+/// selector's message names (the ReplicaSet's validation says "deployment", as upstream's does).
+fn validate_selector_and_template(selector: &LabelSelector, template: &PodTemplateSpec, workload: &str, errs: &mut Vec<FieldError>) {
     if selector.is_empty() {
         errs.push(FieldError::required("spec.selector"));
         if selector.match_labels.is_empty() && selector.match_expressions.is_empty() {
             errs.push(FieldError::invalid(
                 "spec.selector",
                 "v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}",
-                "empty selector is invalid for deployment",
+                &format!("empty selector is invalid for {workload}"),
             ));
         }
     } else {
@@ -313,6 +316,15 @@ fn validate_volumes<'a>(volumes: &'a [Volume], path: &str, errs: &mut Vec<FieldE
             sources += 1;
             if sources > 1 {
                 el.push(FieldError::forbidden(&format!("{at}.emptyDir"), "may not specify more than 1 volume type"));
+            }
+        }
+        if let Some(host) = &v.host_path {
+            sources += 1;
+            let at = format!("{at}.hostPath");
+            if sources > 1 {
+                el.push(FieldError::forbidden(&at, "may not specify more than 1 volume type"));
+            } else {
+                validate_host_path(host, &at, &mut el);
             }
         }
         if v.name.is_empty() {
@@ -507,6 +519,19 @@ fn validate_probe(p: &Probe, path: &str, errs: &mut Vec<FieldError>) {
     }
 }
 
+/// `validateHostPathVolumeSource`: a path without `..` steps, and a known type.
+fn validate_host_path(host: &HostPathVolumeSource, at: &str, errs: &mut Vec<FieldError>) {
+    const TYPES: [&str; 8] = ["", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket"];
+    if host.path.is_empty() {
+        errs.push(FieldError::required(&format!("{at}.path")));
+    } else if host.path.split('/').any(|step| step == "..") {
+        errs.push(FieldError::invalid(&format!("{at}.path"), format!("{:?}", host.path), "must not contain '..'"));
+    }
+    if let Some(t) = host.type_.as_deref().filter(|t| !TYPES.contains(t)) {
+        errs.push(FieldError::unsupported(&format!("{at}.type"), t, &TYPES));
+    }
+}
+
 /// `ValidatePortNumOrName`: 1–65535, or an IANA service name (`IsValidPortName`).
 fn validate_port_num_or_name(port: &IntOrString, path: &str, errs: &mut Vec<FieldError>) {
     match port {
@@ -546,7 +571,7 @@ fn port_name_errors(s: &str) -> Vec<&'static str> {
 
 fn validate_deployment(d: &Deployment, errs: &mut Vec<FieldError>) {
     validate_replicas(d.spec.replicas, errs);
-    validate_selector_and_template(&d.spec.selector, &d.spec.template, errs);
+    validate_selector_and_template(&d.spec.selector, &d.spec.template, "deployment", errs);
     match d.spec.strategy.type_.as_deref() {
         Some("Recreate") => {
             if d.spec.strategy.rolling_update.is_some() {
@@ -573,32 +598,78 @@ fn validate_rolling_update(d: &Deployment, errs: &mut Vec<FieldError>) {
     let Some(ru) = &d.spec.strategy.rolling_update else { return };
     let mut values = [("maxUnavailable", &ru.max_unavailable), ("maxSurge", &ru.max_surge)].map(|(name, v)| {
         let field = format!("spec.strategy.rollingUpdate.{name}");
-        match v {
-            None => Some(0),
-            Some(IntOrString::Int(n)) if *n < 0 => {
-                errs.push(FieldError::invalid(&field, n, "must be greater than or equal to 0"));
-                None
-            }
-            Some(IntOrString::Int(n)) => Some(*n),
-            Some(IntOrString::String(s)) => match s.strip_suffix('%').and_then(|n| n.parse::<i64>().ok()) {
-                Some(p) if p < 0 => {
-                    errs.push(FieldError::invalid(&field, format!("{s:?}"), "must be greater than or equal to 0"));
-                    None
-                }
-                Some(p) if p > 100 && name == "maxUnavailable" => {
-                    errs.push(FieldError::invalid(&field, format!("{s:?}"), "must not be greater than 100%"));
-                    None
-                }
-                Some(p) => Some(p),
-                None => {
-                    errs.push(FieldError::invalid(&field, format!("{s:?}"), "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"));
-                    None
-                }
-            },
-        }
+        int_or_percent(&field, v, name == "maxUnavailable", errs)
     });
     if let [Some(0), Some(0)] = &mut values {
         errs.push(FieldError::invalid("spec.strategy.rollingUpdate.maxUnavailable", 0, "may not be 0 when `maxSurge` is 0"));
+    }
+}
+
+/// `ValidateDaemonSetSpec` (after the pod template's own checks): minReadySeconds,
+/// revisionHistoryLimit and the update strategy.
+fn validate_daemon_set(ds: &DaemonSet, errs: &mut Vec<FieldError>) {
+    validate_selector_and_template(&ds.spec.selector, &ds.spec.template, "daemonset", errs);
+    if ds.spec.min_ready_seconds < 0 {
+        errs.push(FieldError::invalid("spec.minReadySeconds", ds.spec.min_ready_seconds, "must be greater than or equal to 0"));
+    }
+    let strategy = &ds.spec.update_strategy;
+    match strategy.type_.as_deref() {
+        Some("OnDelete") => {}
+        Some("RollingUpdate") | None => match &strategy.rolling_update {
+            None => errs.push(FieldError::required("spec.updateStrategy.rollingUpdate")),
+            Some(ru) => validate_rolling_update_daemon_set(ru, errs),
+        },
+        Some(other) => errs.push(FieldError::unsupported("spec.updateStrategy", other, &["RollingUpdate", "OnDelete"])),
+    }
+    if let Some(limit) = ds.spec.revision_history_limit.filter(|l| *l < 0) {
+        errs.push(FieldError::invalid("spec.revisionHistoryLimit", limit, "must be greater than or equal to 0"));
+    }
+}
+
+/// `ValidateRollingUpdateDaemonSet`: both values non-negative and at most 100%, and exactly one
+/// of them non-zero (a DaemonSet either surges or goes unavailable, never both).
+fn validate_rolling_update_daemon_set(ru: &RollingUpdateDaemonSet, errs: &mut Vec<FieldError>) {
+    const AT: &str = "spec.updateStrategy.rollingUpdate";
+    let unavailable = int_or_percent(&format!("{AT}.maxUnavailable"), &ru.max_unavailable, true, errs);
+    let surge = int_or_percent(&format!("{AT}.maxSurge"), &ru.max_surge, true, errs);
+    match (unavailable, surge) {
+        (Some(u), Some(s)) if u != 0 && s != 0 => {
+            let value = match &ru.max_surge {
+                Some(IntOrString::String(text)) => format!("{text:?}"),
+                _ => s.to_string(),
+            };
+            errs.push(FieldError::invalid(&format!("{AT}.maxSurge"), value, "may not be set when maxUnavailable is non-zero"));
+        }
+        (Some(0), Some(0)) => errs.push(FieldError::required_why(&format!("{AT}.maxUnavailable"), "cannot be 0 when maxSurge is 0")),
+        _ => {}
+    }
+}
+
+/// `ValidatePositiveIntOrPercent` (and, with `at_most_100`, `IsNotMoreThan100Percent`): the
+/// value as a number (a percentage without its sign), or `None` after pushing its error.
+fn int_or_percent(field: &str, v: &Option<IntOrString>, at_most_100: bool, errs: &mut Vec<FieldError>) -> Option<i64> {
+    match v {
+        None => Some(0),
+        Some(IntOrString::Int(n)) if *n < 0 => {
+            errs.push(FieldError::invalid(field, n, "must be greater than or equal to 0"));
+            None
+        }
+        Some(IntOrString::Int(n)) => Some(*n),
+        Some(IntOrString::String(s)) => match s.strip_suffix('%').and_then(|n| n.parse::<i64>().ok()) {
+            Some(p) if p < 0 => {
+                errs.push(FieldError::invalid(field, format!("{s:?}"), "must be greater than or equal to 0"));
+                None
+            }
+            Some(p) if p > 100 && at_most_100 => {
+                errs.push(FieldError::invalid(field, format!("{s:?}"), "must not be greater than 100%"));
+                None
+            }
+            Some(p) => Some(p),
+            None => {
+                errs.push(FieldError::invalid(field, format!("{s:?}"), "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"));
+                None
+            }
+        },
     }
 }
 
@@ -611,6 +682,55 @@ mod tests {
     }
 
     const GOOD: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 3\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: nginx, image: nginx:1.14.2}]}\n";
+
+    const DAEMON_SET: &str = "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: agent}\nspec:\n  selector: {matchLabels: {app: agent}}\n  template:\n    metadata: {labels: {app: agent}}\n    spec:\n      containers: [{name: a, image: busybox, volumeMounts: [{name: logs, mountPath: /var/log}]}]\n      volumes: [{name: logs, hostPath: {path: /var/log}}]\n";
+
+    fn daemon_set(yaml: &str) -> Object {
+        let mut o = deployment(yaml);
+        if let Object::DaemonSet(ds) = &mut o {
+            super::super::defaults::default_daemon_set(ds);
+        }
+        o
+    }
+
+    fn messages(o: &Object) -> Vec<String> {
+        validate(o).iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn a_daemon_set_with_a_host_path_volume_is_valid_and_its_mistakes_get_the_real_messages() {
+        assert_eq!(messages(&daemon_set(DAEMON_SET)), Vec::<String>::new());
+        let bad_path = DAEMON_SET.replace("path: /var/log}", "path: /var/../etc, type: Folder}");
+        assert_eq!(
+            messages(&daemon_set(&bad_path)),
+            [
+                "spec.template.spec.volumes[0].hostPath.path: Invalid value: \"/var/../etc\": must not contain '..'",
+                "spec.template.spec.volumes[0].hostPath.type: Unsupported value: \"Folder\": supported values: \"\", \"BlockDevice\", \"CharDevice\", \"Directory\", \"DirectoryOrCreate\", \"File\", \"FileOrCreate\", \"Socket\"",
+                // A volume with errors is not one a mount may name, as upstream counts them.
+                "spec.template.spec.containers[0].volumeMounts[0].name: Not found: \"logs\"",
+            ]
+        );
+        let empty = DAEMON_SET.replace("selector: {matchLabels: {app: agent}}", "selector: {}");
+        assert_eq!(
+            messages(&daemon_set(&empty))[1],
+            "spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for daemonset"
+        );
+        let both = DAEMON_SET.replace("  template:", "  updateStrategy: {rollingUpdate: {maxSurge: 1}}\n  template:");
+        assert_eq!(
+            messages(&daemon_set(&both)),
+            ["spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: 1: may not be set when maxUnavailable is non-zero"]
+        );
+        let neither = DAEMON_SET.replace("  template:", "  updateStrategy: {rollingUpdate: {maxUnavailable: 0}}\n  template:");
+        assert_eq!(
+            messages(&daemon_set(&neither)),
+            ["spec.updateStrategy.rollingUpdate.maxUnavailable: Required value: cannot be 0 when maxSurge is 0"]
+        );
+        let strategy = DAEMON_SET.replace("  template:", "  updateStrategy: {type: Recreate}\n  template:");
+        assert_eq!(
+            messages(&daemon_set(&strategy)),
+            ["spec.updateStrategy: Unsupported value: \"Recreate\": supported values: \"RollingUpdate\", \"OnDelete\""]
+        );
+    }
 
     #[test]
     fn a_documentation_deployment_is_valid() {

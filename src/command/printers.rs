@@ -40,6 +40,10 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
         Kind::EndpointSlice => (&["NAME", "ADDRESSTYPE", "PORTS", "ENDPOINTS", "AGE"], &[]),
         Kind::Endpoints => (&["NAME", "ENDPOINTS", "AGE"], &[]),
         Kind::Job => (&["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"], &["CONTAINERS", "IMAGES", "SELECTOR"]),
+        Kind::DaemonSet => (
+            &["NAME", "DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE", "NODE SELECTOR", "AGE"],
+            &["CONTAINERS", "IMAGES", "SELECTOR"],
+        ),
     };
     let mut h = base.to_vec();
     if wide {
@@ -74,6 +78,7 @@ pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
         ],
         Object::Endpoints(ep) => vec![ep.metadata.name.to_string(), endpoints_list(ep, None), age(ep.metadata.creation_timestamp, now)],
         Object::Job(job) => job_row(job, now, wide),
+        Object::DaemonSet(ds) => daemon_set_row(ds, now, wide),
     }
 }
 
@@ -423,6 +428,26 @@ fn replica_set_row(rs: &ReplicaSet, now: Time, wide: bool) -> Vec<String> {
     if wide {
         let (c, i) = containers_and_images(&rs.spec.template.spec);
         cells.extend([c, i, selector_string(&rs.spec.selector)]);
+    }
+    cells
+}
+
+/// `printDaemonSet`: the counts of the status, and the template's nodeSelector as labels.
+fn daemon_set_row(ds: &DaemonSet, now: Time, wide: bool) -> Vec<String> {
+    let st = &ds.status;
+    let mut cells = vec![
+        ds.metadata.name.to_string(),
+        st.desired_number_scheduled.to_string(),
+        st.current_number_scheduled.to_string(),
+        st.number_ready.to_string(),
+        st.updated_number_scheduled.to_string(),
+        st.number_available.to_string(),
+        format_labels(&ds.spec.template.spec.node_selector),
+        age(ds.metadata.creation_timestamp, now),
+    ];
+    if wide {
+        let (c, i) = containers_and_images(&ds.spec.template.spec);
+        cells.extend([c, i, selector_string(&ds.spec.selector)]);
     }
     cells
 }

@@ -102,6 +102,7 @@ impl ControllerManager {
             Box::new(super::pod_gc::PodGcController::new()),
             Box::new(super::job::JobController::new()),
             Box::new(super::ttl_after_finished::TtlAfterFinishedController::new()),
+            Box::new(super::daemon_set::DaemonSetController::new()),
         ])
     }
 

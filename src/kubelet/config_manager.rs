@@ -231,7 +231,8 @@ pub(crate) type MountedFiles = BTreeMap<String, BTreeSet<String>>;
 /// `SetUpAt` of each configMap and secret volume (pkg/volume/configmap, pkg/volume/secret), in
 /// the pod's order: the first that fails is the error. A missing object fails unless the volume
 /// is `optional` (then it is an empty directory); `items` naming a missing key fail the same
-/// way (`MakePayload`). emptyDir and unmodelled volumes mount as empty directories.
+/// way (`MakePayload`). emptyDir, hostPath (a simulated node has no files of its own) and
+/// unmodelled volumes mount as empty directories.
 pub(crate) fn set_up_volumes(pod: &Pod, lookup: &Lookup) -> Result<MountedFiles, MountFailure> {
     let mut contents: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
     for v in &pod.spec.volumes {

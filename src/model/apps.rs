@@ -1,4 +1,4 @@
-//! ReplicaSet and Deployment (apps/v1): the claims the two workload controllers reconcile.
+//! ReplicaSet, Deployment and DaemonSet (apps/v1): the claims the workload controllers reconcile.
 
 use super::decode::decode_struct;
 #[cfg(test)]
@@ -146,6 +146,85 @@ pub struct DeploymentCondition {
     pub message: Option<String>,
 }
 
+/// A DaemonSet: one pod of its template on every node its template's scheduling rules allow.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct DaemonSet {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: DaemonSetSpec,
+    #[serde(default)]
+    pub status: DaemonSetStatus,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct DaemonSetSpec {
+    #[serde(default)]
+    pub selector: LabelSelector,
+    /// Shared with the object's other versions (and its spec with the pods made from it).
+    #[serde(default)]
+    pub template: Shared<PodTemplateSpec>,
+    #[serde(default)]
+    pub update_strategy: DaemonSetUpdateStrategy,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub min_ready_seconds: i32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision_history_limit: Option<i32>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct DaemonSetUpdateStrategy {
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub type_: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rolling_update: Option<RollingUpdateDaemonSet>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct RollingUpdateDaemonSet {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_unavailable: Option<IntOrString>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_surge: Option<IntOrString>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct DaemonSetStatus {
+    #[serde(default)]
+    pub current_number_scheduled: i32,
+    #[serde(default)]
+    pub number_misscheduled: i32,
+    #[serde(default)]
+    pub desired_number_scheduled: i32,
+    #[serde(default)]
+    pub number_ready: i32,
+    #[serde(default, skip_serializing_if = "is_zero_i64")]
+    pub observed_generation: i64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub updated_number_scheduled: i32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub number_available: i32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub number_unavailable: i32,
+}
+
+impl DaemonSet {
+    /// Whether the strategy is OnDelete (pods replaced only when someone deletes them).
+    pub fn on_delete(&self) -> bool {
+        self.spec.update_strategy.type_.as_deref() == Some("OnDelete")
+    }
+}
+
 fn is_zero(v: &i32) -> bool {
     *v == 0
 }
@@ -212,4 +291,34 @@ decode_struct!(DeploymentCondition {
     last_transition_time: "lastTransitionTime" Default,
     reason: "reason" Default,
     message: "message" Default,
+});
+decode_struct!(DaemonSet {
+    metadata: "metadata" Default,
+    spec: "spec" Default,
+    status: "status" Default,
+});
+decode_struct!(DaemonSetSpec {
+    selector: "selector" Default,
+    template: "template" Default,
+    update_strategy: "updateStrategy" Default,
+    min_ready_seconds: "minReadySeconds" Default,
+    revision_history_limit: "revisionHistoryLimit" Default,
+});
+decode_struct!(DaemonSetUpdateStrategy {
+    type_: "type" Default,
+    rolling_update: "rollingUpdate" Default,
+});
+decode_struct!(RollingUpdateDaemonSet {
+    max_unavailable: "maxUnavailable" Default,
+    max_surge: "maxSurge" Default,
+});
+decode_struct!(DaemonSetStatus {
+    current_number_scheduled: "currentNumberScheduled" Default,
+    number_misscheduled: "numberMisscheduled" Default,
+    desired_number_scheduled: "desiredNumberScheduled" Default,
+    number_ready: "numberReady" Default,
+    observed_generation: "observedGeneration" Default,
+    updated_number_scheduled: "updatedNumberScheduled" Default,
+    number_available: "numberAvailable" Default,
+    number_unavailable: "numberUnavailable" Default,
 });

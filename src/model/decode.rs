@@ -515,6 +515,7 @@ mod tests {
             Kind::EndpointSlice => Object::EndpointSlice(serde_json::from_value(value).map_err(decode_err)?),
             Kind::Endpoints => Object::Endpoints(serde_json::from_value(value).map_err(decode_err)?),
             Kind::Job => Object::Job(serde_json::from_value(value).map_err(decode_err)?),
+            Kind::DaemonSet => Object::DaemonSet(serde_json::from_value(value).map_err(decode_err)?),
         })
     }
 
@@ -535,7 +536,8 @@ mod tests {
                 {"matchExpressions": [{"key": "k", "operator": "In", "values": ["a"]}], "matchFields": []}]},
                 "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 5, "preference": {"matchExpressions": []}}]}},
             "tolerations": [{"key": "k", "operator": "Exists", "value": "v", "effect": "NoSchedule", "tolerationSeconds": 30}],
-            "restartPolicy": "Always", "terminationGracePeriodSeconds": 30, "schedulerName": "default-scheduler", "priority": 0})
+            "restartPolicy": "Always", "terminationGracePeriodSeconds": 30, "schedulerName": "default-scheduler", "priority": 0,
+            "volumes": [{"name": "logs", "hostPath": {"path": "/var/log", "type": "Directory"}}, {"name": "tmp", "emptyDir": {}}]})
     }
 
     fn objects() -> Vec<Value> {
@@ -600,6 +602,11 @@ mod tests {
                     "lastTransitionTime": "2026-01-01T00:00:05Z", "reason": "CompletionsReached", "message": "m"}],
                     "startTime": "2026-01-01T00:00:05Z", "completionTime": "2026-01-01T00:00:09Z", "active": 1, "succeeded": 5,
                     "failed": 1, "completedIndexes": "0-4", "uncountedTerminatedPods": {"succeeded": ["u1"], "failed": ["u2"]}, "ready": 0}}),
+            json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": meta(), "spec": {"selector": selector, "template": template,
+                "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 1, "maxSurge": "10%"}},
+                "minReadySeconds": 2, "revisionHistoryLimit": 10},
+                "status": {"currentNumberScheduled": 2, "numberMisscheduled": 1, "desiredNumberScheduled": 3, "numberReady": 2,
+                    "observedGeneration": 4, "updatedNumberScheduled": 2, "numberAvailable": 2, "numberUnavailable": 1}}),
         ]
     }
 
@@ -705,6 +712,7 @@ mod tests {
                 Object::EndpointSlice(x) => serde_json::to_value(x),
                 Object::Endpoints(x) => serde_json::to_value(x),
                 Object::Job(x) => serde_json::to_value(x),
+                Object::DaemonSet(x) => serde_json::to_value(x),
             };
             let mut want = body.unwrap();
             want["apiVersion"] = json!(o.kind().api_version());

@@ -9,7 +9,7 @@
 //!
 //! To add a kind, see "How to add a kind" in ARCHITECTURE.md.
 
-use super::apps::{Deployment, ReplicaSet};
+use super::apps::{DaemonSet, Deployment, ReplicaSet};
 use super::batch::Job;
 use super::config::{ConfigMap, Namespace, Secret};
 use super::event::{Event, Lease};
@@ -91,6 +91,11 @@ kinds! {
     }
     Job(Job) as_job {
         api_version: "batch/v1", plural: "jobs", singular: "job", short_names: &[], namespaced: true, generation: true,
+        field_labels: &[],
+        categories: &["all"],
+    }
+    DaemonSet(DaemonSet) as_daemon_set {
+        api_version: "apps/v1", plural: "daemonsets", singular: "daemonset", short_names: &["ds"], namespaced: true, generation: true,
         field_labels: &[],
         categories: &["all"],
     }

@@ -170,13 +170,30 @@ pub struct Volume {
     pub secret: Option<SecretVolumeSource>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub empty_dir: Option<EmptyDirVolumeSource>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_path: Option<HostPathVolumeSource>,
 }
 
 impl Volume {
     /// Whether any source kubeloop models is set.
     pub fn has_modelled_source(&self) -> bool {
-        self.config_map.is_some() || self.secret.is_some() || self.empty_dir.is_some()
+        self.config_map.is_some() || self.secret.is_some() || self.empty_dir.is_some() || self.host_path.is_some()
     }
+}
+
+/// A directory of the node's own file system (`hostPath`), as log collectors and node agents
+/// mount `/var/log`. A simulated node has no files of its own, so the kubelet mounts it as an
+/// empty directory: the path and type are stored, validated and described, and nothing reads
+/// from them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct HostPathVolumeSource {
+    #[serde(default)]
+    pub path: String,
+    /// `SetDefaults_HostPathVolumeSource` makes a missing type `""` (no check before mounting).
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub type_: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -749,6 +766,11 @@ decode_struct!(Volume {
     config_map: "configMap" Default,
     secret: "secret" Default,
     empty_dir: "emptyDir" Default,
+    host_path: "hostPath" Default,
+});
+decode_struct!(HostPathVolumeSource {
+    path: "path" Default,
+    type_: "type" Default,
 });
 decode_struct!(ConfigMapVolumeSource {
     name: "name" Default,

@@ -41,6 +41,12 @@ impl Expectations {
         let del = pods.len() as i64;
         self.by_owner.insert(owner.clone(), Expectation { add: 0, del, at: now, pending_deletes: pods.into_iter().collect() });
     }
+    /// Creates and deletes expected together (`SetExpectations`), as the DaemonSet controller's
+    /// sync issues both at once.
+    pub fn set(&mut self, owner: &ObjectKey, adds: usize, pods: Vec<ObjectKey>, now: Time) {
+        let del = pods.len() as i64;
+        self.by_owner.insert(owner.clone(), Expectation { add: adds as i64, del, at: now, pending_deletes: pods.into_iter().collect() });
+    }
     pub fn creation_observed(&mut self, owner: &ObjectKey) {
         if let Some(e) = self.by_owner.get_mut(owner) {
             e.add -= 1;

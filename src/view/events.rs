@@ -66,8 +66,8 @@ impl EventRow {
         if self.object_kind == "Pod" {
             return self.object_name == name && self.namespace == namespace;
         }
-        // The ReplicaSet controller names the pod it created or deleted at the end.
-        self.object_kind == "ReplicaSet"
+        // The ReplicaSet and DaemonSet controllers name the pod they created or deleted at the end.
+        matches!(self.object_kind.as_str(), "ReplicaSet" | "DaemonSet")
             && self.namespace == namespace
             && (self.message.strip_prefix("Created pod: ") == Some(name) || self.message.strip_prefix("Deleted pod: ") == Some(name))
     }

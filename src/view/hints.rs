@@ -92,6 +92,7 @@ fn symptoms(sim: &Sim) -> Vec<Symptom> {
     out.extend(nodes_not_ready(sim));
     out.extend(pods_without_node(sim));
     out.extend(replica_set_gaps(sim));
+    out.extend(daemon_set_gaps(sim));
     out.extend(deployments_not_observed(sim));
     out.extend(pods_stuck_on_nodes(sim, sim.now()));
     // Both Service symptoms compare against the same lists: read them once, and only when one
@@ -303,6 +304,37 @@ fn pods_without_node(sim: &Sim) -> Vec<Symptom> {
     out
 }
 
+/// DaemonSets with a node that should run their pod and has none. Read from the nodes and pods,
+/// not from the DaemonSet's status: a stopped controller also stops writing its status.
+fn daemon_set_gaps(sim: &Sim) -> Vec<Symptom> {
+    use crate::controllers::daemon_set::util::{node_should_run, spec_with_daemon_tolerations, target_node_name};
+    let nodes: Vec<&crate::model::Node> = sim.objects(Kind::Node).filter_map(|o| o.as_node()).collect();
+    let mut out = Vec::new();
+    for ds in sim.objects(Kind::DaemonSet).filter_map(|o| o.as_daemon_set()).filter(|ds| !ds.metadata.is_deleting()) {
+        let tolerations = spec_with_daemon_tolerations(&ds.spec.template.spec).tolerations;
+        let covered: std::collections::BTreeSet<&str> = sim
+            .objects(Kind::Pod)
+            .filter_map(|o| o.as_pod())
+            .filter(|p| !p.metadata.is_deleting() && !p.is_terminal())
+            .filter(|p| p.metadata.controller_ref().is_some_and(|r| r.uid == ds.metadata.uid.as_str()))
+            .filter_map(target_node_name)
+            .collect();
+        let want: Vec<&str> = nodes.iter().filter(|n| node_should_run(n, ds, &tolerations).0).map(|n| n.metadata.name.as_str()).collect();
+        let missing = want.iter().filter(|n| !covered.contains(*n)).count();
+        if missing == 0 {
+            continue;
+        }
+        out.push(Symptom {
+            key: format!("daemonset:{}/{}", ds.metadata.namespace, ds.metadata.name),
+            symptom: format!("DaemonSet {} should run on {} nodes; {missing} of them have no pod.", ds.metadata.name, want.len()),
+            suspect: "kube-controller-manager".into(),
+            question: "Which controller puts a DaemonSet's pod on each node? Is its loop turning?".into(),
+            immediate: false,
+        });
+    }
+    out
+}
+
 /// ReplicaSets whose claim and the pods they own disagree.
 fn replica_set_gaps(sim: &Sim) -> Vec<Symptom> {
     let mut owned: BTreeMap<&str, i32> = BTreeMap::new();
@@ -466,6 +498,26 @@ mod tests {
         let h = hints.iter().find(|h| h.key.starts_with("replicaset:default/web-")).expect("the ReplicaSet's gap");
         assert_eq!(h.suspect, "kube-controller-manager");
         assert!(h.symptom.ends_with("wants 3 pods; 2 exist."), "{}", h.symptom);
+    }
+
+    #[test]
+    fn a_stopped_controller_manager_shows_the_daemon_set_gap_on_a_new_node() {
+        let mut s = settled();
+        let mut tracker = HintTracker::new();
+        let ds = "kubectl create -f - <<EOF\napiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: agent}\nspec:\n  selector: {matchLabels: {app: agent}}\n  template:\n    metadata: {labels: {app: agent}}\n    spec: {containers: [{name: a, image: busybox}]}\nEOF";
+        assert!(s.execute(ds).ok && s.execute("sim settle").ok);
+        assert!(s.sim_mut().stop_component(&ComponentId::ControllerManager));
+        assert!(s.execute("sim node add node-3").ok);
+        // The kubelet registers its Node a moment after it starts; the gap opens then.
+        s.advance(Duration::secs(5));
+        tracker.observe(s.sim());
+        s.advance(Duration::secs(30));
+        let hints = tracker.observe(s.sim());
+        let h = hints.iter().find(|h| h.key == "daemonset:default/agent").expect("the DaemonSet's gap");
+        assert_eq!(h.symptom, "DaemonSet agent should run on 3 nodes; 1 of them have no pod.");
+        assert!(s.sim_mut().start_component(&ComponentId::ControllerManager));
+        s.advance(Duration::secs(30));
+        assert!(tracker.observe(s.sim()).iter().all(|h| h.key != "daemonset:default/agent"));
     }
 
     #[test]

@@ -173,7 +173,8 @@ mod tests {
                 "endpoints-controller",
                 "pod-garbage-collector-controller",
                 "job-controller",
-                "ttl-after-finished-controller"
+                "ttl-after-finished-controller",
+                "daemonset-controller"
             ]
         );
         let rs = &c[2].loops[1];

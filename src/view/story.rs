@@ -9,8 +9,8 @@
 //! latencies become visible: during the ReplicaSet controller's beat the new pod already exists
 //! and is still unscheduled.
 //!
-//! **Meaningful** (each a beat): a controller creating, deleting or scaling (the ReplicaSet
-//! controller's pod creates and deletes, the Deployment controller's ReplicaSet creates, scales
+//! **Meaningful** (each a beat): a controller creating, deleting or scaling (the ReplicaSet and
+//! DaemonSet controllers' pod creates and deletes, the Deployment controller's ReplicaSet creates, scales
 //! and deletes, the garbage collector's and the taint eviction controller's deletes, the node
 //! lifecycle controller's taints and Ready=Unknown); kube-scheduler binding a pod or writing
 //! `PodScheduled=False` (FailedScheduling); a kubelet taking on a pod bound to its node (the pod
@@ -30,7 +30,7 @@
 //! response to the writer right before the etcd hop (kubectl's request, for kubectl's own writes),
 //! and the hop's `rev N` finds the [`crate::store::Change`] with the object before and after. Which
 //! controller of kube-controller-manager wrote is inferred from what the write did (a pod create
-//! is the ReplicaSet controller's, a ReplicaSet write the Deployment controller's, a delete whose
+//! is its owner's controller's — ReplicaSet or DaemonSet —, a ReplicaSet write the Deployment controller's, a delete whose
 //! owner is gone the garbage collector's, a delete of a pod marked `DeletionByTaintManager` the
 //! taint eviction controller's). The story only reads: it never changes the trace, its hash or
 //! anything in the simulation.
@@ -381,6 +381,7 @@ impl Story {
                 let job = job_of(pod).unwrap_or_default();
                 said(controller(JOB), JOB_WORDS, &["create pod ", &name, " for job/", job])
             }
+            ChangeType::Added if writer.name == KCM && daemon_set_owner(pod).is_some() => created_by_daemon_set(pod),
             ChangeType::Added if writer.name == KCM => self.created_by_replica_set(sim, pod, change.revision),
             ChangeType::Added => plain(writer, "create pod ", &name),
             // The last step of a graceful deletion: the kubelet stopped the containers.
@@ -441,6 +442,10 @@ impl Story {
             if let (Some(owner), None) = (owner, &replica_set) {
                 return said(controller(GC), GC_WORDS, &["delete pod ", &name, " (replicaset/", &owner.name, " is gone)"]);
             }
+            let daemon_set = daemon_set_owner(pod);
+            if let Some(owner) = daemon_set.filter(|o| !owner_alive(sim, pod, Kind::DaemonSet, o, rev)) {
+                return said(controller(GC), GC_WORDS, &["delete pod ", &name, " (daemonset/", &owner.name, " is gone)"]);
+            }
             if pod.condition("DisruptionTarget").is_some_and(|c| c.reason.as_deref() == Some("DeletionByTaintManager")) {
                 self.remember_deleted(pod, replica_set.as_ref());
                 let node = pod.spec.node_name.as_deref().unwrap_or_default();
@@ -450,6 +455,10 @@ impl Story {
                     words,
                     &["delete pod ", &name, " (node ", node, " is tainted NoExecute)"],
                 );
+            }
+            if let Some(owner) = daemon_set {
+                let node = pod.spec.node_name.as_deref().unwrap_or("no node");
+                return said(controller(DS), DS_WORDS, &["daemonset/", &owner.name, ": delete pod ", &name, " on ", node]);
             }
             if let Some((_, desired, active)) = replica_set {
                 // This pod is no longer active: the ReplicaSet had one more.
@@ -476,6 +485,25 @@ impl Story {
     }
 }
 
+/// The DaemonSet that controls `pod`, by its owner reference.
+fn daemon_set_owner(pod: &Pod) -> Option<&crate::model::OwnerReference> {
+    pod.metadata.controller_ref().filter(|r| r.kind == "DaemonSet")
+}
+
+/// Whether the owner `owner` names existed, with its UID, at revision `rev`.
+fn owner_alive(sim: &Sim, pod: &Pod, kind: Kind, owner: &crate::model::OwnerReference, rev: u64) -> bool {
+    let key = ObjectKey::new(kind, &pod.metadata.namespace, &owner.name);
+    object_at(sim, &key, rev).is_some_and(|o| o.meta().uid.as_str() == owner.uid)
+}
+
+/// A pod create by the DaemonSet controller: one pod for the node it is pinned to (a DaemonSet
+/// has no replica count to close, so the caption names the node instead).
+fn created_by_daemon_set(pod: &Pod) -> Option<Said> {
+    let owner = daemon_set_owner(pod)?;
+    let node = crate::controllers::daemon_set::util::target_node_name(pod).unwrap_or("no node");
+    said(controller(DS), DS_WORDS, &["daemonset/", &owner.name, ": create pod ", &short_name(&pod.metadata.name), " for ", node])
+}
+
 /// Appends to a bounded list, dropping its oldest entry when full.
 fn keep_last<T>(list: &mut Vec<T>, item: T) {
     if list.len() == LINKS_KEPT {
@@ -485,6 +513,8 @@ fn keep_last<T>(list: &mut Vec<T>, item: T) {
 }
 
 const RS: &str = "replicaset-controller";
+const DS: &str = "daemonset-controller";
+const DS_WORDS: &str = "DaemonSet controller";
 const RS_WORDS: &str = "ReplicaSet controller";
 const DEPLOYMENT: &str = "deployment-controller";
 const DEPLOYMENT_WORDS: &str = "Deployment controller";
@@ -827,6 +857,24 @@ mod tests {
         for whole in ["web", "node-1", "web-97f4f98bc", "web-1-2", "web-ABCDEFG-x7k2p", "-97f4f98bc-8ddvj"] {
             assert_eq!(short_name(whole), whole);
         }
+    }
+
+    #[test]
+    fn daemon_pods_are_told_as_the_daemon_set_controllers_not_a_replica_sets() {
+        let mut s = session();
+        let mut story = Story::new();
+        let apply = "kubectl create -f - <<EOF\napiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: agent}\nspec:\n  selector: {matchLabels: {app: agent}}\n  template:\n    metadata: {labels: {app: agent}}\n    spec: {containers: [{name: a, image: busybox}]}\nEOF";
+        let captions = captions_after(&mut s, &mut story, apply, Duration::secs(10));
+        let creates: Vec<&Caption> = captions.iter().filter(|c| c.text.contains("create pod")).collect();
+        assert_eq!(creates.len(), 2, "{captions:#?}");
+        for c in &creates {
+            assert!(c.text.starts_with("DaemonSet controller: daemonset/agent: create pod agent-"), "{}", c.text);
+            assert_eq!(c.component, "kube-controller-manager/daemonset-controller");
+        }
+        assert!(creates[0].text.ends_with(" for node-1") || creates[0].text.ends_with(" for node-2"), "{}", creates[0].text);
+        assert!(!captions.iter().any(|c| c.text.contains("ReplicaSet")), "{captions:#?}");
+        let captions = captions_after(&mut s, &mut story, "kubectl delete ds agent", Duration::secs(10));
+        assert!(captions.iter().any(|c| c.text.contains("(daemonset/agent is gone)")), "{captions:#?}");
     }
 
     #[test]

@@ -99,6 +99,7 @@ pub fn describe(sim: &Sim, o: &Object, show_events: bool) -> Result<String, Stri
         Object::Node(n) => Ok(describe_node(sim, n, events.as_deref(), now)),
         Object::Deployment(d) => Ok(describe_deployment(sim, d, events.as_deref(), now)),
         Object::ReplicaSet(rs) => Ok(describe_replica_set(sim, rs, events.as_deref(), now)),
+        Object::DaemonSet(ds) => Ok(describe_daemon_set(sim, ds, events.as_deref(), now)),
         Object::Namespace(ns) => Ok(describe_namespace(ns)),
         Object::ConfigMap(cm) => Ok(describe_config_map(cm, events.as_deref(), now)),
         Object::Secret(secret) => Ok(describe_secret(secret)),
@@ -410,6 +411,10 @@ fn volumes(w: &mut PrefixWriter, volumes: &[Volume], space: &str) {
             w.write(2, "Type:\tConfigMap (a volume populated by a ConfigMap)\n");
             w.write(2, &format!("Name:\t{}\n", cm.name));
             w.write(2, &format!("Optional:\t{}\n", cm.optional == Some(true)));
+        } else if let Some(h) = &v.host_path {
+            w.write(2, "Type:\tHostPath (bare host directory volume)\n");
+            w.write(2, &format!("Path:\t{}\n", h.path));
+            w.write(2, &format!("HostPathType:\t{}\n", h.type_.as_deref().unwrap_or("<none>")));
         } else {
             w.write(1, "<unknown>\n");
         }
@@ -690,10 +695,19 @@ pub fn describe_replica_set(sim: &Sim, rs: &ReplicaSet, events: Option<&[Rc<Obje
         w.write(0, &format!("Controlled By:\t{c}\n"));
     }
     w.write(0, &format!("Replicas:\t{} current / {} desired\n", rs.status.replicas, rs.spec.replicas.unwrap_or(1)));
+    pods_status(&mut w, sim, m, &rs.spec.selector);
+    pod_template(&mut w, &rs.spec.template);
+    events_table(&mut w, events, now);
+    w.finish()
+}
+
+/// `getPodStatusForController`: the phases of the pods the controller owns that its selector
+/// matches, as the `Pods Status:` line.
+fn pods_status(w: &mut PrefixWriter, sim: &Sim, owner: &ObjectMeta, selector: &LabelSelector) {
     let (mut running, mut waiting, mut succeeded, mut failed) = (0, 0, 0, 0);
-    for o in sim.api().etcd.list(Kind::Pod, Some(&m.namespace)) {
+    for o in sim.api().etcd.list(Kind::Pod, Some(&owner.namespace)) {
         let Some(p) = o.as_pod() else { continue };
-        if !rs.spec.selector.matches(&p.metadata.labels) || p.metadata.controller_ref().is_none_or(|r| r.uid != m.uid) {
+        if !selector.matches(&p.metadata.labels) || p.metadata.controller_ref().is_none_or(|r| r.uid != owner.uid) {
             continue;
         }
         match p.phase() {
@@ -705,7 +719,25 @@ pub fn describe_replica_set(sim: &Sim, rs: &ReplicaSet, events: Option<&[Rc<Obje
         }
     }
     w.write(0, &format!("Pods Status:\t{running} Running / {waiting} Waiting / {succeeded} Succeeded / {failed} Failed\n"));
-    pod_template(&mut w, &rs.spec.template);
+}
+
+/// `describeDaemonSet`: the node counts of the status, the pods' phases and the template.
+pub fn describe_daemon_set(sim: &Sim, ds: &DaemonSet, events: Option<&[Rc<Object>]>, now: Time) -> String {
+    let mut w = PrefixWriter::new();
+    let (m, st) = (&ds.metadata, &ds.status);
+    w.write(0, &format!("Name:\t{}\n", m.name));
+    w.write(0, &format!("Namespace:\t{}\n", m.namespace));
+    w.write(0, &format!("Selector:\t{}\n", selector_string(&ds.spec.selector)));
+    w.write(0, &format!("Node-Selector:\t{}\n", crate::command::printers::format_labels(&ds.spec.template.spec.node_selector)));
+    labels_multiline(&mut w, "Labels", &m.labels);
+    annotations_multiline(&mut w, "Annotations", &m.annotations);
+    w.write(0, &format!("Desired Number of Nodes Scheduled: {}\n", st.desired_number_scheduled));
+    w.write(0, &format!("Current Number of Nodes Scheduled: {}\n", st.current_number_scheduled));
+    w.write(0, &format!("Number of Nodes Scheduled with Up-to-date Pods: {}\n", st.updated_number_scheduled));
+    w.write(0, &format!("Number of Nodes Scheduled with Available Pods: {}\n", st.number_available));
+    w.write(0, &format!("Number of Nodes Misscheduled: {}\n", st.number_misscheduled));
+    pods_status(&mut w, sim, m, &ds.spec.selector);
+    pod_template(&mut w, &ds.spec.template);
     events_table(&mut w, events, now);
     w.finish()
 }

@@ -401,6 +401,7 @@ fn set_image(session: &mut Session, args: &[String]) -> CommandOutput {
         let spec = match &mut next {
             Object::Deployment(d) => &mut d.spec.template.spec,
             Object::ReplicaSet(rs) => &mut rs.spec.template.spec,
+            Object::DaemonSet(ds) => &mut ds.spec.template.spec,
             Object::Pod(p) => &mut p.spec,
             other => {
                 out.fail(&format!(

@@ -1,4 +1,5 @@
-//! `kubectl rollout status|history|undo|restart|pause|resume` for Deployments.
+//! `kubectl rollout status|history|undo|restart|pause|resume` for Deployments, and `status` and
+//! `restart` for DaemonSets.
 //!
 //! History is read where kubectl reads it: the `deployment.kubernetes.io/revision` annotation
 //! of each ReplicaSet the Deployment controls. Undo copies that ReplicaSet's pod template back
@@ -10,6 +11,10 @@
 //! the rollout completes, the progress deadline passes, or `--timeout` (default 10 minutes of
 //! simulated time, since waiting forever is never useful in a simulation) runs out. In the page
 //! (non-blocking) it prints the current line and returns, as with `--watch=false`.
+//!
+//! A DaemonSet's history lives in ControllerRevisions, a kind kubeloop does not have, so its
+//! `history` and `undo` say so instead of pretending there is none; `pause` and `resume` are
+//! refused as kubectl refuses them for DaemonSets.
 
 use super::describe::{deployment_replica_sets, equal_ignore_hash};
 use super::mutate::update_deployment;
@@ -39,7 +44,8 @@ pub fn run(session: &mut Session, args: &[String]) -> CommandOutput {
     }
 }
 
-/// The deployments named by `deployment/NAME` or `deployment NAME`.
+/// The deployments named by `deployment/NAME` or `deployment NAME` (and daemon sets, for the
+/// subcommands that take them).
 fn deployments(session: &Session, command: &str, positional: &[String], ns: &str) -> Result<Vec<Rc<Object>>, CommandOutput> {
     if positional.is_empty() {
         return Err(CommandOutput::err(format!(
@@ -52,7 +58,21 @@ fn deployments(session: &Session, command: &str, positional: &[String], ns: &str
     };
     let mut out = Vec::new();
     for (kind, name) in named {
-        if kind != Kind::Deployment {
+        if kind == Kind::DaemonSet {
+            match command {
+                "status" | "restart" => {}
+                "history" | "undo" => {
+                    return Err(CommandOutput::err(
+                        "error: kubeloop does not simulate ControllerRevisions, where a daemon set's rollout history is kept, so there is no history to show or undo",
+                    ))
+                }
+                // kubectl's object pauser knows only Deployments; the error names the object.
+                _ => {
+                    let verb = if command == "pause" { "pausing" } else { "resuming" };
+                    return Err(CommandOutput::err(format!("error: {} {name:?} {verb} is not supported", kind.qualified_plural())));
+                }
+            }
+        } else if kind != Kind::Deployment {
             let (group, k) = match kind.api_version().split_once('/') {
                 Some((g, _)) => (g, kind.as_str()),
                 None => ("", kind.as_str()),
@@ -163,6 +183,17 @@ fn status(session: &mut Session, args: &[String]) -> CommandOutput {
         let mut last_line = String::new();
         let mut last_rv = 0;
         loop {
+            if key.kind == Kind::DaemonSet {
+                match daemon_set_step(session, &key, wait, &mut last_rv, &mut last_line, &mut out) {
+                    Some(true) => {}
+                    Some(false) | None => break,
+                }
+                if !step_until(session, deadline) {
+                    out.fail("error: timed out waiting for the condition");
+                    break;
+                }
+                continue;
+            }
             let Some(d) = session.sim().api().get(&key).and_then(|o| o.as_deployment()).cloned() else {
                 out.fail(&crate::api::ApiError::not_found(Kind::Deployment, &key.name).kubectl_message());
                 break;
@@ -200,6 +231,66 @@ fn status(session: &mut Session, args: &[String]) -> CommandOutput {
         }
     }
     out
+}
+
+/// kubectl's DaemonSetStatusViewer: the status line and whether the rollout is done, or the
+/// error for a strategy other than RollingUpdate.
+pub fn daemon_set_status_line(ds: &DaemonSet) -> Result<(String, bool), String> {
+    if ds.on_delete() {
+        return Err("error: rollout status is only available for RollingUpdate strategy type".into());
+    }
+    let (s, name) = (&ds.status, &ds.metadata.name);
+    if ds.metadata.generation > s.observed_generation {
+        return Ok(("Waiting for daemon set spec update to be observed...".into(), false));
+    }
+    if s.updated_number_scheduled < s.desired_number_scheduled {
+        let line = format!(
+            "Waiting for daemon set {name:?} rollout to finish: {} out of {} new pods have been updated...",
+            s.updated_number_scheduled, s.desired_number_scheduled
+        );
+        return Ok((line, false));
+    }
+    if s.number_available < s.desired_number_scheduled {
+        let line = format!(
+            "Waiting for daemon set {name:?} rollout to finish: {} of {} updated pods are available...",
+            s.number_available, s.desired_number_scheduled
+        );
+        return Ok((line, false));
+    }
+    Ok((format!("daemon set {name:?} successfully rolled out"), true))
+}
+
+/// One look at a daemon set for `rollout status`: prints a new line when the status changed.
+/// `Some(true)` to keep waiting, `Some(false)` when done (or not waiting), `None` on an error.
+fn daemon_set_step(
+    session: &Session,
+    key: &ObjectKey,
+    wait: bool,
+    last_rv: &mut u64,
+    last_line: &mut String,
+    out: &mut CommandOutput,
+) -> Option<bool> {
+    let Some(ds) = session.sim().api().get(key).and_then(|o| o.as_daemon_set()).cloned() else {
+        out.fail(&crate::api::ApiError::not_found(Kind::DaemonSet, &key.name).kubectl_message());
+        return None;
+    };
+    if ds.metadata.resource_version == *last_rv {
+        return Some(true);
+    }
+    *last_rv = ds.metadata.resource_version;
+    match daemon_set_status_line(&ds) {
+        Ok((line, done)) => {
+            if line != *last_line {
+                out.say(&line);
+                *last_line = line;
+            }
+            Some(!done && wait)
+        }
+        Err(e) => {
+            out.fail(&e);
+            None
+        }
+    }
 }
 
 /// Moves the session forward by one delivery, not past `deadline`. False once the deadline is
@@ -307,6 +398,10 @@ fn undo(session: &mut Session, args: &[String]) -> CommandOutput {
     };
     let mut out = CommandOutput::empty();
     for target in targets {
+        if let Some(ds) = target.as_daemon_set() {
+            restart_daemon_set(session, ds.clone(), &mut out);
+            continue;
+        }
         let Some(d) = target.as_deployment().cloned() else { continue };
         let head = format!("{}/{}", kind_string(Kind::Deployment), d.metadata.name);
         if to_revision < 0 {
@@ -377,6 +472,10 @@ fn toggle(session: &mut Session, sub: &str, args: &[String]) -> CommandOutput {
     };
     let mut out = CommandOutput::empty();
     for target in targets {
+        if let Some(ds) = target.as_daemon_set() {
+            restart_daemon_set(session, ds.clone(), &mut out);
+            continue;
+        }
         let Some(d) = target.as_deployment().cloned() else { continue };
         let head = format!("{}/{}", kind_string(Kind::Deployment), d.metadata.name);
         let mut next = d.clone();
@@ -415,6 +514,18 @@ fn toggle(session: &mut Session, sub: &str, args: &[String]) -> CommandOutput {
     out
 }
 
+/// `rollout restart daemonset/NAME`: the same template annotation, so every pod is replaced
+/// within the update strategy's budget.
+fn restart_daemon_set(session: &mut Session, mut ds: DaemonSet, out: &mut CommandOutput) {
+    let head = format!("{}/{}", kind_string(Kind::DaemonSet), ds.metadata.name);
+    let now = session.sim().now().rfc3339();
+    ds.spec.template.metadata.annotations.insert("kubectl.kubernetes.io/restartedAt".into(), now);
+    match super::submit(session, crate::api::ApiRequest::Update(Object::DaemonSet(ds))) {
+        Ok(_) => out.say(&format!("{head} restarted")),
+        Err(e) => out.fail(&e.kubectl_message()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -426,6 +537,38 @@ mod tests {
         d.spec.replicas = Some(replicas);
         d.status = DeploymentStatus { observed_generation: observed, ..status };
         d
+    }
+
+    #[test]
+    fn daemon_set_status_lines_are_kubectls() {
+        let ds = |generation: i64, status: DaemonSetStatus| {
+            let mut ds = DaemonSet::default();
+            ds.metadata.name = "agent".into();
+            ds.metadata.generation = generation;
+            ds.status = status;
+            ds
+        };
+        let line = |d: &DaemonSet| daemon_set_status_line(d);
+        let seen = |updated, available| DaemonSetStatus {
+            observed_generation: 2,
+            desired_number_scheduled: 3,
+            updated_number_scheduled: updated,
+            number_available: available,
+            ..Default::default()
+        };
+        assert_eq!(line(&ds(3, seen(3, 3))), Ok(("Waiting for daemon set spec update to be observed...".into(), false)));
+        assert_eq!(
+            line(&ds(2, seen(1, 3))),
+            Ok(("Waiting for daemon set \"agent\" rollout to finish: 1 out of 3 new pods have been updated...".into(), false))
+        );
+        assert_eq!(
+            line(&ds(2, seen(3, 2))),
+            Ok(("Waiting for daemon set \"agent\" rollout to finish: 2 of 3 updated pods are available...".into(), false))
+        );
+        assert_eq!(line(&ds(2, seen(3, 3))), Ok(("daemon set \"agent\" successfully rolled out".into(), true)));
+        let mut on_delete = ds(2, seen(3, 3));
+        on_delete.spec.update_strategy.type_ = Some("OnDelete".into());
+        assert_eq!(line(&on_delete), Err("error: rollout status is only available for RollingUpdate strategy type".into()));
     }
 
     #[test]
