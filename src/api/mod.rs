@@ -7,6 +7,7 @@
 
 pub mod defaults;
 pub mod errors;
+mod eviction;
 pub mod lease_manager;
 pub mod namespaces;
 pub mod service;
@@ -14,6 +15,7 @@ pub mod validation;
 pub mod watch;
 
 pub use errors::{ApiError, FieldError, Reason};
+pub use eviction::VIOLATES_BUDGET;
 pub use watch::{FieldFilter, WatchEvent, WatchId, WatchRegistry};
 
 use crate::model::*;
@@ -230,8 +232,7 @@ impl ApiServer {
             ApiRequest::Update(o) => self.update(now, rng, o, false),
             ApiRequest::UpdateStatus(o) => self.update(now, rng, o, true),
             ApiRequest::Delete(d) => self.delete(now, d),
-            ApiRequest::Evict(d) if d.key.kind == Kind::Pod => self.delete(now, d),
-            ApiRequest::Evict(d) => Err(ApiError::not_found(d.key.kind, &d.key.name)),
+            ApiRequest::Evict(d) => return self.evict(now, d),
             ApiRequest::Bind { pod, node } => self.bind(now, &pod, node),
             ApiRequest::Finalize(o) => self.finalize(o),
             ApiRequest::DeleteCollection { kind, namespace } => return self.delete_collection(now, kind, &namespace),
@@ -556,6 +557,7 @@ fn prepare_for_create(object: &mut Object) {
         }
         Object::ReplicaSet(rs) => rs.status = Default::default(),
         Object::Deployment(d) => d.status = Default::default(),
+        Object::PodDisruptionBudget(pdb) => pdb.status = Default::default(),
         // Kinds whose strategy resets nothing.
         _ => {}
     }
@@ -574,6 +576,7 @@ fn with_spec_of(current: &Object, mut incoming: Object) -> Object {
             n.spec.finalizers = c.spec.finalizers.clone();
         }
         (Object::Service(n), Object::Service(c)) => n.status = c.status.clone(),
+        (Object::PodDisruptionBudget(n), Object::PodDisruptionBudget(c)) => n.status = c.status.clone(),
         _ => {}
     }
     incoming
@@ -603,6 +606,11 @@ fn with_status_of(current: &Object, incoming: Object) -> Object {
         (Object::Namespace(c), Object::Namespace(i)) => {
             Object::Namespace(Namespace { metadata: c.metadata.clone(), spec: c.spec.clone(), status: i.status })
         }
+        (Object::PodDisruptionBudget(c), Object::PodDisruptionBudget(i)) => Object::PodDisruptionBudget(PodDisruptionBudget {
+            metadata: c.metadata.clone(),
+            spec: c.spec.clone(),
+            status: i.status,
+        }),
         (_, i) => i,
     };
     next.meta_mut().resource_version = rv;
@@ -640,6 +648,7 @@ fn spec_changed(old: &Object, new: &Object) -> bool {
         (Object::Deployment(a), Object::Deployment(b)) => a.spec != b.spec,
         (Object::ReplicaSet(a), Object::ReplicaSet(b)) => a.spec != b.spec,
         (Object::Pod(a), Object::Pod(b)) => a.spec != b.spec,
+        (Object::PodDisruptionBudget(a), Object::PodDisruptionBudget(b)) => a.spec != b.spec,
         (Object::EndpointSlice(a), Object::EndpointSlice(b)) => {
             (&a.address_type, &a.endpoints, &a.ports) != (&b.address_type, &b.endpoints, &b.ports)
         }

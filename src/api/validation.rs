@@ -46,6 +46,7 @@ pub fn validate(object: &Object) -> Vec<FieldError> {
         Object::ConfigMap(cm) => validate_config_map(cm, &mut errs),
         Object::Secret(secret) => validate_secret(secret, &mut errs),
         Object::Service(svc) => super::service::validate_service(svc, &mut errs),
+        Object::PodDisruptionBudget(pdb) => validate_pod_disruption_budget(pdb, &mut errs),
         // Kinds validated by their metadata alone.
         _ => {}
     }
@@ -570,34 +571,71 @@ fn validate_deployment(d: &Deployment, errs: &mut Vec<FieldError>) {
 
 fn validate_rolling_update(d: &Deployment, errs: &mut Vec<FieldError>) {
     let Some(ru) = &d.spec.strategy.rolling_update else { return };
-    let mut values = [("maxUnavailable", &ru.max_unavailable), ("maxSurge", &ru.max_surge)].map(|(name, v)| {
-        let field = format!("spec.strategy.rollingUpdate.{name}");
-        match v {
-            None => Some(0),
-            Some(IntOrString::Int(n)) if *n < 0 => {
-                errs.push(FieldError::invalid(&field, n, "must be greater than or equal to 0"));
+    let max_unavailable = int_or_percent("spec.strategy.rollingUpdate.maxUnavailable", ru.max_unavailable.as_ref(), true, errs);
+    let max_surge = int_or_percent("spec.strategy.rollingUpdate.maxSurge", ru.max_surge.as_ref(), false, errs);
+    if let (Some(0), Some(0)) = (max_unavailable, max_surge) {
+        errs.push(FieldError::invalid("spec.strategy.rollingUpdate.maxUnavailable", 0, "may not be 0 when `maxSurge` is 0"));
+    }
+}
+
+/// `ValidatePositiveIntOrPercent`, and with `at_most_100` also `IsNotMoreThan100Percent`: the
+/// value's number (an absent value is 0), or `None` after recording why it is invalid.
+fn int_or_percent(field: &str, value: Option<&IntOrString>, at_most_100: bool, errs: &mut Vec<FieldError>) -> Option<i64> {
+    match value {
+        None => Some(0),
+        Some(IntOrString::Int(n)) if *n < 0 => {
+            errs.push(FieldError::invalid(field, n, "must be greater than or equal to 0"));
+            None
+        }
+        Some(IntOrString::Int(n)) => Some(*n),
+        Some(IntOrString::String(s)) => match s.strip_suffix('%').and_then(|n| n.parse::<i64>().ok()) {
+            Some(p) if p < 0 => {
+                errs.push(FieldError::invalid(field, format!("{s:?}"), "must be greater than or equal to 0"));
                 None
             }
-            Some(IntOrString::Int(n)) => Some(*n),
-            Some(IntOrString::String(s)) => match s.strip_suffix('%').and_then(|n| n.parse::<i64>().ok()) {
-                Some(p) if p < 0 => {
-                    errs.push(FieldError::invalid(&field, format!("{s:?}"), "must be greater than or equal to 0"));
-                    None
-                }
-                Some(p) if p > 100 && name == "maxUnavailable" => {
-                    errs.push(FieldError::invalid(&field, format!("{s:?}"), "must not be greater than 100%"));
-                    None
-                }
-                Some(p) => Some(p),
-                None => {
-                    errs.push(FieldError::invalid(&field, format!("{s:?}"), "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"));
-                    None
-                }
-            },
+            Some(p) if p > 100 && at_most_100 => {
+                errs.push(FieldError::invalid(field, format!("{s:?}"), "must not be greater than 100%"));
+                None
+            }
+            Some(p) => Some(p),
+            None => {
+                errs.push(FieldError::invalid(field, format!("{s:?}"), "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"));
+                None
+            }
+        },
+    }
+}
+
+/// `ValidatePodDisruptionBudgetSpec`: one bound at most, each a non-negative number or a
+/// percentage up to 100%, a known unhealthy-pod policy and well-formed selector operators.
+fn validate_pod_disruption_budget(pdb: &PodDisruptionBudget, errs: &mut Vec<FieldError>) {
+    let spec = &pdb.spec;
+    if spec.min_available.is_some() && spec.max_unavailable.is_some() {
+        // The API server prints the spec with Go's %#v, pointers and all.
+        let pointer = |set: bool, ty: &str| if set { format!("(*{ty})(0xc000a14f60)") } else { format!("(*{ty})(nil)") };
+        let value = format!(
+            "policy.PodDisruptionBudgetSpec{{MinAvailable:{}, Selector:{}, MaxUnavailable:{}, UnhealthyPodEvictionPolicy:{}}}",
+            pointer(true, "intstr.IntOrString"),
+            pointer(spec.selector.is_some(), "v1.LabelSelector"),
+            pointer(true, "intstr.IntOrString"),
+            pointer(spec.unhealthy_pod_eviction_policy.is_some(), "policy.UnhealthyPodEvictionPolicyType"),
+        );
+        errs.push(FieldError::invalid("spec", value, "minAvailable and maxUnavailable cannot be both set"));
+    }
+    int_or_percent("spec.minAvailable", spec.min_available.as_ref(), true, errs);
+    int_or_percent("spec.maxUnavailable", spec.max_unavailable.as_ref(), true, errs);
+    if let Some(selector) = &spec.selector {
+        for (i, req) in selector.match_expressions.iter().enumerate() {
+            if !["In", "NotIn", "Exists", "DoesNotExist"].contains(&req.operator.as_str()) {
+                let field = format!("spec.selector.matchExpressions[{i}].operator");
+                errs.push(FieldError::invalid(&field, format!("{:?}", req.operator), "not a valid selector operator"));
+            }
         }
-    });
-    if let [Some(0), Some(0)] = &mut values {
-        errs.push(FieldError::invalid("spec.strategy.rollingUpdate.maxUnavailable", 0, "may not be 0 when `maxSurge` is 0"));
+    }
+    if let Some(policy) = spec.unhealthy_pod_eviction_policy.as_deref() {
+        if ![IF_HEALTHY_BUDGET, ALWAYS_ALLOW].contains(&policy) {
+            errs.push(FieldError::unsupported("spec.unhealthyPodEvictionPolicy", policy, &[ALWAYS_ALLOW, IF_HEALTHY_BUDGET]));
+        }
     }
 }
 

@@ -39,6 +39,7 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
         Kind::Service => (&["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"], &["SELECTOR"]),
         Kind::EndpointSlice => (&["NAME", "ADDRESSTYPE", "PORTS", "ENDPOINTS", "AGE"], &[]),
         Kind::Endpoints => (&["NAME", "ENDPOINTS", "AGE"], &[]),
+        Kind::PodDisruptionBudget => (&["NAME", "MIN AVAILABLE", "MAX UNAVAILABLE", "ALLOWED DISRUPTIONS", "AGE"], &[]),
     };
     let mut h = base.to_vec();
     if wide {
@@ -72,7 +73,21 @@ pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
             age(slice.metadata.creation_timestamp, now),
         ],
         Object::Endpoints(ep) => vec![ep.metadata.name.to_string(), endpoints_list(ep, None), age(ep.metadata.creation_timestamp, now)],
+        Object::PodDisruptionBudget(pdb) => pod_disruption_budget_row(pdb, now),
     }
+}
+
+/// `printPodDisruptionBudget`: the budget as written (`N/A` for the bound not set) and the
+/// evictions its status allows now.
+fn pod_disruption_budget_row(pdb: &PodDisruptionBudget, now: Time) -> Vec<String> {
+    let bound = |v: &Option<IntOrString>| v.as_ref().map_or_else(|| "N/A".to_string(), ToString::to_string);
+    vec![
+        pdb.metadata.name.to_string(),
+        bound(&pdb.spec.min_available),
+        bound(&pdb.spec.max_unavailable),
+        pdb.status.disruptions_allowed.to_string(),
+        age(pdb.metadata.creation_timestamp, now),
+    ]
 }
 
 /// `printService`: CLUSTER-IP is the first of `clusterIPs` (`None` when headless), EXTERNAL-IP

@@ -100,6 +100,7 @@ impl ControllerManager {
             Box::new(super::endpoint_slice::EndpointSliceController::new()),
             Box::new(super::endpoints::EndpointsController),
             Box::new(super::pod_gc::PodGcController::new()),
+            Box::new(super::disruption::DisruptionController::new()),
         ])
     }
 

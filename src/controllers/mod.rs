@@ -7,6 +7,7 @@
 //! work queues and workers and sends the writes; the simulation delivers them.
 
 pub mod deployment;
+pub mod disruption;
 pub mod edge;
 pub mod endpoint_slice;
 pub mod endpoints;

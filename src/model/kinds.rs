@@ -15,6 +15,7 @@ use super::event::{Event, Lease};
 use super::node::Node;
 use super::object::kinds;
 use super::pod::Pod;
+use super::policy::PodDisruptionBudget;
 use super::service::{EndpointSlice, Endpoints, Service};
 
 kinds! {
@@ -85,6 +86,11 @@ kinds! {
     }
     Endpoints(Endpoints) as_endpoints {
         api_version: "v1", plural: "endpoints", singular: "endpoints", short_names: &["ep"], namespaced: true, generation: false,
+        field_labels: &[],
+        categories: &[],
+    }
+    PodDisruptionBudget(PodDisruptionBudget) as_pod_disruption_budget {
+        api_version: "policy/v1", plural: "poddisruptionbudgets", singular: "poddisruptionbudget", short_names: &["pdb"], namespaced: true, generation: true,
         field_labels: &[],
         categories: &[],
     }

@@ -161,3 +161,55 @@ fn send(session: &mut Session, f: &Flags, mut object: Object, ns: Option<&str>) 
         Err(e) => CommandOutput::err(e.kubectl_message()),
     }
 }
+
+const PDB_FLAGS: &[FlagSpec] = &[
+    OUTPUT_FLAGS[0],
+    OUTPUT_FLAGS[1],
+    FlagSpec::new("selector", None, FlagKind::String),
+    FlagSpec::new("min-available", None, FlagKind::String),
+    FlagSpec::new("max-unavailable", None, FlagKind::String),
+];
+
+/// `kubectl create poddisruptionbudget NAME --selector=SELECTOR --min-available=N|--max-unavailable=N`.
+pub fn create_pod_disruption_budget(session: &mut Session, args: &[String]) -> CommandOutput {
+    let (positional, f) = match flags("create poddisruptionbudget", args, PDB_FLAGS) {
+        Ok(v) => v,
+        Err(e) => return e,
+    };
+    let Some(name) = one_name("create poddisruptionbudget", &positional) else {
+        return usage_error("create poddisruptionbudget", &format!("exactly one NAME is required, got {}", positional.len()));
+    };
+    let spec = match pod_disruption_budget_spec(&f) {
+        Ok(spec) => spec,
+        Err(e) => return CommandOutput::err(e),
+    };
+    let mut pdb = PodDisruptionBudget { spec, ..Default::default() };
+    pdb.metadata.name = name.into();
+    let ns = namespace(&f);
+    send(session, &f, Object::PodDisruptionBudget(pdb), Some(&ns))
+}
+
+/// The budget's spec from the flags, checked as kubectl's `PodDisruptionBudgetOpts.Validate`
+/// checks them: exactly one bound, a whole number or a percentage. Errors read as kubectl prints them.
+fn pod_disruption_budget_spec(f: &Flags) -> Result<PodDisruptionBudgetSpec, String> {
+    let (min, max) = (f.str("min-available").unwrap_or(""), f.str("max-unavailable").unwrap_or(""));
+    match (min.is_empty(), max.is_empty()) {
+        (true, true) => return Err("error: one of min-available or max-unavailable must be specified".into()),
+        (false, false) => return Err("error: min-available and max-unavailable cannot be both specified".into()),
+        _ => {}
+    }
+    let well_formed = |v: &str| {
+        let digits = v.strip_suffix('%').unwrap_or(v);
+        !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+    };
+    if !min.is_empty() && !well_formed(min) {
+        return Err("error: invalid format specified for min-available".into());
+    }
+    if !max.is_empty() && !well_formed(max) {
+        return Err("error: invalid format specified for max-unavailable".into());
+    }
+    // `intstr.Parse`: a number when it is one, else the text.
+    let bound = |v: &str| (!v.is_empty()).then(|| v.parse::<i64>().map_or_else(|_| IntOrString::String(v.into()), IntOrString::Int));
+    let selector = crate::command::selector::parse_label_selector(f.str("selector").unwrap_or(""))?;
+    Ok(PodDisruptionBudgetSpec { min_available: bound(min), selector: Some(selector), max_unavailable: bound(max), unhealthy_pod_eviction_policy: None })
+}

@@ -105,6 +105,7 @@ pub fn describe(sim: &Sim, o: &Object, show_events: bool) -> Result<String, Stri
         Object::Service(svc) => Ok(describe_service(sim, svc, events.as_deref(), now)),
         Object::Endpoints(ep) => Ok(describe_endpoints(ep, events.as_deref(), now)),
         Object::EndpointSlice(slice) => Ok(describe_endpoint_slice(slice, events.as_deref(), now)),
+        Object::PodDisruptionBudget(pdb) => Ok(describe_pod_disruption_budget(pdb, events.as_deref(), now)),
         // Kinds without a describer of their own.
         _ => Err(format!("error: kubeloop cannot describe {}; try kubectl get -o yaml", o.kind().plural())),
     }
@@ -895,6 +896,30 @@ pub fn describe_namespace(ns: &Namespace) -> String {
     }
     w.write(0, "\nNo resource quota.\n");
     w.write(0, "\nNo LimitRange resource.\n");
+    w.finish()
+}
+
+/// `describePodDisruptionBudgetV1`: the bound as written, the selector, and the status the
+/// disruption controller keeps.
+pub fn describe_pod_disruption_budget(pdb: &PodDisruptionBudget, events: Option<&[Rc<Object>]>, now: Time) -> String {
+    let mut w = PrefixWriter::new();
+    let m = &pdb.metadata;
+    w.write(0, &format!("Name:\t{}\n", m.name));
+    w.write(0, &format!("Namespace:\t{}\n", m.namespace));
+    if let Some(min) = &pdb.spec.min_available {
+        w.write(0, &format!("Min available:\t{min}\n"));
+    } else if let Some(max) = &pdb.spec.max_unavailable {
+        w.write(0, &format!("Max unavailable:\t{max}\n"));
+    }
+    let selector = pdb.spec.selector.as_ref().map(LabelSelector::to_query).unwrap_or_default();
+    w.write(0, &format!("Selector:\t{selector}\n"));
+    w.write(0, "Status:\n");
+    let status = &pdb.status;
+    w.write(2, &format!("Allowed disruptions:\t{}\n", status.disruptions_allowed));
+    w.write(2, &format!("Current:\t{}\n", status.current_healthy));
+    w.write(2, &format!("Desired:\t{}\n", status.desired_healthy));
+    w.write(2, &format!("Total:\t{}\n", status.expected_pods));
+    events_table(&mut w, events, now);
     w.finish()
 }
 
