@@ -19,7 +19,7 @@ pub const VIOLATES_BUDGET: &str = "Cannot evict pod as it would violate the pod'
 /// What the budget check decided.
 enum Verdict {
     /// Delete the pod; the budget's status was written first when one was spent.
-    Delete(Option<PodDisruptionBudget>),
+    Delete(Option<Box<PodDisruptionBudget>>),
     Refuse(ApiError),
 }
 
@@ -39,7 +39,7 @@ impl ApiServer {
         };
         let mut answer = Answer::default();
         if let Some(pdb) = spent {
-            match self.etcd.update(Object::PodDisruptionBudget(pdb), None) {
+            match self.etcd.update(Object::PodDisruptionBudget(*pdb), None) {
                 Ok(change) => answer.add(self.committed(change)),
                 Err(_) => return refused(ApiError::conflict(Kind::PodDisruptionBudget, &key.name)),
             }
@@ -67,7 +67,7 @@ impl ApiServer {
             // An unready pod is not counted healthy: evicting it spends nothing.
             return Verdict::Delete(None);
         }
-        check_and_decrement(pdb, &pod.metadata.name, now).map_or_else(Verdict::Refuse, |pdb| Verdict::Delete(Some(pdb)))
+        check_and_decrement(pdb, &pod.metadata.name, now).map_or_else(Verdict::Refuse, |pdb| Verdict::Delete(Some(Box::new(pdb))))
     }
 
     /// `addConditionAndDeletePod`'s first half: the pod is marked as the target of a disruption.

@@ -606,11 +606,9 @@ fn with_status_of(current: &Object, incoming: Object) -> Object {
         (Object::Namespace(c), Object::Namespace(i)) => {
             Object::Namespace(Namespace { metadata: c.metadata.clone(), spec: c.spec.clone(), status: i.status })
         }
-        (Object::PodDisruptionBudget(c), Object::PodDisruptionBudget(i)) => Object::PodDisruptionBudget(PodDisruptionBudget {
-            metadata: c.metadata.clone(),
-            spec: c.spec.clone(),
-            status: i.status,
-        }),
+        (Object::PodDisruptionBudget(c), Object::PodDisruptionBudget(i)) => {
+            Object::PodDisruptionBudget(PodDisruptionBudget { metadata: c.metadata.clone(), spec: c.spec.clone(), status: i.status })
+        }
         (_, i) => i,
     };
     next.meta_mut().resource_version = rv;

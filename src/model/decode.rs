@@ -514,6 +514,7 @@ mod tests {
             Kind::Service => Object::Service(serde_json::from_value(value).map_err(decode_err)?),
             Kind::EndpointSlice => Object::EndpointSlice(serde_json::from_value(value).map_err(decode_err)?),
             Kind::Endpoints => Object::Endpoints(serde_json::from_value(value).map_err(decode_err)?),
+            Kind::PodDisruptionBudget => Object::PodDisruptionBudget(serde_json::from_value(value).map_err(decode_err)?),
         })
     }
 
@@ -592,6 +593,11 @@ mod tests {
             json!({"apiVersion": "v1", "kind": "Endpoints", "metadata": meta(), "subsets": [{"addresses": [{"ip": "10.244.0.2",
                 "nodeName": "n1", "targetRef": {"kind": "Pod", "name": "web"}}], "notReadyAddresses": [{"ip": "10.244.0.3"}],
                 "ports": [{"name": "http", "protocol": "TCP", "port": 80}]}]}),
+            json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": meta(), "spec": {"minAvailable": "50%",
+                "selector": selector, "maxUnavailable": 1, "unhealthyPodEvictionPolicy": "AlwaysAllow"},
+                "status": {"observedGeneration": 3, "disruptedPods": {"web-1": "2026-01-01T00:00:05Z"}, "disruptionsAllowed": 1,
+                    "currentHealthy": 3, "desiredHealthy": 2, "expectedPods": 3, "conditions": [{"type": "DisruptionAllowed",
+                    "status": "True", "observedGeneration": 3, "lastTransitionTime": "2026-01-01T00:00:05Z", "reason": "SufficientPods", "message": ""}]}}),
         ]
     }
 
@@ -696,6 +702,7 @@ mod tests {
                 Object::Service(x) => serde_json::to_value(x),
                 Object::EndpointSlice(x) => serde_json::to_value(x),
                 Object::Endpoints(x) => serde_json::to_value(x),
+                Object::PodDisruptionBudget(x) => serde_json::to_value(x),
             };
             let mut want = body.unwrap();
             want["apiVersion"] = json!(o.kind().api_version());

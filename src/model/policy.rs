@@ -103,10 +103,16 @@ impl PodDisruptionBudget {
     /// `pdbhelper.UpdateDisruptionAllowedCondition`: True/SufficientPods while an eviction is
     /// allowed, else False/InsufficientPods; the transition time moves only when the status does.
     pub fn update_disruption_allowed_condition(&mut self, now: Time) {
-        let (status, reason) =
-            if self.status.disruptions_allowed > 0 { ("True", SUFFICIENT_PODS) } else { ("False", INSUFFICIENT_PODS) };
+        let (status, reason) = if self.status.disruptions_allowed > 0 { ("True", SUFFICIENT_PODS) } else { ("False", INSUFFICIENT_PODS) };
         let generation = self.status.observed_generation;
-        self.set_condition(Condition { type_: DISRUPTION_ALLOWED.into(), status: status.into(), observed_generation: generation, last_transition_time: Some(now), reason: reason.into(), message: String::new() });
+        self.set_condition(Condition {
+            type_: DISRUPTION_ALLOWED.into(),
+            status: status.into(),
+            observed_generation: generation,
+            last_transition_time: Some(now),
+            reason: reason.into(),
+            message: String::new(),
+        });
     }
     /// `meta.SetStatusCondition`: replaces the condition of the same type, keeping its
     /// transition time when the status is unchanged.

@@ -171,7 +171,8 @@ mod tests {
                 "namespace-controller",
                 "endpointslice-controller",
                 "endpoints-controller",
-                "pod-garbage-collector-controller"
+                "pod-garbage-collector-controller",
+                "disruption-controller"
             ]
         );
         let rs = &c[2].loops[1];

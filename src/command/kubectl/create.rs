@@ -211,5 +211,10 @@ fn pod_disruption_budget_spec(f: &Flags) -> Result<PodDisruptionBudgetSpec, Stri
     // `intstr.Parse`: a number when it is one, else the text.
     let bound = |v: &str| (!v.is_empty()).then(|| v.parse::<i64>().map_or_else(|_| IntOrString::String(v.into()), IntOrString::Int));
     let selector = crate::command::selector::parse_label_selector(f.str("selector").unwrap_or(""))?;
-    Ok(PodDisruptionBudgetSpec { min_available: bound(min), selector: Some(selector), max_unavailable: bound(max), unhealthy_pod_eviction_policy: None })
+    Ok(PodDisruptionBudgetSpec {
+        min_available: bound(min),
+        selector: Some(selector),
+        max_unavailable: bound(max),
+        unhealthy_pod_eviction_policy: None,
+    })
 }

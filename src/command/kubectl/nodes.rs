@@ -234,17 +234,30 @@ fn evict_pods(
         if !session.blocking() {
             // The page answers at once and cannot sleep between attempts.
             out.note("(kubeloop: the page does not wait to retry; run the drain again once the budget allows it)");
-            return Err(format!("error when evicting pods/{:?} -n {:?}: {}", first.metadata.name.as_str(), first.metadata.namespace.as_str(), crate::api::VIOLATES_BUDGET));
+            return Err(format!(
+                "error when evicting pods/{:?} -n {:?}: {}",
+                first.metadata.name.as_str(),
+                first.metadata.namespace.as_str(),
+                crate::api::VIOLATES_BUDGET
+            ));
         }
         let retry_at = session.sim().now() + EVICTION_RETRY;
         if let Some(d) = deadline.filter(|d| retry_at > *d) {
             session.advance_to(d);
             let (ns, name) = (first.metadata.namespace.as_str(), first.metadata.name.as_str());
-            return Err(format!("error when evicting pods/{name:?} -n {ns:?}: global timeout reached: {}", go_duration(timeout.unwrap_or(Duration::ZERO))));
+            return Err(format!(
+                "error when evicting pods/{name:?} -n {ns:?}: global timeout reached: {}",
+                go_duration(timeout.unwrap_or(Duration::ZERO))
+            ));
         }
         if deadline.is_none() && retry_at > give_up {
             out.note("(kubeloop: stopped retrying after an hour of simulated time; kubectl would go on until interrupted — set --timeout)");
-            return Err(format!("error when evicting pods/{:?} -n {:?}: {}", first.metadata.name.as_str(), first.metadata.namespace.as_str(), crate::api::VIOLATES_BUDGET));
+            return Err(format!(
+                "error when evicting pods/{:?} -n {:?}: {}",
+                first.metadata.name.as_str(),
+                first.metadata.namespace.as_str(),
+                crate::api::VIOLATES_BUDGET
+            ));
         }
         session.advance_to(retry_at);
         report_gone(session, &mut waiting, out);
