@@ -30,6 +30,7 @@ pub fn default_object(object: &mut Object) {
             default_template(&mut rs.spec.template);
         }
         Object::Service(svc) => super::service::default_service(svc),
+        Object::ReplicationController(rc) => default_replication_controller(rc),
         // Kinds without defaults of their own.
         _ => {}
     }
@@ -44,6 +45,22 @@ fn default_secret(secret: &mut Secret) {
     for (k, v) in std::mem::take(&mut secret.string_data) {
         secret.data.insert(k, Bytes::encode(v.as_bytes()));
     }
+}
+
+/// `SetDefaults_ReplicationController`: an empty selector, and empty labels, become the
+/// template's labels; one replica unless told otherwise.
+fn default_replication_controller(rc: &mut ReplicationController) {
+    if let Some(template) = rc.spec.template.as_mut() {
+        let labels = &template.metadata.labels;
+        if rc.spec.selector.is_empty() {
+            rc.spec.selector = (**labels).clone();
+        }
+        if rc.metadata.labels.is_empty() {
+            rc.metadata.labels = labels.clone();
+        }
+        default_template(template);
+    }
+    rc.spec.replicas.get_or_insert(1);
 }
 
 pub fn default_deployment(d: &mut Deployment) {

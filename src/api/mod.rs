@@ -558,6 +558,7 @@ fn prepare_for_create(object: &mut Object) {
         Object::ReplicaSet(rs) => rs.status = Default::default(),
         Object::Deployment(d) => d.status = Default::default(),
         Object::PodDisruptionBudget(pdb) => pdb.status = Default::default(),
+        Object::ReplicationController(rc) => rc.status = Default::default(),
         // Kinds whose strategy resets nothing.
         _ => {}
     }
@@ -577,6 +578,7 @@ fn with_spec_of(current: &Object, mut incoming: Object) -> Object {
         }
         (Object::Service(n), Object::Service(c)) => n.status = c.status.clone(),
         (Object::PodDisruptionBudget(n), Object::PodDisruptionBudget(c)) => n.status = c.status.clone(),
+        (Object::ReplicationController(n), Object::ReplicationController(c)) => n.status = c.status.clone(),
         _ => {}
     }
     incoming
@@ -608,6 +610,9 @@ fn with_status_of(current: &Object, incoming: Object) -> Object {
         }
         (Object::PodDisruptionBudget(c), Object::PodDisruptionBudget(i)) => {
             Object::PodDisruptionBudget(PodDisruptionBudget { metadata: c.metadata.clone(), spec: c.spec.clone(), status: i.status })
+        }
+        (Object::ReplicationController(c), Object::ReplicationController(i)) => {
+            Object::ReplicationController(ReplicationController { metadata: c.metadata.clone(), spec: c.spec.clone(), status: i.status })
         }
         (_, i) => i,
     };
@@ -647,6 +652,7 @@ fn spec_changed(old: &Object, new: &Object) -> bool {
         (Object::ReplicaSet(a), Object::ReplicaSet(b)) => a.spec != b.spec,
         (Object::Pod(a), Object::Pod(b)) => a.spec != b.spec,
         (Object::PodDisruptionBudget(a), Object::PodDisruptionBudget(b)) => a.spec != b.spec,
+        (Object::ReplicationController(a), Object::ReplicationController(b)) => a.spec != b.spec,
         (Object::EndpointSlice(a), Object::EndpointSlice(b)) => {
             (&a.address_type, &a.endpoints, &a.ports) != (&b.address_type, &b.endpoints, &b.ports)
         }

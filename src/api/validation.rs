@@ -47,6 +47,7 @@ pub fn validate(object: &Object) -> Vec<FieldError> {
         Object::Secret(secret) => validate_secret(secret, &mut errs),
         Object::Service(svc) => super::service::validate_service(svc, &mut errs),
         Object::PodDisruptionBudget(pdb) => validate_pod_disruption_budget(pdb, &mut errs),
+        Object::ReplicationController(rc) => validate_replication_controller(rc, &mut errs),
         // Kinds validated by their metadata alone.
         _ => {}
     }
@@ -603,6 +604,34 @@ fn int_or_percent(field: &str, value: Option<&IntOrString>, at_most_100: bool, e
                 None
             }
         },
+    }
+}
+
+/// `ValidateReplicationControllerSpec`: a selector (a plain label map) the template's labels
+/// satisfy, a template, and pods that always restart.
+fn validate_replication_controller(rc: &ReplicationController, errs: &mut Vec<FieldError>) {
+    if rc.spec.min_ready_seconds < 0 {
+        errs.push(FieldError::invalid("spec.minReadySeconds", rc.spec.min_ready_seconds, "must be greater than or equal to 0"));
+    }
+    if rc.spec.selector.is_empty() {
+        errs.push(FieldError::required("spec.selector"));
+    }
+    validate_replicas(rc.spec.replicas, errs);
+    let Some(template) = &rc.spec.template else {
+        errs.push(FieldError::required("spec.template"));
+        return;
+    };
+    let labels = &template.metadata.labels;
+    if !rc.spec.selector.is_empty() && !rc.spec.selector.iter().all(|(k, v)| labels.get(k) == Some(v)) {
+        errs.push(FieldError::invalid(
+            "spec.template.metadata.labels",
+            go_map_literal(labels),
+            "`selector` does not match template `labels`",
+        ));
+    }
+    validate_pod_spec(&template.spec, "spec.template.spec", errs);
+    if let Some(policy) = template.spec.restart_policy.as_deref().filter(|p| *p != "Always") {
+        errs.push(FieldError::unsupported("spec.template.spec.restartPolicy", policy, &["Always"]));
     }
 }
 

@@ -39,6 +39,7 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
         Kind::Service => (&["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"], &["SELECTOR"]),
         Kind::EndpointSlice => (&["NAME", "ADDRESSTYPE", "PORTS", "ENDPOINTS", "AGE"], &[]),
         Kind::Endpoints => (&["NAME", "ENDPOINTS", "AGE"], &[]),
+        Kind::ReplicationController => (&["NAME", "DESIRED", "CURRENT", "READY", "AGE"], &["CONTAINERS", "IMAGES", "SELECTOR"]),
         Kind::PodDisruptionBudget => (&["NAME", "MIN AVAILABLE", "MAX UNAVAILABLE", "ALLOWED DISRUPTIONS", "AGE"], &[]),
     };
     let mut h = base.to_vec();
@@ -74,6 +75,8 @@ pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
         ],
         Object::Endpoints(ep) => vec![ep.metadata.name.to_string(), endpoints_list(ep, None), age(ep.metadata.creation_timestamp, now)],
         Object::PodDisruptionBudget(pdb) => pod_disruption_budget_row(pdb, now),
+        // printReplicationController: the same cells as a ReplicaSet's.
+        Object::ReplicationController(rc) => replica_set_row(&rc.as_replica_set(), now, wide),
     }
 }
 

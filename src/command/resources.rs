@@ -159,7 +159,10 @@ mod tests {
     fn arguments_select_kinds_or_named_objects() {
         let s = |a: &[&str]| select(&a.iter().map(|x| x.to_string()).collect::<Vec<_>>());
         assert_eq!(s(&["pods"]), Ok(Selection::Kinds(vec![Kind::Pod])));
-        assert_eq!(s(&["all"]), Ok(Selection::Kinds(vec![Kind::Pod, Kind::Service, Kind::Deployment, Kind::ReplicaSet])));
+        assert_eq!(
+            s(&["all"]),
+            Ok(Selection::Kinds(vec![Kind::Pod, Kind::ReplicationController, Kind::Service, Kind::Deployment, Kind::ReplicaSet]))
+        );
         assert_eq!(s(&["po,deploy,pods"]), Ok(Selection::Kinds(vec![Kind::Pod, Kind::Deployment])));
         assert_eq!(s(&["deploy", "a", "b"]), Ok(Selection::Named(vec![(Kind::Deployment, "a".into()), (Kind::Deployment, "b".into())])));
         assert_eq!(s(&["deploy/a", "po/b"]), Ok(Selection::Named(vec![(Kind::Deployment, "a".into()), (Kind::Pod, "b".into())])));

@@ -101,6 +101,7 @@ impl ControllerManager {
             Box::new(super::endpoints::EndpointsController),
             Box::new(super::pod_gc::PodGcController::new()),
             Box::new(super::disruption::DisruptionController::new()),
+            Box::new(super::replica_set::ReplicaSetController::for_replication_controllers()),
         ])
     }
 

@@ -515,6 +515,7 @@ mod tests {
             Kind::EndpointSlice => Object::EndpointSlice(serde_json::from_value(value).map_err(decode_err)?),
             Kind::Endpoints => Object::Endpoints(serde_json::from_value(value).map_err(decode_err)?),
             Kind::PodDisruptionBudget => Object::PodDisruptionBudget(serde_json::from_value(value).map_err(decode_err)?),
+            Kind::ReplicationController => Object::ReplicationController(serde_json::from_value(value).map_err(decode_err)?),
         })
     }
 
@@ -598,6 +599,10 @@ mod tests {
                 "status": {"observedGeneration": 3, "disruptedPods": {"web-1": "2026-01-01T00:00:05Z"}, "disruptionsAllowed": 1,
                     "currentHealthy": 3, "desiredHealthy": 2, "expectedPods": 3, "conditions": [{"type": "DisruptionAllowed",
                     "status": "True", "observedGeneration": 3, "lastTransitionTime": "2026-01-01T00:00:05Z", "reason": "SufficientPods", "message": ""}]}}),
+            json!({"apiVersion": "v1", "kind": "ReplicationController", "metadata": meta(), "spec": {"replicas": 3, "minReadySeconds": 5,
+                "selector": {"app": "web"}, "template": template}, "status": {"replicas": 3, "fullyLabeledReplicas": 3, "readyReplicas": 2,
+                "availableReplicas": 2, "observedGeneration": 4, "conditions": [{"type": "ReplicaFailure", "status": "True",
+                    "lastTransitionTime": "2026-01-01T00:00:05Z", "reason": "FailedCreate", "message": "m"}]}}),
         ]
     }
 
@@ -703,6 +708,7 @@ mod tests {
                 Object::EndpointSlice(x) => serde_json::to_value(x),
                 Object::Endpoints(x) => serde_json::to_value(x),
                 Object::PodDisruptionBudget(x) => serde_json::to_value(x),
+                Object::ReplicationController(x) => serde_json::to_value(x),
             };
             let mut want = body.unwrap();
             want["apiVersion"] = json!(o.kind().api_version());

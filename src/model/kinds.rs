@@ -16,6 +16,7 @@ use super::node::Node;
 use super::object::kinds;
 use super::pod::Pod;
 use super::policy::PodDisruptionBudget;
+use super::replication_controller::ReplicationController;
 use super::service::{EndpointSlice, Endpoints, Service};
 
 kinds! {
@@ -93,5 +94,10 @@ kinds! {
         api_version: "policy/v1", plural: "poddisruptionbudgets", singular: "poddisruptionbudget", short_names: &["pdb"], namespaced: true, generation: true,
         field_labels: &[],
         categories: &[],
+    }
+    ReplicationController(ReplicationController) as_replication_controller {
+        api_version: "v1", plural: "replicationcontrollers", singular: "replicationcontroller", short_names: &["rc"], namespaced: true, generation: true,
+        field_labels: &["status.replicas"],
+        categories: &["all"],
     }
 }

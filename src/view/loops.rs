@@ -172,7 +172,8 @@ mod tests {
                 "endpointslice-controller",
                 "endpoints-controller",
                 "pod-garbage-collector-controller",
-                "disruption-controller"
+                "disruption-controller",
+                "replicationcontroller-controller"
             ]
         );
         let rs = &c[2].loops[1];

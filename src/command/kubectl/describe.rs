@@ -106,6 +106,8 @@ pub fn describe(sim: &Sim, o: &Object, show_events: bool) -> Result<String, Stri
         Object::Endpoints(ep) => Ok(describe_endpoints(ep, events.as_deref(), now)),
         Object::EndpointSlice(slice) => Ok(describe_endpoint_slice(slice, events.as_deref(), now)),
         Object::PodDisruptionBudget(pdb) => Ok(describe_pod_disruption_budget(pdb, events.as_deref(), now)),
+        // describeReplicationController prints what describeReplicaSet does.
+        Object::ReplicationController(rc) => Ok(describe_replica_set(sim, &rc.as_replica_set(), events.as_deref(), now)),
         // Kinds without a describer of their own.
         _ => Err(format!("error: kubeloop cannot describe {}; try kubectl get -o yaml", o.kind().plural())),
     }
