@@ -33,8 +33,8 @@ pub enum ApiRequest {
     /// The status subresource: replaces status only.
     UpdateStatus(Object),
     Delete(DeleteRequest),
-    /// The pods/eviction subresource (`kubectl drain`). With no PodDisruptionBudgets to consult,
-    /// an eviction is the pod's graceful deletion.
+    /// The pods/eviction subresource (`kubectl drain`): a graceful deletion the pod's
+    /// PodDisruptionBudget may refuse (`eviction`).
     Evict(DeleteRequest),
     /// The pods/binding subresource the scheduler posts.
     Bind {
@@ -53,6 +53,13 @@ pub enum ApiRequest {
     Get(ObjectKey),
     List(ListRequest),
     Watch(WatchRequest),
+    /// `pods.metrics.k8s.io`: the CPU use of the pods a selector picks, as metrics-server reports
+    /// it through the aggregation layer. Answered by the simulation (`sim::metrics`), which owns
+    /// the machines the pods run on, not by etcd.
+    PodMetrics {
+        namespace: String,
+        selector: LabelSelector,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -107,10 +114,11 @@ impl ApiRequest {
             ApiRequest::Get(_) => "get",
             ApiRequest::List(_) => "list",
             ApiRequest::Watch(_) => "watch",
+            ApiRequest::PodMetrics { .. } => "list",
         }
     }
     pub fn is_write(&self) -> bool {
-        !matches!(self, ApiRequest::Get(_) | ApiRequest::List(_) | ApiRequest::Watch(_))
+        !matches!(self, ApiRequest::Get(_) | ApiRequest::List(_) | ApiRequest::Watch(_) | ApiRequest::PodMetrics { .. })
     }
     /// What the request is about, as `kind/namespace/name` or a kind's plural for lists.
     pub fn target(&self) -> String {
@@ -143,6 +151,7 @@ impl std::fmt::Display for Target<'_> {
             ApiRequest::Get(k) => write!(f, "{k}"),
             ApiRequest::List(l) => f.write_str(l.kind.map(|k| k.plural()).unwrap_or_default()),
             ApiRequest::Watch(w) => f.write_str(w.kind.plural()),
+            ApiRequest::PodMetrics { namespace, .. } => write!(f, "pods.metrics.k8s.io/{namespace}"),
         }
     }
 }
@@ -156,6 +165,8 @@ pub enum ApiResponse {
     },
     /// The watch is open; its past events follow as notifications.
     Watching(WatchId),
+    /// The answer to `PodMetrics`.
+    PodMetrics(Vec<PodMetric>),
 }
 
 impl ApiResponse {
@@ -244,6 +255,10 @@ impl ApiServer {
                 return Handled { result: Ok(self.list(&l)), notifications: Vec::new(), revision: None };
             }
             ApiRequest::Watch(w) => return self.watch(w),
+            // Only the simulation, which owns the machines, can answer this (see `sim::metrics`).
+            ApiRequest::PodMetrics { .. } => {
+                Err(ApiError::unavailable("the server is currently unable to handle the request (get pods.metrics.k8s.io)"))
+            }
         };
         match outcome {
             Ok(Written::Changed(change)) => self.committed(change),
@@ -559,6 +574,7 @@ fn prepare_for_create(object: &mut Object) {
         Object::Deployment(d) => d.status = Default::default(),
         Object::PodDisruptionBudget(pdb) => pdb.status = Default::default(),
         Object::ReplicationController(rc) => rc.status = Default::default(),
+        Object::HorizontalPodAutoscaler(hpa) => hpa.status = Default::default(),
         // Kinds whose strategy resets nothing.
         _ => {}
     }
@@ -579,6 +595,7 @@ fn with_spec_of(current: &Object, mut incoming: Object) -> Object {
         (Object::Service(n), Object::Service(c)) => n.status = c.status.clone(),
         (Object::PodDisruptionBudget(n), Object::PodDisruptionBudget(c)) => n.status = c.status.clone(),
         (Object::ReplicationController(n), Object::ReplicationController(c)) => n.status = c.status.clone(),
+        (Object::HorizontalPodAutoscaler(n), Object::HorizontalPodAutoscaler(c)) => n.status = c.status.clone(),
         _ => {}
     }
     incoming
@@ -613,6 +630,13 @@ fn with_status_of(current: &Object, incoming: Object) -> Object {
         }
         (Object::ReplicationController(c), Object::ReplicationController(i)) => {
             Object::ReplicationController(ReplicationController { metadata: c.metadata.clone(), spec: c.spec.clone(), status: i.status })
+        }
+        (Object::HorizontalPodAutoscaler(c), Object::HorizontalPodAutoscaler(i)) => {
+            Object::HorizontalPodAutoscaler(HorizontalPodAutoscaler {
+                metadata: c.metadata.clone(),
+                spec: c.spec.clone(),
+                status: i.status,
+            })
         }
         (_, i) => i,
     };
@@ -653,6 +677,7 @@ fn spec_changed(old: &Object, new: &Object) -> bool {
         (Object::Pod(a), Object::Pod(b)) => a.spec != b.spec,
         (Object::PodDisruptionBudget(a), Object::PodDisruptionBudget(b)) => a.spec != b.spec,
         (Object::ReplicationController(a), Object::ReplicationController(b)) => a.spec != b.spec,
+        (Object::HorizontalPodAutoscaler(a), Object::HorizontalPodAutoscaler(b)) => a.spec != b.spec,
         (Object::EndpointSlice(a), Object::EndpointSlice(b)) => {
             (&a.address_type, &a.endpoints, &a.ports) != (&b.address_type, &b.endpoints, &b.ports)
         }

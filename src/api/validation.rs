@@ -48,6 +48,7 @@ pub fn validate(object: &Object) -> Vec<FieldError> {
         Object::Service(svc) => super::service::validate_service(svc, &mut errs),
         Object::PodDisruptionBudget(pdb) => validate_pod_disruption_budget(pdb, &mut errs),
         Object::ReplicationController(rc) => validate_replication_controller(rc, &mut errs),
+        Object::HorizontalPodAutoscaler(hpa) => validate_horizontal_pod_autoscaler(hpa, &mut errs),
         // Kinds validated by their metadata alone.
         _ => {}
     }
@@ -604,6 +605,36 @@ fn int_or_percent(field: &str, value: Option<&IntOrString>, at_most_100: bool, e
                 None
             }
         },
+    }
+}
+
+/// `ValidateHorizontalPodAutoscalerSpec`: a named target, 1 ≤ minReplicas ≤ maxReplicas, and
+/// resource targets that say what to aim for.
+fn validate_horizontal_pod_autoscaler(hpa: &HorizontalPodAutoscaler, errs: &mut Vec<FieldError>) {
+    let spec = &hpa.spec;
+    if let Some(min) = spec.min_replicas.filter(|m| *m < 1) {
+        errs.push(FieldError::invalid("spec.minReplicas", min, "must be greater than or equal to 1"));
+    }
+    if spec.max_replicas < 1 {
+        errs.push(FieldError::invalid("spec.maxReplicas", spec.max_replicas, "must be greater than 0"));
+    }
+    if spec.min_replicas.is_some_and(|min| spec.max_replicas < min) {
+        errs.push(FieldError::invalid("spec.maxReplicas", spec.max_replicas, "must be greater than or equal to `minReplicas`"));
+    }
+    if spec.scale_target_ref.kind.is_empty() {
+        errs.push(FieldError::required("spec.scaleTargetRef.kind"));
+    }
+    if spec.scale_target_ref.name.is_empty() {
+        errs.push(FieldError::required("spec.scaleTargetRef.name"));
+    }
+    for (i, metric) in spec.metrics.iter().enumerate() {
+        let Some(resource) = &metric.resource else { continue };
+        let field = format!("spec.metrics[{i}].resource.target.averageUtilization");
+        match resource.target.average_utilization {
+            Some(u) if u < 1 => errs.push(FieldError::invalid(&field, u, "must be greater than 0")),
+            Some(_) => {}
+            None => errs.push(FieldError::required_why(&field, "must set either a target raw value or a target utilization")),
+        }
     }
 }
 

@@ -40,6 +40,7 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
         Kind::EndpointSlice => (&["NAME", "ADDRESSTYPE", "PORTS", "ENDPOINTS", "AGE"], &[]),
         Kind::Endpoints => (&["NAME", "ENDPOINTS", "AGE"], &[]),
         Kind::ReplicationController => (&["NAME", "DESIRED", "CURRENT", "READY", "AGE"], &["CONTAINERS", "IMAGES", "SELECTOR"]),
+        Kind::HorizontalPodAutoscaler => (&["NAME", "REFERENCE", "TARGETS", "MINPODS", "MAXPODS", "REPLICAS", "AGE"], &[]),
         Kind::PodDisruptionBudget => (&["NAME", "MIN AVAILABLE", "MAX UNAVAILABLE", "ALLOWED DISRUPTIONS", "AGE"], &[]),
     };
     let mut h = base.to_vec();
@@ -75,9 +76,48 @@ pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
         ],
         Object::Endpoints(ep) => vec![ep.metadata.name.to_string(), endpoints_list(ep, None), age(ep.metadata.creation_timestamp, now)],
         Object::PodDisruptionBudget(pdb) => pod_disruption_budget_row(pdb, now),
+        Object::HorizontalPodAutoscaler(hpa) => horizontal_pod_autoscaler_row(hpa, now),
         // printReplicationController: the same cells as a ReplicaSet's.
         Object::ReplicationController(rc) => replica_set_row(&rc.as_replica_set(), now, wide),
     }
+}
+
+/// `printHorizontalPodAutoscaler`: the target as `Kind/name`, each metric as `cpu: current/target`.
+fn horizontal_pod_autoscaler_row(hpa: &HorizontalPodAutoscaler, now: Time) -> Vec<String> {
+    let spec = &hpa.spec;
+    vec![
+        hpa.metadata.name.to_string(),
+        format!("{}/{}", spec.scale_target_ref.kind, spec.scale_target_ref.name),
+        hpa_targets(hpa),
+        spec.min_replicas.map_or_else(|| "<unset>".to_string(), |m| m.to_string()),
+        spec.max_replicas.to_string(),
+        hpa.status.current_replicas.to_string(),
+        age(hpa.metadata.creation_timestamp, now),
+    ]
+}
+
+/// `formatHPAMetrics`: `<unknown>` until the controller has measured.
+pub fn hpa_targets(hpa: &HorizontalPodAutoscaler) -> String {
+    if hpa.spec.metrics.is_empty() {
+        return "<none>".into();
+    }
+    let cells: Vec<String> = hpa
+        .spec
+        .metrics
+        .iter()
+        .enumerate()
+        .map(|(i, metric)| match &metric.resource {
+            Some(resource) => {
+                let current =
+                    hpa.status.current_metrics.get(i).and_then(|m| m.resource.as_ref()).and_then(|r| r.current.average_utilization);
+                let current = current.map_or_else(|| "<unknown>".to_string(), |u| format!("{u}%"));
+                let target = resource.target.average_utilization.map_or_else(|| "<auto>".to_string(), |u| format!("{u}%"));
+                format!("{}: {current}/{target}", resource.name)
+            }
+            None => "<unknown>/<unknown>".to_string(),
+        })
+        .collect();
+    cells.join(", ")
 }
 
 /// `printPodDisruptionBudget`: the budget as written (`N/A` for the bound not set) and the

@@ -161,7 +161,14 @@ mod tests {
         assert_eq!(s(&["pods"]), Ok(Selection::Kinds(vec![Kind::Pod])));
         assert_eq!(
             s(&["all"]),
-            Ok(Selection::Kinds(vec![Kind::Pod, Kind::ReplicationController, Kind::Service, Kind::Deployment, Kind::ReplicaSet]))
+            Ok(Selection::Kinds(vec![
+                Kind::Pod,
+                Kind::ReplicationController,
+                Kind::Service,
+                Kind::Deployment,
+                Kind::ReplicaSet,
+                Kind::HorizontalPodAutoscaler
+            ]))
         );
         assert_eq!(s(&["po,deploy,pods"]), Ok(Selection::Kinds(vec![Kind::Pod, Kind::Deployment])));
         assert_eq!(s(&["deploy", "a", "b"]), Ok(Selection::Named(vec![(Kind::Deployment, "a".into()), (Kind::Deployment, "b".into())])));

@@ -102,6 +102,7 @@ impl ControllerManager {
             Box::new(super::pod_gc::PodGcController::new()),
             Box::new(super::disruption::DisruptionController::new()),
             Box::new(super::replica_set::ReplicaSetController::for_replication_controllers()),
+            Box::new(super::horizontal::HorizontalController::new()),
         ])
     }
 
@@ -293,6 +294,7 @@ impl ControllerManager {
             }
             (_, Ok(ApiResponse::Object(o))) => Outcome::Done(o),
             (_, Ok(ApiResponse::List { items, .. })) => Outcome::Listed(items),
+            (_, Ok(ApiResponse::PodMetrics(metrics))) => Outcome::Metrics(metrics),
             (_, Ok(_)) => Outcome::Skipped,
             (_, Err(e)) => {
                 run.failed = true;

@@ -516,6 +516,7 @@ mod tests {
             Kind::Endpoints => Object::Endpoints(serde_json::from_value(value).map_err(decode_err)?),
             Kind::PodDisruptionBudget => Object::PodDisruptionBudget(serde_json::from_value(value).map_err(decode_err)?),
             Kind::ReplicationController => Object::ReplicationController(serde_json::from_value(value).map_err(decode_err)?),
+            Kind::HorizontalPodAutoscaler => Object::HorizontalPodAutoscaler(serde_json::from_value(value).map_err(decode_err)?),
         })
     }
 
@@ -603,6 +604,14 @@ mod tests {
                 "selector": {"app": "web"}, "template": template}, "status": {"replicas": 3, "fullyLabeledReplicas": 3, "readyReplicas": 2,
                 "availableReplicas": 2, "observedGeneration": 4, "conditions": [{"type": "ReplicaFailure", "status": "True",
                     "lastTransitionTime": "2026-01-01T00:00:05Z", "reason": "FailedCreate", "message": "m"}]}}),
+            json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": meta(), "spec": {
+                "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "minReplicas": 1, "maxReplicas": 10,
+                "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}],
+                "behavior": {"scaleUp": {"stabilizationWindowSeconds": 0, "selectPolicy": "Max", "policies": [{"type": "Pods", "value": 4, "periodSeconds": 15}]},
+                    "scaleDown": {"policies": [{"type": "Percent", "value": 100, "periodSeconds": 15}]}}},
+                "status": {"observedGeneration": 2, "lastScaleTime": "2026-01-01T00:00:05Z", "currentReplicas": 3, "desiredReplicas": 4,
+                    "currentMetrics": [{"type": "Resource", "resource": {"name": "cpu", "current": {"averageValue": "250m", "averageUtilization": 62}}}],
+                    "conditions": [{"type": "AbleToScale", "status": "True", "lastTransitionTime": "2026-01-01T00:00:05Z", "reason": "r", "message": "m"}]}}),
         ]
     }
 
@@ -709,6 +718,7 @@ mod tests {
                 Object::Endpoints(x) => serde_json::to_value(x),
                 Object::PodDisruptionBudget(x) => serde_json::to_value(x),
                 Object::ReplicationController(x) => serde_json::to_value(x),
+                Object::HorizontalPodAutoscaler(x) => serde_json::to_value(x),
             };
             let mut want = body.unwrap();
             want["apiVersion"] = json!(o.kind().api_version());

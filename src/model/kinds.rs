@@ -10,6 +10,7 @@
 //! To add a kind, see "How to add a kind" in ARCHITECTURE.md.
 
 use super::apps::{Deployment, ReplicaSet};
+use super::autoscaling::HorizontalPodAutoscaler;
 use super::config::{ConfigMap, Namespace, Secret};
 use super::event::{Event, Lease};
 use super::node::Node;
@@ -98,6 +99,11 @@ kinds! {
     ReplicationController(ReplicationController) as_replication_controller {
         api_version: "v1", plural: "replicationcontrollers", singular: "replicationcontroller", short_names: &["rc"], namespaced: true, generation: true,
         field_labels: &["status.replicas"],
+        categories: &["all"],
+    }
+    HorizontalPodAutoscaler(HorizontalPodAutoscaler) as_horizontal_pod_autoscaler {
+        api_version: "autoscaling/v2", plural: "horizontalpodautoscalers", singular: "horizontalpodautoscaler", short_names: &["hpa"], namespaced: true, generation: true,
+        field_labels: &[],
         categories: &["all"],
     }
 }

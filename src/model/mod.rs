@@ -4,6 +4,7 @@
 //! few pure helpers that mirror upstream utility functions (selector matching, readiness).
 
 pub mod apps;
+pub mod autoscaling;
 pub mod config;
 mod decode;
 pub mod event;
@@ -22,6 +23,7 @@ pub mod shared;
 pub mod time;
 
 pub use apps::*;
+pub use autoscaling::*;
 pub use config::*;
 pub use decode::parse_f64;
 pub use event::*;

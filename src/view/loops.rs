@@ -173,7 +173,8 @@ mod tests {
                 "endpoints-controller",
                 "pod-garbage-collector-controller",
                 "disruption-controller",
-                "replicationcontroller-controller"
+                "replicationcontroller-controller",
+                "horizontal-pod-autoscaler-controller"
             ]
         );
         let rs = &c[2].loops[1];

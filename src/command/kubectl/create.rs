@@ -218,3 +218,63 @@ fn pod_disruption_budget_spec(f: &Flags) -> Result<PodDisruptionBudgetSpec, Stri
         unhealthy_pod_eviction_policy: None,
     })
 }
+
+const AUTOSCALE_FLAGS: &[FlagSpec] = &[
+    OUTPUT_FLAGS[0],
+    OUTPUT_FLAGS[1],
+    FlagSpec::new("min", None, FlagKind::Int(32)),
+    FlagSpec::new("max", None, FlagKind::Int(32)),
+    FlagSpec::new("cpu-percent", None, FlagKind::Int(32)),
+    FlagSpec::new("name", None, FlagKind::String),
+];
+
+/// `kubectl autoscale (TYPE NAME | TYPE/NAME) --max=N [--min=N] [--cpu-percent=N] [--name=NAME]`:
+/// a HorizontalPodAutoscaler for a Deployment, ReplicaSet or ReplicationController.
+pub fn autoscale(session: &mut Session, args: &[String]) -> CommandOutput {
+    let (positional, f) = match flags("autoscale", args, AUTOSCALE_FLAGS) {
+        Ok(v) => v,
+        Err(e) => return e,
+    };
+    let (max, min) = (f.int("max").unwrap_or(-1), f.int("min").unwrap_or(-1));
+    if max < 1 {
+        return CommandOutput::err(format!("error: --max=MAXPODS is required and must be at least 1, max: {max}"));
+    }
+    if max < min {
+        return CommandOutput::err(format!("error: --max=MAXPODS must be larger or equal to --min=MINPODS, max: {max}, min: {min}"));
+    }
+    let target = match positional.as_slice() {
+        [both] => both.split_once('/').map(|(t, n)| (t.to_string(), n.to_string())),
+        [typed, name] => Some((typed.clone(), name.clone())),
+        _ => None,
+    };
+    let Some((typed, name)) = target else {
+        return usage_error("autoscale", "USAGE: autoscale (TYPE NAME | TYPE/NAME) [--min=MINPODS] --max=MAXPODS [--cpu-percent=CPU]");
+    };
+    let kind = match crate::command::resources::resolve(&typed) {
+        Ok(k) => k,
+        Err(e) => return CommandOutput::err(format!("error: {e}")),
+    };
+    let ns = namespace(&f);
+    let Some(object) = session.sim().api().get(&ObjectKey::new(kind, &ns, &name)).cloned() else {
+        return CommandOutput::err(crate::api::ApiError::not_found(kind, &name).kubectl_message());
+    };
+    if !matches!(kind, Kind::Deployment | Kind::ReplicaSet | Kind::ReplicationController) {
+        return CommandOutput::err(format!("error: cannot autoscale a {}: it has no scale subresource", kind.as_str()));
+    }
+    let mut hpa = HorizontalPodAutoscaler::default();
+    hpa.metadata.name = f.str("name").unwrap_or(&name).into();
+    hpa.spec.scale_target_ref = CrossVersionObjectReference {
+        api_version: kind.api_version().into(),
+        kind: kind.as_str().into(),
+        name: object.meta().name.to_string(),
+    };
+    hpa.spec.min_replicas = (min >= 0).then_some(min as i32);
+    hpa.spec.max_replicas = max as i32;
+    if let Some(cpu) = f.int("cpu-percent").filter(|c| *c >= 0) {
+        let target = MetricTarget { type_: "Utilization".into(), average_utilization: Some(cpu as i32) };
+        hpa.spec.metrics =
+            vec![MetricSpec { type_: "Resource".into(), resource: Some(ResourceMetricSource { name: "cpu".into(), target }) }];
+    }
+    let out = send(session, &f, Object::HorizontalPodAutoscaler(hpa), Some(&ns));
+    CommandOutput { stdout: out.stdout.replace(" created\n", " autoscaled\n"), ..out }
+}
