@@ -438,7 +438,9 @@ fn with_shared_watches_a_watch_fault_leaves_a_stale_table_on_its_own_node_only()
     // A delay aimed at node-2 holds node-2 back by that much, and node-1 no longer matters to it.
     run(&mut s, "sim watch delay 3s kube-proxy-node-2");
     assert!(s.sim().kube_proxies_sharing_watches().is_empty());
-    s.sim_mut().advance(Duration::secs(2));
+    // Long enough for its own watches to have listed and be open (their start is jittered):
+    // a list that came after the delete would read it at once, undelayed.
+    s.sim_mut().advance(Duration::secs(10));
     let before = table(s.sim(), "node-2", "web").unwrap();
     let ip = ready_addresses(s.sim())[0].trim_end_matches(":80").to_string();
     let key = pod_named(s.sim(), &ip);

@@ -30,6 +30,8 @@ pub fn default_object(object: &mut Object) {
             default_template(&mut rs.spec.template);
         }
         Object::Service(svc) => super::service::default_service(svc),
+        Object::ReplicationController(rc) => default_replication_controller(rc),
+        Object::HorizontalPodAutoscaler(hpa) => default_horizontal_pod_autoscaler(hpa),
         Object::Job(job) => super::job::default_job(job),
         Object::DaemonSet(ds) => default_daemon_set(ds),
         // Kinds without defaults of their own.
@@ -46,6 +48,67 @@ fn default_secret(secret: &mut Secret) {
     for (k, v) in std::mem::take(&mut secret.string_data) {
         secret.data.insert(k, Bytes::encode(v.as_bytes()));
     }
+}
+
+/// `SetDefaults_ReplicationController`: an empty selector, and empty labels, become the
+/// template's labels; one replica unless told otherwise.
+fn default_replication_controller(rc: &mut ReplicationController) {
+    if let Some(template) = rc.spec.template.as_mut() {
+        let labels = &template.metadata.labels;
+        if rc.spec.selector.is_empty() {
+            rc.spec.selector = (**labels).clone();
+        }
+        if rc.metadata.labels.is_empty() {
+            rc.metadata.labels = labels.clone();
+        }
+        default_template(template);
+    }
+    rc.spec.replicas.get_or_insert(1);
+}
+
+/// `SetDefaults_HorizontalPodAutoscaler` (autoscaling/v2): at least one replica, CPU at 80% of
+/// requests when no metric is named, and a `behavior` given in part completed with the rules
+/// the controller would otherwise apply (absent, it stays absent: the controller's older rules
+/// then apply, as upstream).
+fn default_horizontal_pod_autoscaler(hpa: &mut HorizontalPodAutoscaler) {
+    let spec = &mut hpa.spec;
+    spec.min_replicas.get_or_insert(1);
+    if spec.metrics.is_empty() {
+        let target = MetricTarget { type_: "Utilization".into(), average_utilization: Some(DEFAULT_CPU_UTILIZATION) };
+        spec.metrics.push(MetricSpec { type_: "Resource".into(), resource: Some(ResourceMetricSource { name: "cpu".into(), target }) });
+    }
+    if let Some(behavior) = spec.behavior.as_mut() {
+        let up = ScalingRules {
+            stabilization_window_seconds: Some(0),
+            select_policy: Some("Max".into()),
+            policies: vec![
+                ScalingPolicy { type_: "Pods".into(), value: 4, period_seconds: 15 },
+                ScalingPolicy { type_: "Percent".into(), value: 100, period_seconds: 15 },
+            ],
+        };
+        let down = ScalingRules {
+            stabilization_window_seconds: None,
+            select_policy: Some("Max".into()),
+            policies: vec![ScalingPolicy { type_: "Percent".into(), value: 100, period_seconds: 15 }],
+        };
+        behavior.scale_up = Some(complete_rules(behavior.scale_up.take(), up));
+        behavior.scale_down = Some(complete_rules(behavior.scale_down.take(), down));
+    }
+}
+
+/// `GenerateHPAScale{Up,Down}Rules`: each field given wins over the default.
+fn complete_rules(given: Option<ScalingRules>, mut rules: ScalingRules) -> ScalingRules {
+    let Some(given) = given else { return rules };
+    if given.stabilization_window_seconds.is_some() {
+        rules.stabilization_window_seconds = given.stabilization_window_seconds;
+    }
+    if given.select_policy.is_some() {
+        rules.select_policy = given.select_policy;
+    }
+    if !given.policies.is_empty() {
+        rules.policies = given.policies;
+    }
+    rules
 }
 
 pub fn default_deployment(d: &mut Deployment) {

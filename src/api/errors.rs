@@ -50,6 +50,8 @@ pub enum Reason {
     BadRequest,
     Gone,
     ServiceUnavailable,
+    /// 429: the eviction API refusing what would break a PodDisruptionBudget.
+    TooManyRequests,
     InternalError,
     Timeout,
     /// `metav1.StatusReasonUnknown` (empty): an error the server had no reason for, such as
@@ -71,6 +73,7 @@ impl Reason {
             Reason::BadRequest => 400,
             Reason::Gone => 410,
             Reason::ServiceUnavailable => 503,
+            Reason::TooManyRequests => 429,
             Reason::InternalError => 500,
             Reason::Timeout => 504,
             Reason::Unknown => 500,
@@ -88,6 +91,7 @@ impl Reason {
             Reason::BadRequest => "BadRequest",
             Reason::Gone => "Gone",
             Reason::ServiceUnavailable => "ServiceUnavailable",
+            Reason::TooManyRequests => "TooManyRequests",
             Reason::InternalError => "InternalError",
             Reason::Timeout => "Timeout",
             Reason::Unknown => "",

@@ -7,6 +7,7 @@
 
 pub mod defaults;
 pub mod errors;
+mod eviction;
 pub mod job;
 pub mod lease_manager;
 pub mod namespaces;
@@ -15,6 +16,7 @@ pub mod validation;
 pub mod watch;
 
 pub use errors::{ApiError, FieldError, Reason};
+pub use eviction::VIOLATES_BUDGET;
 pub use watch::{FieldFilter, WatchEvent, WatchId, WatchRegistry};
 
 use crate::model::*;
@@ -32,8 +34,8 @@ pub enum ApiRequest {
     /// The status subresource: replaces status only.
     UpdateStatus(Object),
     Delete(DeleteRequest),
-    /// The pods/eviction subresource (`kubectl drain`). With no PodDisruptionBudgets to consult,
-    /// an eviction is the pod's graceful deletion.
+    /// The pods/eviction subresource (`kubectl drain`): a graceful deletion the pod's
+    /// PodDisruptionBudget may refuse (`eviction`).
     Evict(DeleteRequest),
     /// The pods/binding subresource the scheduler posts.
     Bind {
@@ -52,6 +54,13 @@ pub enum ApiRequest {
     Get(ObjectKey),
     List(ListRequest),
     Watch(WatchRequest),
+    /// `pods.metrics.k8s.io`: the CPU use of the pods a selector picks, as metrics-server reports
+    /// it through the aggregation layer. Answered by the simulation (`sim::metrics`), which owns
+    /// the machines the pods run on, not by etcd.
+    PodMetrics {
+        namespace: String,
+        selector: LabelSelector,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -106,10 +115,11 @@ impl ApiRequest {
             ApiRequest::Get(_) => "get",
             ApiRequest::List(_) => "list",
             ApiRequest::Watch(_) => "watch",
+            ApiRequest::PodMetrics { .. } => "list",
         }
     }
     pub fn is_write(&self) -> bool {
-        !matches!(self, ApiRequest::Get(_) | ApiRequest::List(_) | ApiRequest::Watch(_))
+        !matches!(self, ApiRequest::Get(_) | ApiRequest::List(_) | ApiRequest::Watch(_) | ApiRequest::PodMetrics { .. })
     }
     /// What the request is about, as `kind/namespace/name` or a kind's plural for lists.
     pub fn target(&self) -> String {
@@ -142,6 +152,7 @@ impl std::fmt::Display for Target<'_> {
             ApiRequest::Get(k) => write!(f, "{k}"),
             ApiRequest::List(l) => f.write_str(l.kind.map(|k| k.plural()).unwrap_or_default()),
             ApiRequest::Watch(w) => f.write_str(w.kind.plural()),
+            ApiRequest::PodMetrics { namespace, .. } => write!(f, "pods.metrics.k8s.io/{namespace}"),
         }
     }
 }
@@ -155,6 +166,8 @@ pub enum ApiResponse {
     },
     /// The watch is open; its past events follow as notifications.
     Watching(WatchId),
+    /// The answer to `PodMetrics`.
+    PodMetrics(Vec<PodMetric>),
 }
 
 impl ApiResponse {
@@ -231,8 +244,7 @@ impl ApiServer {
             ApiRequest::Update(o) => self.update(now, rng, o, false),
             ApiRequest::UpdateStatus(o) => self.update(now, rng, o, true),
             ApiRequest::Delete(d) => self.delete(now, d),
-            ApiRequest::Evict(d) if d.key.kind == Kind::Pod => self.delete(now, d),
-            ApiRequest::Evict(d) => Err(ApiError::not_found(d.key.kind, &d.key.name)),
+            ApiRequest::Evict(d) => return self.evict(now, d),
             ApiRequest::Bind { pod, node } => self.bind(now, &pod, node),
             ApiRequest::Finalize(o) => self.finalize(o),
             ApiRequest::DeleteCollection { kind, namespace } => return self.delete_collection(now, kind, &namespace),
@@ -244,6 +256,10 @@ impl ApiServer {
                 return Handled { result: Ok(self.list(&l)), notifications: Vec::new(), revision: None };
             }
             ApiRequest::Watch(w) => return self.watch(w),
+            // Only the simulation, which owns the machines, can answer this (see `sim::metrics`).
+            ApiRequest::PodMetrics { .. } => {
+                Err(ApiError::unavailable("the server is currently unable to handle the request (get pods.metrics.k8s.io)"))
+            }
         };
         match outcome {
             Ok(Written::Changed(change)) => self.committed(change),
@@ -606,6 +622,9 @@ fn prepare_for_create(object: &mut Object) {
             // The v1 face of the internal `spec.templateGeneration`, which starts at 1.
             ds.metadata.annotations.insert(TEMPLATE_GENERATION_ANNOTATION.into(), "1".into());
         }
+        Object::PodDisruptionBudget(pdb) => pdb.status = Default::default(),
+        Object::ReplicationController(rc) => rc.status = Default::default(),
+        Object::HorizontalPodAutoscaler(hpa) => hpa.status = Default::default(),
         // Kinds whose strategy resets nothing.
         _ => {}
     }
@@ -642,6 +661,9 @@ fn with_spec_of(current: &Object, mut incoming: Object) -> Object {
             n.spec.finalizers = c.spec.finalizers.clone();
         }
         (Object::Service(n), Object::Service(c)) => n.status = c.status.clone(),
+        (Object::PodDisruptionBudget(n), Object::PodDisruptionBudget(c)) => n.status = c.status.clone(),
+        (Object::ReplicationController(n), Object::ReplicationController(c)) => n.status = c.status.clone(),
+        (Object::HorizontalPodAutoscaler(n), Object::HorizontalPodAutoscaler(c)) => n.status = c.status.clone(),
         _ => {}
     }
     incoming
@@ -674,6 +696,19 @@ fn with_status_of(current: &Object, incoming: Object) -> Object {
         (Object::Job(c), Object::Job(i)) => Object::Job(Job { metadata: c.metadata.clone(), spec: c.spec.clone(), status: i.status }),
         (Object::DaemonSet(c), Object::DaemonSet(i)) => {
             Object::DaemonSet(DaemonSet { metadata: c.metadata.clone(), spec: c.spec.clone(), status: i.status })
+        }
+        (Object::PodDisruptionBudget(c), Object::PodDisruptionBudget(i)) => {
+            Object::PodDisruptionBudget(PodDisruptionBudget { metadata: c.metadata.clone(), spec: c.spec.clone(), status: i.status })
+        }
+        (Object::ReplicationController(c), Object::ReplicationController(i)) => {
+            Object::ReplicationController(ReplicationController { metadata: c.metadata.clone(), spec: c.spec.clone(), status: i.status })
+        }
+        (Object::HorizontalPodAutoscaler(c), Object::HorizontalPodAutoscaler(i)) => {
+            Object::HorizontalPodAutoscaler(HorizontalPodAutoscaler {
+                metadata: c.metadata.clone(),
+                spec: c.spec.clone(),
+                status: i.status,
+            })
         }
         (_, i) => i,
     };
@@ -714,6 +749,9 @@ fn spec_changed(old: &Object, new: &Object) -> bool {
         (Object::Job(a), Object::Job(b)) => a.spec != b.spec,
         (Object::DaemonSet(a), Object::DaemonSet(b)) => a.spec != b.spec,
         (Object::Pod(a), Object::Pod(b)) => a.spec != b.spec,
+        (Object::PodDisruptionBudget(a), Object::PodDisruptionBudget(b)) => a.spec != b.spec,
+        (Object::ReplicationController(a), Object::ReplicationController(b)) => a.spec != b.spec,
+        (Object::HorizontalPodAutoscaler(a), Object::HorizontalPodAutoscaler(b)) => a.spec != b.spec,
         (Object::EndpointSlice(a), Object::EndpointSlice(b)) => {
             (&a.address_type, &a.endpoints, &a.ports) != (&b.address_type, &b.endpoints, &b.ports)
         }

@@ -46,6 +46,9 @@ pub fn validate(object: &Object) -> Vec<FieldError> {
         }
         Object::ConfigMap(cm) => validate_config_map(cm, &mut errs),
         Object::Secret(secret) => validate_secret(secret, &mut errs),
+        Object::PodDisruptionBudget(pdb) => validate_pod_disruption_budget(pdb, &mut errs),
+        Object::ReplicationController(rc) => validate_replication_controller(rc, &mut errs),
+        Object::HorizontalPodAutoscaler(hpa) => validate_horizontal_pod_autoscaler(hpa, &mut errs),
         Object::Service(svc) => super::service::validate_service(svc, &mut errs),
         Object::Job(job) => super::job::validate_job(job, &mut errs),
         // Kinds validated by their metadata alone.
@@ -602,6 +605,97 @@ fn validate_rolling_update(d: &Deployment, errs: &mut Vec<FieldError>) {
     });
     if let [Some(0), Some(0)] = &mut values {
         errs.push(FieldError::invalid("spec.strategy.rollingUpdate.maxUnavailable", 0, "may not be 0 when `maxSurge` is 0"));
+    }
+}
+
+/// `ValidateHorizontalPodAutoscalerSpec`: a named target, 1 ≤ minReplicas ≤ maxReplicas, and
+/// resource targets that say what to aim for.
+fn validate_horizontal_pod_autoscaler(hpa: &HorizontalPodAutoscaler, errs: &mut Vec<FieldError>) {
+    let spec = &hpa.spec;
+    if let Some(min) = spec.min_replicas.filter(|m| *m < 1) {
+        errs.push(FieldError::invalid("spec.minReplicas", min, "must be greater than or equal to 1"));
+    }
+    if spec.max_replicas < 1 {
+        errs.push(FieldError::invalid("spec.maxReplicas", spec.max_replicas, "must be greater than 0"));
+    }
+    if spec.min_replicas.is_some_and(|min| spec.max_replicas < min) {
+        errs.push(FieldError::invalid("spec.maxReplicas", spec.max_replicas, "must be greater than or equal to `minReplicas`"));
+    }
+    if spec.scale_target_ref.kind.is_empty() {
+        errs.push(FieldError::required("spec.scaleTargetRef.kind"));
+    }
+    if spec.scale_target_ref.name.is_empty() {
+        errs.push(FieldError::required("spec.scaleTargetRef.name"));
+    }
+    for (i, metric) in spec.metrics.iter().enumerate() {
+        let Some(resource) = &metric.resource else { continue };
+        let field = format!("spec.metrics[{i}].resource.target.averageUtilization");
+        match resource.target.average_utilization {
+            Some(u) if u < 1 => errs.push(FieldError::invalid(&field, u, "must be greater than 0")),
+            Some(_) => {}
+            None => errs.push(FieldError::required_why(&field, "must set either a target raw value or a target utilization")),
+        }
+    }
+}
+
+/// `ValidateReplicationControllerSpec`: a selector (a plain label map) the template's labels
+/// satisfy, a template, and pods that always restart.
+fn validate_replication_controller(rc: &ReplicationController, errs: &mut Vec<FieldError>) {
+    if rc.spec.min_ready_seconds < 0 {
+        errs.push(FieldError::invalid("spec.minReadySeconds", rc.spec.min_ready_seconds, "must be greater than or equal to 0"));
+    }
+    if rc.spec.selector.is_empty() {
+        errs.push(FieldError::required("spec.selector"));
+    }
+    validate_replicas(rc.spec.replicas, errs);
+    let Some(template) = &rc.spec.template else {
+        errs.push(FieldError::required("spec.template"));
+        return;
+    };
+    let labels = &template.metadata.labels;
+    if !rc.spec.selector.is_empty() && !rc.spec.selector.iter().all(|(k, v)| labels.get(k) == Some(v)) {
+        errs.push(FieldError::invalid(
+            "spec.template.metadata.labels",
+            go_map_literal(labels),
+            "`selector` does not match template `labels`",
+        ));
+    }
+    validate_pod_spec(&template.spec, "spec.template.spec", errs);
+    if let Some(policy) = template.spec.restart_policy.as_deref().filter(|p| *p != "Always") {
+        errs.push(FieldError::unsupported("spec.template.spec.restartPolicy", policy, &["Always"]));
+    }
+}
+
+/// `ValidatePodDisruptionBudgetSpec`: one bound at most, each a non-negative number or a
+/// percentage up to 100%, a known unhealthy-pod policy and well-formed selector operators.
+fn validate_pod_disruption_budget(pdb: &PodDisruptionBudget, errs: &mut Vec<FieldError>) {
+    let spec = &pdb.spec;
+    if spec.min_available.is_some() && spec.max_unavailable.is_some() {
+        // The API server prints the spec with Go's %#v, pointers and all.
+        let pointer = |set: bool, ty: &str| if set { format!("(*{ty})(0xc000a14f60)") } else { format!("(*{ty})(nil)") };
+        let value = format!(
+            "policy.PodDisruptionBudgetSpec{{MinAvailable:{}, Selector:{}, MaxUnavailable:{}, UnhealthyPodEvictionPolicy:{}}}",
+            pointer(true, "intstr.IntOrString"),
+            pointer(spec.selector.is_some(), "v1.LabelSelector"),
+            pointer(true, "intstr.IntOrString"),
+            pointer(spec.unhealthy_pod_eviction_policy.is_some(), "policy.UnhealthyPodEvictionPolicyType"),
+        );
+        errs.push(FieldError::invalid("spec", value, "minAvailable and maxUnavailable cannot be both set"));
+    }
+    int_or_percent("spec.minAvailable", &spec.min_available, true, errs);
+    int_or_percent("spec.maxUnavailable", &spec.max_unavailable, true, errs);
+    if let Some(selector) = &spec.selector {
+        for (i, req) in selector.match_expressions.iter().enumerate() {
+            if !["In", "NotIn", "Exists", "DoesNotExist"].contains(&req.operator.as_str()) {
+                let field = format!("spec.selector.matchExpressions[{i}].operator");
+                errs.push(FieldError::invalid(&field, format!("{:?}", req.operator), "not a valid selector operator"));
+            }
+        }
+    }
+    if let Some(policy) = spec.unhealthy_pod_eviction_policy.as_deref() {
+        if ![IF_HEALTHY_BUDGET, ALWAYS_ALLOW].contains(&policy) {
+            errs.push(FieldError::unsupported("spec.unhealthyPodEvictionPolicy", policy, &[ALWAYS_ALLOW, IF_HEALTHY_BUDGET]));
+        }
     }
 }
 

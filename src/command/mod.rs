@@ -24,6 +24,7 @@ pub mod printers;
 pub mod resources;
 pub mod scenario;
 pub mod selector;
+pub mod sim_load;
 pub mod sim_mode;
 pub mod sim_traffic;
 pub mod sim_verbs;
@@ -397,7 +398,11 @@ pub fn help_text() -> String {
        send connections to the service, routed by each node's kube-proxy rules\n  \
        sim traffic                where the connections went, pod by pod\n  \
        sim traffic stop [SERVICE] stop sending\n  \
-       sim rules NODE             the Service rules kube-proxy wrote on the node (iptables-save)\n"
+       sim rules NODE             the Service rules kube-proxy wrote on the node (iptables-save)\n\
+     \n\
+     sim load:\n  \
+       sim load deployment/NAME --cpu 300%  a CPU demand of three pods' requests, shared by its pods\n  \
+       sim load                   the loads set\n"
         .to_string()
 }
 

@@ -39,6 +39,9 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
         Kind::Service => (&["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"], &["SELECTOR"]),
         Kind::EndpointSlice => (&["NAME", "ADDRESSTYPE", "PORTS", "ENDPOINTS", "AGE"], &[]),
         Kind::Endpoints => (&["NAME", "ENDPOINTS", "AGE"], &[]),
+        Kind::ReplicationController => (&["NAME", "DESIRED", "CURRENT", "READY", "AGE"], &["CONTAINERS", "IMAGES", "SELECTOR"]),
+        Kind::HorizontalPodAutoscaler => (&["NAME", "REFERENCE", "TARGETS", "MINPODS", "MAXPODS", "REPLICAS", "AGE"], &[]),
+        Kind::PodDisruptionBudget => (&["NAME", "MIN AVAILABLE", "MAX UNAVAILABLE", "ALLOWED DISRUPTIONS", "AGE"], &[]),
         Kind::Job => (&["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"], &["CONTAINERS", "IMAGES", "SELECTOR"]),
         Kind::DaemonSet => (
             &["NAME", "DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE", "NODE SELECTOR", "AGE"],
@@ -79,7 +82,62 @@ pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
         Object::Endpoints(ep) => vec![ep.metadata.name.to_string(), endpoints_list(ep, None), age(ep.metadata.creation_timestamp, now)],
         Object::Job(job) => job_row(job, now, wide),
         Object::DaemonSet(ds) => daemon_set_row(ds, now, wide),
+        Object::PodDisruptionBudget(pdb) => pod_disruption_budget_row(pdb, now),
+        Object::HorizontalPodAutoscaler(hpa) => horizontal_pod_autoscaler_row(hpa, now),
+        // printReplicationController: the same cells as a ReplicaSet's.
+        Object::ReplicationController(rc) => replica_set_row(&rc.as_replica_set(), now, wide),
     }
+}
+
+/// `printHorizontalPodAutoscaler`: the target as `Kind/name`, each metric as `cpu: current/target`.
+fn horizontal_pod_autoscaler_row(hpa: &HorizontalPodAutoscaler, now: Time) -> Vec<String> {
+    let spec = &hpa.spec;
+    vec![
+        hpa.metadata.name.to_string(),
+        format!("{}/{}", spec.scale_target_ref.kind, spec.scale_target_ref.name),
+        hpa_targets(hpa),
+        spec.min_replicas.map_or_else(|| "<unset>".to_string(), |m| m.to_string()),
+        spec.max_replicas.to_string(),
+        hpa.status.current_replicas.to_string(),
+        age(hpa.metadata.creation_timestamp, now),
+    ]
+}
+
+/// `formatHPAMetrics`: `<unknown>` until the controller has measured.
+pub fn hpa_targets(hpa: &HorizontalPodAutoscaler) -> String {
+    if hpa.spec.metrics.is_empty() {
+        return "<none>".into();
+    }
+    let cells: Vec<String> = hpa
+        .spec
+        .metrics
+        .iter()
+        .enumerate()
+        .map(|(i, metric)| match &metric.resource {
+            Some(resource) => {
+                let current =
+                    hpa.status.current_metrics.get(i).and_then(|m| m.resource.as_ref()).and_then(|r| r.current.average_utilization);
+                let current = current.map_or_else(|| "<unknown>".to_string(), |u| format!("{u}%"));
+                let target = resource.target.average_utilization.map_or_else(|| "<auto>".to_string(), |u| format!("{u}%"));
+                format!("{}: {current}/{target}", resource.name)
+            }
+            None => "<unknown>/<unknown>".to_string(),
+        })
+        .collect();
+    cells.join(", ")
+}
+
+/// `printPodDisruptionBudget`: the budget as written (`N/A` for the bound not set) and the
+/// evictions its status allows now.
+fn pod_disruption_budget_row(pdb: &PodDisruptionBudget, now: Time) -> Vec<String> {
+    let bound = |v: &Option<IntOrString>| v.as_ref().map_or_else(|| "N/A".to_string(), ToString::to_string);
+    vec![
+        pdb.metadata.name.to_string(),
+        bound(&pdb.spec.min_available),
+        bound(&pdb.spec.max_unavailable),
+        pdb.status.disruptions_allowed.to_string(),
+        age(pdb.metadata.creation_timestamp, now),
+    ]
 }
 
 /// `printJob`: STATUS from the conditions in a fixed order, COMPLETIONS as succeeded of the

@@ -160,10 +160,19 @@ mod tests {
         let s = |a: &[&str]| select(&a.iter().map(|x| x.to_string()).collect::<Vec<_>>());
         assert_eq!(s(&["pods"]), Ok(Selection::Kinds(vec![Kind::Pod])));
         // kubectl's order: core first, then by group: apps/v1 by name (daemonsets, deployments,
-        // replicasets), then batch.
+        // replicasets), then autoscaling, then batch.
         assert_eq!(
             s(&["all"]),
-            Ok(Selection::Kinds(vec![Kind::Pod, Kind::Service, Kind::DaemonSet, Kind::Deployment, Kind::ReplicaSet, Kind::Job]))
+            Ok(Selection::Kinds(vec![
+                Kind::Pod,
+                Kind::ReplicationController,
+                Kind::Service,
+                Kind::DaemonSet,
+                Kind::Deployment,
+                Kind::ReplicaSet,
+                Kind::HorizontalPodAutoscaler,
+                Kind::Job
+            ]))
         );
         assert_eq!(s(&["po,deploy,pods"]), Ok(Selection::Kinds(vec![Kind::Pod, Kind::Deployment])));
         assert_eq!(s(&["deploy", "a", "b"]), Ok(Selection::Named(vec![(Kind::Deployment, "a".into()), (Kind::Deployment, "b".into())])));

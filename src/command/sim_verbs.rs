@@ -3,7 +3,8 @@
 //! `sim advance`, `sim settle`, `sim time`, `sim status`, `sim node add`, `sim seed`, and the
 //! faults: `sim stop|start|restart COMPONENT`, `sim node fail|partition|recover NODE`,
 //! `sim watch drop|delay|sever`, `sim etcd snapshot|restore|wipe`, `sim crash POD`,
-//! `sim fail-probe|pass-probe POD KIND`, and `sim traffic` / `sim rules` (in `sim_traffic`). Each verb is
+//! `sim fail-probe|pass-probe POD KIND`, `sim traffic` / `sim rules` (in `sim_traffic`) and
+//! `sim load` (in `sim_load`). Each verb is
 //! one arm of the match in [`run`]; the faults themselves live in `crate::sim::faults`, and this
 //! module only parses, checks and reports. Every error changes nothing.
 
@@ -22,6 +23,7 @@ pub const VERBS: &[&str] = &[
     "etcd",
     "fail-probe",
     "help",
+    "load",
     "mode",
     "node",
     "pass-probe",
@@ -60,6 +62,7 @@ pub fn run(session: &mut Session, args: &[String]) -> CommandOutput {
         "mode" => super::sim_mode::run(session, rest),
         "traffic" => super::sim_traffic::traffic(session, rest),
         "rules" => super::sim_traffic::rules(session, rest),
+        "load" => super::sim_load::load(session, rest),
         "help" | "--help" | "-h" => CommandOutput::out(help()),
         other => CommandOutput::err(format!("error: unknown sim command {other:?}\nKnown sim commands: {}", VERBS.join(", "))),
     }
@@ -569,7 +572,7 @@ mod tests {
         let mut s = session();
         let rev = s.sim().api().etcd.revision();
         for (line, want) in [
-            ("sim fly", "error: unknown sim command \"fly\"\nKnown sim commands: advance, crash, etcd, fail-probe, help, mode, node, pass-probe, restart, rules, seed, settle, start, status, stop, time, traffic, watch\n"),
+            ("sim fly", "error: unknown sim command \"fly\"\nKnown sim commands: advance, crash, etcd, fail-probe, help, load, mode, node, pass-probe, restart, rules, seed, settle, start, status, stop, time, traffic, watch\n"),
             ("sim advance", "error: sim advance needs a duration, like 500ms, 30s or 5m\n"),
             ("sim advance soon", "error: invalid duration \"soon\": expected a number with a unit, like 500ms, 30s, 5m or 1h\n"),
             ("sim node remove x", "error: unknown sim node command \"remove\"\nKnown sim node commands: add, fail, partition, recover\n"),

@@ -33,7 +33,17 @@ impl Controller for GarbageCollector {
     /// The owners and dependents it tracks (not leases: their churn, a renewal per node every
     /// 10 s, owns nothing and nothing here waits on it).
     fn watches(&self) -> &'static [Kind] {
-        &[Kind::Pod, Kind::ReplicaSet, Kind::Deployment, Kind::Node, Kind::Service, Kind::EndpointSlice, Kind::Job, Kind::DaemonSet]
+        &[
+            Kind::Pod,
+            Kind::ReplicaSet,
+            Kind::Deployment,
+            Kind::Node,
+            Kind::Service,
+            Kind::EndpointSlice,
+            Kind::Job,
+            Kind::DaemonSet,
+            Kind::ReplicationController,
+        ]
     }
     fn event_source(&self) -> &'static str {
         "garbage-collector"

@@ -103,6 +103,9 @@ impl ControllerManager {
             Box::new(super::job::JobController::new()),
             Box::new(super::ttl_after_finished::TtlAfterFinishedController::new()),
             Box::new(super::daemon_set::DaemonSetController::new()),
+            Box::new(super::disruption::DisruptionController::new()),
+            Box::new(super::replica_set::ReplicaSetController::for_replication_controllers()),
+            Box::new(super::horizontal::HorizontalController::new()),
         ])
     }
 
@@ -294,6 +297,7 @@ impl ControllerManager {
             }
             (_, Ok(ApiResponse::Object(o))) => Outcome::Done(o),
             (_, Ok(ApiResponse::List { items, .. })) => Outcome::Listed(items),
+            (_, Ok(ApiResponse::PodMetrics(metrics))) => Outcome::Metrics(metrics),
             (_, Ok(_)) => Outcome::Skipped,
             (_, Err(e)) => {
                 run.failed = true;

@@ -8,10 +8,12 @@
 
 pub mod daemon_set;
 pub mod deployment;
+pub mod disruption;
 pub mod edge;
 pub mod endpoint_slice;
 pub mod endpoints;
 pub mod garbage_collector;
+pub mod horizontal;
 pub mod job;
 pub mod manager;
 pub mod namespace;
@@ -113,6 +115,8 @@ pub enum Outcome {
     Failed(ApiError),
     /// A call answered with a list (`deletecollection`: what is still there).
     Listed(Vec<Rc<Object>>),
+    /// A metrics API call answered (the horizontal pod autoscaler's).
+    Metrics(Vec<crate::model::PodMetric>),
     /// Never sent, because an earlier step (or an earlier call of a slow-start batch) failed.
     Skipped,
 }

@@ -4,6 +4,10 @@
 //! the difference — at most 500 per sync (BurstReplicas), creates in slow-start batches of
 //! 1, 2, 4, 8 …, deletes ranked so the least useful pods go first. After acting it waits for its
 //! informer to show the result (expectations) before it counts again.
+//!
+//! kube-controller-manager runs the same code for ReplicationControllers (pkg/controller/
+//! replication): each is converted to a ReplicaSet to reason about, and its status written back
+//! on the ReplicationController. [`Owner`] is which of the two kinds an instance keeps.
 
 use super::{Action, Caches, Call, Controller, Outcome, Sync};
 use crate::api::{ApiRequest, DeleteRequest};
@@ -20,8 +24,52 @@ pub const SLOW_START_INITIAL_BATCH: usize = 1;
 /// The annotation that lets users pick which pods go first on scale-down.
 pub const POD_DELETION_COST: &str = "controller.kubernetes.io/pod-deletion-cost";
 
+/// The kind a [`ReplicaSetController`] keeps: what it watches, names its pods' owner
+/// references and events after, and writes status to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Owner {
+    #[default]
+    ReplicaSet,
+    ReplicationController,
+}
+
+impl Owner {
+    pub fn kind(self) -> Kind {
+        match self {
+            Owner::ReplicaSet => Kind::ReplicaSet,
+            Owner::ReplicationController => Kind::ReplicationController,
+        }
+    }
+    fn api_version(self) -> &'static str {
+        match self {
+            Owner::ReplicaSet => "apps/v1",
+            Owner::ReplicationController => "v1",
+        }
+    }
+    /// The object as the ReplicaSet the controller reasons about.
+    fn view(self, object: &Object) -> Option<std::borrow::Cow<'_, ReplicaSet>> {
+        match (self, object) {
+            (Owner::ReplicaSet, Object::ReplicaSet(rs)) => Some(std::borrow::Cow::Borrowed(rs)),
+            (Owner::ReplicationController, Object::ReplicationController(rc)) => Some(std::borrow::Cow::Owned(rc.as_replica_set())),
+            _ => None,
+        }
+    }
+    /// The status write for `object`, with the counts computed on its ReplicaSet view.
+    fn with_status(self, object: &Object, rs: &ReplicaSet, status: ReplicaSetStatus) -> Object {
+        match object {
+            Object::ReplicationController(rc) => Object::ReplicationController(rc.with_replica_set_status(&status)),
+            _ => {
+                let mut next = rs.clone();
+                next.status = status;
+                Object::ReplicaSet(next)
+            }
+        }
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct ReplicaSetController {
+    owner: Owner,
     expectations: Expectations,
 }
 
@@ -29,36 +77,42 @@ impl ReplicaSetController {
     pub fn new() -> Self {
         Self::default()
     }
+    /// The replication controller: this same loop, keeping ReplicationControllers.
+    pub fn for_replication_controllers() -> Self {
+        ReplicaSetController { owner: Owner::ReplicationController, expectations: Expectations::default() }
+    }
     pub fn expectations(&self) -> &Expectations {
         &self.expectations
     }
 
     /// The ReplicaSet that controls `pod`, if it exists in the cache with the referenced UID.
-    fn controlling_rs(caches: &Caches, pod: &Object) -> Option<ObjectKey> {
-        let owner = pod.meta().controller_ref().filter(|r| r.kind == "ReplicaSet")?;
-        let key = ObjectKey::new(Kind::ReplicaSet, &pod.meta().namespace, &owner.name);
-        caches[Kind::ReplicaSet].get(&key).filter(|rs| rs.meta().uid == owner.uid).map(|_| key)
+    fn controlling_rs(&self, caches: &Caches, pod: &Object) -> Option<ObjectKey> {
+        let kind = self.owner.kind();
+        let owner = pod.meta().controller_ref().filter(|r| r.kind == kind.as_str())?;
+        let key = ObjectKey::new(kind, &pod.meta().namespace, &owner.name);
+        caches[kind].get(&key).filter(|rs| rs.meta().uid == owner.uid).map(|_| key)
     }
 
     /// ReplicaSets whose selector matches an orphan pod (candidates to adopt it).
-    fn matching_replica_sets(caches: &Caches, pod: &Object) -> Vec<ObjectKey> {
-        caches[Kind::ReplicaSet]
+    fn matching_replica_sets(&self, caches: &Caches, pod: &Object) -> Vec<ObjectKey> {
+        let kind = self.owner.kind();
+        caches[kind]
             .in_namespace(&pod.meta().namespace)
-            .filter_map(|o| o.as_replica_set())
+            .filter_map(|o| self.owner.view(o))
             .filter(|rs| !rs.spec.selector.is_empty() && rs.spec.selector.matches(&pod.meta().labels))
-            .map(|rs| ObjectKey::of(Kind::ReplicaSet, &rs.metadata))
+            .map(|rs| ObjectKey::of(kind, &rs.metadata))
             .collect()
     }
 
     fn pod_keys_to_enqueue(&mut self, caches: &Caches, pod: &Object, deleted: bool) -> Vec<ObjectKey> {
-        match Self::controlling_rs(caches, pod) {
+        match self.controlling_rs(caches, pod) {
             Some(rs) => {
                 if deleted || pod.meta().is_deleting() {
                     self.expectations.deletion_observed(&rs, &pod.key());
                 }
                 vec![rs]
             }
-            None if pod.meta().controller_ref().is_none() && !deleted => Self::matching_replica_sets(caches, pod),
+            None if pod.meta().controller_ref().is_none() && !deleted => self.matching_replica_sets(caches, pod),
             None => Vec::new(),
         }
     }
@@ -66,24 +120,37 @@ impl ReplicaSetController {
 
 impl Controller for ReplicaSetController {
     fn name(&self) -> &'static str {
-        "replicaset-controller"
+        match self.owner {
+            Owner::ReplicaSet => "replicaset-controller",
+            Owner::ReplicationController => "replicationcontroller-controller",
+        }
+    }
+    fn event_source(&self) -> &'static str {
+        match self.owner {
+            Owner::ReplicaSet => "replicaset-controller",
+            Owner::ReplicationController => "replication-controller",
+        }
     }
     fn watches(&self) -> &'static [Kind] {
-        &[Kind::Pod, Kind::ReplicaSet]
+        match self.owner {
+            Owner::ReplicaSet => &[Kind::Pod, Kind::ReplicaSet],
+            Owner::ReplicationController => &[Kind::Pod, Kind::ReplicationController],
+        }
     }
 
     fn on_delta(&mut self, caches: &Caches, delta: &Delta, _now: Time) -> Vec<ObjectKey> {
         let object = delta.object();
+        let owner_kind = self.owner.kind();
         match (object.kind(), delta) {
-            (Kind::ReplicaSet, Delta::Deleted(o)) => {
+            (kind, Delta::Deleted(o)) if kind == owner_kind => {
                 self.expectations.forget(&o.key());
                 vec![o.key()]
             }
-            (Kind::ReplicaSet, _) => vec![object.key()],
+            (kind, _) if kind == owner_kind => vec![object.key()],
             (Kind::Pod, Delta::Added(pod)) => {
                 let keys = self.pod_keys_to_enqueue(caches, pod, false);
                 if !pod.meta().is_deleting() {
-                    if let Some(rs) = Self::controlling_rs(caches, pod) {
+                    if let Some(rs) = self.controlling_rs(caches, pod) {
                         self.expectations.creation_observed(&rs);
                     }
                 }
@@ -93,7 +160,7 @@ impl Controller for ReplicaSetController {
                 let mut keys = self.pod_keys_to_enqueue(caches, new, false);
                 // A pod whose owner or labels changed may have left another ReplicaSet.
                 if old.meta().controller_ref() != new.meta().controller_ref() || old.meta().labels != new.meta().labels {
-                    keys.extend(Self::controlling_rs(caches, old));
+                    keys.extend(self.controlling_rs(caches, old));
                 }
                 keys.sort();
                 keys.dedup();
@@ -105,18 +172,20 @@ impl Controller for ReplicaSetController {
     }
 
     fn reconcile(&mut self, key: &ObjectKey, caches: &Caches, now: Time) -> Sync {
-        let Some(rs) = caches[Kind::ReplicaSet].get(key).and_then(|o| o.as_replica_set()) else {
+        let found = caches[self.owner.kind()].get(key);
+        let Some((object, rs)) = found.and_then(|o| Some((&**o, self.owner.view(o)?))) else {
             self.expectations.forget(key);
             return Sync::nothing();
         };
+        let rs = &*rs;
         let needs_sync = self.expectations.satisfied(key, now) && !rs.metadata.is_deleting();
-        let (owned, adoptions) = claim_pods(caches, rs);
+        let (owned, adoptions) = claim_pods(caches, rs, &self.owner_reference(rs));
         let active: Vec<&Pod> = owned.iter().copied().filter(|p| is_pod_active(p)).collect();
         let mut steps: Vec<Vec<Call>> = vec![adoptions];
         let desired = rs.spec.replicas.unwrap_or(1).max(0) as usize;
-        let mut summary = format!("ReplicaSet {}: {} of {desired}", rs.metadata.name, active.len());
+        let mut summary = format!("{} {}: {} of {desired}", self.owner.kind().as_str(), rs.metadata.name, active.len());
         if needs_sync {
-            let (manage, words) = self.manage_replicas(key, rs, &active, caches, now);
+            let (manage, words) = self.manage_replicas(key, (object, rs), &active, caches, now);
             steps.extend(manage);
             if let Some(w) = words {
                 summary = format!("{summary}, {w}");
@@ -128,9 +197,7 @@ impl Controller for ReplicaSetController {
         let status = calculate_status(rs, &owned, now);
         let mut then = Action::AwaitChange;
         if status != rs.status {
-            let mut next = rs.clone();
-            next.status = status.clone();
-            steps.push(vec![Call::new(ApiRequest::UpdateStatus(Object::ReplicaSet(next)))]);
+            steps.push(vec![Call::new(ApiRequest::UpdateStatus(self.owner.with_status(object, rs, status.clone())))]);
         }
         let min_ready = rs.spec.min_ready_seconds;
         if min_ready > 0 && status.ready_replicas == desired as i32 && status.available_replicas != status.ready_replicas {
@@ -162,7 +229,7 @@ impl ReplicaSetController {
     fn manage_replicas(
         &mut self,
         key: &ObjectKey,
-        rs: &ReplicaSet,
+        (object, rs): (&Object, &ReplicaSet),
         active: &[&Pod],
         caches: &Caches,
         now: Time,
@@ -171,10 +238,11 @@ impl ReplicaSetController {
         if active.len() < desired {
             let n = (desired - active.len()).min(BURST_REPLICAS);
             self.expectations.expect_creations(key, n, now);
-            let reference = reference_to(&Object::ReplicaSet(rs.clone()));
+            let reference = reference_to(object);
+            let owner = self.owner_reference(rs);
             let calls: Vec<Call> = (0..n)
                 .map(|_| {
-                    Call::new(ApiRequest::Create(Object::Pod(pod_from_template(rs))))
+                    Call::new(ApiRequest::Create(Object::Pod(pod_from_template_of(rs, owner.clone()))))
                         .on_success(EventSpec::normal(reference.clone(), "SuccessfulCreate", "Created pod: {name}"))
                         .on_failure(EventSpec::warning(reference.clone(), "FailedCreate", "Error creating: "))
                 })
@@ -187,7 +255,7 @@ impl ReplicaSetController {
             let victims = pods_to_delete(active, &related, n, now);
             let keys: Vec<ObjectKey> = victims.iter().map(|p| ObjectKey::of(Kind::Pod, &p.metadata)).collect();
             self.expectations.expect_deletions(key, keys, now);
-            let reference = reference_to(&Object::ReplicaSet(rs.clone()));
+            let reference = reference_to(object);
             let calls = victims
                 .iter()
                 .map(|p| {
@@ -204,6 +272,11 @@ impl ReplicaSetController {
             return (vec![calls], Some(format!("deleting {n}")));
         }
         (Vec::new(), None)
+    }
+
+    /// The controller reference its pods carry.
+    fn owner_reference(&self, rs: &ReplicaSet) -> OwnerReference {
+        OwnerReference { api_version: self.owner.api_version().into(), kind: self.owner.kind().as_str().into(), ..owner_reference(rs) }
     }
 }
 
@@ -227,7 +300,7 @@ pub fn slow_start_batches(calls: Vec<Call>) -> Vec<Vec<Call>> {
 
 /// The pods this ReplicaSet owns, plus orphans it adopts (`claimPods`): the adoptions are
 /// writes that add the owner reference.
-fn claim_pods<'a>(caches: &'a Caches, rs: &ReplicaSet) -> (Vec<&'a Pod>, Vec<Call>) {
+fn claim_pods<'a>(caches: &'a Caches, rs: &ReplicaSet, owner: &OwnerReference) -> (Vec<&'a Pod>, Vec<Call>) {
     let selector = &rs.spec.selector;
     // `matches`, with its label terms answered first by the cheap containment check. The pods
     // of one template share one label map, so the answer for the last map is remembered.
@@ -251,7 +324,7 @@ fn claim_pods<'a>(caches: &'a Caches, rs: &ReplicaSet) -> (Vec<&'a Pod>, Vec<Cal
             continue;
         }
         let mut adopted = pod.clone();
-        adopted.metadata.owner_references.push(owner_reference(rs));
+        adopted.metadata.owner_references.push(owner.clone());
         adoptions.push(Call::new(ApiRequest::Update(Object::Pod(adopted))));
         owned.push(pod);
     }
@@ -272,6 +345,12 @@ pub fn owner_reference(rs: &ReplicaSet) -> OwnerReference {
 
 /// `controller.GetPodFromTemplate`: a new pod named `<rs>-<5 random chars>` by the API server.
 pub fn pod_from_template(rs: &ReplicaSet) -> Pod {
+    pod_from_template_of(rs, owner_reference(rs))
+}
+
+/// `GetPodFromTemplate` with the given controller reference (a ReplicationController's pods
+/// name it, not a ReplicaSet).
+fn pod_from_template_of(rs: &ReplicaSet, owner: OwnerReference) -> Pod {
     let template = &rs.spec.template;
     Pod {
         metadata: ObjectMeta {
@@ -279,7 +358,7 @@ pub fn pod_from_template(rs: &ReplicaSet) -> Pod {
             namespace: rs.metadata.namespace.clone(),
             labels: template.metadata.labels.clone(),
             annotations: template.metadata.annotations.clone(),
-            owner_references: vec![owner_reference(rs)].into(),
+            owner_references: vec![owner].into(),
             ..Default::default()
         },
         spec: template.spec.clone(),
@@ -291,7 +370,11 @@ pub fn pod_from_template(rs: &ReplicaSet) -> Pod {
 /// prefer deleting pods doubled up on a node.
 fn related_pods<'a>(caches: &'a Caches, rs: &ReplicaSet) -> Vec<&'a Pod> {
     let sibling_uids: Vec<String> = match rs.metadata.controller_ref() {
-        Some(owner) => caches[Kind::ReplicaSet].owned_by(&owner.uid).map(|o| o.meta().uid.to_string()).collect(),
+        // (A ReplicationController's loop has no ReplicaSet cache: its siblings are itself.)
+        Some(owner) if caches.get(Kind::ReplicaSet).is_some() => {
+            caches[Kind::ReplicaSet].owned_by(&owner.uid).map(|o| o.meta().uid.to_string()).collect()
+        }
+        Some(_) => vec![rs.metadata.uid.to_string()],
         None => vec![rs.metadata.uid.to_string()],
     };
     sibling_uids.iter().flat_map(|uid| caches[Kind::Pod].owned_by(uid)).filter_map(|o| o.as_pod()).collect()

@@ -514,6 +514,9 @@ mod tests {
             Kind::Service => Object::Service(serde_json::from_value(value).map_err(decode_err)?),
             Kind::EndpointSlice => Object::EndpointSlice(serde_json::from_value(value).map_err(decode_err)?),
             Kind::Endpoints => Object::Endpoints(serde_json::from_value(value).map_err(decode_err)?),
+            Kind::PodDisruptionBudget => Object::PodDisruptionBudget(serde_json::from_value(value).map_err(decode_err)?),
+            Kind::ReplicationController => Object::ReplicationController(serde_json::from_value(value).map_err(decode_err)?),
+            Kind::HorizontalPodAutoscaler => Object::HorizontalPodAutoscaler(serde_json::from_value(value).map_err(decode_err)?),
             Kind::Job => Object::Job(serde_json::from_value(value).map_err(decode_err)?),
             Kind::DaemonSet => Object::DaemonSet(serde_json::from_value(value).map_err(decode_err)?),
         })
@@ -592,6 +595,23 @@ mod tests {
                 "endpoints": [{"addresses": ["10.244.0.2"], "conditions": {"ready": true, "serving": true, "terminating": false},
                     "targetRef": {"kind": "Pod", "namespace": "default", "name": "web", "uid": "u"}, "nodeName": "n1", "zone": "z"}],
                 "ports": [{"name": "", "protocol": "TCP", "port": 80}]}),
+            json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": meta(), "spec": {"minAvailable": "50%",
+                "selector": selector, "maxUnavailable": 1, "unhealthyPodEvictionPolicy": "AlwaysAllow"},
+                "status": {"observedGeneration": 3, "disruptedPods": {"web-1": "2026-01-01T00:00:05Z"}, "disruptionsAllowed": 1,
+                    "currentHealthy": 3, "desiredHealthy": 2, "expectedPods": 3, "conditions": [{"type": "DisruptionAllowed",
+                    "status": "True", "observedGeneration": 3, "lastTransitionTime": "2026-01-01T00:00:05Z", "reason": "SufficientPods", "message": ""}]}}),
+            json!({"apiVersion": "v1", "kind": "ReplicationController", "metadata": meta(), "spec": {"replicas": 3, "minReadySeconds": 5,
+                "selector": {"app": "web"}, "template": template}, "status": {"replicas": 3, "fullyLabeledReplicas": 3, "readyReplicas": 2,
+                "availableReplicas": 2, "observedGeneration": 4, "conditions": [{"type": "ReplicaFailure", "status": "True",
+                    "lastTransitionTime": "2026-01-01T00:00:05Z", "reason": "FailedCreate", "message": "m"}]}}),
+            json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": meta(), "spec": {
+                "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "minReplicas": 1, "maxReplicas": 10,
+                "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}],
+                "behavior": {"scaleUp": {"stabilizationWindowSeconds": 0, "selectPolicy": "Max", "policies": [{"type": "Pods", "value": 4, "periodSeconds": 15}]},
+                    "scaleDown": {"policies": [{"type": "Percent", "value": 100, "periodSeconds": 15}]}}},
+                "status": {"observedGeneration": 2, "lastScaleTime": "2026-01-01T00:00:05Z", "currentReplicas": 3, "desiredReplicas": 4,
+                    "currentMetrics": [{"type": "Resource", "resource": {"name": "cpu", "current": {"averageValue": "250m", "averageUtilization": 62}}}],
+                    "conditions": [{"type": "AbleToScale", "status": "True", "lastTransitionTime": "2026-01-01T00:00:05Z", "reason": "r", "message": "m"}]}}),
             json!({"apiVersion": "v1", "kind": "Endpoints", "metadata": meta(), "subsets": [{"addresses": [{"ip": "10.244.0.2",
                 "nodeName": "n1", "targetRef": {"kind": "Pod", "name": "web"}}], "notReadyAddresses": [{"ip": "10.244.0.3"}],
                 "ports": [{"name": "http", "protocol": "TCP", "port": 80}]}]}),
@@ -713,6 +733,9 @@ mod tests {
                 Object::Endpoints(x) => serde_json::to_value(x),
                 Object::Job(x) => serde_json::to_value(x),
                 Object::DaemonSet(x) => serde_json::to_value(x),
+                Object::PodDisruptionBudget(x) => serde_json::to_value(x),
+                Object::ReplicationController(x) => serde_json::to_value(x),
+                Object::HorizontalPodAutoscaler(x) => serde_json::to_value(x),
             };
             let mut want = body.unwrap();
             want["apiVersion"] = json!(o.kind().api_version());

@@ -10,12 +10,15 @@
 //! To add a kind, see "How to add a kind" in ARCHITECTURE.md.
 
 use super::apps::{DaemonSet, Deployment, ReplicaSet};
+use super::autoscaling::HorizontalPodAutoscaler;
 use super::batch::Job;
 use super::config::{ConfigMap, Namespace, Secret};
 use super::event::{Event, Lease};
 use super::node::Node;
 use super::object::kinds;
 use super::pod::Pod;
+use super::policy::PodDisruptionBudget;
+use super::replication_controller::ReplicationController;
 use super::service::{EndpointSlice, Endpoints, Service};
 
 kinds! {
@@ -96,6 +99,21 @@ kinds! {
     }
     DaemonSet(DaemonSet) as_daemon_set {
         api_version: "apps/v1", plural: "daemonsets", singular: "daemonset", short_names: &["ds"], namespaced: true, generation: true,
+        field_labels: &[],
+        categories: &["all"],
+    }
+    PodDisruptionBudget(PodDisruptionBudget) as_pod_disruption_budget {
+        api_version: "policy/v1", plural: "poddisruptionbudgets", singular: "poddisruptionbudget", short_names: &["pdb"], namespaced: true, generation: true,
+        field_labels: &[],
+        categories: &[],
+    }
+    ReplicationController(ReplicationController) as_replication_controller {
+        api_version: "v1", plural: "replicationcontrollers", singular: "replicationcontroller", short_names: &["rc"], namespaced: true, generation: true,
+        field_labels: &["status.replicas"],
+        categories: &["all"],
+    }
+    HorizontalPodAutoscaler(HorizontalPodAutoscaler) as_horizontal_pod_autoscaler {
+        api_version: "autoscaling/v2", plural: "horizontalpodautoscalers", singular: "horizontalpodautoscaler", short_names: &["hpa"], namespaced: true, generation: true,
         field_labels: &[],
         categories: &["all"],
     }

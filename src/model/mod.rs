@@ -4,6 +4,7 @@
 //! few pure helpers that mirror upstream utility functions (selector matching, readiness).
 
 pub mod apps;
+pub mod autoscaling;
 pub mod batch;
 pub mod config;
 mod decode;
@@ -15,12 +16,15 @@ pub mod name;
 pub mod node;
 pub mod object;
 pub mod pod;
+pub mod policy;
 pub mod quantity;
+pub mod replication_controller;
 pub mod service;
 pub mod shared;
 pub mod time;
 
 pub use apps::*;
+pub use autoscaling::*;
 pub use batch::*;
 pub use config::*;
 pub use decode::parse_f64;
@@ -30,7 +34,9 @@ pub use name::Name;
 pub use node::*;
 pub use object::*;
 pub use pod::*;
+pub use policy::*;
 pub use quantity::*;
+pub use replication_controller::*;
 pub use service::*;
 pub use shared::Shared;
 pub use time::*;

@@ -14,6 +14,7 @@
 pub mod faults;
 pub mod invariants;
 pub mod machine;
+pub mod metrics;
 pub mod process;
 mod queue;
 pub mod reference;
@@ -220,6 +221,8 @@ pub struct Sim {
     machines: Vec<Machine>,
     machine_of: BTreeMap<String, MachineIndex>,
     traffic: traffic::Traffic,
+    /// CPU loads on workloads (`sim load`), which metrics-server reports (`metrics`).
+    loads: Vec<metrics::Load>,
     /// The Service and EndpointSlice cache kube-proxies share past teaching scale
     /// (`proxy::shared`, `shared_watch.rs`).
     shared_proxy: crate::proxy::shared::SharedProxyCache,
@@ -262,6 +265,7 @@ impl Sim {
             machines: Vec::new(),
             machine_of: BTreeMap::new(),
             traffic: traffic::Traffic::default(),
+            loads: Vec::new(),
             shared_proxy: Default::default(),
             share_proxy_watches: None,
             shared_waiters: Vec::new(),
@@ -497,11 +501,23 @@ impl Sim {
             format_args!("{} {target}", request.verb()),
             &target,
         );
-        let handled = self.api.handle(self.now, &mut self.rng, request);
+        let handled = self.serve(self.now, request);
         self.after_handled(self.now, &handled);
         let result = handled.result;
         self.check_if_asked();
         result
+    }
+
+    /// kube-apiserver serves a request; the metrics API it only proxies, to metrics-server,
+    /// which reads the machines (`metrics`).
+    fn serve(&mut self, at: Time, request: ApiRequest) -> Handled {
+        match request {
+            ApiRequest::PodMetrics { namespace, selector } => {
+                let metrics = self.pod_metrics(&namespace, &selector);
+                Handled { result: Ok(crate::api::ApiResponse::PodMetrics(metrics)), notifications: Vec::new(), revision: None }
+            }
+            request => self.api.handle(at, &mut self.rng, request),
+        }
     }
 
     /// Records a write's etcd hop and schedules its notifications.
@@ -719,7 +735,7 @@ impl Sim {
             return;
         }
         let watch_kind = if let ApiRequest::Watch(w) = &*request { Some(w.kind) } else { None };
-        let handled = self.api.handle(arrived, &mut self.rng, *request);
+        let handled = self.serve(arrived, *request);
         let etcd_time = if handled.revision.is_some() { self.latencies.etcd_write.0 } else { 0 };
         let back = arrived + Duration(etcd_time + self.jitter(self.latencies.response.0));
         if let Ok(crate::api::ApiResponse::Watching(w)) = &handled.result {
@@ -954,6 +970,10 @@ fn push_target(out: &mut String, request: &ApiRequest) {
         ApiRequest::Bind { pod: k, .. } | ApiRequest::Get(k) => push_key(out, k.kind, &k.namespace, &k.name),
         ApiRequest::List(l) => out.push_str(l.kind.map(|k| k.plural()).unwrap_or_default()),
         ApiRequest::Watch(w) => out.push_str(w.kind.plural()),
+        ApiRequest::PodMetrics { namespace, .. } => {
+            out.push_str("pods.metrics.k8s.io/");
+            out.push_str(namespace);
+        }
     }
 }
 

@@ -174,7 +174,10 @@ mod tests {
                 "pod-garbage-collector-controller",
                 "job-controller",
                 "ttl-after-finished-controller",
-                "daemonset-controller"
+                "daemonset-controller",
+                "disruption-controller",
+                "replicationcontroller-controller",
+                "horizontal-pod-autoscaler-controller"
             ]
         );
         let rs = &c[2].loops[1];

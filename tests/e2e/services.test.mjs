@@ -162,7 +162,7 @@ test('lesson 8 end to end: predictions about traffic graded against what the clu
     assert.match(await page.getByTestId('lesson-checks').innerText(), /exactly 3 ready endpoints of service web/);
     assert.equal(await page.locator('[data-testid="service"][data-name="web"]').getAttribute('data-ready'), '3');
     await next();
-    // Step 2: predict, then the kill runs; the answer is what the cluster measured ten seconds on.
+    // Step 2: predict, then the kill runs; the answer is what the cluster measured fifteen seconds on.
     await waitPhase('predict');
     await page.locator('[data-testid="lesson-choice"][data-choice="3"]').click();
     await fastForward(page);

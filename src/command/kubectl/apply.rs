@@ -402,6 +402,7 @@ pub fn run_create(session: &mut Session, args: &[String], stdin: Option<String>)
             "namespace" | "ns" => super::create::create_namespace(session, &args[1..]),
             "configmap" | "cm" => super::create::create_config_map(session, &args[1..]),
             "secret" => super::create::create_secret(session, &args[1..]),
+            "poddisruptionbudget" | "pdb" => super::create::create_pod_disruption_budget(session, &args[1..]),
             "job" => super::create::create_job(session, &args[1..]),
             other => {
                 const SUBCOMMANDS: &[&str] = &[

@@ -197,3 +197,120 @@ fn send(session: &mut Session, f: &Flags, mut object: Object, ns: Option<&str>) 
         Err(e) => CommandOutput::err(e.kubectl_message()),
     }
 }
+
+const PDB_FLAGS: &[FlagSpec] = &[
+    OUTPUT_FLAGS[0],
+    OUTPUT_FLAGS[1],
+    FlagSpec::new("selector", None, FlagKind::String),
+    FlagSpec::new("min-available", None, FlagKind::String),
+    FlagSpec::new("max-unavailable", None, FlagKind::String),
+];
+
+/// `kubectl create poddisruptionbudget NAME --selector=SELECTOR --min-available=N|--max-unavailable=N`.
+pub fn create_pod_disruption_budget(session: &mut Session, args: &[String]) -> CommandOutput {
+    let (positional, f) = match flags("create poddisruptionbudget", args, PDB_FLAGS) {
+        Ok(v) => v,
+        Err(e) => return e,
+    };
+    let Some(name) = one_name("create poddisruptionbudget", &positional) else {
+        return usage_error("create poddisruptionbudget", &format!("exactly one NAME is required, got {}", positional.len()));
+    };
+    let spec = match pod_disruption_budget_spec(&f) {
+        Ok(spec) => spec,
+        Err(e) => return CommandOutput::err(e),
+    };
+    let mut pdb = PodDisruptionBudget { spec, ..Default::default() };
+    pdb.metadata.name = name.into();
+    let ns = namespace(&f);
+    send(session, &f, Object::PodDisruptionBudget(pdb), Some(&ns))
+}
+
+/// The budget's spec from the flags, checked as kubectl's `PodDisruptionBudgetOpts.Validate`
+/// checks them: exactly one bound, a whole number or a percentage. Errors read as kubectl prints them.
+fn pod_disruption_budget_spec(f: &Flags) -> Result<PodDisruptionBudgetSpec, String> {
+    let (min, max) = (f.str("min-available").unwrap_or(""), f.str("max-unavailable").unwrap_or(""));
+    match (min.is_empty(), max.is_empty()) {
+        (true, true) => return Err("error: one of min-available or max-unavailable must be specified".into()),
+        (false, false) => return Err("error: min-available and max-unavailable cannot be both specified".into()),
+        _ => {}
+    }
+    let well_formed = |v: &str| {
+        let digits = v.strip_suffix('%').unwrap_or(v);
+        !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+    };
+    if !min.is_empty() && !well_formed(min) {
+        return Err("error: invalid format specified for min-available".into());
+    }
+    if !max.is_empty() && !well_formed(max) {
+        return Err("error: invalid format specified for max-unavailable".into());
+    }
+    // `intstr.Parse`: a number when it is one, else the text.
+    let bound = |v: &str| (!v.is_empty()).then(|| v.parse::<i64>().map_or_else(|_| IntOrString::String(v.into()), IntOrString::Int));
+    let selector = crate::command::selector::parse_label_selector(f.str("selector").unwrap_or(""))?;
+    Ok(PodDisruptionBudgetSpec {
+        min_available: bound(min),
+        selector: Some(selector),
+        max_unavailable: bound(max),
+        unhealthy_pod_eviction_policy: None,
+    })
+}
+
+const AUTOSCALE_FLAGS: &[FlagSpec] = &[
+    OUTPUT_FLAGS[0],
+    OUTPUT_FLAGS[1],
+    FlagSpec::new("min", None, FlagKind::Int(32)),
+    FlagSpec::new("max", None, FlagKind::Int(32)),
+    FlagSpec::new("cpu-percent", None, FlagKind::Int(32)),
+    FlagSpec::new("name", None, FlagKind::String),
+];
+
+/// `kubectl autoscale (TYPE NAME | TYPE/NAME) --max=N [--min=N] [--cpu-percent=N] [--name=NAME]`:
+/// a HorizontalPodAutoscaler for a Deployment, ReplicaSet or ReplicationController.
+pub fn autoscale(session: &mut Session, args: &[String]) -> CommandOutput {
+    let (positional, f) = match flags("autoscale", args, AUTOSCALE_FLAGS) {
+        Ok(v) => v,
+        Err(e) => return e,
+    };
+    let (max, min) = (f.int("max").unwrap_or(-1), f.int("min").unwrap_or(-1));
+    if max < 1 {
+        return CommandOutput::err(format!("error: --max=MAXPODS is required and must be at least 1, max: {max}"));
+    }
+    if max < min {
+        return CommandOutput::err(format!("error: --max=MAXPODS must be larger or equal to --min=MINPODS, max: {max}, min: {min}"));
+    }
+    let target = match positional.as_slice() {
+        [both] => both.split_once('/').map(|(t, n)| (t.to_string(), n.to_string())),
+        [typed, name] => Some((typed.clone(), name.clone())),
+        _ => None,
+    };
+    let Some((typed, name)) = target else {
+        return usage_error("autoscale", "USAGE: autoscale (TYPE NAME | TYPE/NAME) [--min=MINPODS] --max=MAXPODS [--cpu-percent=CPU]");
+    };
+    let kind = match crate::command::resources::resolve(&typed) {
+        Ok(k) => k,
+        Err(e) => return CommandOutput::err(format!("error: {e}")),
+    };
+    let ns = namespace(&f);
+    let Some(object) = session.sim().api().get(&ObjectKey::new(kind, &ns, &name)).cloned() else {
+        return CommandOutput::err(crate::api::ApiError::not_found(kind, &name).kubectl_message());
+    };
+    if !matches!(kind, Kind::Deployment | Kind::ReplicaSet | Kind::ReplicationController) {
+        return CommandOutput::err(format!("error: cannot autoscale a {}: it has no scale subresource", kind.as_str()));
+    }
+    let mut hpa = HorizontalPodAutoscaler::default();
+    hpa.metadata.name = f.str("name").unwrap_or(&name).into();
+    hpa.spec.scale_target_ref = CrossVersionObjectReference {
+        api_version: kind.api_version().into(),
+        kind: kind.as_str().into(),
+        name: object.meta().name.to_string(),
+    };
+    hpa.spec.min_replicas = (min >= 0).then_some(min as i32);
+    hpa.spec.max_replicas = max as i32;
+    if let Some(cpu) = f.int("cpu-percent").filter(|c| *c >= 0) {
+        let target = MetricTarget { type_: "Utilization".into(), average_utilization: Some(cpu as i32) };
+        hpa.spec.metrics =
+            vec![MetricSpec { type_: "Resource".into(), resource: Some(ResourceMetricSource { name: "cpu".into(), target }) }];
+    }
+    let out = send(session, &f, Object::HorizontalPodAutoscaler(hpa), Some(&ns));
+    CommandOutput { stdout: out.stdout.replace(" created\n", " autoscaled\n"), ..out }
+}

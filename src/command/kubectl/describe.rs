@@ -105,6 +105,10 @@ pub fn describe(sim: &Sim, o: &Object, show_events: bool) -> Result<String, Stri
         Object::Secret(secret) => Ok(describe_secret(secret)),
         Object::Service(svc) => Ok(describe_service(sim, svc, events.as_deref(), now)),
         Object::Endpoints(ep) => Ok(describe_endpoints(ep, events.as_deref(), now)),
+        Object::PodDisruptionBudget(pdb) => Ok(describe_pod_disruption_budget(pdb, events.as_deref(), now)),
+        Object::HorizontalPodAutoscaler(hpa) => Ok(describe_horizontal_pod_autoscaler(hpa, events.as_deref(), now)),
+        // describeReplicationController prints what describeReplicaSet does.
+        Object::ReplicationController(rc) => Ok(describe_replica_set(sim, &rc.as_replica_set(), events.as_deref(), now)),
         Object::EndpointSlice(slice) => Ok(describe_endpoint_slice(slice, events.as_deref(), now)),
         Object::Job(job) => Ok(describe_job(job, events.as_deref(), now)),
         // Kinds without a describer of their own.
@@ -988,6 +992,74 @@ pub fn describe_namespace(ns: &Namespace) -> String {
     }
     w.write(0, "\nNo resource quota.\n");
     w.write(0, "\nNo LimitRange resource.\n");
+    w.finish()
+}
+
+/// `describeHorizontalPodAutoscalerV2`: the target, each metric as current / target, the bounds,
+/// the target's replicas and the controller's conditions.
+pub fn describe_horizontal_pod_autoscaler(hpa: &HorizontalPodAutoscaler, events: Option<&[Rc<Object>]>, now: Time) -> String {
+    let mut w = PrefixWriter::new();
+    let m = &hpa.metadata;
+    let (spec, status) = (&hpa.spec, &hpa.status);
+    w.write(0, &format!("Name:\t{}\n", m.name));
+    w.write(0, &format!("Namespace:\t{}\n", m.namespace));
+    labels_multiline(&mut w, "Labels", &m.labels);
+    annotations_multiline(&mut w, "Annotations", &m.annotations);
+    w.write(0, &format!("CreationTimestamp:\t{}\n", rfc1123z(m.creation_timestamp)));
+    w.write(0, &format!("Reference:\t{}/{}\n", spec.scale_target_ref.kind, spec.scale_target_ref.name));
+    w.write(0, "Metrics:\t( current / target )\n");
+    for (i, metric) in spec.metrics.iter().enumerate() {
+        let Some(resource) = &metric.resource else {
+            w.write(1, &format!("{} metric:\t<unknown> / <unknown>\n", metric.type_));
+            continue;
+        };
+        let current = status.current_metrics.get(i).and_then(|c| c.resource.as_ref()).map(|r| &r.current);
+        let now_text = match current {
+            Some(c) => format!("{}% ({})", c.average_utilization.unwrap_or(0), c.average_value.as_deref().unwrap_or("0")),
+            None => "<unknown>".into(),
+        };
+        let target = resource.target.average_utilization.map_or_else(|| "<auto>".to_string(), |u| format!("{u}%"));
+        w.write(1, &format!("resource {} on pods  (as a percentage of request):\t{now_text} / {target}\n", resource.name));
+    }
+    w.write(0, &format!("Min replicas:\t{}\n", spec.min_replicas.unwrap_or(1)));
+    w.write(0, &format!("Max replicas:\t{}\n", spec.max_replicas));
+    w.write(
+        0,
+        &format!("{} pods:\t{} current / {} desired\n", spec.scale_target_ref.kind, status.current_replicas, status.desired_replicas),
+    );
+    if !status.conditions.is_empty() {
+        w.write(0, "Conditions:\n");
+        w.write(1, "Type\tStatus\tReason\tMessage\n");
+        w.write(1, "----\t------\t------\t-------\n");
+        for c in &status.conditions {
+            w.write(1, &format!("{}\t{}\t{}\t{}\n", c.type_, c.status, c.reason, c.message));
+        }
+    }
+    events_table(&mut w, events, now);
+    w.finish()
+}
+
+/// `describePodDisruptionBudgetV1`: the bound as written, the selector, and the status the
+/// disruption controller keeps.
+pub fn describe_pod_disruption_budget(pdb: &PodDisruptionBudget, events: Option<&[Rc<Object>]>, now: Time) -> String {
+    let mut w = PrefixWriter::new();
+    let m = &pdb.metadata;
+    w.write(0, &format!("Name:\t{}\n", m.name));
+    w.write(0, &format!("Namespace:\t{}\n", m.namespace));
+    if let Some(min) = &pdb.spec.min_available {
+        w.write(0, &format!("Min available:\t{min}\n"));
+    } else if let Some(max) = &pdb.spec.max_unavailable {
+        w.write(0, &format!("Max unavailable:\t{max}\n"));
+    }
+    let selector = pdb.spec.selector.as_ref().map(LabelSelector::to_query).unwrap_or_default();
+    w.write(0, &format!("Selector:\t{selector}\n"));
+    w.write(0, "Status:\n");
+    let status = &pdb.status;
+    w.write(2, &format!("Allowed disruptions:\t{}\n", status.disruptions_allowed));
+    w.write(2, &format!("Current:\t{}\n", status.current_healthy));
+    w.write(2, &format!("Desired:\t{}\n", status.desired_healthy));
+    w.write(2, &format!("Total:\t{}\n", status.expected_pods));
+    events_table(&mut w, events, now);
     w.finish()
 }
 

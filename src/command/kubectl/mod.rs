@@ -90,6 +90,7 @@ pub fn run(session: &mut Session, args: &[String], stdin: Option<String>) -> Com
         "create" => apply::run_create(session, rest, stdin),
         "delete" => mutate::run_delete(session, rest, stdin),
         "scale" => mutate::run_scale(session, rest),
+        "autoscale" => create::autoscale(session, rest),
         "expose" => expose::run(session, rest),
         "set" => mutate::run_set(session, rest),
         "rollout" => rollout::run(session, rest),
@@ -109,7 +110,22 @@ pub fn run(session: &mut Session, args: &[String], stdin: Option<String>) -> Com
 }
 
 fn supported() -> Vec<&'static str> {
-    vec!["get", "describe", "apply", "create", "delete", "scale", "expose", "set image", "rollout", "cordon", "uncordon", "drain", "taint"]
+    vec![
+        "get",
+        "describe",
+        "apply",
+        "create",
+        "delete",
+        "scale",
+        "autoscale",
+        "expose",
+        "set image",
+        "rollout",
+        "cordon",
+        "uncordon",
+        "drain",
+        "taint",
+    ]
 }
 
 /// Moves `-n NS` written before the subcommand (`kubectl -n kube-system get pods`) after it.

@@ -314,6 +314,7 @@ pub fn run_scale(session: &mut Session, args: &[String]) -> CommandOutput {
         let current = match &*object {
             Object::Deployment(d) => d.spec.replicas.unwrap_or(1),
             Object::ReplicaSet(rs) => rs.spec.replicas.unwrap_or(1),
+            Object::ReplicationController(rc) => rc.spec.replicas.unwrap_or(1),
             other => {
                 out.fail(&format!("error: no scaler has been implemented for {{\"{}\" \"{}\"}}", group(other.kind()), other.kind()));
                 continue;
@@ -329,6 +330,7 @@ pub fn run_scale(session: &mut Session, args: &[String]) -> CommandOutput {
         match &mut next {
             Object::Deployment(d) => d.spec.replicas = Some(replicas as i32),
             Object::ReplicaSet(rs) => rs.spec.replicas = Some(replicas as i32),
+            Object::ReplicationController(rc) => rc.spec.replicas = Some(replicas as i32),
             _ => {}
         }
         match submit(session, ApiRequest::Update(next)) {

@@ -189,20 +189,92 @@ fn drain_node(
     if !warned.is_empty() {
         out.note(&format!("WARNING: {UNMANAGED_WARNING}: {}", warned.join(", ")));
     }
+    let deadline = timeout.map(|t| session.sim().now() + t);
+    let waiting = evict_pods(session, evict, grace, (deadline, timeout), out)?;
+    wait_for_deletion(session, waiting, (deadline, timeout), name, out)
+}
+
+/// How long kubectl waits before asking again for an eviction a disruption budget refused.
+const EVICTION_RETRY: Duration = Duration::secs(5);
+/// How long a blocking session goes on retrying without `--timeout` (see `evict_pods`).
+const UNBOUNDED_RETRY_LIMIT: Duration = Duration::mins(60);
+
+/// `evictPods`: asks for each pod's eviction, again every 5 s for those a PodDisruptionBudget
+/// refuses (429), until each is granted or the global timeout passes. The pods granted, to wait
+/// for; pods that went meanwhile are reported as kubectl's waiters report them.
+fn evict_pods(
+    session: &mut Session,
+    mut evicting: Vec<Pod>,
+    grace: Option<i64>,
+    (deadline, timeout): (Option<Time>, Option<Duration>),
+    out: &mut CommandOutput,
+) -> Result<Vec<(ObjectKey, String)>, String> {
+    // Without --timeout kubectl retries until interrupted; a blocking session stops after
+    // this long so that a scenario or a test cannot hang.
+    let give_up = session.sim().now() + UNBOUNDED_RETRY_LIMIT;
     let mut waiting: Vec<(ObjectKey, String)> = Vec::new();
-    for pod in &evict {
-        out.say(&format!("evicting pod {}/{}", pod.metadata.namespace, pod.metadata.name));
-        let key = ObjectKey::of(Kind::Pod, &pod.metadata);
-        let request = DeleteRequest { grace_period_seconds: grace, ..DeleteRequest::new(key.clone()) };
-        match submit(session, ApiRequest::Evict(request)) {
-            Ok(_) => waiting.push((key, pod.metadata.uid.to_string())),
-            Err(e) if e.reason == crate::api::Reason::NotFound => {}
-            Err(e) => {
-                return Err(format!("error when evicting pods/{:?} -n {:?}: {}", pod.metadata.name, pod.metadata.namespace, e.message))
+    loop {
+        let mut refused = Vec::new();
+        for pod in evicting {
+            let (ns, name) = (pod.metadata.namespace.as_str(), pod.metadata.name.as_str());
+            out.say(&format!("evicting pod {ns}/{name}"));
+            let key = ObjectKey::of(Kind::Pod, &pod.metadata);
+            let request = DeleteRequest { grace_period_seconds: grace, ..DeleteRequest::new(key.clone()) };
+            match submit(session, ApiRequest::Evict(request)) {
+                Ok(_) => waiting.push((key, pod.metadata.uid.to_string())),
+                Err(e) if e.reason == crate::api::Reason::NotFound => {}
+                Err(e) if e.reason == crate::api::Reason::TooManyRequests => {
+                    out.note(&format!("error when evicting pods/{name:?} -n {ns:?} (will retry after 5s): {}", e.message));
+                    refused.push(pod);
+                }
+                Err(e) => return Err(format!("error when evicting pods/{name:?} -n {ns:?}: {}", e.message)),
             }
         }
+        let Some(first) = refused.first() else { return Ok(waiting) };
+        if !session.blocking() {
+            // The page answers at once and cannot sleep between attempts.
+            out.note("(kubeloop: the page does not wait to retry; run the drain again once the budget allows it)");
+            return Err(format!(
+                "error when evicting pods/{:?} -n {:?}: {}",
+                first.metadata.name.as_str(),
+                first.metadata.namespace.as_str(),
+                crate::api::VIOLATES_BUDGET
+            ));
+        }
+        let retry_at = session.sim().now() + EVICTION_RETRY;
+        if let Some(d) = deadline.filter(|d| retry_at > *d) {
+            session.advance_to(d);
+            let (ns, name) = (first.metadata.namespace.as_str(), first.metadata.name.as_str());
+            return Err(format!(
+                "error when evicting pods/{name:?} -n {ns:?}: global timeout reached: {}",
+                go_duration(timeout.unwrap_or(Duration::ZERO))
+            ));
+        }
+        if deadline.is_none() && retry_at > give_up {
+            out.note("(kubeloop: stopped retrying after an hour of simulated time; kubectl would go on until interrupted — set --timeout)");
+            return Err(format!(
+                "error when evicting pods/{:?} -n {:?}: {}",
+                first.metadata.name.as_str(),
+                first.metadata.namespace.as_str(),
+                crate::api::VIOLATES_BUDGET
+            ));
+        }
+        session.advance_to(retry_at);
+        report_gone(session, &mut waiting, out);
+        evicting = refused;
     }
-    wait_for_deletion(session, waiting, timeout, name, out)
+}
+
+/// Prints "pod/NAME evicted" for each waited-for pod that is gone (or replaced by a pod of the
+/// same name) and stops waiting for it.
+fn report_gone(session: &Session, waiting: &mut Vec<(ObjectKey, String)>, out: &mut CommandOutput) {
+    waiting.retain(|(key, uid)| {
+        let gone = session.sim().api().get(key).is_none_or(|o| o.meta().uid != *uid);
+        if gone {
+            out.say(&format!("pod/{} evicted", key.name));
+        }
+        !gone
+    });
 }
 
 /// `waitForDelete`: prints "pod/NAME evicted" as each pod disappears (or is replaced by a pod of
@@ -210,24 +282,18 @@ fn drain_node(
 fn wait_for_deletion(
     session: &mut Session,
     mut waiting: Vec<(ObjectKey, String)>,
-    timeout: Option<Duration>,
+    (deadline, timeout): (Option<Time>, Option<Duration>),
     node: &str,
     out: &mut CommandOutput,
 ) -> Result<(), String> {
-    let gone = |s: &Session, (key, uid): &(ObjectKey, String)| s.sim().api().get(key).is_none_or(|o| o.meta().uid != *uid);
     if !session.blocking() {
         for (key, _) in waiting {
             out.say(&format!("pod/{} evicted", key.name));
         }
         return Ok(());
     }
-    let deadline = timeout.map(|t| session.sim().now() + t);
     loop {
-        let (done, rest): (Vec<_>, Vec<_>) = waiting.into_iter().partition(|w| gone(session, w));
-        for (key, _) in done {
-            out.say(&format!("pod/{} evicted", key.name));
-        }
-        waiting = rest;
+        report_gone(session, &mut waiting, out);
         if waiting.is_empty() {
             return Ok(());
         }

@@ -1,0 +1,293 @@
+//! HorizontalPodAutoscaler (autoscaling/v2): a claim about a claim. It does not say "three
+//! replicas"; it says "as many replicas as keep CPU near this share of their requests", and its
+//! loop rewrites the target's `spec.replicas` every 15 seconds to close that gap.
+
+use super::decode::decode_struct;
+#[cfg(test)]
+use super::meta::null_as_default;
+use super::meta::ObjectMeta;
+use super::time::{Duration, Time};
+use serde::Serialize;
+
+/// `autoscaling.DefaultCPUUtilization`: the target when an HPA names no metric.
+pub const DEFAULT_CPU_UTILIZATION: i32 = 80;
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct HorizontalPodAutoscaler {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: HorizontalPodAutoscalerSpec,
+    #[serde(default)]
+    pub status: HorizontalPodAutoscalerStatus,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct HorizontalPodAutoscalerSpec {
+    #[serde(default)]
+    pub scale_target_ref: CrossVersionObjectReference,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_replicas: Option<i32>,
+    #[serde(default)]
+    pub max_replicas: i32,
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub metrics: Vec<MetricSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub behavior: Option<HorizontalPodAutoscalerBehavior>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct CrossVersionObjectReference {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub api_version: String,
+    #[serde(default)]
+    pub kind: String,
+    #[serde(default)]
+    pub name: String,
+}
+
+/// One metric to scale on. kubeloop measures `Resource` metrics of CPU; the other types
+/// (`Pods`, `Object`, `External`, `ContainerResource`) keep their type but no source, so the
+/// controller reports that it cannot compute them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct MetricSpec {
+    #[serde(rename = "type")]
+    pub type_: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource: Option<ResourceMetricSource>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceMetricSource {
+    pub name: String,
+    #[serde(default)]
+    pub target: MetricTarget,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct MetricTarget {
+    #[serde(default, rename = "type")]
+    pub type_: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub average_utilization: Option<i32>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct HorizontalPodAutoscalerBehavior {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale_up: Option<ScalingRules>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale_down: Option<ScalingRules>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct ScalingRules {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stabilization_window_seconds: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub select_policy: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub policies: Vec<ScalingPolicy>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct ScalingPolicy {
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub value: i32,
+    pub period_seconds: i32,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct HorizontalPodAutoscalerStatus {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_scale_time: Option<Time>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub current_replicas: i32,
+    #[serde(default)]
+    pub desired_replicas: i32,
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub current_metrics: Vec<MetricStatus>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub conditions: Vec<HorizontalPodAutoscalerCondition>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct MetricStatus {
+    #[serde(rename = "type")]
+    pub type_: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource: Option<ResourceMetricStatus>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceMetricStatus {
+    pub name: String,
+    #[serde(default)]
+    pub current: MetricValueStatus,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct MetricValueStatus {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub average_value: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub average_utilization: Option<i32>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct HorizontalPodAutoscalerCondition {
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub status: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_transition_time: Option<Time>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub message: String,
+}
+
+fn is_zero(v: &i32) -> bool {
+    *v == 0
+}
+
+/// One pod's CPU use as the metrics API reports it (`metrics.k8s.io/v1beta1` PodMetrics, its
+/// containers summed): the rate over `window`, measured at `timestamp`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PodMetric {
+    pub pod: String,
+    pub cpu_milli: i64,
+    pub timestamp: Time,
+    pub window: Duration,
+}
+
+impl HorizontalPodAutoscaler {
+    pub fn condition(&self, type_: &str) -> Option<&HorizontalPodAutoscalerCondition> {
+        self.status.conditions.iter().find(|c| c.type_ == type_)
+    }
+    /// `setCondition`: replaces the condition of that type; the transition time moves only when
+    /// the status does.
+    pub fn set_condition(&mut self, type_: &str, status: &str, reason: &str, message: String, now: Time) {
+        let fresh = HorizontalPodAutoscalerCondition {
+            type_: type_.into(),
+            status: status.into(),
+            last_transition_time: Some(now),
+            reason: reason.into(),
+            message,
+        };
+        match self.status.conditions.iter_mut().find(|c| c.type_ == type_) {
+            Some(c) => {
+                let since = if c.status == fresh.status { c.last_transition_time } else { fresh.last_transition_time };
+                *c = HorizontalPodAutoscalerCondition { last_transition_time: since, ..fresh };
+            }
+            None => self.status.conditions.push(fresh),
+        }
+    }
+    /// The CPU utilization target of its first metric, if that is what it scales on.
+    pub fn cpu_target(&self) -> Option<i32> {
+        self.spec.metrics.first().and_then(|m| m.resource.as_ref()).filter(|r| r.name == "cpu").and_then(|r| r.target.average_utilization)
+    }
+}
+
+// Decoding from JSON by hand (see `decode`): each struct's fields in declaration order.
+decode_struct!(HorizontalPodAutoscaler {
+    metadata: "metadata" Default,
+    spec: "spec" Default,
+    status: "status" Default,
+});
+decode_struct!(HorizontalPodAutoscalerSpec {
+    scale_target_ref: "scaleTargetRef" Default,
+    min_replicas: "minReplicas" Default,
+    max_replicas: "maxReplicas" Default,
+    metrics: "metrics" NullAsDefault,
+    behavior: "behavior" Default,
+});
+decode_struct!(CrossVersionObjectReference {
+    api_version: "apiVersion" Default,
+    kind: "kind" Default,
+    name: "name" Default,
+});
+decode_struct!(MetricSpec {
+    type_: "type" Required,
+    resource: "resource" Default,
+});
+decode_struct!(ResourceMetricSource {
+    name: "name" Required,
+    target: "target" Default,
+});
+decode_struct!(MetricTarget {
+    type_: "type" Default,
+    average_utilization: "averageUtilization" Default,
+});
+decode_struct!(HorizontalPodAutoscalerBehavior {
+    scale_up: "scaleUp" Default,
+    scale_down: "scaleDown" Default,
+});
+decode_struct!(ScalingRules {
+    stabilization_window_seconds: "stabilizationWindowSeconds" Default,
+    select_policy: "selectPolicy" Default,
+    policies: "policies" NullAsDefault,
+});
+decode_struct!(ScalingPolicy {
+    type_: "type" Required,
+    value: "value" Required,
+    period_seconds: "periodSeconds" Required,
+});
+decode_struct!(HorizontalPodAutoscalerStatus {
+    observed_generation: "observedGeneration" Default,
+    last_scale_time: "lastScaleTime" Default,
+    current_replicas: "currentReplicas" Default,
+    desired_replicas: "desiredReplicas" Default,
+    current_metrics: "currentMetrics" NullAsDefault,
+    conditions: "conditions" NullAsDefault,
+});
+decode_struct!(MetricStatus {
+    type_: "type" Required,
+    resource: "resource" Default,
+});
+decode_struct!(ResourceMetricStatus {
+    name: "name" Required,
+    current: "current" Default,
+});
+decode_struct!(MetricValueStatus {
+    average_value: "averageValue" Default,
+    average_utilization: "averageUtilization" Default,
+});
+decode_struct!(HorizontalPodAutoscalerCondition {
+    type_: "type" Required,
+    status: "status" Required,
+    last_transition_time: "lastTransitionTime" Default,
+    reason: "reason" Default,
+    message: "message" Default,
+});
