@@ -70,8 +70,15 @@ import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
  * a node's stale routes) and the pod garbage collector.
  * Both landed together (session 24): 564 + 3.8 (shared kube-proxy watch) + 15.8 (Services on
  * the stage and the rest above) -> 584 KB.
+ * Then 584 -> 636 KB (session 25), measured at each merge: 581.3 KB before; 599.4 KB (+18.1)
+ * with the Job kind, the Job and TTL-after-finished controllers, finalizers, run-to-completion
+ * containers and `kubectl create job`; 610.3 KB (+10.9) with the DaemonSet kind and controller,
+ * hostPath volumes and DaemonSet rollouts; 634.2 KB (+23.9) with PodDisruptionBudgets (the
+ * disruption controller and the eviction API's budget check, drain's retries), the
+ * ReplicationController and the HorizontalPodAutoscaler (its controller, metrics-server in the
+ * Sim, `sim load`, `kubectl autoscale`). Issue 14's 440 KB is further away still; see README.
  */
-const CEILING_BROTLI_BYTES = 584 * 1024;
+const CEILING_BROTLI_BYTES = 636 * 1024;
 
 const BEGIN = '<!-- size:begin -->';
 const END = '<!-- size:end -->';

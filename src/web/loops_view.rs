@@ -90,7 +90,8 @@ fn loop_row(l: &LoopView, owner: &str, lit: bool) -> Html {
         (a, None) => a.clone(),
     };
     html! {
-        <li key={l.name.clone()} class={format!("loop phase-{}{}", l.phase, if lit { " spotlight" } else { "" })} data-loop={l.name.clone()} data-phase={l.phase.clone()}>
+        <li key={l.name.clone()} class={format!("loop phase-{}{}", l.phase, if lit { " spotlight" } else { "" })} data-loop={l.name.clone()} data-phase={l.phase.clone()}
+            title={format!("{}: {last}", l.name)}>
             { dial(&l.phase, l.turns) }
             if l.name != owner {
                 <span class="loop-name">{ l.name.trim_end_matches("-controller").to_string() }</span>
