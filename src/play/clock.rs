@@ -220,6 +220,13 @@ impl Engine {
                     steps += 1;
                     continue;
                 }
+                // Likewise the scenario's timeline: a command still to run at a later time (a
+                // scenario starting traffic once its pods are up) is part of what happens.
+                if let Some(at) = self.session.next_timeline_at().filter(|at| *at <= self.clock.fast_forward_until) {
+                    self.session.advance_to(at);
+                    steps += 1;
+                    continue;
+                }
                 self.clock.mode = Mode::Paused;
                 self.note = format!("settled at {}", sim_time(self.session.sim().now()));
                 return;
@@ -353,6 +360,21 @@ mod tests {
         let s = e.frame(112.0, &still).expect("the clock moved");
         assert!(!s.lagging, "a frame within budget catches up");
         assert_eq!(now(&e), behind + 100, "one wall ms at 100×, with nothing owed from before");
+    }
+
+    #[test]
+    fn fast_forward_plays_the_scenarios_timeline_before_it_stops() {
+        // The service scenario starts its traffic at 5 s, after its pods may already be idle.
+        let mut e = test_engine("?scenario=service&seed=1");
+        e.act(Action::FastForward);
+        let mut ts = 0.0;
+        while e.snapshot().mode == Mode::FastForward && ts < 20_000.0 {
+            e.frame(ts, &still);
+            ts += 16.0;
+        }
+        assert_eq!(e.snapshot().mode, Mode::Paused);
+        assert_eq!(e.session.timeline_remaining(), 0, "the timeline ran");
+        assert!(e.snapshot().time_ms >= 5_000);
     }
 
     #[test]
