@@ -158,6 +158,25 @@ impl Sync {
     }
 }
 
+/// The expectations half of `on_outcome` for controllers that create and delete pods under
+/// expectations (ReplicaSet, DaemonSet): a create or delete that failed will never be observed,
+/// so it is no longer expected.
+pub(crate) fn forget_failed_call(
+    expectations: &mut crate::runtime::expectations::Expectations,
+    key: &ObjectKey,
+    call: &Call,
+    outcome: &Outcome,
+) {
+    if matches!(outcome, Outcome::Done(_)) {
+        return;
+    }
+    match &call.request {
+        ApiRequest::Create(_) => expectations.creation_observed(key),
+        ApiRequest::Delete(d) => expectations.deletion_observed(key, &d.key),
+        _ => {}
+    }
+}
+
 /// A controller inside kube-controller-manager.
 pub trait Controller: std::any::Any {
     /// Its name as kube-controller-manager logs it (`replicaset-controller`).

@@ -210,12 +210,7 @@ impl Controller for DaemonSetController {
     }
 
     fn on_outcome(&mut self, key: &ObjectKey, call: &Call, outcome: &Outcome) {
-        let failed = !matches!(outcome, Outcome::Done(_));
-        match (&call.request, failed) {
-            (ApiRequest::Create(_), true) => self.expectations.creation_observed(key),
-            (ApiRequest::Delete(d), true) => self.expectations.deletion_observed(key, &d.key),
-            _ => {}
-        }
+        super::forget_failed_call(&mut self.expectations, key, call, outcome);
     }
 
     fn reset(&mut self) {
