@@ -105,6 +105,58 @@ fn a_stopped_controller_manager_replaces_nothing_and_closes_the_gap_at_once_when
     assert_invariants(s.sim());
 }
 
+/// One loop switched off inside a running kube-controller-manager: only its kind's gap stays
+/// open, the other loops of the same process keep turning, and switched on it closes the gap
+/// from what it lists, as a loop that restarts does.
+#[test]
+fn one_stopped_controller_leaves_only_its_gap_open_and_closes_it_when_started() {
+    let mut s = session(3);
+    assert_eq!(run(&mut s, "sim stop kube-controller-manager/job").stdout, "kube-controller-manager/job-controller stopped\n");
+    assert!(s.sim().is_running(&ComponentId::ControllerManager), "the process runs on");
+    let status = run(&mut s, "sim status").stdout;
+    let job_row = status.lines().find(|l| l.starts_with("kube-controller-manager/job-controller ")).expect("its row");
+    assert!(job_row.contains("Stopped"), "{job_row}");
+    assert!(status.lines().any(|l| l.starts_with("kube-controller-manager/replicaset-controller ") && l.contains("Running")), "{status}");
+
+    run(&mut s, "kubectl create job hello --image=busybox:1.28 -- date");
+    run(&mut s, "kubectl scale deployment web --replicas=4");
+    s.advance(Duration::secs(30));
+    let job_pods =
+        |sim: &Sim| pods(sim).into_iter().filter(|p| p.metadata.labels.get("job-name").map(String::as_str) == Some("hello")).count();
+    assert_eq!(job_pods(s.sim()), 0, "nobody made the Job's pod");
+    assert_eq!(running_pods(s.sim()).len(), 4, "the ReplicaSet loop of the same process did its part");
+    let job = s.sim().api().get(&ObjectKey::new(Kind::Job, "default", "hello")).expect("the Job").clone();
+    assert!(job.as_job().is_some_and(|j| j.status.start_time.is_none()), "no status written either");
+
+    assert_eq!(run(&mut s, "sim start kube-controller-manager/job-controller").stdout, "kube-controller-manager/job-controller started\n");
+    s.advance(Duration::secs(30));
+    assert_eq!(job_pods(s.sim()), 1, "started, it listed the Job and made its pod");
+    let job = s.sim().api().get(&ObjectKey::new(Kind::Job, "default", "hello")).expect("the Job").clone();
+    assert_eq!(job.as_job().map(|j| j.status.succeeded), Some(1), "and counted it");
+    assert_invariants(s.sim());
+}
+
+/// A stopped controller stays stopped when its process restarts: it is a setting of the
+/// process (`--controllers=*,-NAME`), not a state of its memory.
+#[test]
+fn a_stopped_controller_stays_stopped_across_a_restart_of_its_process() {
+    let mut s = session(4);
+    run(&mut s, "sim stop kube-controller-manager/replicaset-controller");
+    run(&mut s, "sim restart kube-controller-manager");
+    run(&mut s, "kubectl scale deployment web --replicas=5");
+    s.advance(Duration::secs(30));
+    assert_eq!(pods(s.sim()).len(), 3, "the Deployment controller raised the ReplicaSet's claim; nobody acted on it");
+    let rs = s.sim().objects(Kind::ReplicaSet).filter_map(|o| o.as_replica_set().cloned()).next().expect("a ReplicaSet");
+    assert_eq!((rs.spec.replicas, rs.status.replicas), (Some(5), 3));
+    assert_eq!(
+        run(&mut s, "sim restart kube-controller-manager/replicaset-controller").stdout,
+        "kube-controller-manager/replicaset-controller restarted\n"
+    );
+    s.advance(Duration::secs(20));
+    assert_eq!(running_pods(s.sim()).len(), 5);
+    assert_invariants(s.sim());
+}
+
 #[test]
 fn a_stopped_api_server_refuses_every_client_who_all_recover_after_it_starts_with_nothing_lost() {
     let mut s = session(3);
@@ -399,7 +451,9 @@ fn fault_verbs_reject_bad_input_with_clear_errors_and_change_nothing() {
         ),
         ("sim stop kubelet-node-9", "error: unknown component \"kubelet-node-9\"; known components: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubelet-node-1, kubelet-node-2, kube-proxy-node-1, kube-proxy-node-2\n"),
         ("sim start kube-scheduler", "error: kube-scheduler is already running\n"),
-        ("sim stop", "error: sim stop takes one component: kube-apiserver, etcd, kube-controller-manager, kube-scheduler or kubelet-NODE\n"),
+        ("sim stop", "error: sim stop takes one component: kube-apiserver, etcd, kube-controller-manager, kube-controller-manager/CONTROLLER, kube-scheduler, kubelet-NODE or kube-proxy-NODE\n"),
+        ("sim stop kube-controller-manager/nosuch", "error: unknown controller \"nosuch\" in kube-controller-manager; known controllers: deployment-controller, replicaset-controller, garbage-collector-controller, node-lifecycle-controller, taint-eviction-controller, namespace-controller, endpointslice-controller, endpoints-controller, pod-garbage-collector-controller, job-controller, ttl-after-finished-controller, daemonset-controller, disruption-controller, replicationcontroller-controller, horizontal-pod-autoscaler-controller\n"),
+        ("sim start kube-controller-manager/job-controller", "error: kube-controller-manager/job-controller is already running\n"),
         ("sim node fail node-9", "Error from server (NotFound): nodes \"node-9\" not found\n"),
         ("sim node recover node-1", "error: node \"node-1\" has no fault to recover from\n"),
         ("sim watch drop 101", "error: invalid percentage \"101\": must be a whole number from 0 to 100\n"),

@@ -239,3 +239,94 @@ fn the_example_lesson_files_served_next_to_the_page() {
     let err = Lesson::parse(include_str!("../www/examples/broken-lesson.yaml")).unwrap_err();
     assert!(err.contains("steps[0].check.pods.count: must be a whole number, got \"many\""), "{err}");
 }
+
+#[test]
+fn lesson_10_which_controller() {
+    let (score, errors) = play_builtin("which-controller", &[], &|_| vec![]);
+    assert_eq!(errors, Vec::<String>::new());
+    all_right("which-controller", score);
+}
+
+/// Each case of "which controller stopped?" must leave only its own loop's hop undone by the
+/// time its question opens, with the process running and the stopped loop concealed.
+#[test]
+fn lesson_10_every_case_leaves_only_its_loops_hop_undone() {
+    let lesson = Lesson::builtin("which-controller").unwrap();
+    let mut s = session_for(&lesson);
+    let mut run = LessonRun::new(lesson);
+    assert_eq!(run.start(&mut s), Vec::<String>::new());
+    tick_until(&mut s, &mut run, Phase::Passed, Duration::mins(2));
+    let count = |s: &Session, kind: Kind| s.sim().objects(kind).count();
+    for case in 1..=7 {
+        assert_eq!(run.next(&mut s), Ok(vec![]), "case {case}");
+        tick_until(&mut s, &mut run, Phase::Diagnose, Duration::mins(1));
+        assert!(run.view().conceal_components && run.view().asking, "case {case}: concealed while asked");
+        assert!(s.sim().is_running(&kubeloop::sim::ComponentId::ControllerManager), "case {case}: the process runs");
+        let answer = match &run.lesson().steps[run.index()].question.as_ref().unwrap().answer {
+            Answer::Stated(a) => a.clone(),
+            Answer::Measured { .. } => unreachable!("which-controller states its answers"),
+        };
+        let manager = s.sim().controller_manager().expect("kube-controller-manager");
+        let stopped: Vec<&str> = manager.controller_names().filter(|n| manager.is_stopped(n)).collect();
+        assert_eq!(stopped, vec![answer.as_str()], "case {case}: exactly the answer is switched off");
+        let pods = web_pods(&s);
+        match case {
+            1 => {
+                let rs = s.sim().objects(Kind::ReplicaSet).find_map(|o| o.as_replica_set().and_then(|r| r.spec.replicas));
+                assert_eq!((rs, pods.len()), (Some(5), 3), "case 1: the ReplicaSet says five, three pods exist");
+            }
+            2 => {
+                assert_eq!(count(&s, Kind::ReplicaSet), 1, "case 2: no ReplicaSet for the new template");
+                assert_eq!(pods.len(), 3);
+            }
+            3 => {
+                assert_eq!(count(&s, Kind::Deployment), 0, "case 3: the Deployment is gone");
+                assert_eq!((count(&s, Kind::ReplicaSet), pods.len()), (1, 3), "case 3: its ReplicaSet and pods are left");
+            }
+            4 => {
+                let job_pods =
+                    s.sim().objects(Kind::Pod).filter_map(|o| o.as_pod()).filter(|p| p.metadata.labels.get("job-name").is_some()).count();
+                assert_eq!((count(&s, Kind::Job), job_pods), (1, 0), "case 4: a Job with no pod");
+            }
+            5 => {
+                let nodes = s.sim().objects(Kind::Node).count();
+                let agents: Vec<Pod> = s
+                    .sim()
+                    .objects(Kind::Pod)
+                    .filter_map(|o| o.as_pod().cloned())
+                    .filter(|p| p.metadata.labels.get("app").is_some_and(|v| v == "node-agent"))
+                    .collect();
+                assert_eq!((nodes, agents.len()), (3, 2), "case 5: three nodes, two agents");
+                assert!(agents.iter().all(|p| p.node_name() != Some("node-3")), "case 5: none for node-3");
+            }
+            6 => {
+                let pdb =
+                    s.sim().objects(Kind::PodDisruptionBudget).find_map(|o| o.as_pod_disruption_budget().cloned()).expect("the budget");
+                assert_eq!((pdb.status.current_healthy, pdb.status.disruptions_allowed), (0, 0), "case 6: no status written");
+                let out = s.execute("kubectl drain node-1 --ignore-daemonsets --timeout=10s");
+                assert!(!out.ok && out.stderr.contains("global timeout reached"), "case 6: the drain is refused: {out:?}");
+            }
+            _ => {
+                let job = s.sim().objects(Kind::Job).find_map(|o| o.as_job().cloned()).expect("case 7: the Job is still there");
+                assert!(job.status.completion_time.is_some(), "case 7: it finished");
+            }
+        }
+        assert_eq!(run.answer(&mut s, &answer), Ok(vec![]));
+        assert!(!run.view().conceal_components, "case {case}: answered, nothing left to conceal");
+    }
+}
+
+#[test]
+fn lesson_9_many_names() {
+    let (score, errors) = play_builtin("many-names", &[(1, "3"), (3, "3"), (4, "3")], &|_| vec![]);
+    assert_eq!(errors, Vec::<String>::new());
+    all_right("many-names", score);
+}
+
+/// The predictions are measured, not stated: a learner who thinks the Job's finished pods are
+/// replaced (or removed) is graded wrong by what the cluster did.
+#[test]
+fn lesson_9_a_learner_who_expects_finished_pods_to_go_is_graded_wrong() {
+    let (score, _) = play_builtin("many-names", &[(1, "3"), (3, "3"), (4, "0")], &|_| vec![]);
+    assert_eq!((score.answers_right, score.questions), (2, 3));
+}

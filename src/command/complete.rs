@@ -335,6 +335,16 @@ fn component_names(session: &Session) -> Vec<String> {
     out
 }
 
+/// What `sim stop|start|restart` can name: every process, and each loop of
+/// kube-controller-manager on its own.
+fn switchable_names(session: &Session) -> Vec<String> {
+    let mut out = component_names(session);
+    if let Some(manager) = session.sim().controller_manager() {
+        out.extend(manager.controller_names().map(|n| format!("{}{n}", crate::sim::CONTROLLER_PREFIX)));
+    }
+    out
+}
+
 fn node_names(session: &Session) -> Vec<String> {
     names(session, Kind::Node, "")
 }
@@ -343,7 +353,7 @@ fn sim_candidates(words: &[String], session: &Session) -> Vec<String> {
     let Some(verb) = words.first() else { return strings(SIM_VERBS) };
     let args = &words[1..];
     match (verb.as_str(), args) {
-        ("stop" | "start" | "restart", []) => component_names(session),
+        ("stop" | "start" | "restart", []) => switchable_names(session),
         ("node", []) => strings(&["add", "fail", "partition", "recover"]),
         ("node", [sub]) if sub != "add" => node_names(session),
         ("watch", []) => strings(&["drop", "delay", "sever"]),
@@ -416,8 +426,9 @@ mod tests {
 
     #[test]
     fn sim_verbs_and_components() {
+        let stoppable = c("sim stop ");
         assert_eq!(
-            c("sim stop "),
+            stoppable.iter().filter(|n| !n.contains('/')).collect::<Vec<_>>(),
             vec![
                 "etcd",
                 "kube-apiserver",
@@ -429,6 +440,12 @@ mod tests {
                 "kubelet-node-2"
             ]
         );
+        assert!(stoppable.contains(&"kube-controller-manager/job-controller".to_string()), "{stoppable:?}");
+        assert_eq!(
+            c("sim start kube-controller-manager/re"),
+            vec!["kube-controller-manager/replicaset-controller", "kube-controller-manager/replicationcontroller-controller"]
+        );
+        assert_eq!(c("sim watch drop 50 kube-c"), vec!["kube-controller-manager"], "a watch belongs to a process");
         assert_eq!(c("sim restart kubelet"), vec!["kubelet-node-1", "kubelet-node-2"]);
         assert_eq!(c("sim node fail "), vec!["node-1", "node-2"]);
         assert_eq!(c("sim watch drop 50 kube-s"), vec!["kube-scheduler"]);
@@ -442,7 +459,7 @@ mod tests {
         assert_eq!(complete_line("kubectl get dep", &s).0, "kubectl get deployments ");
         assert_eq!(complete_line("get pods -o=", &s).0, "get pods -o=");
         assert_eq!(complete_line("sim stop kube-", &s).0, "sim stop kube-");
-        assert_eq!(complete_line("sim stop kube-c", &s).0, "sim stop kube-controller-manager ");
+        assert_eq!(complete_line("sim stop kube-c", &s).0, "sim stop kube-controller-manager", "or one of its loops");
         assert_eq!(complete_line("describe deployment/", &s).0, "describe deployment/web ");
         assert_eq!(complete_line("get pods web-", &s).1.len(), 3);
         assert_eq!(complete_line("nothing matches", &s), ("nothing matches".to_string(), vec![]));

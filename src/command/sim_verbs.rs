@@ -14,7 +14,7 @@ use super::table::render_table;
 use super::{CommandOutput, Session};
 use crate::kubelet::prober::ProbeType;
 use crate::model::{human_duration, Duration, Quantity, QUANTITY_FORMAT_ERROR};
-use crate::sim::{ComponentId, NodeConfig, NodeFault};
+use crate::sim::{ComponentId, NodeConfig, NodeFault, CONTROLLER_PREFIX};
 
 /// The verbs `sim` knows, as listed in its errors and help.
 pub const VERBS: &[&str] = &[
@@ -173,6 +173,8 @@ fn status(session: &Session) -> CommandOutput {
                 (a, Some(t)) => format!("{} ago: {a}", human_duration(now.since(t))),
                 (a, None) => a.clone(),
             };
+            // A loop switched off inside a running process is stopped on its own.
+            let state = if l.stopped { "Stopped" } else { state };
             rows.push(vec![name, state.into(), phase, l.queue_depth.to_string(), last]);
         }
     }
@@ -229,12 +231,20 @@ fn one_name<'a>(usage: &str, rest: &'a [String]) -> Result<&'a str, CommandOutpu
 
 /// `sim stop|start|restart COMPONENT`.
 fn lifecycle(session: &mut Session, verb: &str, rest: &[String]) -> CommandOutput {
-    let usage = format!("sim {verb} takes one component: kube-apiserver, etcd, kube-controller-manager, kube-scheduler or kubelet-NODE");
+    let usage = format!(
+        "sim {verb} takes one component: kube-apiserver, etcd, kube-controller-manager, kube-controller-manager/CONTROLLER, kube-scheduler, kubelet-NODE or kube-proxy-NODE"
+    );
     let name = match one_name(&usage, rest) {
         Ok(n) => n,
         Err(e) => return e,
     };
     let sim = session.sim_mut();
+    if name.starts_with(CONTROLLER_PREFIX) {
+        return match sim.switch_controller(name, verb) {
+            Ok(qualified) => CommandOutput::out(format!("{qualified} {verb}{}", if verb == "stop" { "ped" } else { "ed" })),
+            Err(e) => CommandOutput::err(format!("error: {e}")),
+        };
+    }
     let (result, done) = match verb {
         "stop" => (sim.stop(name), "stopped"),
         "start" => (sim.start(name), "started"),

@@ -43,6 +43,9 @@ struct Slot {
     /// survives a restart.
     mode: Mode,
     edge: EdgeState,
+    /// Switched off (`sim stop kube-controller-manager/NAME`), as if the process ran with
+    /// `--controllers=*,-NAME`: a setting, so it survives a restart of the process.
+    stopped: bool,
 }
 
 pub struct ControllerManager {
@@ -74,6 +77,7 @@ impl ControllerManager {
                     last_delta: None,
                     mode: Mode::Level,
                     edge: EdgeState::default(),
+                    stopped: false,
                 }
             })
             .collect::<Vec<Slot>>();
@@ -124,9 +128,14 @@ impl ControllerManager {
     }
 
     /// The slot of a controller, by loop name or `--controllers` name.
+    /// (`job` finds `job-controller`).
     fn slot_index(&self, controller: &str) -> Option<usize> {
         let name = edge::loop_name(controller);
-        self.slots.iter().position(|s| s.controller.name() == name)
+        let suffixed = format!("{name}-controller");
+        self.slots
+            .iter()
+            .position(|s| s.controller.name() == name)
+            .or_else(|| self.slots.iter().position(|s| s.controller.name() == suffixed))
     }
 
     /// How a controller reacts to events: `Mode::Level` unless switched.
@@ -167,6 +176,61 @@ impl ControllerManager {
         Ok(())
     }
 
+    /// The loop names of the controllers, in the order they run.
+    pub fn controller_names(&self) -> impl Iterator<Item = &str> {
+        self.slots.iter().map(|s| s.controller.name())
+    }
+
+    /// Whether a controller is switched off. Unknown names are not.
+    pub fn is_stopped(&self, controller: &str) -> bool {
+        self.slot_index(controller).is_some_and(|i| self.slots[i].stopped)
+    }
+
+    /// Switches one controller off or on inside the running process, and says which
+    /// (`job-controller`). Off, it forgets its queue and the syncs under way (their answers are
+    /// dropped) and its handlers see no more deltas. On, it starts from nothing as it would in a
+    /// restarted process: its handlers are shown every object of the kinds it watches, so it
+    /// closes whatever gap opened while it was off — the loop is level-triggered.
+    pub fn set_stopped(&mut self, controller: &str, stopped: bool) -> Result<&str, String> {
+        let index = self.slot_index(controller).ok_or_else(|| {
+            let names: Vec<&str> = self.controller_names().collect();
+            format!("unknown controller {controller:?} in kube-controller-manager; known controllers: {}", names.join(", "))
+        })?;
+        let slot = &mut self.slots[index];
+        let name = slot.controller.name();
+        if slot.stopped == stopped {
+            return Err(format!("kube-controller-manager/{name} is already {}", if stopped { "stopped" } else { "running" }));
+        }
+        slot.stopped = stopped;
+        slot.controller.reset();
+        slot.queue.clear();
+        slot.running.clear();
+        slot.edge = EdgeState::default();
+        slot.last_delta = None;
+        self.pending.retain(|_, (i, _)| *i != index);
+        self.edge_pending.retain(|_, (i, _)| *i != index);
+        if !stopped {
+            self.resync(index);
+        }
+        Ok(self.slots[index].controller.name())
+    }
+
+    /// Shows a controller's handlers every cached object of the kinds it watches, as a new
+    /// informer's initial list would.
+    fn resync(&mut self, index: usize) {
+        let slot = &mut self.slots[index];
+        let watches = slot.controller.watches();
+        let caches = caches_for(&self.informers, &self.by_kind, watches);
+        for &kind in watches {
+            let Some(store) = caches.get(kind) else { continue };
+            for object in store.iter() {
+                for key in slot.controller.on_delta(&caches, &Delta::Added(object.clone()), self.now) {
+                    slot.queue.add(key);
+                }
+            }
+        }
+    }
+
     /// Hands deltas to every controller's handlers. `watch` carries the context when they came
     /// from a watch event: only those are events to an edge-triggered controller (a list's
     /// deltas are a re-read of the state, which edge mode never does).
@@ -175,7 +239,7 @@ impl ControllerManager {
             let kind = delta.object().kind();
             for (index, slot) in self.slots.iter_mut().enumerate() {
                 let watches = slot.controller.watches();
-                if !watches.contains(&kind) {
+                if slot.stopped || !watches.contains(&kind) {
                     continue;
                 }
                 let caches = caches_for(&self.informers, &self.by_kind, watches);
@@ -213,7 +277,7 @@ impl ControllerManager {
     /// Starts syncs for queued keys while workers are free.
     fn work(&mut self, ctx: &mut Ctx) {
         for index in 0..self.slots.len() {
-            if !self.slot_synced(index) {
+            if self.slots[index].stopped || !self.slot_synced(index) {
                 continue;
             }
             self.slots[index].queue.promote_due(ctx.now);
@@ -443,6 +507,7 @@ impl Component for ControllerManager {
                     // The room of loops says which kind of loop this is now.
                     status.name.push_str(" (edge-triggered)");
                 }
+                status.stopped = s.stopped;
                 status.queue_depth = s.queue.len() + s.running.len();
                 status.phase = if !s.running.is_empty() {
                     LoopPhase::Act

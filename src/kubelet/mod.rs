@@ -426,6 +426,7 @@ impl Component for Kubelet {
             last_action: p.last_action.clone(),
             last_action_at: p.last_action_at,
             turns: p.turns,
+            stopped: false,
         }]
     }
 }

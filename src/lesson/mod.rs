@@ -52,6 +52,8 @@ const BUILTIN: &[(&str, &str)] = &[
     ("rolling-update", include_str!("../../lessons/rolling-update.yaml")),
     ("node-dies", include_str!("../../lessons/node-dies.yaml")),
     ("service-loop", include_str!("../../lessons/service-loop.yaml")),
+    ("many-names", include_str!("../../lessons/many-names.yaml")),
+    ("which-controller", include_str!("../../lessons/which-controller.yaml")),
 ];
 
 /// When a question is asked.
@@ -282,7 +284,7 @@ mod tests {
 
     #[test]
     fn every_builtin_lesson_parses_and_names_a_builtin_scenario() {
-        assert_eq!(Lesson::builtin_names().len(), 8);
+        assert_eq!(Lesson::builtin_names().len(), 10);
         for name in Lesson::builtin_names() {
             let text = Lesson::builtin_text(name).unwrap();
             let lesson = Lesson::parse(text).unwrap_or_else(|e| panic!("{name}: {e}"));

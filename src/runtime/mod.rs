@@ -127,6 +127,9 @@ pub struct LoopStatus {
     pub last_action_at: Option<Time>,
     /// Reconciles (or scheduling attempts, pod syncs) since start.
     pub turns: u64,
+    /// Switched off inside a process that runs (`sim stop kube-controller-manager/job-controller`):
+    /// the loop neither observes nor acts until started again.
+    pub stopped: bool,
 }
 
 /// A component as the simulation drives it. Implementations are sans-I/O state machines.

@@ -743,6 +743,7 @@ impl Component for Scheduler {
             last_action: self.last_action.text(),
             last_action_at: self.last_action_at,
             turns: self.turns,
+            stopped: false,
         }]
     }
 }

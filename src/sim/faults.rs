@@ -21,6 +21,9 @@ use crate::vec_map::{VecMap, VecSet};
 /// How long kube-apiserver waits on an unreachable etcd before failing a request: etcd's own
 /// request timeout (5 s plus two 1 s election timeouts), after which the API server passes on
 /// `etcdserver: request timed out`.
+/// How `sim` names one controller of kube-controller-manager, as `sim status` lists it.
+pub const CONTROLLER_PREFIX: &str = "kube-controller-manager/";
+
 pub const ETCD_REQUEST_TIMEOUT: Duration = Duration::secs(7);
 
 /// How long a request from a partitioned node waits before its dial times out (the kubelet's
@@ -175,6 +178,25 @@ impl Sim {
         let mut names = vec![ComponentId::Etcd.to_string(), ComponentId::ApiServer.to_string()];
         names.extend(self.component_ids().map(ToString::to_string));
         names
+    }
+
+    /// `sim stop|start|restart kube-controller-manager/CONTROLLER`: one loop of the process is
+    /// switched off or on (restart: off if on, then on), and its qualified name is returned.
+    /// kube-controller-manager itself keeps running; the setting outlives its restarts.
+    pub fn switch_controller(&mut self, qualified: &str, verb: &str) -> Result<String, String> {
+        let name = qualified.strip_prefix(CONTROLLER_PREFIX).unwrap_or(qualified);
+        let stopped = self.controller_manager().is_some_and(|m| m.is_stopped(name));
+        let switched = self.update_controller_manager(|m| match verb {
+            "stop" => m.set_stopped(name, true).map(str::to_string),
+            "start" => m.set_stopped(name, false).map(str::to_string),
+            _ => {
+                if !stopped {
+                    m.set_stopped(name, true)?;
+                }
+                m.set_stopped(name, false).map(str::to_string)
+            }
+        });
+        switched.unwrap_or_else(|| Err("this cluster has no kube-controller-manager".into())).map(|n| format!("{CONTROLLER_PREFIX}{n}"))
     }
 
     /// `sim stop COMPONENT`: the process stops. Errors (kubectl-shaped, without `error: `)

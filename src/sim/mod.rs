@@ -28,7 +28,7 @@ use crate::rng::Rng;
 use crate::runtime::fasthash::FastMap;
 use crate::runtime::slab::Slab;
 use crate::runtime::{Component, Ctx, Effect, LoopStatus, RequestId};
-pub use faults::{NodeFault, WatchFault};
+pub use faults::{NodeFault, WatchFault, CONTROLLER_PREFIX};
 pub use machine::Machine;
 pub use process::Process;
 use queue::{DeliveryQueue, Queued};
@@ -450,6 +450,7 @@ impl Sim {
                 last_action: format!("{node} powered off"),
                 last_action_at: Some(at),
                 turns: 0,
+                stopped: false,
             }],
             _ => slot.process.component().loops(),
         }

@@ -20,6 +20,8 @@ pub struct LoopView {
     pub last_action: String,
     pub last_action_at: Option<u64>,
     pub turns: u64,
+    /// Switched off on its own while its process runs (a loop of kube-controller-manager).
+    pub stopped: bool,
 }
 
 /// One process.
@@ -70,6 +72,7 @@ fn loop_view(l: crate::runtime::LoopStatus) -> LoopView {
         last_action: l.last_action,
         last_action_at: l.last_action_at.map(|t| t.0),
         turns: l.turns,
+        stopped: l.stopped,
     }
 }
 

@@ -42,7 +42,7 @@ pub fn component_item(c: &ComponentView, spotlight: Option<&str>, conceal: bool,
             }
             if !c.loops.is_empty() {
                 <ul class="loops">
-                    { for c.loops.iter().map(|l| loop_row(l, &c.name, spotlight == Some(l.name.as_str()))) }
+                    { for c.loops.iter().map(|l| loop_row(l, c, spotlight == Some(l.name.as_str()), conceal, on_action)) }
                 </ul>
             }
         </li>
@@ -82,24 +82,48 @@ fn switch(name: &str, running: bool, on_action: &Callback<Action>) -> Html {
 }
 
 /// One loop: dial, name (unless it is its process's, as kube-scheduler's is), phase, queue,
-/// last action.
-fn loop_row(l: &LoopView, owner: &str, lit: bool) -> Html {
+/// last action. A loop of kube-controller-manager can be switched on its own: its dial is the
+/// switch (no room for another control in a row of fifteen), unless a lesson conceals it.
+fn loop_row(l: &LoopView, owner: &ComponentView, lit: bool, conceal: bool, on_action: &Callback<Action>) -> Html {
+    let stopped = l.stopped && !conceal;
     let last = match (&l.last_action, l.last_action_at) {
+        _ if stopped => "stopped: it neither observes nor acts".to_string(),
         (a, _) if a.is_empty() => "nothing yet".to_string(),
         (a, Some(t)) => format!("{a} (at {})", sim_time(Time(t))),
         (a, None) => a.clone(),
     };
+    let phase = if stopped { "stopped".to_string() } else { l.phase.clone() };
+    let switchable = owner.role == "controller-manager" && !conceal;
     html! {
-        <li key={l.name.clone()} class={format!("loop phase-{}{}", l.phase, if lit { " spotlight" } else { "" })} data-loop={l.name.clone()} data-phase={l.phase.clone()}
+        <li key={l.name.clone()} class={format!("loop phase-{phase}{}", if lit { " spotlight" } else { "" })} data-loop={l.name.clone()} data-phase={phase.clone()}
             title={format!("{}: {last}", l.name)}>
-            { dial(&l.phase, l.turns) }
-            if l.name != owner {
+            if switchable {
+                { loop_switch(&format!("{}/{}", owner.name, l.name), !l.stopped, dial(&l.phase, l.turns), on_action) }
+            } else {
+                { dial(&l.phase, l.turns) }
+            }
+            if l.name != owner.name {
                 <span class="loop-name">{ l.name.trim_end_matches("-controller").to_string() }</span>
             }
-            <span class="loop-phase">{ l.phase.clone() }</span>
+            <span class="loop-phase">{ phase }</span>
             <span class={if l.queue_depth > 0 { "loop-queue busy" } else { "loop-queue" }}>{ format!("queue {}", l.queue_depth) }</span>
             <span class="loop-last">{ last }</span>
         </li>
+    }
+}
+
+/// One loop's switch, drawn as its dial: runs `sim stop|start kube-controller-manager/NAME`.
+fn loop_switch(qualified: &str, running: bool, dial: Html, on_action: &Callback<Action>) -> Html {
+    let onclick = {
+        let (name, on_action) = (qualified.to_string(), on_action.clone());
+        Callback::from(move |_| on_action.emit(Action::Command(switch_command(&name, running))))
+    };
+    let label = format!("{} {qualified}", if running { "Stop" } else { "Start" });
+    html! {
+        <button type="button" class="loop-switch" role="switch" aria-checked={running.to_string()} aria-label={label.clone()} title={label}
+            data-testid="loop-switch" data-name={qualified.to_string()} {onclick}>
+            { dial }
+        </button>
     }
 }
 

@@ -89,6 +89,37 @@ test('controller manager stopped: a killed pod is not replaced until it starts a
   });
 });
 
+test('one loop of kube-controller-manager is switched off by its dial: only its gap stays open', { timeout: 120_000 }, async () => {
+  await withPage(live.browser, { viewport: { width: 1440, height: 900 } }, async (page) => {
+    await settledPage(page);
+    const dial = page.locator('[data-testid="loop-switch"][data-name="kube-controller-manager/replicaset-controller"]');
+    const row = component(page, 'kube-controller-manager').locator('[data-loop="replicaset-controller"]');
+    assert.equal(await dial.getAttribute('aria-checked'), 'true');
+    await dial.click();
+    await row.and(page.locator('[data-phase="stopped"]')).waitFor();
+    assert.equal(await dial.getAttribute('aria-checked'), 'false');
+    assert.equal(await dial.getAttribute('aria-label'), 'Start kube-controller-manager/replicaset-controller');
+    assert.equal(await component(page, 'kube-controller-manager').getAttribute('data-state'), 'running', 'the process runs on');
+
+    const victim = (await pods(page))[0].name;
+    await page.locator(`[data-testid="pod"][data-name="${victim}"]`).click();
+    await page.getByTestId('kill-pod').click();
+    await fastForward(page);
+    assert.equal((await pods(page)).length, 2, 'the ReplicaSet loop is off: nothing replaced the pod');
+    assert.equal(await reasons(page, 'SuccessfulCreate'), 3);
+    await page.screenshot({ path: join(RESULTS, 'faults-replicaset-controller-stopped.png') });
+
+    // Keyboard: the dial is a focusable switch.
+    await dial.focus();
+    await page.keyboard.press('Enter');
+    await row.and(page.locator(':not([data-phase="stopped"])')).waitFor();
+    await fastForward(page);
+    const healed = await pods(page);
+    assert.equal(healed.filter((p) => p.status === 'Running').length, 3, JSON.stringify(healed));
+    assert.equal(await reasons(page, 'SuccessfulCreate'), 4, 'switched on, it listed the ReplicaSet and closed the gap');
+  });
+});
+
 test('a node can be powered off and recovered from its box', { timeout: 120_000 }, async () => {
   await withPage(live.browser, {}, async (page) => {
     await settledPage(page);

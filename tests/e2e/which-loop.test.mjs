@@ -16,6 +16,8 @@ async function revealed(page) {
     stoppedLook: document.querySelectorAll('[data-testid="component"].stopped').length,
     stoppedWords: [...document.querySelectorAll('[data-testid="component"] .state')].map((e) => e.textContent),
     hints: document.querySelectorAll('[data-testid="hints-toggle"]').length,
+    loopSwitches: document.querySelectorAll('[data-testid="loop-switch"]').length,
+    stoppedLoops: document.querySelectorAll('.loop[data-phase="stopped"]').length,
   }));
 }
 
@@ -35,11 +37,34 @@ test('the which-loop lesson shows no component stopped while its question is ope
     await page.getByTestId('play').click();
     await page.waitForSelector('[data-testid="lesson-question"]:not([disabled])', { timeout: 60_000 });
     const open = await revealed(page);
-    assert.deepEqual(open, { switches: 0, stoppedLook: 0, stoppedWords: [], hints: 0 }, 'nothing tells which loop stopped');
+    assert.deepEqual(open, { switches: 0, stoppedLook: 0, stoppedWords: [], hints: 0, loopSwitches: 0, stoppedLoops: 0 }, 'nothing tells which loop stopped');
     await page.screenshot({ path: join(RESULTS, 'which-loop-question.png') });
     await page.locator('[data-testid="lesson-choice"][data-choice="kube-scheduler"]').click();
     await page.waitForFunction(() => document.querySelectorAll('[data-testid="component"].stopped').length > 0);
     const answered = await revealed(page);
     assert.ok(answered.switches > 0 && answered.stoppedWords.includes('stopped'), JSON.stringify(answered));
+  });
+});
+
+test('the which-controller lesson hides which loop of kube-controller-manager it switched off until answered', { timeout: 180_000 }, async () => {
+  await withPage(live.browser, { viewport: { width: 1440, height: 900 } }, async (page) => {
+    await openReady(page, `${live.server.url}?lesson=which-controller`);
+    await page.getByTestId('pause').click();
+    await fastForward(page);
+    await page.waitForSelector('[data-testid="lesson-next"]:not([disabled])', { timeout: 60_000 });
+    assert.ok((await revealed(page)).loopSwitches >= 15, 'outside a question every loop has its switch');
+    await page.getByTestId('lesson-next').click();
+    await page.waitForSelector('[data-testid="lesson"][data-step="1"]');
+    await page.getByTestId('speed').selectOption({ label: '10×' });
+    await page.getByTestId('play').click();
+    await page.waitForSelector('[data-testid="lesson-question"]:not([disabled])', { timeout: 60_000 });
+    const open = await revealed(page);
+    assert.deepEqual(open, { switches: 0, stoppedLook: 0, stoppedWords: [], hints: 0, loopSwitches: 0, stoppedLoops: 0 }, 'nothing tells which loop is off');
+    await page.screenshot({ path: join(RESULTS, 'which-controller-question.png') });
+    await page.locator('[data-testid="lesson-choice"][data-choice="replicaset-controller"]').click();
+    await page.locator('[data-testid="component"][data-name="kube-controller-manager"] .loop[data-loop="replicaset-controller"][data-phase="stopped"]').waitFor();
+    const answered = await revealed(page);
+    assert.equal(answered.stoppedLoops, 1, JSON.stringify(answered));
+    await page.screenshot({ path: join(RESULTS, 'which-controller-answered.png') });
   });
 });
