@@ -93,3 +93,31 @@ fn within_ten_percent_of_the_target_nothing_changes() {
     s.advance(Duration::mins(1));
     assert_eq!(replicas(&s), 2);
 }
+
+/// autoscaling/v1 is still served: its one CPU target is converted to the v2 metric the API
+/// server stores, with no warning, and the loop scales on it exactly as on a v2 object.
+#[test]
+fn an_autoscaling_v1_manifest_is_stored_as_v2_and_scales_the_same() {
+    let mut s = Session::new(Scenario::builtin("default").unwrap(), Some(3)).unwrap();
+    s.sim_mut().check_every_step = true;
+    assert!(s.execute("kubectl create deployment php-apache --image=registry.k8s.io/hpa-example --replicas=1").ok);
+    assert!(set_request(&mut s));
+    let v1 = "apiVersion: autoscaling/v1\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: php-apache\nspec:\n  scaleTargetRef:\n    apiVersion: apps/v1\n    kind: Deployment\n    name: php-apache\n  minReplicas: 1\n  maxReplicas: 10\n  targetCPUUtilizationPercentage: 50\n";
+    s.add_file("hpa-v1.yaml", v1);
+    let out = s.execute("kubectl apply -f hpa-v1.yaml");
+    assert_eq!((out.ok, out.stdout.as_str(), out.stderr.as_str()), (true, "horizontalpodautoscaler.autoscaling/php-apache created\n", ""));
+    let hpa = s
+        .sim()
+        .api()
+        .get(&ObjectKey::new(Kind::HorizontalPodAutoscaler, "default", "php-apache"))
+        .and_then(|o| o.as_horizontal_pod_autoscaler().cloned())
+        .unwrap();
+    let target = hpa.spec.metrics[0].resource.as_ref().map(|r| (r.name.as_str(), r.target.average_utilization));
+    assert_eq!(target, Some(("cpu", Some(50))));
+    s.advance(Duration::secs(60));
+    assert!(s.execute("sim load deployment/php-apache --cpu 250%").ok);
+    s.advance(Duration::mins(2));
+    assert_eq!(replicas(&s), 5, "the same count as the v2 walkthrough");
+    let wrong = s.execute("kubectl apply -f hpa-v1.yaml -o name");
+    assert!(wrong.ok, "applying it again is unchanged, not a conflict: {wrong:?}");
+}

@@ -9,6 +9,30 @@ use super::meta::ObjectMeta;
 use super::time::{Duration, Time};
 use serde::Serialize;
 
+/// The older version still served: one CPU target, no metrics list, no behavior.
+pub const V1: &str = "autoscaling/v1";
+
+/// An autoscaling/v1 HPA as the API server converts it to the version it stores (upstream's
+/// `Convert_v1_HorizontalPodAutoscaler_To_autoscaling_HorizontalPodAutoscaler`):
+/// `targetCPUUtilizationPercentage` becomes one Resource metric on CPU utilization, and v1's
+/// status fields (`currentReplicas`, `desiredReplicas`, `lastScaleTime`) carry over. Fields v1
+/// does not have are left in place, so that the decoder warns about them as unknown.
+pub fn from_v1(mut value: serde_json::Value) -> serde_json::Value {
+    use serde_json::json;
+    value["apiVersion"] = json!("autoscaling/v2");
+    if let Some(spec) = value.get_mut("spec").and_then(serde_json::Value::as_object_mut) {
+        if let Some(target) = spec.remove("targetCPUUtilizationPercentage") {
+            let metric =
+                json!({"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": target}}});
+            spec.insert("metrics".into(), json!([metric]));
+        }
+    }
+    if let Some(status) = value.get_mut("status").and_then(serde_json::Value::as_object_mut) {
+        status.remove("currentCPUUtilizationPercentage");
+    }
+    value
+}
+
 /// `autoscaling.DefaultCPUUtilization`: the target when an HPA names no metric.
 pub const DEFAULT_CPU_UTILIZATION: i32 = 80;
 

@@ -162,6 +162,11 @@ impl Kind {
     pub fn from_kind_str(kind: &str) -> Option<Kind> {
         Kind::ALL.into_iter().find(|k| k.as_str() == kind)
     }
+    /// Whether the API server serves this kind at `api_version`: the version kubeloop stores,
+    /// or an older one still served that converts to it (autoscaling/v1 HPAs).
+    pub fn serves(self, api_version: &str) -> bool {
+        api_version == self.api_version() || (self == Kind::HorizontalPodAutoscaler && api_version == super::autoscaling::V1)
+    }
 }
 
 impl fmt::Display for Kind {
@@ -260,13 +265,14 @@ impl Object {
         if api_version.is_empty() {
             return Err(format!("Object 'apiVersion' is missing in the manifest (kind {kind:?})"));
         }
-        let known = Kind::from_kind_str(&kind).filter(|k| k.api_version() == api_version);
+        let known = Kind::from_kind_str(&kind).filter(|k| k.serves(&api_version));
         let Some(k) = known else {
             return Err(format!(
                 "resource mapping not found for kind {kind:?} in version {api_version:?}: ensure CRDs are installed first"
             ));
         };
         let decode_err = |e: String| format!("error decoding {kind}: {e}");
+        let value = if api_version == k.api_version() { value } else { super::autoscaling::from_v1(value) };
         Object::decode(k, &value).map_err(decode_err)
     }
 }

@@ -147,7 +147,7 @@ fn decode(raw: Value, source: &str) -> Result<Manifest, Failure> {
     let meta = raw.get("metadata");
     let name = meta.and_then(|m| m.get("name")).and_then(Value::as_str).unwrap_or("");
     let ns = meta.and_then(|m| m.get("namespace")).and_then(Value::as_str).unwrap_or("");
-    let served = Kind::from_kind_str(kind).filter(|k| k.api_version() == api_version);
+    let served = Kind::from_kind_str(kind).filter(|k| k.serves(api_version));
     let Some(k) = served else {
         return Err(Failure::Client(format!(
             "resource mapping not found for name: {name:?} namespace: {ns:?} from {source:?}: no matches for kind {kind:?} in version {api_version:?}\nensure CRDs are installed first"
@@ -161,7 +161,10 @@ fn decode(raw: Value, source: &str) -> Result<Manifest, Failure> {
         let error = ApiError::new(crate::api::Reason::BadRequest, message);
         Failure::Server { error, verb: "creating", source: source.to_string(), kind: k }
     })?;
-    let warnings = super::unmodelled::warnings(&raw, &crate::command::printers::object_json(&object));
+    // Fields are judged in the version the API server stores (an autoscaling/v1 HPA's CPU
+    // target is a v2 metric there); `raw` stays as sent, for the last-applied annotation.
+    let stored = if api_version == k.api_version() { raw.clone() } else { crate::model::autoscaling::from_v1(raw.clone()) };
+    let warnings = super::unmodelled::warnings(&stored, &crate::command::printers::object_json(&object));
     Ok(Manifest { object, raw, source: source.to_string(), warnings })
 }
 
