@@ -875,3 +875,37 @@ fn a_surging_daemon_set_starts_the_new_pod_beside_the_old_and_never_drops_an_ava
     assert_eq!(images, ["busybox:1.37", "busybox:1.37", "busybox:1.37"]);
     assert_invariants(&sim);
 }
+
+/// The pod garbage collector: pods bound to a Node object that was deleted are nobody's to
+/// finish. The node is quarantined for 40 s (`quarantineTime`; the cache may only be behind),
+/// then confirmed gone with a live GET, and its pods are marked Failed with
+/// `DisruptionTarget=True` (DeletionByPodGC, "PodGC: node no longer exists") and force-deleted
+/// at the next 20 s pass; their ReplicaSet replaces them on a node that exists.
+#[test]
+fn pods_of_a_deleted_node_are_force_deleted_by_the_pod_garbage_collector_after_its_quarantine() {
+    let mut sim = with_web(4);
+    sim.node_fail("node-2").unwrap();
+    let orphans: Vec<Pod> = pods(&sim).into_iter().filter(|p| p.node_name() == Some("node-2")).collect();
+    assert!(!orphans.is_empty(), "the spread put pods on node-2");
+    let deleted_at = sim.now();
+    sim.submit(ApiRequest::Delete(DeleteRequest::new(ObjectKey::new(Kind::Node, "", "node-2")))).unwrap();
+    sim.advance(Duration::secs(39));
+    let alive = |sim: &Sim, p: &Pod| sim.api().get(&ObjectKey::of(Kind::Pod, &p.metadata)).is_some();
+    assert!(orphans.iter().all(|p| alive(&sim, p)), "quarantined for 40 s first");
+    let mut gone_at = None;
+    while sim.now().since(deleted_at) < Duration::secs(90) {
+        sim.advance(Duration::millis(100));
+        if orphans.iter().all(|p| !alive(&sim, p)) {
+            gone_at = Some(sim.now());
+            break;
+        }
+    }
+    let gone_at = gone_at.expect("the orphans are deleted");
+    let waited = gone_at.since(deleted_at);
+    assert!(waited >= Duration::secs(40) && waited <= Duration::secs(61), "quarantine, then the next 20 s pass: {waited:?}");
+    sim.settle(Duration::mins(1)).unwrap();
+    let running: Vec<Pod> = pods(&sim).into_iter().filter(|p| p.status.phase == Some(PodPhase::Running)).collect();
+    assert_eq!(running.len(), 4, "replaced");
+    assert!(running.iter().all(|p| p.node_name() == Some("node-1")));
+    assert_invariants(&sim);
+}

@@ -60,7 +60,7 @@ impl PodGcController {
         let mut delete: Vec<Call> = Vec::new();
         let mut words: Vec<String> = Vec::new();
 
-        for pod in terminated_over_threshold(&pods) {
+        for pod in terminated_over_threshold(&pods, TERMINATED_POD_THRESHOLD) {
             delete.push(force_delete(pod));
             words.push(format!("terminated pod {}", pod.metadata.name));
         }
@@ -93,9 +93,9 @@ impl PodGcController {
 
 /// The oldest terminated pods past the threshold (`byEvictionAndCreationTimestamp`: evicted
 /// first, then by creation time, then by name).
-fn terminated_over_threshold<'a>(pods: &[&'a Pod]) -> Vec<&'a Pod> {
+fn terminated_over_threshold<'a>(pods: &[&'a Pod], threshold: usize) -> Vec<&'a Pod> {
     let mut terminated: Vec<&Pod> = pods.iter().copied().filter(|p| p.is_terminal()).collect();
-    let excess = terminated.len().saturating_sub(TERMINATED_POD_THRESHOLD);
+    let excess = terminated.len().saturating_sub(threshold);
     if excess == 0 {
         return Vec::new();
     }
@@ -188,6 +188,33 @@ mod tests {
             .filter(|p| p.node_name() == Some(node))
             .map(|p| p.metadata.name.to_string())
             .collect()
+    }
+
+    /// Past the threshold the excess goes, evicted pods first, then the oldest; running pods
+    /// never count.
+    #[test]
+    fn terminated_pods_past_the_threshold_go_evicted_first_then_oldest() {
+        let pod = |name: &str, created: u64, phase: PodPhase, reason: Option<&str>| {
+            let mut p = Pod::default();
+            p.metadata.name = name.into();
+            p.metadata.creation_timestamp = Some(Time(created));
+            p.status.phase = Some(phase);
+            p.status.reason = reason.map(str::to_string);
+            p
+        };
+        let all = [
+            pod("new-done", 30, PodPhase::Succeeded, None),
+            pod("old-done", 10, PodPhase::Succeeded, None),
+            pod("evicted", 40, PodPhase::Failed, Some("Evicted")),
+            pod("failed", 20, PodPhase::Failed, None),
+            pod("running", 0, PodPhase::Running, None),
+        ];
+        let refs: Vec<&Pod> = all.iter().collect();
+        let names = |threshold| terminated_over_threshold(&refs, threshold).iter().map(|p| p.metadata.name.to_string()).collect::<Vec<_>>();
+        assert_eq!(names(4), Vec::<String>::new(), "four terminated pods are not over four");
+        assert_eq!(names(2), ["evicted", "old-done"]);
+        assert_eq!(names(0), ["evicted", "old-done", "failed", "new-done"]);
+        assert_eq!(TERMINATED_POD_THRESHOLD, 12_500, "--terminated-pod-gc-threshold's default");
     }
 
     #[test]
