@@ -43,10 +43,9 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
         Kind::HorizontalPodAutoscaler => (&["NAME", "REFERENCE", "TARGETS", "MINPODS", "MAXPODS", "REPLICAS", "AGE"], &[]),
         Kind::PodDisruptionBudget => (&["NAME", "MIN AVAILABLE", "MAX UNAVAILABLE", "ALLOWED DISRUPTIONS", "AGE"], &[]),
         Kind::Job => (&["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"], &["CONTAINERS", "IMAGES", "SELECTOR"]),
-        Kind::CronJob => (
-            &["NAME", "SCHEDULE", "TIMEZONE", "SUSPEND", "ACTIVE", "LAST SCHEDULE", "AGE"],
-            &["CONTAINERS", "IMAGES", "SELECTOR"],
-        ),
+        Kind::CronJob => {
+            (&["NAME", "SCHEDULE", "TIMEZONE", "SUSPEND", "ACTIVE", "LAST SCHEDULE", "AGE"], &["CONTAINERS", "IMAGES", "SELECTOR"])
+        }
         Kind::DaemonSet => (
             &["NAME", "DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE", "NODE SELECTOR", "AGE"],
             &["CONTAINERS", "IMAGES", "SELECTOR"],

@@ -57,8 +57,7 @@ const MONTHS: Bounds = Bounds {
         ("dec", 12),
     ],
 };
-const DOW: Bounds =
-    Bounds { min: 0, max: 6, names: &[("sun", 0), ("mon", 1), ("tue", 2), ("wed", 3), ("thu", 4), ("fri", 5), ("sat", 6)] };
+const DOW: Bounds = Bounds { min: 0, max: 6, names: &[("sun", 0), ("mon", 1), ("tue", 2), ("wed", 3), ("thu", 4), ("fri", 5), ("sat", 6)] };
 
 /// `cron.ParseStandard`: the error is robfig's text, which validation quotes.
 pub fn parse_standard(spec: &str) -> Result<Schedule, String> {
@@ -97,8 +96,8 @@ fn parse_descriptor(name: &str, spec: &str) -> Result<Schedule, String> {
         "hourly" => "0 * * * *",
         _ => {
             let Some(duration) = name.strip_prefix("every ") else { return Err(format!("unrecognized descriptor: {spec}")) };
-            let nanos = go_duration(duration)
-                .ok_or_else(|| format!("failed to parse duration {spec}: time: invalid duration \"{duration}\""))?;
+            let nanos =
+                go_duration(duration).ok_or_else(|| format!("failed to parse duration {spec}: time: invalid duration \"{duration}\""))?;
             // `cron.Every`: below a second is a second; the rest is cut to whole seconds.
             return Ok(Schedule::Every { secs: (nanos / 1_000_000_000).max(1) as i64 });
         }
@@ -237,7 +236,10 @@ pub fn zone(name: &str) -> Zone {
         return Zone::Invalid("timeZone must be nil or non-empty string".into());
     }
     let valid_part = |p: &str| {
-        p != "." && p != ".." && !p.starts_with('-') && (1..=14).contains(&p.len())
+        p != "."
+            && p != ".."
+            && !p.starts_with('-')
+            && (1..=14).contains(&p.len())
             && p.bytes().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-' | b'_' | b'+'))
     };
     if !name.split('/').all(valid_part) {
