@@ -424,9 +424,20 @@ impl Controller for CronJobController {
     fn on_delta(&mut self, caches: &Caches, delta: &Delta, _now: Time) -> Vec<ObjectKey> {
         let object = delta.object();
         if object.kind() == Kind::CronJob {
-            if matches!(delta, Delta::Deleted(_)) {
-                self.written.remove(&object.key());
-                self.created.remove(&object.key());
+            match delta {
+                Delta::Deleted(_) => {
+                    self.written.remove(&object.key());
+                    self.created.remove(&object.key());
+                }
+                // Restored from an etcd snapshot (its resourceVersion went back), or seen anew:
+                // what this controller wrote before is not what the cache must catch up with.
+                Delta::Updated { old, new } if new.meta().resource_version < old.meta().resource_version => {
+                    self.written.remove(&object.key());
+                }
+                Delta::Added(_) => {
+                    self.written.remove(&object.key());
+                }
+                Delta::Updated { .. } => {}
             }
             return vec![object.key()];
         }
