@@ -374,7 +374,7 @@ impl CronJobController {
     }
 
     /// The writes in order: deletions, the confirming GETs, the new Job, the status.
-    fn into_sync(&mut self, plan: Plan) -> Sync {
+    fn writes(&mut self, plan: Plan) -> Sync {
         let cj = plan.cj;
         let mut steps = vec![plan.deletes];
         let missing_gets: Vec<Call> = plan
@@ -476,7 +476,7 @@ impl Controller for CronJobController {
         clean_up_history(&mut plan, &jobs);
         self.observe_jobs(&mut plan, key, &jobs);
         self.schedule(&mut plan, key, &jobs, unix_ms(now));
-        self.into_sync(plan)
+        self.writes(plan)
     }
 
     fn on_outcome(&mut self, key: &ObjectKey, call: &Call, outcome: &super::Outcome) {
