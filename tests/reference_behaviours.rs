@@ -1059,3 +1059,29 @@ fn deleting_a_cron_job_deletes_its_jobs_in_the_background() {
     assert!(pods(&sim).is_empty() || pods(&sim).iter().all(|p| p.metadata.is_deleting()));
     assert_invariants(&sim);
 }
+
+#[test]
+fn a_time_zone_moves_the_schedule_to_that_zones_wall_clock() {
+    let mut sim = cluster(1);
+    // 09:05 in Etc/GMT-9 (UTC+9) is 00:05 UTC; without a zone it would be 09:05 UTC.
+    let tokyo_like = cron_job_yaml("nine", "5 9 * * *", "date", "  timeZone: Etc/GMT-9\n");
+    sim.submit(ApiRequest::Create(object(&tokyo_like))).unwrap();
+    sim.submit(ApiRequest::Create(object(&cron_job_yaml("utc", "5 9 * * *", "date", "")))).unwrap();
+    sim.run_until(minute(5) + Duration::secs(1));
+    assert_eq!(job_names(&sim), ["nine-29453765"]);
+    assert_eq!(jobs(&sim)[0].metadata.annotations["batch.kubernetes.io/cronjob-scheduled-timestamp"], "2026-01-01T09:05:00+09:00");
+    assert_invariants(&sim);
+}
+
+#[test]
+fn an_active_job_deleted_by_hand_is_reported_missing_and_leaves_status_active() {
+    let mut sim = cluster(2);
+    sim.submit(ApiRequest::Create(object(&cron_job_yaml("hello", "* * * * *", "sleep 90", "")))).unwrap();
+    sim.run_until(minute(1) + Duration::secs(2));
+    assert_eq!(cron_job(&sim, "hello").status.active.len(), 1);
+    sim.submit(ApiRequest::Delete(DeleteRequest::new(ObjectKey::new(Kind::Job, "default", "hello-29453761")))).unwrap();
+    sim.advance(Duration::secs(2));
+    assert_eq!(cron_events(&sim, "MissingJob"), ["Active job went missing: hello-29453761"]);
+    assert!(cron_job(&sim, "hello").status.active.is_empty());
+    assert_invariants(&sim);
+}
