@@ -79,7 +79,7 @@ fn flags(verb: &str) -> &'static [&'static str] {
         ],
         "describe" => &["--selector=", "--all-namespaces", "--show-events", "--namespace="],
         "apply" => &["--filename=", "--dry-run=", "--output=", "--validate=", "--namespace="],
-        "create" => &["--filename=", "--dry-run=", "--output=", "--save-config", "--image=", "--replicas=", "--port=", "--namespace="],
+        "create" => &["--filename=", "--dry-run=", "--output=", "--save-config", "--image=", "--replicas=", "--port=", "--schedule=", "--from=", "--namespace="],
         "delete" => &[
             "--filename=",
             "--selector=",
