@@ -622,7 +622,12 @@ fn a_finished_job_with_ttl_seconds_after_finished_is_deleted_with_its_pods_once_
 fn a_job_restored_from_an_etcd_snapshot_taken_mid_run_is_counted_again_and_completes() {
     let mut sim = cluster(2);
     sim.submit(ApiRequest::Create(object(&job_yaml("again", "sleep 8", "Never", "  completions: 2\n")))).unwrap();
-    sim.advance(Duration::secs(3));
+    // Mid-run: the first pod's container is running (how long the pull and start take is drawn
+    // from the seed, so the test waits for it rather than for a fixed time).
+    while !job_pods(&sim, "again").iter().any(|p| p.phase() == PodPhase::Running) {
+        sim.advance(Duration::millis(500));
+    }
+    sim.advance(Duration::secs(1));
     sim.etcd_snapshot_save();
     sim.advance(Duration::secs(40));
     assert!(job(&sim, "again").status.has_true("Complete"), "done before the restore");
@@ -721,6 +726,9 @@ fn a_tainted_node_without_a_toleration_and_a_node_selector_mismatch_get_no_daemo
     update_node(&mut sim, "node-1", |n| {
         n.metadata.labels.insert("disk".into(), "ssd".into());
     });
+    // The nodes' changes reach the controller's cache before the DaemonSets do (submitted in
+    // the same instant, the watch latencies drawn from the seed decide which arrives first).
+    sim.advance(Duration::secs(1));
     sim.submit(ApiRequest::Create(object(&daemon_set_yaml("agent", "", "      nodeSelector: {disk: ssd}\n")))).unwrap();
     sim.submit(ApiRequest::Create(object(&daemon_set_yaml("everywhere", "", "")))).unwrap();
     sim.settle(Duration::mins(2)).unwrap();
