@@ -609,9 +609,12 @@ pub fn json_text(value: &Value) -> String {
 /// writes into pod templates' metadata (a real API server omits empty strings there).
 pub fn object_json(o: &Object) -> Value {
     let mut v = o.to_json();
-    if let Some(Value::Object(meta)) = v.pointer_mut("/spec/template/metadata") {
-        if meta.get("name").is_some_and(|n| n == "") {
-            meta.remove("name");
+    // A pod template's metadata (a CronJob's one level down, in its Job template).
+    for path in ["/spec/template/metadata", "/spec/jobTemplate/spec/template/metadata"] {
+        if let Some(Value::Object(meta)) = v.pointer_mut(path) {
+            if meta.get("name").is_some_and(|n| n == "") {
+                meta.remove("name");
+            }
         }
     }
     v
