@@ -1093,3 +1093,21 @@ fn an_active_job_deleted_by_hand_is_reported_missing_and_leaves_status_active() 
     assert!(cron_job(&sim, "hello").status.active.is_empty());
     assert_invariants(&sim);
 }
+
+#[test]
+fn a_changed_schedule_waits_for_its_next_time_instead_of_starting_a_missed_one() {
+    let mut sim = cluster(1);
+    sim.submit(ApiRequest::Create(object(&cron_job_yaml("daily", "0 0 * * *", "date", "")))).unwrap();
+    sim.run_until(minute(2) + Duration::secs(30));
+    assert!(jobs(&sim).is_empty());
+    // Every minute from now on: 00:01 and 00:02 went by unmet, yet nothing starts before 00:03
+    // (`updateCronJob` requeues for the new schedule's next time).
+    let mut cj = cron_job(&sim, "daily");
+    cj.spec.schedule = "* * * * *".into();
+    sim.submit(ApiRequest::Update(Object::CronJob(cj))).unwrap();
+    sim.advance(Duration::secs(5));
+    assert!(jobs(&sim).is_empty(), "{:?}", job_names(&sim));
+    sim.run_until(minute(3) + Duration::secs(1));
+    assert_eq!(job_names(&sim), ["daily-29453763"]);
+    assert_invariants(&sim);
+}

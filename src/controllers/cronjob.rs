@@ -39,6 +39,10 @@ pub struct CronJobController {
     /// The Job each CronJob's last sync created, until a sync records it: finding it outside
     /// `status.active` is then expected, not `UnexpectedJob` (upstream re-reads the CronJob).
     created: BTreeMap<ObjectKey, String>,
+    /// CronJobs whose schedule or time zone just changed: upstream's handler does not sync
+    /// them then but requeues them for the new schedule's next time (`updateCronJob`), so the
+    /// first sync after the change only computes that time.
+    rescheduled: std::collections::BTreeSet<ObjectKey>,
     /// Events decided without a write to carry them (recorded after the sync).
     events: Vec<EventSpec>,
 }
@@ -306,6 +310,7 @@ impl CronJobController {
     /// The rest of `syncCronJob`: whether a Job is due now, and what to do about it.
     fn schedule(&mut self, plan: &mut Plan, key: &ObjectKey, jobs: &[&Job], now: i64) {
         let cj = plan.cj;
+        let rescheduled = self.rescheduled.remove(key);
         if cj.metadata.is_deleting() || cj.spec.is_suspended() {
             return;
         }
@@ -313,6 +318,10 @@ impl CronJobController {
             Ok(clock) => clock,
             Err((reason, message)) => return plan.warning(reason, message),
         };
+        if rescheduled {
+            plan.then = requeue_after(cj, now, &clock).map_or(Action::AwaitChange, Action::RequeueAfter);
+            return;
+        }
         let scheduled = match most_recent_schedule_time(cj, now, &clock, true) {
             Err(e) => return plan.warning("InvalidSchedule", format!("invalid schedule: {} : {e}", cj.spec.schedule)),
             Ok((_, scheduled, missed)) => {
@@ -428,6 +437,7 @@ impl Controller for CronJobController {
                 Delta::Deleted(_) => {
                     self.written.remove(&object.key());
                     self.created.remove(&object.key());
+                    self.rescheduled.remove(&object.key());
                 }
                 // Restored from an etcd snapshot (its resourceVersion went back), or seen anew:
                 // what this controller wrote before is not what the cache must catch up with.
@@ -438,6 +448,13 @@ impl Controller for CronJobController {
                     self.written.remove(&object.key());
                 }
                 Delta::Updated { .. } => {}
+            }
+            if let Delta::Updated { old, new } = delta {
+                let (old, new) = (old.as_cron_job(), new.as_cron_job());
+                let when = |cj: Option<&CronJob>| cj.map(|c| (c.spec.schedule.clone(), c.spec.time_zone.clone()));
+                if when(old) != when(new) {
+                    self.rescheduled.insert(object.key());
+                }
             }
             return vec![object.key()];
         }
