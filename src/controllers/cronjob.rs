@@ -4,13 +4,18 @@
 //!
 //! Each sync finds the most recent schedule time not yet met since `lastScheduleTime` (or the
 //! creation), as `mostRecentScheduleTime` does (with its estimate of how many were missed: more
-//! than 100 is `TooManyMissedTimes`), skips it when later than `startingDeadlineSeconds`
-//! (`MissSchedule`), while suspended, or under `Forbid` while a Job is active
-//! (`JobAlreadyActive`); under `Replace` it deletes the active Jobs first. The Job is named
+//! than 100 is `TooManyMissedTimes`), and starts nothing while suspended or, under `Forbid`,
+//! while a Job is active (`JobAlreadyActive`); under `Replace` it deletes the active Jobs first.
+//! With `startingDeadlineSeconds` the search starts no earlier than that long ago, so a time
+//! missed by more is skipped silently (upstream's `MissSchedule` event is only reachable on the
+//! exact boundary, and kept for it). The Job is named
 //! `<cronjob>-<scheduled time in minutes since the Unix epoch>`, so a time is never run twice.
 //! Finished Jobs leave `status.active` (`SawCompletedJob`) and the oldest beyond
 //! `successfulJobsHistoryLimit` / `failedJobsHistoryLimit` are deleted. The key is requeued for
 //! the next schedule time plus 100 ms.
+//!
+//! A changed schedule or time zone is not synced at once but requeued for its next time
+//! (`updateCronJob`): the first sync after the change only computes that time.
 //!
 //! One difference of shape: a sync's writes are fixed before any answer comes back, and the
 //! status must name the new Job's UID, which only the create's answer holds. So the Job is
