@@ -18,6 +18,12 @@
 //! 5 s script): whatever the faults did to it, once they stop it must be Complete, with every
 //! pod counted (no tracking finalizer left) and none still active — or gone, after a wipe.
 //!
+//! And a CronJob (`tick`, every minute, `Forbid`, each Job's pod a `date`): once the faults
+//! stop, its controller must have caught up — a Job for a schedule time no older than
+//! [`CRON_CATCH_UP`] recorded in `lastScheduleTime` — with `status.active` naming only Jobs
+//! that exist and have not finished, at most one of them (Forbid), and the history limits (3
+//! succeeded, 1 failed) kept; or it is gone, after a wipe.
+//!
 //! Crashing containers (`sim crash`) are left out: a crash loop never converges, by design.
 
 use kubeloop::command::{Scenario, Session};
@@ -38,9 +44,55 @@ const NODES: &[&str] = &["node-1", "node-2"];
 const WATCH_TARGETS: &[&str] = &["", "kube-controller-manager", "kube-scheduler", "kubelet-node-1", "kubelet-node-2"];
 
 /// What the person has declared: the Deployment's replica count (and, with it, the DaemonSet),
-/// or none after a wipe; and whether the Job is there.
+/// or none after a wipe; whether the Job is there; whether the CronJob is.
 #[derive(Clone, Copy, Debug, PartialEq)]
-struct Declared(Option<i32>, bool);
+struct Declared(Option<i32>, bool, bool);
+
+/// How far behind the clock the CronJob's last schedule time may be once converged: a minute
+/// between schedule times, plus an informer's 30 s re-list back-off and the Job's creation.
+const CRON_CATCH_UP: Duration = Duration::secs(100);
+
+/// The CronJob that runs through every schedule.
+const CRON_JOB: &str = "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: tick}\nspec:\n  schedule: '* * * * *'\n  concurrencyPolicy: Forbid\n  jobTemplate:\n    spec:\n      template:\n        spec:\n          restartPolicy: Never\n          containers:\n          - {name: c, image: busybox, command: [date]}\n";
+
+fn start_cron_job(s: &mut Session) {
+    let cj = Object::from_json(yaml_serde::from_str(CRON_JOB).expect("yaml")).expect("a CronJob");
+    s.sim_mut().submit(kubeloop::api::ApiRequest::Create(cj)).expect("the CronJob is created");
+}
+
+/// Whether a pod belongs to one of the CronJob's Jobs.
+fn is_cron_jobs(p: &Pod) -> bool {
+    p.metadata.controller_ref().is_some_and(|r| r.kind == "Job" && r.name.starts_with("tick-"))
+}
+
+/// The CronJob as declared: caught up, its active list true, its history within the limits.
+fn cron_job_converged(sim: &Sim, declared: Declared) -> Result<(), String> {
+    let cj = sim.objects(Kind::CronJob).find_map(|o| o.as_cron_job().cloned());
+    let jobs: Vec<Job> =
+        sim.objects(Kind::Job).filter_map(|o| o.as_job().cloned()).filter(|j| j.metadata.name.starts_with("tick-")).collect();
+    let cj = match (declared.2, cj) {
+        (false, None) => return Ok(()),
+        (true, Some(cj)) => cj,
+        (_, found) => return Err(format!("declared cron job {}, found {}", declared.2, found.is_some())),
+    };
+    let caught_up = Time(sim.now().as_millis().saturating_sub(CRON_CATCH_UP.as_millis()));
+    if cj.status.last_schedule_time.is_none_or(|t| t < caught_up) {
+        return Err(format!("cron job behind: last schedule {:?} at {:?}", cj.status.last_schedule_time, sim.now()));
+    }
+    if cj.status.active.len() > 1 {
+        return Err(format!("Forbid, yet {} active", cj.status.active.len()));
+    }
+    for r in &cj.status.active {
+        if !jobs.iter().any(|j| j.metadata.uid == r.uid && !j.status.is_finished()) {
+            return Err(format!("status.active names {} which is gone or finished", r.name));
+        }
+    }
+    let count = |c: &str| jobs.iter().filter(|j| j.status.has_true(c)).count();
+    if count("Complete") > 3 || count("Failed") > 1 {
+        return Err(format!("history kept {} complete and {} failed Jobs", count("Complete"), count("Failed")));
+    }
+    Ok(())
+}
 
 /// The Job that runs through every schedule: its backoff limit is high because the person's
 /// pod deletions count as failures, and the schedule is about faults, not about the limit.
@@ -52,12 +104,12 @@ fn start_job(s: &mut Session) {
 }
 
 fn is_jobs(p: &Pod) -> bool {
-    p.metadata.controller_ref().is_some_and(|r| r.kind == "Job")
+    p.metadata.controller_ref().is_some_and(|r| r.kind == "Job" && r.name == "batch")
 }
 
 /// The Job as declared: Complete with every pod counted, or gone.
 fn job_converged(sim: &Sim, declared: Declared, pods: &[Pod]) -> Result<(), String> {
-    let job = sim.objects(Kind::Job).find_map(|o| o.as_job().cloned());
+    let job = sim.objects(Kind::Job).filter_map(|o| o.as_job().cloned()).find(|j| j.metadata.name == "batch");
     let job_pods: Vec<&Pod> = pods.iter().filter(|p| is_jobs(p)).collect();
     match (declared.1, job) {
         (false, None) => {}
@@ -129,7 +181,7 @@ fn play(s: &mut Session, line: &str, declared: &mut Declared, snapshot: &mut Opt
     } else if line == "sim etcd restore" {
         *declared = snapshot.expect("restore succeeds only with a snapshot");
     } else if line == "sim etcd wipe" {
-        *declared = Declared(None, false);
+        *declared = Declared(None, false, false);
     } else if let Some(n) = line.strip_prefix("kubectl scale deployment web --replicas=") {
         declared.0 = Some(n.parse().expect("a number"));
     }
@@ -161,7 +213,11 @@ fn converged(sim: &Sim, declared: Declared) -> Result<(), String> {
     let deployments: Vec<Deployment> = sim.objects(Kind::Deployment).filter_map(|o| o.as_deployment().cloned()).collect();
     let all: Vec<Pod> = sim.objects(Kind::Pod).filter_map(|o| o.as_pod().cloned()).collect();
     job_converged(sim, declared, &all)?;
-    let pods: Vec<Pod> = all.into_iter().filter(|p| !is_jobs(p)).collect();
+    cron_job_converged(sim, declared)?;
+    // A CronJob's pod may be running its `date` at any instant: its containers are its own.
+    let cron_running: BTreeSet<ObjectKey> =
+        all.iter().filter(|p| is_cron_jobs(p) && !p.is_terminal()).map(|p| ObjectKey::of(Kind::Pod, &p.metadata)).collect();
+    let pods: Vec<Pod> = all.into_iter().filter(|p| !is_jobs(p) && !is_cron_jobs(p)).collect();
     let daemon_sets: Vec<DaemonSet> = sim.objects(Kind::DaemonSet).filter_map(|o| o.as_daemon_set().cloned()).collect();
     let want = declared.0.map_or(0, |n| n as usize + NODES.len());
     match (declared.0, daemon_sets.as_slice()) {
@@ -195,7 +251,8 @@ fn converged(sim: &Sim, declared: Declared) -> Result<(), String> {
     let claimed: BTreeSet<String> = pods.iter().map(|p| p.metadata.uid.to_string()).collect();
     for node in NODES {
         let machine = sim.machine(node).ok_or("no machine")?;
-        let running: Vec<_> = machine.running_containers().into_iter().filter(|(_, _, st)| st.is_running()).collect();
+        let running: Vec<_> =
+            machine.running_containers().into_iter().filter(|(pod, _, st)| st.is_running() && !cron_running.contains(pod)).collect();
         let claimed_here = pods.iter().filter(|p| p.node_name() == Some(node)).count();
         if running.len() != claimed_here {
             return Err(format!("{node} runs {} containers for {claimed_here} pods", running.len()));
@@ -216,7 +273,8 @@ fn run_seed(seed: u64) -> Result<Duration, String> {
     s.settle(Duration::mins(2)).map_err(|_| "the scenario did not settle")?;
     start_job(&mut s);
     let mut rng = Rng::new(seed ^ 0x5eed_fa17);
-    let mut declared = Declared(Some(3), true);
+    start_cron_job(&mut s);
+    let mut declared = Declared(Some(3), true, true);
     let mut snapshot = None;
     let mut played = Vec::new();
     for _ in 0..ACTIONS {
@@ -235,10 +293,17 @@ fn run_seed(seed: u64) -> Result<Duration, String> {
         match converged(s.sim(), declared) {
             Ok(()) => break,
             Err(why) if s.sim().now() >= deadline => {
-                let seen: String = ["kubectl get pods -o wide", "kubectl get rs", "kubectl get jobs", "kubectl get ds", "sim status"]
-                    .iter()
-                    .map(|l| s.execute(l).stdout)
-                    .collect();
+                let seen: String = [
+                    "kubectl get pods -o wide",
+                    "kubectl get rs",
+                    "kubectl get jobs",
+                    "kubectl get ds",
+                    "kubectl get cronjobs",
+                    "sim status",
+                ]
+                .iter()
+                .map(|l| s.execute(l).stdout)
+                .collect();
                 return Err(format!("not converged {CONVERGENCE_BOUND} after the faults stopped: {why}\nschedule: {played:?}\n{seen}"));
             }
             Err(_) => s.advance(Duration::secs(1)),
@@ -272,7 +337,8 @@ fn the_same_seed_plays_the_same_schedule_to_the_same_trace() {
         let mut s = Session::new(Scenario::builtin("default").unwrap(), Some(seed)).unwrap();
         let mut rng = Rng::new(seed);
         start_job(&mut s);
-        let (mut declared, mut snapshot) = (Declared(Some(3), true), None);
+        start_cron_job(&mut s);
+        let (mut declared, mut snapshot) = (Declared(Some(3), true, true), None);
         for _ in 0..ACTIONS {
             let line = draw_action(&mut rng, s.sim());
             play(&mut s, &line, &mut declared, &mut snapshot);

@@ -622,7 +622,12 @@ fn a_finished_job_with_ttl_seconds_after_finished_is_deleted_with_its_pods_once_
 fn a_job_restored_from_an_etcd_snapshot_taken_mid_run_is_counted_again_and_completes() {
     let mut sim = cluster(2);
     sim.submit(ApiRequest::Create(object(&job_yaml("again", "sleep 8", "Never", "  completions: 2\n")))).unwrap();
-    sim.advance(Duration::secs(3));
+    // Mid-run: the first pod's container is running (how long the pull and start take is drawn
+    // from the seed, so the test waits for it rather than for a fixed time).
+    while !job_pods(&sim, "again").iter().any(|p| p.phase() == PodPhase::Running) {
+        sim.advance(Duration::millis(500));
+    }
+    sim.advance(Duration::secs(1));
     sim.etcd_snapshot_save();
     sim.advance(Duration::secs(40));
     assert!(job(&sim, "again").status.has_true("Complete"), "done before the restore");
@@ -721,6 +726,9 @@ fn a_tainted_node_without_a_toleration_and_a_node_selector_mismatch_get_no_daemo
     update_node(&mut sim, "node-1", |n| {
         n.metadata.labels.insert("disk".into(), "ssd".into());
     });
+    // The nodes' changes reach the controller's cache before the DaemonSets do (submitted in
+    // the same instant, the watch latencies drawn from the seed decide which arrives first).
+    sim.advance(Duration::secs(1));
     sim.submit(ApiRequest::Create(object(&daemon_set_yaml("agent", "", "      nodeSelector: {disk: ssd}\n")))).unwrap();
     sim.submit(ApiRequest::Create(object(&daemon_set_yaml("everywhere", "", "")))).unwrap();
     sim.settle(Duration::mins(2)).unwrap();
@@ -907,5 +915,233 @@ fn pods_of_a_deleted_node_are_force_deleted_by_the_pod_garbage_collector_after_i
     let running: Vec<Pod> = pods(&sim).into_iter().filter(|p| p.status.phase == Some(PodPhase::Running)).collect();
     assert_eq!(running.len(), 4, "replaced");
     assert!(running.iter().all(|p| p.node_name() == Some("node-1")));
+    assert_invariants(&sim);
+}
+
+// CronJob (cronjob-controller). The simulation's clock starts at 2026-01-01T00:00:00Z, so the
+// minute 00:01 is minute 29453761 since the Unix epoch, the suffix of that minute's Job.
+
+fn cron_job_yaml(name: &str, schedule: &str, script: &str, spec: &str) -> String {
+    format!(
+        "apiVersion: batch/v1\nkind: CronJob\nmetadata: {{name: {name}}}\nspec:\n  schedule: \"{schedule}\"\n{spec}  jobTemplate:\n    spec:\n      backoffLimit: 0\n      template:\n        spec:\n          restartPolicy: Never\n          containers:\n          - name: c\n            image: busybox\n            command: [\"sh\", \"-c\", \"{script}\"]\n"
+    )
+}
+
+fn cron_job(sim: &Sim, name: &str) -> CronJob {
+    get(sim, Kind::CronJob, name).as_cron_job().cloned().unwrap()
+}
+
+/// The Jobs in creation order, as `name`.
+fn jobs(sim: &Sim) -> Vec<Job> {
+    let mut out: Vec<Job> = sim.objects(Kind::Job).filter_map(|o| o.as_job().cloned()).collect();
+    out.sort_by_key(|j| (j.metadata.creation_timestamp, j.metadata.name.clone()));
+    out
+}
+
+fn job_names(sim: &Sim) -> Vec<String> {
+    jobs(sim).iter().map(|j| j.metadata.name.to_string()).collect()
+}
+
+fn cron_events(sim: &Sim, reason: &str) -> Vec<String> {
+    events(sim, reason).into_iter().filter(|e| e.involved_object.kind == "CronJob").map(|e| e.message.to_string()).collect()
+}
+
+/// 2026-01-01 at `m` minutes past midnight, simulated.
+fn minute(m: u64) -> Time {
+    Time(m * 60_000)
+}
+
+#[test]
+fn a_cron_job_creates_a_job_each_minute_named_for_the_scheduled_minute_and_records_it() {
+    let mut sim = cluster(2);
+    let yaml = cron_job_yaml("hello", "* * * * *", "date; echo Hello from the Kubernetes cluster", "");
+    sim.submit(ApiRequest::Create(object(&yaml))).unwrap();
+    let cj = cron_job(&sim, "hello");
+    let spec = &cj.spec;
+    assert_eq!(
+        (spec.concurrency_policy.as_str(), spec.suspend, spec.successful_jobs_history_limit, spec.failed_jobs_history_limit),
+        ("Allow", Some(false), Some(3), Some(1)),
+        "SetDefaults_CronJob"
+    );
+    sim.run_until(minute(1));
+    assert!(jobs(&sim).is_empty(), "nothing before the first schedule time");
+    sim.advance(Duration::millis(500));
+    assert_eq!(job_names(&sim), ["hello-29453761"]);
+    let job = &jobs(&sim)[0];
+    assert_eq!(
+        job.metadata.creation_timestamp.map(|t| t.rfc3339()).as_deref(),
+        Some("2026-01-01T00:01:00Z"),
+        "created at the scheduled minute (+100 ms)"
+    );
+    assert_eq!(job.metadata.annotations["batch.kubernetes.io/cronjob-scheduled-timestamp"], "2026-01-01T00:01:00Z");
+    let owner = job.metadata.controller_ref().unwrap();
+    assert_eq!((owner.kind.as_str(), owner.name.as_str(), owner.uid.as_str()), ("CronJob", "hello", cj.metadata.uid.as_str()));
+    let cj = cron_job(&sim, "hello");
+    assert_eq!(cj.status.active.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(), ["hello-29453761"]);
+    assert_eq!(cj.status.last_schedule_time, Some(minute(1)));
+    sim.run_until(minute(3) + Duration::secs(30));
+    assert_eq!(job_names(&sim), ["hello-29453761", "hello-29453762", "hello-29453763"]);
+    assert!(jobs(&sim).iter().all(|j| j.status.has_true("Complete")));
+    let cj = cron_job(&sim, "hello");
+    assert!(cj.status.active.is_empty(), "finished Jobs leave status.active");
+    assert_eq!(cj.status.last_schedule_time, Some(minute(3)));
+    assert_eq!(cj.status.last_successful_time, jobs(&sim)[2].status.completion_time);
+    assert_eq!(
+        cron_events(&sim, "SuccessfulCreate"),
+        ["Created job hello-29453761", "Created job hello-29453762", "Created job hello-29453763"]
+    );
+    assert_eq!(cron_events(&sim, "SawCompletedJob")[0], "Saw completed job: hello-29453761, condition: Complete");
+    assert!(cron_events(&sim, "UnexpectedJob").is_empty());
+    assert_invariants(&sim);
+}
+
+#[test]
+fn a_cron_job_keeps_three_successful_and_one_failed_job_and_deletes_the_oldest() {
+    let mut sim = cluster(2);
+    sim.submit(ApiRequest::Create(object(&cron_job_yaml("ok", "* * * * *", "date", "")))).unwrap();
+    sim.submit(ApiRequest::Create(object(&cron_job_yaml("bad", "* * * * *", "exit 1", "")))).unwrap();
+    sim.run_until(minute(5) + Duration::secs(30));
+    let names = job_names(&sim);
+    let ok: Vec<&String> = names.iter().filter(|n| n.starts_with("ok-")).collect();
+    let bad: Vec<&String> = names.iter().filter(|n| n.starts_with("bad-")).collect();
+    assert_eq!(ok, ["ok-29453763", "ok-29453764", "ok-29453765"], "successfulJobsHistoryLimit 3");
+    assert_eq!(bad, ["bad-29453765"], "failedJobsHistoryLimit 1");
+    let deleted = cron_events(&sim, "SuccessfulDelete");
+    assert!(
+        deleted.contains(&"Deleted job ok-29453761".to_string()) && deleted.contains(&"Deleted job bad-29453764".to_string()),
+        "{deleted:?}"
+    );
+    assert_eq!(cron_events(&sim, "SawCompletedJob").iter().filter(|m| m.ends_with("condition: Failed")).count(), 5);
+    sim.advance(Duration::secs(30));
+    assert!(
+        pods(&sim).iter().all(|p| names_of_owner(p).is_some_and(|job| job_names(&sim).contains(&job))),
+        "the deleted Jobs' pods are collected"
+    );
+    assert_invariants(&sim);
+}
+
+fn names_of_owner(pod: &Pod) -> Option<String> {
+    pod.metadata.controller_ref().map(|r| r.name.clone())
+}
+
+#[test]
+fn forbid_skips_a_start_while_a_job_is_active_and_replace_deletes_it() {
+    let mut sim = cluster(2);
+    let forbid = cron_job_yaml("forbid", "* * * * *", "sleep 90", "  concurrencyPolicy: Forbid\n");
+    let replace = cron_job_yaml("replace", "* * * * *", "sleep 90", "  concurrencyPolicy: Replace\n");
+    sim.submit(ApiRequest::Create(object(&forbid))).unwrap();
+    sim.submit(ApiRequest::Create(object(&replace))).unwrap();
+    sim.run_until(minute(2) + Duration::secs(10));
+    let names = job_names(&sim);
+    assert_eq!(names.iter().filter(|n| n.starts_with("forbid-")).collect::<Vec<_>>(), ["forbid-29453761"], "minute 2 was skipped");
+    assert_eq!(
+        cron_events(&sim, "JobAlreadyActive"),
+        ["Not starting job because prior execution is running and concurrency policy is Forbid"]
+    );
+    assert_eq!(names.iter().filter(|n| n.starts_with("replace-")).collect::<Vec<_>>(), ["replace-29453762"], "minute 1's Job was replaced");
+    assert_eq!(cron_events(&sim, "SuccessfulDelete"), ["Deleted job replace-29453761"]);
+    assert_eq!(cron_job(&sim, "replace").status.active.iter().map(|r| r.name.to_string()).collect::<Vec<_>>(), ["replace-29453762"]);
+    // With no startingDeadlineSeconds the skipped 00:02 is still unmet: it starts as soon as
+    // minute 1's Job finishes (00:01 + 90 s), late, under its own minute's name.
+    sim.run_until(minute(2) + Duration::secs(40));
+    let forbid: Vec<Job> = jobs(&sim).into_iter().filter(|j| j.metadata.name.starts_with("forbid-")).collect();
+    assert_eq!(forbid.iter().map(|j| j.metadata.name.to_string()).collect::<Vec<_>>(), ["forbid-29453761", "forbid-29453762"]);
+    assert!(forbid[1].metadata.creation_timestamp > Some(minute(2) + Duration::secs(30)), "{:?}", forbid[1].metadata.creation_timestamp);
+    assert_invariants(&sim);
+}
+
+#[test]
+fn a_suspended_cron_job_starts_nothing_and_on_resume_starts_the_missed_time_unless_past_its_starting_deadline() {
+    let mut sim = cluster(2);
+    let late = cron_job_yaml("late", "* * * * *", "date", "  suspend: true\n");
+    let strict = cron_job_yaml("strict", "* * * * *", "date", "  suspend: true\n  startingDeadlineSeconds: 10\n");
+    sim.submit(ApiRequest::Create(object(&late))).unwrap();
+    sim.submit(ApiRequest::Create(object(&strict))).unwrap();
+    sim.run_until(minute(1) + Duration::secs(30));
+    assert!(jobs(&sim).is_empty(), "suspended");
+    for name in ["late", "strict"] {
+        let mut cj = cron_job(&sim, name);
+        cj.spec.suspend = Some(false);
+        sim.submit(ApiRequest::Update(Object::CronJob(cj))).unwrap();
+    }
+    sim.advance(Duration::secs(1));
+    // 00:01:00 was missed by 30 s: started at once without a deadline, skipped with 10 s.
+    assert_eq!(job_names(&sim), ["late-29453761"]);
+    sim.run_until(minute(2) + Duration::secs(1));
+    assert_eq!(job_names(&sim), ["late-29453761", "late-29453762", "strict-29453762"]);
+    assert_invariants(&sim);
+}
+
+#[test]
+fn more_than_a_hundred_missed_start_times_warns_and_starts_only_the_most_recent() {
+    let mut sim = cluster(1);
+    sim.submit(ApiRequest::Create(object(&cron_job_yaml("hourly", "* * * * *", "date", "  suspend: true\n")))).unwrap();
+    sim.run_until(minute(150) + Duration::secs(30));
+    let mut cj = cron_job(&sim, "hourly");
+    cj.spec.suspend = Some(false);
+    sim.submit(ApiRequest::Update(Object::CronJob(cj))).unwrap();
+    sim.advance(Duration::secs(1));
+    assert_eq!(
+        cron_events(&sim, "TooManyMissedTimes"),
+        ["too many missed start times. Set or decrease .spec.startingDeadlineSeconds or check clock skew"]
+    );
+    assert_eq!(job_names(&sim), ["hourly-29453910"], "only 02:30, the most recent");
+    assert_invariants(&sim);
+}
+
+#[test]
+fn deleting_a_cron_job_deletes_its_jobs_in_the_background() {
+    let mut sim = cluster(2);
+    sim.submit(ApiRequest::Create(object(&cron_job_yaml("hello", "* * * * *", "sleep 30", "")))).unwrap();
+    sim.run_until(minute(2) + Duration::secs(10));
+    assert_eq!(job_names(&sim).len(), 2);
+    sim.submit(ApiRequest::Delete(DeleteRequest::new(ObjectKey::new(Kind::CronJob, "default", "hello")))).unwrap();
+    sim.advance(Duration::secs(40));
+    assert!(jobs(&sim).is_empty(), "{:?}", job_names(&sim));
+    assert!(pods(&sim).is_empty() || pods(&sim).iter().all(|p| p.metadata.is_deleting()));
+    assert_invariants(&sim);
+}
+
+#[test]
+fn a_time_zone_moves_the_schedule_to_that_zones_wall_clock() {
+    let mut sim = cluster(1);
+    // 09:05 in Etc/GMT-9 (UTC+9) is 00:05 UTC; without a zone it would be 09:05 UTC.
+    let tokyo_like = cron_job_yaml("nine", "5 9 * * *", "date", "  timeZone: Etc/GMT-9\n");
+    sim.submit(ApiRequest::Create(object(&tokyo_like))).unwrap();
+    sim.submit(ApiRequest::Create(object(&cron_job_yaml("utc", "5 9 * * *", "date", "")))).unwrap();
+    sim.run_until(minute(5) + Duration::secs(1));
+    assert_eq!(job_names(&sim), ["nine-29453765"]);
+    assert_eq!(jobs(&sim)[0].metadata.annotations["batch.kubernetes.io/cronjob-scheduled-timestamp"], "2026-01-01T09:05:00+09:00");
+    assert_invariants(&sim);
+}
+
+#[test]
+fn an_active_job_deleted_by_hand_is_reported_missing_and_leaves_status_active() {
+    let mut sim = cluster(2);
+    sim.submit(ApiRequest::Create(object(&cron_job_yaml("hello", "* * * * *", "sleep 90", "")))).unwrap();
+    sim.run_until(minute(1) + Duration::secs(2));
+    assert_eq!(cron_job(&sim, "hello").status.active.len(), 1);
+    sim.submit(ApiRequest::Delete(DeleteRequest::new(ObjectKey::new(Kind::Job, "default", "hello-29453761")))).unwrap();
+    sim.advance(Duration::secs(2));
+    assert_eq!(cron_events(&sim, "MissingJob"), ["Active job went missing: hello-29453761"]);
+    assert!(cron_job(&sim, "hello").status.active.is_empty());
+    assert_invariants(&sim);
+}
+
+#[test]
+fn a_changed_schedule_waits_for_its_next_time_instead_of_starting_a_missed_one() {
+    let mut sim = cluster(1);
+    sim.submit(ApiRequest::Create(object(&cron_job_yaml("daily", "0 0 * * *", "date", "")))).unwrap();
+    sim.run_until(minute(2) + Duration::secs(30));
+    assert!(jobs(&sim).is_empty());
+    // Every minute from now on: 00:01 and 00:02 went by unmet, yet nothing starts before 00:03
+    // (`updateCronJob` requeues for the new schedule's next time).
+    let mut cj = cron_job(&sim, "daily");
+    cj.spec.schedule = "* * * * *".into();
+    sim.submit(ApiRequest::Update(Object::CronJob(cj))).unwrap();
+    sim.advance(Duration::secs(5));
+    assert!(jobs(&sim).is_empty(), "{:?}", job_names(&sim));
+    sim.run_until(minute(3) + Duration::secs(1));
+    assert_eq!(job_names(&sim), ["daily-29453763"]);
     assert_invariants(&sim);
 }

@@ -32,6 +32,7 @@ pub fn default_object(object: &mut Object) {
         Object::Service(svc) => super::service::default_service(svc),
         Object::ReplicationController(rc) => default_replication_controller(rc),
         Object::HorizontalPodAutoscaler(hpa) => default_horizontal_pod_autoscaler(hpa),
+        Object::CronJob(cj) => super::cronjob::default_cron_job(cj),
         Object::Job(job) => super::job::default_job(job),
         Object::DaemonSet(ds) => default_daemon_set(ds),
         // Kinds without defaults of their own.

@@ -68,37 +68,59 @@ fn generate_selector(job: &mut Job) {
 
 /// `ValidateJob` (the spec part, and `ValidateGeneratedSelector`).
 pub fn validate_job(job: &Job, errs: &mut Vec<FieldError>) {
-    let spec = &job.spec;
-    for (field, value) in
-        [("spec.parallelism", spec.parallelism), ("spec.completions", spec.completions), ("spec.backoffLimit", spec.backoff_limit)]
-    {
+    validate_job_counts(&job.spec, "spec", errs);
+    validate_selector(job, errs);
+    validate_job_template(&job.spec, "spec", errs);
+}
+
+/// `ValidateJobTemplateSpec` (a CronJob's `jobTemplate`): the Job spec's own checks, and no
+/// selector, which the API server generates for each Job made from it.
+pub fn validate_job_template_spec(template: &JobTemplateSpec, errs: &mut Vec<FieldError>) {
+    let path = "spec.jobTemplate.spec";
+    validate_job_counts(&template.spec, path, errs);
+    validate_job_template(&template.spec, path, errs);
+    if let Some(selector) = &template.spec.selector {
+        let sel = crate::command::printers::selector_string(selector);
+        errs.push(FieldError::invalid(&format!("{path}.selector"), format!("{{{sel}}}"), "`selector` will be auto-generated"));
+    }
+    if template.spec.manual_selector == Some(true) {
+        errs.push(FieldError::unsupported(&format!("{path}.manualSelector"), "true", &["nil", "false"]));
+    }
+}
+
+/// `validateJobSpec`'s numbers and completion mode, under `path`.
+fn validate_job_counts(spec: &JobSpec, path: &str, errs: &mut Vec<FieldError>) {
+    let at = |field: &str| format!("{path}.{field}");
+    for (field, value) in [("parallelism", spec.parallelism), ("completions", spec.completions), ("backoffLimit", spec.backoff_limit)] {
         if let Some(v) = value.filter(|v| *v < 0) {
-            errs.push(FieldError::invalid(field, v, "must be greater than or equal to 0"));
+            errs.push(FieldError::invalid(&at(field), v, "must be greater than or equal to 0"));
         }
     }
     if let Some(v) = spec.ttl_seconds_after_finished.filter(|v| *v < 0) {
-        errs.push(FieldError::invalid("spec.ttlSecondsAfterFinished", v, "must be greater than or equal to 0"));
+        errs.push(FieldError::invalid(&at("ttlSecondsAfterFinished"), v, "must be greater than or equal to 0"));
     }
     if let Some(v) = spec.active_deadline_seconds.filter(|v| *v < 0) {
-        errs.push(FieldError::invalid("spec.activeDeadlineSeconds", v, "must be greater than or equal to 0"));
+        errs.push(FieldError::invalid(&at("activeDeadlineSeconds"), v, "must be greater than or equal to 0"));
     }
     match spec.completion_mode.as_deref() {
         None | Some("NonIndexed") => {}
         Some("Indexed") if spec.completions.is_none() => {
-            errs.push(FieldError::required_why("spec.completions", "when completion mode is Indexed"))
+            errs.push(FieldError::required_why(&at("completions"), "when completion mode is Indexed"))
         }
         Some("Indexed") => {}
-        Some(other) => errs.push(FieldError::unsupported("spec.completionMode", other, &["NonIndexed", "Indexed"])),
+        Some(other) => errs.push(FieldError::unsupported(&at("completionMode"), other, &["NonIndexed", "Indexed"])),
     }
-    validate_selector(job, errs);
-    validate_pod_spec(&spec.template.spec, "spec.template.spec", errs);
+}
+
+/// `validateJobSpec`'s pod template: a valid pod spec that does not restart always.
+fn validate_job_template(spec: &JobSpec, path: &str, errs: &mut Vec<FieldError>) {
+    validate_pod_spec(&spec.template.spec, &format!("{path}.template.spec"), errs);
     // The pod spec's default turns an unset policy into Always, so both mean "not set here".
+    let field = format!("{path}.template.spec.restartPolicy");
     match spec.template.spec.restart_policy.as_deref() {
-        None | Some("Always") | Some("") => {
-            errs.push(FieldError::required_why("spec.template.spec.restartPolicy", "valid values: \"OnFailure\", \"Never\""))
-        }
+        None | Some("Always") | Some("") => errs.push(FieldError::required_why(&field, "valid values: \"OnFailure\", \"Never\"")),
         Some("OnFailure") | Some("Never") => {}
-        Some(other) => errs.push(FieldError::unsupported("spec.template.spec.restartPolicy", other, &["OnFailure", "Never"])),
+        Some(other) => errs.push(FieldError::unsupported(&field, other, &["OnFailure", "Never"])),
     }
 }
 

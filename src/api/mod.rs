@@ -5,6 +5,7 @@
 //! change. It decides nothing about workloads. It is synchronous and knows no latencies: the
 //! simulation decides when a request arrives and when each notification is delivered.
 
+pub mod cronjob;
 pub mod defaults;
 pub mod errors;
 mod eviction;
@@ -402,7 +403,10 @@ impl ApiServer {
         }
         defaults::default_object(&mut object);
         prepare_for_create(&mut object);
-        let errs = validation::validate(&object);
+        let mut errs = validation::validate(&object);
+        if let Object::CronJob(cj) = &object {
+            errs.extend(cronjob::validate_create(cj));
+        }
         if !errs.is_empty() {
             return Err(ApiError::invalid(kind, &object.meta().name, errs));
         }
@@ -625,6 +629,7 @@ fn prepare_for_create(object: &mut Object) {
         Object::PodDisruptionBudget(pdb) => pdb.status = Default::default(),
         Object::ReplicationController(rc) => rc.status = Default::default(),
         Object::HorizontalPodAutoscaler(hpa) => hpa.status = Default::default(),
+        Object::CronJob(cj) => cj.status = Default::default(),
         // Kinds whose strategy resets nothing.
         _ => {}
     }
@@ -664,6 +669,7 @@ fn with_spec_of(current: &Object, mut incoming: Object) -> Object {
         (Object::PodDisruptionBudget(n), Object::PodDisruptionBudget(c)) => n.status = c.status.clone(),
         (Object::ReplicationController(n), Object::ReplicationController(c)) => n.status = c.status.clone(),
         (Object::HorizontalPodAutoscaler(n), Object::HorizontalPodAutoscaler(c)) => n.status = c.status.clone(),
+        (Object::CronJob(n), Object::CronJob(c)) => n.status = c.status.clone(),
         _ => {}
     }
     incoming
@@ -710,6 +716,9 @@ fn with_status_of(current: &Object, incoming: Object) -> Object {
                 status: i.status,
             })
         }
+        (Object::CronJob(c), Object::CronJob(i)) => {
+            Object::CronJob(CronJob { metadata: c.metadata.clone(), spec: c.spec.clone(), status: i.status })
+        }
         (_, i) => i,
     };
     next.meta_mut().resource_version = rv;
@@ -752,6 +761,7 @@ fn spec_changed(old: &Object, new: &Object) -> bool {
         (Object::PodDisruptionBudget(a), Object::PodDisruptionBudget(b)) => a.spec != b.spec,
         (Object::ReplicationController(a), Object::ReplicationController(b)) => a.spec != b.spec,
         (Object::HorizontalPodAutoscaler(a), Object::HorizontalPodAutoscaler(b)) => a.spec != b.spec,
+        (Object::CronJob(a), Object::CronJob(b)) => a.spec != b.spec,
         (Object::EndpointSlice(a), Object::EndpointSlice(b)) => {
             (&a.address_type, &a.endpoints, &a.ports) != (&b.address_type, &b.endpoints, &b.ports)
         }

@@ -51,6 +51,7 @@ pub fn validate(object: &Object) -> Vec<FieldError> {
         Object::HorizontalPodAutoscaler(hpa) => validate_horizontal_pod_autoscaler(hpa, &mut errs),
         Object::Service(svc) => super::service::validate_service(svc, &mut errs),
         Object::Job(job) => super::job::validate_job(job, &mut errs),
+        Object::CronJob(cj) => super::cronjob::validate_cron_job(cj, &mut errs),
         // Kinds validated by their metadata alone.
         _ => {}
     }

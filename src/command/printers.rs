@@ -43,6 +43,9 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
         Kind::HorizontalPodAutoscaler => (&["NAME", "REFERENCE", "TARGETS", "MINPODS", "MAXPODS", "REPLICAS", "AGE"], &[]),
         Kind::PodDisruptionBudget => (&["NAME", "MIN AVAILABLE", "MAX UNAVAILABLE", "ALLOWED DISRUPTIONS", "AGE"], &[]),
         Kind::Job => (&["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"], &["CONTAINERS", "IMAGES", "SELECTOR"]),
+        Kind::CronJob => {
+            (&["NAME", "SCHEDULE", "TIMEZONE", "SUSPEND", "ACTIVE", "LAST SCHEDULE", "AGE"], &["CONTAINERS", "IMAGES", "SELECTOR"])
+        }
         Kind::DaemonSet => (
             &["NAME", "DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE", "NODE SELECTOR", "AGE"],
             &["CONTAINERS", "IMAGES", "SELECTOR"],
@@ -84,6 +87,7 @@ pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
         Object::DaemonSet(ds) => daemon_set_row(ds, now, wide),
         Object::PodDisruptionBudget(pdb) => pod_disruption_budget_row(pdb, now),
         Object::HorizontalPodAutoscaler(hpa) => horizontal_pod_autoscaler_row(hpa, now),
+        Object::CronJob(cj) => cron_job_row(cj, now, wide),
         // printReplicationController: the same cells as a ReplicaSet's.
         Object::ReplicationController(rc) => replica_set_row(&rc.as_replica_set(), now, wide),
     }
@@ -154,6 +158,32 @@ fn job_row(job: &Job, now: Time, wide: bool) -> Vec<String> {
     if wide {
         let (c, i) = containers_and_images(&job.spec.template.spec);
         cells.extend([c, i, job.spec.selector.as_ref().map_or_else(|| "<none>".into(), selector_string)]);
+    }
+    cells
+}
+
+/// `printCronJob`: the schedule as written, `<none>` for no time zone or no schedule yet, and
+/// SUSPEND as `printBoolPtr` shows a pointer.
+fn cron_job_row(cj: &CronJob, now: Time, wide: bool) -> Vec<String> {
+    let spec = &cj.spec;
+    let suspend = match spec.suspend {
+        Some(true) => "True",
+        Some(false) => "False",
+        None => "<unset>",
+    };
+    let mut cells = vec![
+        cj.metadata.name.to_string(),
+        spec.schedule.clone(),
+        spec.time_zone.clone().unwrap_or_else(|| "<none>".into()),
+        suspend.to_string(),
+        cj.status.active.len().to_string(),
+        cj.status.last_schedule_time.map_or_else(|| "<none>".into(), |t| age(Some(t), now)),
+        age(cj.metadata.creation_timestamp, now),
+    ];
+    if wide {
+        let job = &spec.job_template.spec;
+        let (c, i) = containers_and_images(&job.template.spec);
+        cells.extend([c, i, job.selector.as_ref().map_or_else(|| "<none>".into(), selector_string)]);
     }
     cells
 }
@@ -579,9 +609,12 @@ pub fn json_text(value: &Value) -> String {
 /// writes into pod templates' metadata (a real API server omits empty strings there).
 pub fn object_json(o: &Object) -> Value {
     let mut v = o.to_json();
-    if let Some(Value::Object(meta)) = v.pointer_mut("/spec/template/metadata") {
-        if meta.get("name").is_some_and(|n| n == "") {
-            meta.remove("name");
+    // A pod template's metadata (a CronJob's one level down, in its Job template).
+    for path in ["/spec/template/metadata", "/spec/jobTemplate/spec/template/metadata"] {
+        if let Some(Value::Object(meta)) = v.pointer_mut(path) {
+            if meta.get("name").is_some_and(|n| n == "") {
+                meta.remove("name");
+            }
         }
     }
     v

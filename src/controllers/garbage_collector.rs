@@ -43,6 +43,7 @@ impl Controller for GarbageCollector {
             Kind::Job,
             Kind::DaemonSet,
             Kind::ReplicationController,
+            Kind::CronJob,
         ]
     }
     fn event_source(&self) -> &'static str {
@@ -57,11 +58,12 @@ impl Controller for GarbageCollector {
         match delta {
             // An owner went away: each of its dependents must be looked at.
             Delta::Deleted(owner) => {
-                let mut keys: Vec<ObjectKey> = [&caches[Kind::ReplicaSet], &caches[Kind::Pod], &caches[Kind::EndpointSlice]]
-                    .iter()
-                    .flat_map(|store| store.owned_by(&owner.meta().uid))
-                    .map(|o| o.key())
-                    .collect();
+                let mut keys: Vec<ObjectKey> =
+                    [&caches[Kind::ReplicaSet], &caches[Kind::Pod], &caches[Kind::EndpointSlice], &caches[Kind::Job]]
+                        .iter()
+                        .flat_map(|store| store.owned_by(&owner.meta().uid))
+                        .map(|o| o.key())
+                        .collect();
                 crate::sort::sort(&mut keys);
                 keys
             }

@@ -110,6 +110,7 @@ impl ControllerManager {
             Box::new(super::disruption::DisruptionController::new()),
             Box::new(super::replica_set::ReplicaSetController::for_replication_controllers()),
             Box::new(super::horizontal::HorizontalController::new()),
+            Box::new(super::cronjob::CronJobController::new()),
         ])
     }
 

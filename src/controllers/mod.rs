@@ -6,6 +6,7 @@
 //! (`watches`); it hears only their deltas and reads only their stores (`Caches`). The controller manager (`manager`) runs the
 //! work queues and workers and sends the writes; the simulation delivers them.
 
+pub mod cronjob;
 pub mod daemon_set;
 pub mod deployment;
 pub mod disruption;

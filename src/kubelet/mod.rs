@@ -216,7 +216,16 @@ impl Kubelet {
         for delta in deltas {
             match delta {
                 Delta::Added(o) => self.pod_changed(ctx, o),
-                Delta::Updated { new, .. } => self.pod_changed(ctx, new),
+                Delta::Updated { old, new } => {
+                    if new.meta().resource_version < old.meta().resource_version {
+                        // etcd was restored from a snapshot: the status this kubelet wrote since is
+                        // gone, so the API's older copy must be compared again (`needsReconcile`).
+                        if let Some(e) = self.proc.statuses.entries.get_mut(new.meta().uid.as_str()) {
+                            e.acked_version = 0;
+                        }
+                    }
+                    self.pod_changed(ctx, new)
+                }
                 Delta::Deleted(o) => self.pod_removed(ctx, o),
             }
         }

@@ -183,3 +183,103 @@ decode_struct!(JobCondition {
     reason: "reason" Default,
     message: "message" Default,
 });
+
+/// The annotation the CronJob controller puts on each Job it creates: the scheduled time in
+/// the CronJob's time zone, RFC 3339 (`CronJobsScheduledAnnotation`, on by default).
+pub const CRONJOB_SCHEDULED_TIMESTAMP: &str = "batch.kubernetes.io/cronjob-scheduled-timestamp";
+/// The annotation `kubectl create job --from=cronjob/NAME` sets on the Job it makes.
+pub const CRONJOB_INSTANTIATE: &str = "cronjob.kubernetes.io/instantiate";
+
+/// CronJob (batch/v1): "create a Job from this template at these times", which the CronJob
+/// controller reconciles against the simulated clock (see `controllers::cronjob`).
+///
+/// Every spec field upstream has is read; nothing here is dropped by decoding.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct CronJob {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: CronJobSpec,
+    #[serde(default)]
+    pub status: CronJobStatus,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct CronJobSpec {
+    #[serde(default)]
+    pub schedule: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_zone: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub starting_deadline_seconds: Option<i64>,
+    /// `Allow`, `Forbid` or `Replace`; defaulted to `Allow` by the API server.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub concurrency_policy: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suspend: Option<bool>,
+    #[serde(default)]
+    pub job_template: JobTemplateSpec,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub successful_jobs_history_limit: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed_jobs_history_limit: Option<i32>,
+}
+
+impl CronJobSpec {
+    pub fn is_suspended(&self) -> bool {
+        self.suspend == Some(true)
+    }
+}
+
+/// The Job a CronJob makes each time: its labels and annotations, and its spec.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct JobTemplateSpec {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: JobSpec,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct CronJobStatus {
+    /// References to the Jobs it created that have not finished.
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub active: Vec<super::event::ObjectReference>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_schedule_time: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_successful_time: Option<Time>,
+}
+
+decode_struct!(CronJob {
+    metadata: "metadata" Default,
+    spec: "spec" Default,
+    status: "status" Default,
+});
+decode_struct!(CronJobSpec {
+    schedule: "schedule" Default,
+    time_zone: "timeZone" Default,
+    starting_deadline_seconds: "startingDeadlineSeconds" Default,
+    concurrency_policy: "concurrencyPolicy" Default,
+    suspend: "suspend" Default,
+    job_template: "jobTemplate" Default,
+    successful_jobs_history_limit: "successfulJobsHistoryLimit" Default,
+    failed_jobs_history_limit: "failedJobsHistoryLimit" Default,
+});
+decode_struct!(JobTemplateSpec {
+    metadata: "metadata" Default,
+    spec: "spec" Default,
+});
+decode_struct!(CronJobStatus {
+    active: "active" NullAsDefault,
+    last_schedule_time: "lastScheduleTime" Default,
+    last_successful_time: "lastSuccessfulTime" Default,
+});

@@ -517,6 +517,7 @@ mod tests {
             Kind::PodDisruptionBudget => Object::PodDisruptionBudget(serde_json::from_value(value).map_err(decode_err)?),
             Kind::ReplicationController => Object::ReplicationController(serde_json::from_value(value).map_err(decode_err)?),
             Kind::HorizontalPodAutoscaler => Object::HorizontalPodAutoscaler(serde_json::from_value(value).map_err(decode_err)?),
+            Kind::CronJob => Object::CronJob(serde_json::from_value(value).map_err(decode_err)?),
             Kind::Job => Object::Job(serde_json::from_value(value).map_err(decode_err)?),
             Kind::DaemonSet => Object::DaemonSet(serde_json::from_value(value).map_err(decode_err)?),
         })
@@ -612,6 +613,11 @@ mod tests {
                 "status": {"observedGeneration": 2, "lastScaleTime": "2026-01-01T00:00:05Z", "currentReplicas": 3, "desiredReplicas": 4,
                     "currentMetrics": [{"type": "Resource", "resource": {"name": "cpu", "current": {"averageValue": "250m", "averageUtilization": 62}}}],
                     "conditions": [{"type": "AbleToScale", "status": "True", "lastTransitionTime": "2026-01-01T00:00:05Z", "reason": "r", "message": "m"}]}}),
+            json!({"apiVersion": "batch/v1", "kind": "CronJob", "metadata": meta(), "spec": {"schedule": "*/1 * * * *", "timeZone": "Etc/UTC",
+                "startingDeadlineSeconds": 30, "concurrencyPolicy": "Forbid", "suspend": false, "successfulJobsHistoryLimit": 3,
+                "failedJobsHistoryLimit": 1, "jobTemplate": {"metadata": meta(), "spec": {"backoffLimit": 2, "template": template}}},
+                "status": {"active": [{"kind": "Job", "namespace": "default", "name": "hello-1", "uid": "u", "apiVersion": "batch/v1"}],
+                    "lastScheduleTime": "2026-01-01T00:01:00Z", "lastSuccessfulTime": "2026-01-01T00:01:05Z"}}),
             json!({"apiVersion": "v1", "kind": "Endpoints", "metadata": meta(), "subsets": [{"addresses": [{"ip": "10.244.0.2",
                 "nodeName": "n1", "targetRef": {"kind": "Pod", "name": "web"}}], "notReadyAddresses": [{"ip": "10.244.0.3"}],
                 "ports": [{"name": "http", "protocol": "TCP", "port": 80}]}]}),
@@ -736,6 +742,7 @@ mod tests {
                 Object::PodDisruptionBudget(x) => serde_json::to_value(x),
                 Object::ReplicationController(x) => serde_json::to_value(x),
                 Object::HorizontalPodAutoscaler(x) => serde_json::to_value(x),
+                Object::CronJob(x) => serde_json::to_value(x),
             };
             let mut want = body.unwrap();
             want["apiVersion"] = json!(o.kind().api_version());

@@ -11,7 +11,7 @@
 
 use super::apps::{DaemonSet, Deployment, ReplicaSet};
 use super::autoscaling::HorizontalPodAutoscaler;
-use super::batch::Job;
+use super::batch::{CronJob, Job};
 use super::config::{ConfigMap, Namespace, Secret};
 use super::event::{Event, Lease};
 use super::node::Node;
@@ -114,6 +114,11 @@ kinds! {
     }
     HorizontalPodAutoscaler(HorizontalPodAutoscaler) as_horizontal_pod_autoscaler {
         api_version: "autoscaling/v2", plural: "horizontalpodautoscalers", singular: "horizontalpodautoscaler", short_names: &["hpa"], namespaced: true, generation: true,
+        field_labels: &[],
+        categories: &["all"],
+    }
+    CronJob(CronJob) as_cron_job {
+        api_version: "batch/v1", plural: "cronjobs", singular: "cronjob", short_names: &["cj"], namespaced: true, generation: true,
         field_labels: &[],
         categories: &["all"],
     }

@@ -7,6 +7,7 @@ pub mod apps;
 pub mod autoscaling;
 pub mod batch;
 pub mod config;
+pub mod cron;
 mod decode;
 pub mod event;
 pub mod image_ref;

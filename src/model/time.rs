@@ -123,7 +123,7 @@ impl Time {
     }
 }
 
-fn civil_from_unix(secs: u64) -> (i64, u32, u32, u64, u64, u64) {
+pub(crate) fn civil_from_unix(secs: u64) -> (i64, u32, u32, u64, u64, u64) {
     let days = (secs / 86_400) as i64;
     let rem = secs % 86_400;
     // Howard Hinnant's days-to-civil algorithm.
@@ -139,7 +139,7 @@ fn civil_from_unix(secs: u64) -> (i64, u32, u32, u64, u64, u64) {
     (y, m, d, rem / 3600, rem % 3600 / 60, rem % 60)
 }
 
-fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+pub(crate) fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);
     let yoe = y.rem_euclid(400);

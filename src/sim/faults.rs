@@ -548,13 +548,13 @@ mod tests {
         let kcm = ComponentId::ControllerManager;
         // One per kind its controllers watch: pods, ReplicaSets, Deployments, nodes, leases,
         // Services, EndpointSlices, Jobs, DaemonSets, ReplicationControllers, Endpoints, Namespaces,
-        // PodDisruptionBudgets, HorizontalPodAutoscalers.
-        assert_eq!(sim.sever_watches_to_relist(Some(&kcm)), 14);
+        // PodDisruptionBudgets, HorizontalPodAutoscalers, CronJobs.
+        assert_eq!(sim.sever_watches_to_relist(Some(&kcm)), 15);
         assert_eq!(sim.open_watches(Some(&kcm)), 0);
         let (err, _) = sim.refusal(&kcm, &watch(Kind::Pod)).expect("gone");
         assert_eq!(err.reason, Reason::Gone);
         assert!(sim.refusal(&kcm, &watch(Kind::Pod)).is_none(), "only once");
         sim.advance(Duration::secs(5));
-        assert_eq!(sim.open_watches(Some(&kcm)), 14, "re-listed and watching again");
+        assert_eq!(sim.open_watches(Some(&kcm)), 15, "re-listed and watching again");
     }
 }

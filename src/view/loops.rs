@@ -180,7 +180,8 @@ mod tests {
                 "daemonset-controller",
                 "disruption-controller",
                 "replicationcontroller-controller",
-                "horizontal-pod-autoscaler-controller"
+                "horizontal-pod-autoscaler-controller",
+                "cronjob-controller"
             ]
         );
         let rs = &c[2].loops[1];

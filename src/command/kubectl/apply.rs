@@ -407,6 +407,7 @@ pub fn run_create(session: &mut Session, args: &[String], stdin: Option<String>)
             "secret" => super::create::create_secret(session, &args[1..]),
             "poddisruptionbudget" | "pdb" => super::create::create_pod_disruption_budget(session, &args[1..]),
             "job" => super::create::create_job(session, &args[1..]),
+            "cronjob" | "cj" => super::create::create_cron_job(session, &args[1..]),
             other => {
                 const SUBCOMMANDS: &[&str] = &[
                     "clusterrole",

@@ -1,4 +1,4 @@
-//! `kubectl create namespace|configmap|secret generic|job`: the imperative generators for the
+//! `kubectl create namespace|configmap|secret generic|job|cronjob`: the imperative generators for the
 //! objects that need no manifest. Each builds the object kubectl's generator sends, from
 //! `--from-literal=KEY=VALUE` and `--from-file=[KEY=]PATH` (the session's files), and writes it
 //! through the simulation with kubectl's one-line result.
@@ -110,12 +110,19 @@ pub fn create_job(session: &mut Session, args: &[String]) -> CommandOutput {
     let Some(name) = one_name("create job", &positional) else {
         return usage_error("create job", &format!("exactly one NAME is required, got {}", positional.len()));
     };
-    if f.has("from") {
-        return CommandOutput::err("error: kubeloop does not simulate CronJobs yet, so \"kubectl create job --from\" has nothing to copy");
-    }
-    let Some(image) = f.str("image").filter(|i| !i.is_empty()) else {
-        return CommandOutput::err("error: either --image or --from must be specified");
+    let image = f.str("image").filter(|i| !i.is_empty());
+    let from = f.str("from").filter(|i| !i.is_empty());
+    let (image, from) = match (image, from) {
+        (Some(image), None) => (image, None),
+        (None, Some(from)) => ("", Some(from.to_string())),
+        _ => return CommandOutput::err("error: either --image or --from must be specified"),
     };
+    if let Some(from) = from {
+        if !command.is_empty() {
+            return CommandOutput::err("error: cannot specify --from and command");
+        }
+        return create_job_from(session, &f, name, &from);
+    }
     let mut job = Job::default();
     job.metadata.name = name.into();
     let spec = PodSpec {
@@ -126,6 +133,97 @@ pub fn create_job(session: &mut Session, args: &[String]) -> CommandOutput {
     job.spec.template = PodTemplateSpec { spec: spec.into(), ..Default::default() }.into();
     let ns = namespace(&f);
     send(session, &f, Object::Job(job), Some(&ns))
+}
+
+/// `kubectl create job NAME --from=cronjob/CRONJOB`: the CronJob's Job template as a Job named
+/// NAME, annotated `cronjob.kubernetes.io/instantiate: manual` and controlled by the CronJob
+/// (`createJobFromCronJob`), so the CronJob controller sees it among its Jobs.
+fn create_job_from(session: &mut Session, f: &Flags, name: &str, from: &str) -> CommandOutput {
+    let Some((typed, source)) = from.split_once('/') else {
+        return CommandOutput::err("error: resource(s) were provided, but no name was specified");
+    };
+    let kind = match crate::command::resources::resolve(typed) {
+        Ok(k) => k,
+        Err(e) => return CommandOutput::err(format!("error: {e}")),
+    };
+    let ns = namespace(f);
+    let Some(object) = session.sim().api().get(&ObjectKey::new(kind, &ns, source)).cloned() else {
+        return CommandOutput::err(crate::api::ApiError::not_found(kind, source).kubectl_message());
+    };
+    let Some(cj) = object.as_cron_job() else {
+        let version = kind.api_version().rsplit('/').next().unwrap_or("v1");
+        return CommandOutput::err(format!("error: unknown object type *{version}.{}", kind.as_str()));
+    };
+    let template = &cj.spec.job_template;
+    let mut job = Job { spec: template.spec.clone(), ..Default::default() };
+    job.metadata.name = name.into();
+    job.metadata.labels = template.metadata.labels.clone();
+    job.metadata.annotations.insert(CRONJOB_INSTANTIATE.into(), "manual".into());
+    job.metadata.annotations.extend(template.metadata.annotations.clone());
+    let owner = OwnerReference {
+        api_version: "batch/v1".into(),
+        kind: "CronJob".into(),
+        name: cj.metadata.name.to_string(),
+        uid: cj.metadata.uid.to_string(),
+        controller: Some(true),
+        block_owner_deletion: None,
+    };
+    job.metadata.owner_references = vec![owner].into();
+    send(session, f, Object::Job(job), Some(&ns))
+}
+
+const CRONJOB_FLAGS: &[FlagSpec] = &[
+    OUTPUT_FLAGS[0],
+    OUTPUT_FLAGS[1],
+    FlagSpec::new("image", None, FlagKind::String),
+    FlagSpec::new("schedule", None, FlagKind::String),
+    FlagSpec::new("restart", None, FlagKind::String),
+];
+
+/// `kubectl create cronjob NAME --image=IMAGE --schedule=SCHEDULE [--restart=OnFailure|Never]
+/// [-- COMMAND [ARGS...]]`: one container named after the CronJob, restartPolicy OnFailure
+/// unless `--restart` says otherwise, as kubectl's generator builds it.
+pub fn create_cron_job(session: &mut Session, args: &[String]) -> CommandOutput {
+    let (args, command) = match args.iter().position(|a| a == "--") {
+        Some(i) => (&args[..i], args[i + 1..].to_vec()),
+        None => (args, Vec::new()),
+    };
+    let (positional, f) = match flags("create cronjob", args, CRONJOB_FLAGS) {
+        Ok(v) => v,
+        Err(e) => return e,
+    };
+    let Some(name) = one_name("create cronjob", &positional) else {
+        return usage_error("create cronjob", &format!("exactly one NAME is required, got {}", positional.len()));
+    };
+    // Both flags are `MarkFlagRequired`: cobra names the ones missing.
+    let missing: Vec<String> = ["image", "schedule"].iter().filter(|n| !f.has(n)).map(|n| format!("{n:?}")).collect();
+    if !missing.is_empty() {
+        return CommandOutput::err(format!("error: required flag(s) {} not set", missing.join(", ")));
+    }
+    let image = f.str("image").unwrap_or_default();
+    let restart = f.str("restart").filter(|r| !r.is_empty()).unwrap_or("OnFailure");
+    let mut cj = CronJob::default();
+    cj.metadata.name = name.into();
+    cj.spec.schedule = f.str("schedule").unwrap_or_default().to_string();
+    cj.spec.job_template.metadata.name = name.into();
+    let spec = PodSpec {
+        containers: vec![Container { name: name.to_string(), image: image.to_string(), command, ..Default::default() }].into(),
+        restart_policy: Some(restart.into()),
+        ..Default::default()
+    };
+    cj.spec.job_template.spec.template = PodTemplateSpec { spec: spec.into(), ..Default::default() }.into();
+    let ns = namespace(&f);
+    let out = send(session, &f, Object::CronJob(cj), Some(&ns));
+    // kubectl wraps the API server's refusal with `%v`, so it prints the Status message after
+    // its own words rather than checkErr's "The CronJob ... is invalid" form.
+    match out.stderr.strip_prefix("The CronJob ") {
+        Some(rest) if !out.ok => {
+            let rest = rest.trim_end().replacen(" is invalid: \n* ", " is invalid: [", 1).replace("\n* ", ", ");
+            let rest = if rest.contains(" is invalid: [") { format!("{rest}]") } else { rest };
+            CommandOutput::err(format!("error: failed to create cronjob: CronJob.batch {rest}"))
+        }
+        _ => out,
+    }
 }
 
 fn one_name<'a>(_command: &str, positional: &'a [String]) -> Option<&'a str> {

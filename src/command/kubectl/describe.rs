@@ -111,6 +111,7 @@ pub fn describe(sim: &Sim, o: &Object, show_events: bool) -> Result<String, Stri
         Object::ReplicationController(rc) => Ok(describe_replica_set(sim, &rc.as_replica_set(), events.as_deref(), now)),
         Object::EndpointSlice(slice) => Ok(describe_endpoint_slice(slice, events.as_deref(), now)),
         Object::Job(job) => Ok(describe_job(job, events.as_deref(), now)),
+        Object::CronJob(cj) => Ok(describe_cron_job(cj, events.as_deref(), now)),
         // Kinds without a describer of their own.
         _ => Err(format!("error: kubeloop cannot describe {}; try kubectl get -o yaml", o.kind().plural())),
     }
@@ -802,6 +803,40 @@ pub fn describe_job(job: &Job, events: Option<&[Rc<Object>]>, now: Time) -> Stri
         w.write(0, &format!("Completed Indexes:\t{done}\n"));
     }
     pod_template(&mut w, &spec.template);
+    events_table(&mut w, events, now);
+    w.finish()
+}
+
+/// `describeCronJob`: the schedule and policies, the Job template (`describeJobTemplate`),
+/// the last schedule time and the active Jobs.
+pub fn describe_cron_job(cj: &CronJob, events: Option<&[Rc<Object>]>, now: Time) -> String {
+    let mut w = PrefixWriter::new();
+    let (m, spec) = (&cj.metadata, &cj.spec);
+    w.write(0, &format!("Name:\t{}\n", m.name));
+    w.write(0, &format!("Namespace:\t{}\n", m.namespace));
+    labels_multiline(&mut w, "Labels", &m.labels);
+    annotations_multiline(&mut w, "Annotations", &m.annotations);
+    w.write(0, &format!("Schedule:\t{}\n", spec.schedule));
+    w.write(0, &format!("Concurrency Policy:\t{}\n", spec.concurrency_policy));
+    let suspend = spec.suspend.map_or("<unset>", |s| if s { "True" } else { "False" });
+    w.write(0, &format!("Suspend:\t{suspend}\n"));
+    let unset = |v: Option<String>| v.unwrap_or_else(|| "<unset>".into());
+    w.write(0, &format!("Successful Job History Limit:\t{}\n", unset(spec.successful_jobs_history_limit.map(|v| v.to_string()))));
+    w.write(0, &format!("Failed Job History Limit:\t{}\n", unset(spec.failed_jobs_history_limit.map(|v| v.to_string()))));
+    w.write(0, &format!("Starting Deadline Seconds:\t{}\n", unset(spec.starting_deadline_seconds.map(|v| format!("{v}s")))));
+    let job = &spec.job_template.spec;
+    w.write(0, &format!("Selector:\t{}\n", unset(job.selector.as_ref().map(selector_string))));
+    w.write(0, &format!("Parallelism:\t{}\n", unset(job.parallelism.map(|v| v.to_string()))));
+    w.write(0, &format!("Completions:\t{}\n", unset(job.completions.map(|v| v.to_string()))));
+    if let Some(d) = job.active_deadline_seconds {
+        w.write(0, &format!("Active Deadline Seconds:\t{d}s\n"));
+    }
+    pod_template(&mut w, &job.template);
+    let last = cj.status.last_schedule_time.map(|t| rfc1123z(Some(t)));
+    w.write(0, &format!("Last Schedule Time:\t{}\n", unset(last)));
+    let active: Vec<&str> = cj.status.active.iter().map(|r| r.name.as_str()).collect();
+    let active = if active.is_empty() { "<none>".to_string() } else { active.join(", ") };
+    w.write(0, &format!("Active Jobs:\t{active}\n"));
     events_table(&mut w, events, now);
     w.finish()
 }
