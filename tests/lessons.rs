@@ -257,9 +257,9 @@ fn lesson_10_every_case_leaves_only_its_loops_hop_undone() {
     assert_eq!(run.start(&mut s), Vec::<String>::new());
     tick_until(&mut s, &mut run, Phase::Passed, Duration::mins(2));
     let count = |s: &Session, kind: Kind| s.sim().objects(kind).count();
-    for case in 1..=8 {
+    for case in 1..=9 {
         assert_eq!(run.next(&mut s), Ok(vec![]), "case {case}");
-        tick_until(&mut s, &mut run, Phase::Diagnose, Duration::mins(2));
+        tick_until(&mut s, &mut run, Phase::Diagnose, Duration::mins(3));
         assert!(run.view().conceal_components && run.view().asking, "case {case}: concealed while asked");
         assert!(s.sim().is_running(&kubeloop::sim::ComponentId::ControllerManager), "case {case}: the process runs");
         let answer = match &run.lesson().steps[run.index()].question.as_ref().unwrap().answer {
@@ -310,7 +310,7 @@ fn lesson_10_every_case_leaves_only_its_loops_hop_undone() {
                 let job = s.sim().objects(Kind::Job).find_map(|o| o.as_job().cloned()).expect("case 7: the Job is still there");
                 assert!(job.status.completion_time.is_some(), "case 7: it finished");
             }
-            _ => {
+            8 => {
                 let loaded =
                     s.sim().objects(Kind::Pod).filter_map(|o| o.as_pod()).filter(|p| p.metadata.name.starts_with("php-apache-")).count();
                 let wants = s
@@ -320,6 +320,10 @@ fn lesson_10_every_case_leaves_only_its_loops_hop_undone() {
                 assert_eq!((wants, loaded), (Some(1), 1), "case 8: under 250% load the Deployment still asks for one");
                 let out = s.execute("kubectl get hpa php-apache");
                 assert!(out.stdout.contains("cpu: 0%/50%"), "case 8: the autoscaler's status is stale: {}", out.stdout);
+            }
+            _ => {
+                let cron = s.sim().objects(Kind::CronJob).find_map(|o| o.as_cron_job().cloned()).expect("case 9: the CronJob");
+                assert_eq!((count(&s, Kind::Job), cron.status.last_schedule_time), (0, None), "case 9: no Job and no schedule kept");
             }
         }
         assert_eq!(run.answer(&mut s, &answer), Ok(vec![]));
