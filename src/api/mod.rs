@@ -623,6 +623,7 @@ fn prepare_for_create(object: &mut Object) {
             ds.metadata.annotations.insert(TEMPLATE_GENERATION_ANNOTATION.into(), "1".into());
         }
         Object::PodDisruptionBudget(pdb) => pdb.status = Default::default(),
+        Object::StatefulSet(sts) => sts.status = Default::default(),
         Object::ReplicationController(rc) => rc.status = Default::default(),
         Object::HorizontalPodAutoscaler(hpa) => hpa.status = Default::default(),
         // Kinds whose strategy resets nothing.
@@ -664,6 +665,7 @@ fn with_spec_of(current: &Object, mut incoming: Object) -> Object {
         (Object::PodDisruptionBudget(n), Object::PodDisruptionBudget(c)) => n.status = c.status.clone(),
         (Object::ReplicationController(n), Object::ReplicationController(c)) => n.status = c.status.clone(),
         (Object::HorizontalPodAutoscaler(n), Object::HorizontalPodAutoscaler(c)) => n.status = c.status.clone(),
+        (Object::StatefulSet(n), Object::StatefulSet(c)) => n.status = c.status.clone(),
         _ => {}
     }
     incoming
@@ -710,6 +712,9 @@ fn with_status_of(current: &Object, incoming: Object) -> Object {
                 status: i.status,
             })
         }
+        (Object::StatefulSet(c), Object::StatefulSet(i)) => {
+            Object::StatefulSet(StatefulSet { metadata: c.metadata.clone(), spec: c.spec.clone(), status: i.status })
+        }
         (_, i) => i,
     };
     next.meta_mut().resource_version = rv;
@@ -748,6 +753,7 @@ fn spec_changed(old: &Object, new: &Object) -> bool {
         (Object::ReplicaSet(a), Object::ReplicaSet(b)) => a.spec != b.spec,
         (Object::Job(a), Object::Job(b)) => a.spec != b.spec,
         (Object::DaemonSet(a), Object::DaemonSet(b)) => a.spec != b.spec,
+        (Object::StatefulSet(a), Object::StatefulSet(b)) => a.spec != b.spec,
         (Object::Pod(a), Object::Pod(b)) => a.spec != b.spec,
         (Object::PodDisruptionBudget(a), Object::PodDisruptionBudget(b)) => a.spec != b.spec,
         (Object::ReplicationController(a), Object::ReplicationController(b)) => a.spec != b.spec,
@@ -771,6 +777,9 @@ fn immutable_field_errors(old: &Object, new: &Object) -> Vec<FieldError> {
     };
     if let (Object::Job(a), Object::Job(b)) = (old, new) {
         return job::immutable_errors(a, b);
+    }
+    if let (Object::StatefulSet(a), Object::StatefulSet(b)) = (old, new) {
+        return stateful_set_update_errors(a, b);
     }
     let mut errs = Vec::new();
     if let (Object::Service(a), Object::Service(b)) = (old, new) {
@@ -802,6 +811,19 @@ fn immutable_field_errors(old: &Object, new: &Object) -> Vec<FieldError> {
         }
     }
     errs
+}
+
+/// `ValidateStatefulSetUpdate`: a StatefulSet's identity (selector, service name, pod
+/// management policy) is fixed at create; only the fields named in the message may change.
+fn stateful_set_update_errors(old: &StatefulSet, new: &StatefulSet) -> Vec<FieldError> {
+    let (a, b) = (&old.spec, &new.spec);
+    if (&a.selector, &a.service_name, &a.pod_management_policy) == (&b.selector, &b.service_name, &b.pod_management_policy) {
+        return Vec::new();
+    }
+    vec![FieldError::forbidden(
+        "spec",
+        "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden",
+    )]
 }
 
 /// `podutil.UpdatePodCondition`: sets a condition, moving its transition time only on a change.

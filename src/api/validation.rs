@@ -39,6 +39,7 @@ pub fn validate(object: &Object) -> Vec<FieldError> {
         }
         Object::Deployment(d) => validate_deployment(d, &mut errs),
         Object::DaemonSet(ds) => validate_daemon_set(ds, &mut errs),
+        Object::StatefulSet(sts) => validate_stateful_set(sts, &mut errs),
         Object::Namespace(ns) if !ns.metadata.name.is_empty() && !is_dns1123_label(&ns.metadata.name) => {
             // ValidateNamespaceName: a label, not a subdomain (the subdomain error was pushed).
             errs.retain(|e| e.field != "metadata.name");
@@ -718,6 +719,46 @@ fn validate_daemon_set(ds: &DaemonSet, errs: &mut Vec<FieldError>) {
     if let Some(limit) = ds.spec.revision_history_limit.filter(|l| *l < 0) {
         errs.push(FieldError::invalid("spec.revisionHistoryLimit", limit, "must be greater than or equal to 0"));
     }
+}
+
+/// `ValidateStatefulSetSpec`: the pod management policy, the update strategy (a partition only
+/// with RollingUpdate, never negative), the counts, and the selector and template the workloads
+/// share.
+fn validate_stateful_set(sts: &StatefulSet, errs: &mut Vec<FieldError>) {
+    let spec = &sts.spec;
+    match spec.pod_management_policy.as_deref() {
+        None | Some("") => errs.push(FieldError::required("spec.podManagementPolicy")),
+        Some("OrderedReady" | "Parallel") => {}
+        Some(other) => {
+            errs.push(FieldError::invalid("spec.podManagementPolicy", format!("{other:?}"), "must be 'OrderedReady' or 'Parallel'"))
+        }
+    }
+    let strategy = &spec.update_strategy;
+    match strategy.type_.as_deref() {
+        None | Some("") => errs.push(FieldError::required("spec.updateStrategy")),
+        Some("OnDelete") if strategy.rolling_update.is_some() => {
+            let partition = strategy.rolling_update.as_ref().and_then(|r| r.partition).unwrap_or(0);
+            let value =
+                format!("apps.RollingUpdateStatefulSetStrategy{{Partition:{partition}, MaxUnavailable:(*intstr.IntOrString)(nil)}}");
+            errs.push(FieldError::invalid("spec.updateStrategy.rollingUpdate", value, "only allowed for updateStrategy 'RollingUpdate'"));
+        }
+        Some("OnDelete" | "RollingUpdate") => {}
+        Some(other) => {
+            let value = format!("apps.StatefulSetUpdateStrategy{{Type:{other:?}}}");
+            errs.push(FieldError::invalid("spec.updateStrategy", value, "must be 'RollingUpdate' or 'OnDelete'"));
+        }
+    }
+    if let Some(p) = strategy.rolling_update.as_ref().and_then(|r| r.partition).filter(|p| *p < 0) {
+        errs.push(FieldError::invalid("spec.updateStrategy.rollingUpdate.partition", p, "must be greater than or equal to 0"));
+    }
+    if let Some(limit) = spec.revision_history_limit.filter(|l| *l < 0) {
+        errs.push(FieldError::invalid("spec.revisionHistoryLimit", limit, "must be greater than or equal to 0"));
+    }
+    validate_replicas(spec.replicas, errs);
+    if spec.min_ready_seconds < 0 {
+        errs.push(FieldError::invalid("spec.minReadySeconds", spec.min_ready_seconds, "must be greater than or equal to 0"));
+    }
+    validate_selector_and_template(&spec.selector, &spec.template, "statefulset", errs);
 }
 
 /// `ValidateRollingUpdateDaemonSet`: both values non-negative and at most 100%, and exactly one

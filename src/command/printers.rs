@@ -47,6 +47,7 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
             &["NAME", "DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE", "NODE SELECTOR", "AGE"],
             &["CONTAINERS", "IMAGES", "SELECTOR"],
         ),
+        Kind::StatefulSet => (&["NAME", "READY", "AGE"], &["CONTAINERS", "IMAGES"]),
     };
     let mut h = base.to_vec();
     if wide {
@@ -82,6 +83,7 @@ pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
         Object::Endpoints(ep) => vec![ep.metadata.name.to_string(), endpoints_list(ep, None), age(ep.metadata.creation_timestamp, now)],
         Object::Job(job) => job_row(job, now, wide),
         Object::DaemonSet(ds) => daemon_set_row(ds, now, wide),
+        Object::StatefulSet(sts) => stateful_set_row(sts, now, wide),
         Object::PodDisruptionBudget(pdb) => pod_disruption_budget_row(pdb, now),
         Object::HorizontalPodAutoscaler(hpa) => horizontal_pod_autoscaler_row(hpa, now),
         // printReplicationController: the same cells as a ReplicaSet's.
@@ -486,6 +488,20 @@ fn replica_set_row(rs: &ReplicaSet, now: Time, wide: bool) -> Vec<String> {
     if wide {
         let (c, i) = containers_and_images(&rs.spec.template.spec);
         cells.extend([c, i, selector_string(&rs.spec.selector)]);
+    }
+    cells
+}
+
+/// `printStatefulSet`: ready of desired, and the template's containers when wide.
+fn stateful_set_row(sts: &StatefulSet, now: Time, wide: bool) -> Vec<String> {
+    let mut cells = vec![
+        sts.metadata.name.to_string(),
+        format!("{}/{}", sts.status.ready_replicas, sts.replicas()),
+        age(sts.metadata.creation_timestamp, now),
+    ];
+    if wide {
+        let (c, i) = containers_and_images(&sts.spec.template.spec);
+        cells.extend([c, i]);
     }
     cells
 }

@@ -519,6 +519,7 @@ mod tests {
             Kind::HorizontalPodAutoscaler => Object::HorizontalPodAutoscaler(serde_json::from_value(value).map_err(decode_err)?),
             Kind::Job => Object::Job(serde_json::from_value(value).map_err(decode_err)?),
             Kind::DaemonSet => Object::DaemonSet(serde_json::from_value(value).map_err(decode_err)?),
+            Kind::StatefulSet => Object::StatefulSet(serde_json::from_value(value).map_err(decode_err)?),
         })
     }
 
@@ -627,6 +628,12 @@ mod tests {
                 "minReadySeconds": 2, "revisionHistoryLimit": 10},
                 "status": {"currentNumberScheduled": 2, "numberMisscheduled": 1, "desiredNumberScheduled": 3, "numberReady": 2,
                     "observedGeneration": 4, "updatedNumberScheduled": 2, "numberAvailable": 2, "numberUnavailable": 1}}),
+            json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": meta(), "spec": {"replicas": 3, "selector": selector,
+                "template": template, "serviceName": "nginx", "podManagementPolicy": "Parallel",
+                "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"partition": 2}}, "revisionHistoryLimit": 10,
+                "minReadySeconds": 5},
+                "status": {"observedGeneration": 2, "replicas": 3, "readyReplicas": 2, "currentReplicas": 2, "updatedReplicas": 1,
+                    "currentRevision": "web-5d9f", "updateRevision": "web-7c4b", "collisionCount": 0, "availableReplicas": 2}}),
         ]
     }
 
@@ -733,6 +740,7 @@ mod tests {
                 Object::Endpoints(x) => serde_json::to_value(x),
                 Object::Job(x) => serde_json::to_value(x),
                 Object::DaemonSet(x) => serde_json::to_value(x),
+                Object::StatefulSet(x) => serde_json::to_value(x),
                 Object::PodDisruptionBudget(x) => serde_json::to_value(x),
                 Object::ReplicationController(x) => serde_json::to_value(x),
                 Object::HorizontalPodAutoscaler(x) => serde_json::to_value(x),

@@ -9,7 +9,7 @@
 //!
 //! To add a kind, see "How to add a kind" in ARCHITECTURE.md.
 
-use super::apps::{DaemonSet, Deployment, ReplicaSet};
+use super::apps::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
 use super::autoscaling::HorizontalPodAutoscaler;
 use super::batch::Job;
 use super::config::{ConfigMap, Namespace, Secret};
@@ -114,6 +114,11 @@ kinds! {
     }
     HorizontalPodAutoscaler(HorizontalPodAutoscaler) as_horizontal_pod_autoscaler {
         api_version: "autoscaling/v2", plural: "horizontalpodautoscalers", singular: "horizontalpodautoscaler", short_names: &["hpa"], namespaced: true, generation: true,
+        field_labels: &[],
+        categories: &["all"],
+    }
+    StatefulSet(StatefulSet) as_stateful_set {
+        api_version: "apps/v1", plural: "statefulsets", singular: "statefulset", short_names: &["sts"], namespaced: true, generation: true,
         field_labels: &[],
         categories: &["all"],
     }
