@@ -758,7 +758,33 @@ fn validate_stateful_set(sts: &StatefulSet, errs: &mut Vec<FieldError>) {
     if spec.min_ready_seconds < 0 {
         errs.push(FieldError::invalid("spec.minReadySeconds", spec.min_ready_seconds, "must be greater than or equal to 0"));
     }
-    validate_selector_and_template(&spec.selector, &spec.template, "statefulset", errs);
+    validate_stateful_set_template(&spec.selector, &spec.template, errs);
+}
+
+/// `ValidatePodTemplateSpecForStatefulSet` and what follows it: the selector must match the
+/// template's labels, pods always restart and have no deadline. Upstream leaves the template's
+/// pod spec itself unchecked (its volume mounts may name `volumeClaimTemplates`, which are not
+/// volumes of the template), so the pod's own validation speaks when the controller creates it.
+fn validate_stateful_set_template(selector: &LabelSelector, template: &PodTemplateSpec, errs: &mut Vec<FieldError>) {
+    if selector.is_empty() {
+        errs.push(FieldError::required("spec.selector"));
+        if selector.match_labels.is_empty() && selector.match_expressions.is_empty() {
+            errs.push(FieldError::invalid(
+                "spec.selector",
+                "v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}",
+                "empty selector is invalid for statefulset",
+            ));
+        }
+    } else if !selector.matches(&template.metadata.labels) {
+        errs.push(FieldError::invalid(
+            "spec.template.metadata.labels",
+            go_map_literal(&template.metadata.labels),
+            "`selector` does not match template `labels`",
+        ));
+    }
+    if let Some(policy) = template.spec.restart_policy.as_deref().filter(|p| *p != "Always") {
+        errs.push(FieldError::unsupported("spec.template.spec.restartPolicy", policy, &["Always"]));
+    }
 }
 
 /// `ValidateRollingUpdateDaemonSet`: both values non-negative and at most 100%, and exactly one

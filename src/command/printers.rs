@@ -48,6 +48,7 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
             &["CONTAINERS", "IMAGES", "SELECTOR"],
         ),
         Kind::StatefulSet => (&["NAME", "READY", "AGE"], &["CONTAINERS", "IMAGES"]),
+        Kind::ControllerRevision => (&["NAME", "CONTROLLER", "REVISION", "AGE"], &[]),
     };
     let mut h = base.to_vec();
     if wide {
@@ -84,6 +85,7 @@ pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
         Object::Job(job) => job_row(job, now, wide),
         Object::DaemonSet(ds) => daemon_set_row(ds, now, wide),
         Object::StatefulSet(sts) => stateful_set_row(sts, now, wide),
+        Object::ControllerRevision(cr) => controller_revision_row(cr, now),
         Object::PodDisruptionBudget(pdb) => pod_disruption_budget_row(pdb, now),
         Object::HorizontalPodAutoscaler(hpa) => horizontal_pod_autoscaler_row(hpa, now),
         // printReplicationController: the same cells as a ReplicaSet's.
@@ -490,6 +492,18 @@ fn replica_set_row(rs: &ReplicaSet, now: Time, wide: bool) -> Vec<String> {
         cells.extend([c, i, selector_string(&rs.spec.selector)]);
     }
     cells
+}
+
+/// `printControllerRevision`: the controller as `kind.group/name` (`statefulset.apps/web`).
+fn controller_revision_row(cr: &ControllerRevision, now: Time) -> Vec<String> {
+    let controller = cr.metadata.controller_ref().map_or_else(
+        || "<none>".to_string(),
+        |r| {
+            let group = r.api_version.rsplit_once('/').map(|(g, _)| format!(".{g}")).unwrap_or_default();
+            format!("{}{group}/{}", r.kind.to_ascii_lowercase(), r.name)
+        },
+    );
+    vec![cr.metadata.name.to_string(), controller, cr.revision.to_string(), age(cr.metadata.creation_timestamp, now)]
 }
 
 /// `printStatefulSet`: ready of desired, and the template's containers when wide.

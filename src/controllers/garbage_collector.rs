@@ -43,6 +43,8 @@ impl Controller for GarbageCollector {
             Kind::Job,
             Kind::DaemonSet,
             Kind::ReplicationController,
+            Kind::StatefulSet,
+            Kind::ControllerRevision,
         ]
     }
     fn event_source(&self) -> &'static str {

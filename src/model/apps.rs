@@ -325,6 +325,39 @@ impl StatefulSet {
     }
 }
 
+/// A ControllerRevision: one version of a StatefulSet's pod template, kept so that pods of an
+/// older revision can be made again (a partitioned rollout, OnDelete) and so that
+/// `kubectl rollout history|undo` can list and return to them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct ControllerRevision {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    /// Upstream stores a strategic merge patch (`{"spec":{"template":{..., "$patch":"replace"}}}`)
+    /// as raw bytes; kubeloop keeps the template it carries, without the `$patch` directive.
+    #[serde(default)]
+    pub data: ControllerRevisionData,
+    #[serde(default)]
+    pub revision: i64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct ControllerRevisionData {
+    #[serde(default)]
+    pub spec: RevisionSpec,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct RevisionSpec {
+    #[serde(default)]
+    pub template: Shared<PodTemplateSpec>,
+}
+
 fn is_zero(v: &i32) -> bool {
     *v == 0
 }
@@ -454,4 +487,15 @@ decode_struct!(StatefulSetStatus {
     update_revision: "updateRevision" Default,
     collision_count: "collisionCount" Default,
     available_replicas: "availableReplicas" Default,
+});
+decode_struct!(ControllerRevision {
+    metadata: "metadata" Default,
+    data: "data" Default,
+    revision: "revision" Default,
+});
+decode_struct!(ControllerRevisionData {
+    spec: "spec" Default,
+});
+decode_struct!(RevisionSpec {
+    template: "template" Default,
 });

@@ -520,6 +520,7 @@ mod tests {
             Kind::Job => Object::Job(serde_json::from_value(value).map_err(decode_err)?),
             Kind::DaemonSet => Object::DaemonSet(serde_json::from_value(value).map_err(decode_err)?),
             Kind::StatefulSet => Object::StatefulSet(serde_json::from_value(value).map_err(decode_err)?),
+            Kind::ControllerRevision => Object::ControllerRevision(serde_json::from_value(value).map_err(decode_err)?),
         })
     }
 
@@ -634,6 +635,8 @@ mod tests {
                 "minReadySeconds": 5},
                 "status": {"observedGeneration": 2, "replicas": 3, "readyReplicas": 2, "currentReplicas": 2, "updatedReplicas": 1,
                     "currentRevision": "web-5d9f", "updateRevision": "web-7c4b", "collisionCount": 0, "availableReplicas": 2}}),
+            json!({"apiVersion": "apps/v1", "kind": "ControllerRevision", "metadata": meta(), "data": {"spec": {"template": template}},
+                "revision": 3}),
         ]
     }
 
@@ -741,6 +744,7 @@ mod tests {
                 Object::Job(x) => serde_json::to_value(x),
                 Object::DaemonSet(x) => serde_json::to_value(x),
                 Object::StatefulSet(x) => serde_json::to_value(x),
+                Object::ControllerRevision(x) => serde_json::to_value(x),
                 Object::PodDisruptionBudget(x) => serde_json::to_value(x),
                 Object::ReplicationController(x) => serde_json::to_value(x),
                 Object::HorizontalPodAutoscaler(x) => serde_json::to_value(x),

@@ -9,7 +9,7 @@
 //!
 //! To add a kind, see "How to add a kind" in ARCHITECTURE.md.
 
-use super::apps::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
+use super::apps::{ControllerRevision, DaemonSet, Deployment, ReplicaSet, StatefulSet};
 use super::autoscaling::HorizontalPodAutoscaler;
 use super::batch::Job;
 use super::config::{ConfigMap, Namespace, Secret};
@@ -121,5 +121,10 @@ kinds! {
         api_version: "apps/v1", plural: "statefulsets", singular: "statefulset", short_names: &["sts"], namespaced: true, generation: true,
         field_labels: &[],
         categories: &["all"],
+    }
+    ControllerRevision(ControllerRevision) as_controller_revision {
+        api_version: "apps/v1", plural: "controllerrevisions", singular: "controllerrevision", short_names: &[], namespaced: true, generation: false,
+        field_labels: &[],
+        categories: &[],
     }
 }

@@ -59,6 +59,13 @@ pub struct PodSpec {
     pub priority: Option<i32>,
     #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
     pub volumes: Vec<Volume>,
+    /// The pod's host name (the StatefulSet controller sets it to the pod's name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hostname: Option<String>,
+    /// With `hostname`, the pod's DNS name `<hostname>.<subdomain>.<namespace>.svc` under a
+    /// headless Service of that name (a StatefulSet's `serviceName`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subdomain: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -722,6 +729,8 @@ decode_struct!(PodSpec {
     scheduler_name: "schedulerName" Default,
     priority: "priority" Default,
     volumes: "volumes" NullAsDefault,
+    hostname: "hostname" Default,
+    subdomain: "subdomain" Default,
 });
 decode_struct!(Container {
     name: "name" Default,
