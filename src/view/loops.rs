@@ -177,7 +177,8 @@ mod tests {
                 "daemonset-controller",
                 "disruption-controller",
                 "replicationcontroller-controller",
-                "horizontal-pod-autoscaler-controller"
+                "horizontal-pod-autoscaler-controller",
+                "statefulset-controller"
             ]
         );
         let rs = &c[2].loops[1];
