@@ -283,10 +283,11 @@ fn run_seed(seed: u64) -> Result<Duration, String> {
         match converged(s.sim(), declared) {
             Ok(()) => break,
             Err(why) if s.sim().now() >= deadline => {
-                let seen: String = ["kubectl get pods -o wide", "kubectl get rs", "kubectl get jobs", "kubectl get ds", "kubectl get sts", "sim status"]
-                    .iter()
-                    .map(|l| s.execute(l).stdout)
-                    .collect();
+                let seen: String =
+                    ["kubectl get pods -o wide", "kubectl get rs", "kubectl get jobs", "kubectl get ds", "kubectl get sts", "sim status"]
+                        .iter()
+                        .map(|l| s.execute(l).stdout)
+                        .collect();
                 return Err(format!("not converged {CONVERGENCE_BOUND} after the faults stopped: {why}\nschedule: {played:?}\n{seen}"));
             }
             Err(_) => s.advance(Duration::secs(1)),
