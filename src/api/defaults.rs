@@ -35,6 +35,7 @@ pub fn default_object(object: &mut Object) {
         Object::Job(job) => super::job::default_job(job),
         Object::DaemonSet(ds) => default_daemon_set(ds),
         Object::StatefulSet(sts) => default_stateful_set(sts),
+        Object::PersistentVolumeClaim(_) | Object::PersistentVolume(_) | Object::StorageClass(_) => super::storage::default_storage(object),
         // Kinds without defaults of their own.
         _ => {}
     }

@@ -12,6 +12,7 @@ pub mod job;
 pub mod lease_manager;
 pub mod namespaces;
 pub mod service;
+pub mod storage;
 pub mod validation;
 pub mod watch;
 
@@ -228,6 +229,11 @@ impl ApiServer {
         if self.etcd.get(&key).is_some() {
             return;
         }
+        if let Some(class) = storage::default_class(&self.etcd) {
+            if let Ok(change) = self.etcd.create(class) {
+                self.committed(change);
+            }
+        }
         let mut svc = service::kubernetes_service();
         svc.metadata.uid = Rng::new(0x6b75_6265_726e_6574).uuid().into();
         svc.metadata.creation_timestamp = Some(Time(0));
@@ -401,6 +407,9 @@ impl ApiServer {
             job.metadata.uid = rng.uuid().into();
         }
         defaults::default_object(&mut object);
+        if let Object::PersistentVolumeClaim(pvc) = &mut object {
+            storage::admit_default_class(&self.etcd, pvc);
+        }
         prepare_for_create(&mut object);
         let errs = validation::validate(&object);
         if !errs.is_empty() {
@@ -624,6 +633,10 @@ fn prepare_for_create(object: &mut Object) {
         }
         Object::PodDisruptionBudget(pdb) => pdb.status = Default::default(),
         Object::StatefulSet(sts) => sts.status = Default::default(),
+        Object::PersistentVolumeClaim(pvc) => {
+            pvc.status = PersistentVolumeClaimStatus { phase: Some("Pending".into()), ..Default::default() }
+        }
+        Object::PersistentVolume(pv) => pv.status = PersistentVolumeStatus { phase: Some("Pending".into()) },
         Object::ReplicationController(rc) => rc.status = Default::default(),
         Object::HorizontalPodAutoscaler(hpa) => hpa.status = Default::default(),
         // Kinds whose strategy resets nothing.
@@ -666,6 +679,8 @@ fn with_spec_of(current: &Object, mut incoming: Object) -> Object {
         (Object::ReplicationController(n), Object::ReplicationController(c)) => n.status = c.status.clone(),
         (Object::HorizontalPodAutoscaler(n), Object::HorizontalPodAutoscaler(c)) => n.status = c.status.clone(),
         (Object::StatefulSet(n), Object::StatefulSet(c)) => n.status = c.status.clone(),
+        (Object::PersistentVolumeClaim(n), Object::PersistentVolumeClaim(c)) => n.status = c.status.clone(),
+        (Object::PersistentVolume(n), Object::PersistentVolume(c)) => n.status = c.status.clone(),
         _ => {}
     }
     incoming
@@ -714,6 +729,12 @@ fn with_status_of(current: &Object, incoming: Object) -> Object {
         }
         (Object::StatefulSet(c), Object::StatefulSet(i)) => {
             Object::StatefulSet(StatefulSet { metadata: c.metadata.clone(), spec: c.spec.clone(), status: i.status })
+        }
+        (Object::PersistentVolumeClaim(c), Object::PersistentVolumeClaim(i)) => {
+            Object::PersistentVolumeClaim(PersistentVolumeClaim { metadata: c.metadata.clone(), spec: c.spec.clone(), status: i.status })
+        }
+        (Object::PersistentVolume(c), Object::PersistentVolume(i)) => {
+            Object::PersistentVolume(PersistentVolume { metadata: c.metadata.clone(), spec: c.spec.clone(), status: i.status })
         }
         (_, i) => i,
     };
@@ -780,6 +801,9 @@ fn immutable_field_errors(old: &Object, new: &Object) -> Vec<FieldError> {
     }
     if let (Object::StatefulSet(a), Object::StatefulSet(b)) = (old, new) {
         return stateful_set_update_errors(a, b);
+    }
+    if let (Object::PersistentVolumeClaim(a), Object::PersistentVolumeClaim(b)) = (old, new) {
+        return storage::claim_update_errors(a, b);
     }
     let mut errs = Vec::new();
     if let (Object::Service(a), Object::Service(b)) = (old, new) {

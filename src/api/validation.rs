@@ -40,6 +40,8 @@ pub fn validate(object: &Object) -> Vec<FieldError> {
         Object::Deployment(d) => validate_deployment(d, &mut errs),
         Object::DaemonSet(ds) => validate_daemon_set(ds, &mut errs),
         Object::StatefulSet(sts) => validate_stateful_set(sts, &mut errs),
+        Object::PersistentVolumeClaim(pvc) => super::storage::validate_claim(pvc, &mut errs),
+        Object::PersistentVolume(pv) => super::storage::validate_volume(pv, &mut errs),
         Object::Namespace(ns) if !ns.metadata.name.is_empty() && !is_dns1123_label(&ns.metadata.name) => {
             // ValidateNamespaceName: a label, not a subdomain (the subdomain error was pushed).
             errs.retain(|e| e.field != "metadata.name");
@@ -329,6 +331,15 @@ fn validate_volumes<'a>(volumes: &'a [Volume], path: &str, errs: &mut Vec<FieldE
                 el.push(FieldError::forbidden(&at, "may not specify more than 1 volume type"));
             } else {
                 validate_host_path(host, &at, &mut el);
+            }
+        }
+        if let Some(claim) = &v.persistent_volume_claim {
+            sources += 1;
+            let at = format!("{at}.persistentVolumeClaim");
+            if sources > 1 {
+                el.push(FieldError::forbidden(&at, "may not specify more than 1 volume type"));
+            } else if claim.claim_name.is_empty() {
+                el.push(FieldError::required(&format!("{at}.claimName")));
             }
         }
         if v.name.is_empty() {

@@ -521,6 +521,9 @@ mod tests {
             Kind::DaemonSet => Object::DaemonSet(serde_json::from_value(value).map_err(decode_err)?),
             Kind::StatefulSet => Object::StatefulSet(serde_json::from_value(value).map_err(decode_err)?),
             Kind::ControllerRevision => Object::ControllerRevision(serde_json::from_value(value).map_err(decode_err)?),
+            Kind::PersistentVolumeClaim => Object::PersistentVolumeClaim(serde_json::from_value(value).map_err(decode_err)?),
+            Kind::PersistentVolume => Object::PersistentVolume(serde_json::from_value(value).map_err(decode_err)?),
+            Kind::StorageClass => Object::StorageClass(serde_json::from_value(value).map_err(decode_err)?),
         })
     }
 
@@ -637,6 +640,15 @@ mod tests {
                     "currentRevision": "web-5d9f", "updateRevision": "web-7c4b", "collisionCount": 0, "availableReplicas": 2}}),
             json!({"apiVersion": "apps/v1", "kind": "ControllerRevision", "metadata": meta(), "data": {"spec": {"template": template}},
                 "revision": 3}),
+            json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": meta(), "spec": {"accessModes": ["ReadWriteOnce"],
+                "resources": {"requests": {"storage": "1Gi"}}, "storageClassName": "standard", "volumeMode": "Filesystem",
+                "volumeName": "pvc-1"}, "status": {"phase": "Bound", "accessModes": ["ReadWriteOnce"], "capacity": {"storage": "1Gi"}}}),
+            json!({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": meta(), "spec": {"accessModes": ["ReadWriteOnce"],
+                "capacity": {"storage": "1Gi"}, "claimRef": {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "name": "www-web-0",
+                "namespace": "default", "uid": "u"}, "hostPath": {"path": "/tmp/x", "type": ""}, "persistentVolumeReclaimPolicy": "Delete",
+                "storageClassName": "standard", "volumeMode": "Filesystem"}, "status": {"phase": "Bound"}}),
+            json!({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": meta(), "provisioner": "k8s.io/minikube-hostpath",
+                "reclaimPolicy": "Delete", "volumeBindingMode": "Immediate", "allowVolumeExpansion": true}),
         ]
     }
 
@@ -745,6 +757,9 @@ mod tests {
                 Object::DaemonSet(x) => serde_json::to_value(x),
                 Object::StatefulSet(x) => serde_json::to_value(x),
                 Object::ControllerRevision(x) => serde_json::to_value(x),
+                Object::PersistentVolumeClaim(x) => serde_json::to_value(x),
+                Object::PersistentVolume(x) => serde_json::to_value(x),
+                Object::StorageClass(x) => serde_json::to_value(x),
                 Object::PodDisruptionBudget(x) => serde_json::to_value(x),
                 Object::ReplicationController(x) => serde_json::to_value(x),
                 Object::HorizontalPodAutoscaler(x) => serde_json::to_value(x),

@@ -20,6 +20,7 @@ use super::pod::Pod;
 use super::policy::PodDisruptionBudget;
 use super::replication_controller::ReplicationController;
 use super::service::{EndpointSlice, Endpoints, Service};
+use super::storage::{PersistentVolume, PersistentVolumeClaim, StorageClass};
 
 kinds! {
     Node(Node) as_node {
@@ -124,6 +125,21 @@ kinds! {
     }
     ControllerRevision(ControllerRevision) as_controller_revision {
         api_version: "apps/v1", plural: "controllerrevisions", singular: "controllerrevision", short_names: &[], namespaced: true, generation: false,
+        field_labels: &[],
+        categories: &[],
+    }
+    PersistentVolumeClaim(PersistentVolumeClaim) as_persistent_volume_claim {
+        api_version: "v1", plural: "persistentvolumeclaims", singular: "persistentvolumeclaim", short_names: &["pvc"], namespaced: true, generation: false,
+        field_labels: &[],
+        categories: &[],
+    }
+    PersistentVolume(PersistentVolume) as_persistent_volume {
+        api_version: "v1", plural: "persistentvolumes", singular: "persistentvolume", short_names: &["pv"], namespaced: false, generation: false,
+        field_labels: &[],
+        categories: &[],
+    }
+    StorageClass(StorageClass) as_storage_class {
+        api_version: "storage.k8s.io/v1", plural: "storageclasses", singular: "storageclass", short_names: &["sc"], namespaced: false, generation: false,
         field_labels: &[],
         categories: &[],
     }

@@ -420,6 +420,10 @@ fn volumes(w: &mut PrefixWriter, volumes: &[Volume], space: &str) {
             w.write(2, "Type:\tHostPath (bare host directory volume)\n");
             w.write(2, &format!("Path:\t{}\n", h.path));
             w.write(2, &format!("HostPathType:\t{}\n", h.type_.as_deref().unwrap_or("<none>")));
+        } else if let Some(c) = &v.persistent_volume_claim {
+            w.write(2, "Type:\tPersistentVolumeClaim (a reference to a PersistentVolumeClaim in the same namespace)\n");
+            w.write(2, &format!("ClaimName:\t{}\n", c.claim_name));
+            w.write(2, &format!("ReadOnly:\t{}\n", c.read_only));
         } else {
             w.write(1, "<unknown>\n");
         }
