@@ -107,6 +107,7 @@ impl ControllerManager {
             Box::new(super::replica_set::ReplicaSetController::for_replication_controllers()),
             Box::new(super::horizontal::HorizontalController::new()),
             Box::new(super::stateful_set::StatefulSetController::new()),
+            Box::new(super::volume_binder::VolumeBinder::new()),
         ])
     }
 

@@ -23,6 +23,7 @@ pub mod replica_set;
 pub mod stateful_set;
 pub mod taint_eviction;
 pub mod ttl_after_finished;
+pub mod volume_binder;
 
 use crate::api::{ApiError, ApiRequest};
 use crate::model::{Duration, Kind, Object, ObjectKey, Time};
