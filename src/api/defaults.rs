@@ -159,6 +159,11 @@ pub fn default_stateful_set(sts: &mut StatefulSet) {
     spec.replicas.get_or_insert(1);
     spec.revision_history_limit.get_or_insert(10);
     default_template(&mut spec.template);
+    // The claim templates get a claim's defaults, status included (`phase: Pending`).
+    for claim in &mut spec.volume_claim_templates {
+        claim.spec.volume_mode.get_or_insert_with(|| "Filesystem".into());
+        claim.status.phase.get_or_insert_with(|| "Pending".into());
+    }
 }
 
 /// A template's pod spec defaults, without copying a shared template that lacks none.

@@ -841,7 +841,10 @@ fn immutable_field_errors(old: &Object, new: &Object) -> Vec<FieldError> {
 /// management policy) is fixed at create; only the fields named in the message may change.
 fn stateful_set_update_errors(old: &StatefulSet, new: &StatefulSet) -> Vec<FieldError> {
     let (a, b) = (&old.spec, &new.spec);
-    if (&a.selector, &a.service_name, &a.pod_management_policy) == (&b.selector, &b.service_name, &b.pod_management_policy) {
+    let identity = |s: &StatefulSetSpec| {
+        (s.selector.clone(), s.service_name.clone(), s.pod_management_policy.clone(), s.volume_claim_templates.clone())
+    };
+    if identity(a) == identity(b) {
         return Vec::new();
     }
     vec![FieldError::forbidden(

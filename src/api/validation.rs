@@ -770,6 +770,9 @@ fn validate_stateful_set(sts: &StatefulSet, errs: &mut Vec<FieldError>) {
         errs.push(FieldError::invalid("spec.minReadySeconds", spec.min_ready_seconds, "must be greater than or equal to 0"));
     }
     validate_stateful_set_template(&spec.selector, &spec.template, errs);
+    for (i, claim) in spec.volume_claim_templates.iter().enumerate() {
+        super::storage::validate_claim_spec(&claim.spec, &format!("spec.volumeClaimTemplates[{i}].spec"), errs);
+    }
 }
 
 /// `ValidatePodTemplateSpecForStatefulSet` and what follows it: the selector must match the

@@ -251,6 +251,10 @@ pub struct StatefulSetSpec {
     /// Shared with the object's other versions (and its spec with the pods made from it).
     #[serde(default)]
     pub template: Shared<PodTemplateSpec>,
+    /// The claims each pod gets, `<template>-<set>-<ordinal>`, made before the pod and kept
+    /// after it (the default Retain policy).
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub volume_claim_templates: Vec<super::storage::PersistentVolumeClaim>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub service_name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -464,6 +468,7 @@ decode_struct!(StatefulSetSpec {
     replicas: "replicas" Default,
     selector: "selector" Default,
     template: "template" Default,
+    volume_claim_templates: "volumeClaimTemplates" NullAsDefault,
     service_name: "serviceName" Default,
     pod_management_policy: "podManagementPolicy" Default,
     update_strategy: "updateStrategy" Default,

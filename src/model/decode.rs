@@ -634,6 +634,8 @@ mod tests {
                     "observedGeneration": 4, "updatedNumberScheduled": 2, "numberAvailable": 2, "numberUnavailable": 1}}),
             json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": meta(), "spec": {"replicas": 3, "selector": selector,
                 "template": template, "serviceName": "nginx", "podManagementPolicy": "Parallel",
+                "volumeClaimTemplates": [{"metadata": {"name": "www"}, "spec": {"accessModes": ["ReadWriteOnce"],
+                    "resources": {"requests": {"storage": "1Gi"}}}, "status": {"phase": "Pending"}}],
                 "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"partition": 2}}, "revisionHistoryLimit": 10,
                 "minReadySeconds": 5},
                 "status": {"observedGeneration": 2, "replicas": 3, "readyReplicas": 2, "currentReplicas": 2, "updatedReplicas": 1,

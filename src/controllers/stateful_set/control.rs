@@ -61,14 +61,50 @@ fn ordinal_of(pod: &Pod) -> i32 {
 }
 
 /// The writes of one pass, with the events upstream's `StatefulPodControl` records for them.
-struct Writer {
+struct Writer<'a> {
     reference: ObjectReference,
-    set_name: String,
+    set: &'a StatefulSet,
+    /// The claims in the informer's cache, to create only the missing ones.
+    claims: &'a crate::runtime::store::Store,
+    /// Claim creates go out before the pod creates of the same pass.
+    claim_calls: Vec<Call>,
     calls: Vec<Call>,
     words: Vec<String>,
 }
 
-impl Writer {
+impl Writer<'_> {
+    /// `createPersistentVolumeClaims`: each of the pod's claims not there yet, named
+    /// `<template>-<pod>`, labelled with the set's selector, owned by nobody (Retain).
+    fn create_missing_claims(&mut self, pod: &Pod) {
+        for template in &self.set.spec.volume_claim_templates {
+            let name = claim_name(&template.metadata.name, &pod.metadata.name);
+            let key = ObjectKey::new(Kind::PersistentVolumeClaim, &self.set.metadata.namespace, &name);
+            if self.claims.get(&key).is_some() {
+                continue;
+            }
+            let mut claim = template.clone();
+            claim.metadata.name = name.clone().into();
+            claim.metadata.namespace = self.set.metadata.namespace.clone();
+            let mut labels: StringMap = (*claim.metadata.labels).clone();
+            labels.extend(self.set.spec.selector.match_labels.iter().map(|(k, v)| (k.clone(), v.clone())));
+            claim.metadata.labels = labels.into();
+            claim.status = Default::default();
+            let (pod_name, set_name) = (&pod.metadata.name, &self.set.metadata.name);
+            let call = Call::new(ApiRequest::Create(Object::PersistentVolumeClaim(claim)))
+                .on_success(EventSpec::normal(
+                    self.reference.clone(),
+                    "SuccessfulCreate",
+                    format!("create Claim {name} Pod {pod_name} in StatefulSet {set_name} success"),
+                ))
+                .on_failure(EventSpec::warning(
+                    self.reference.clone(),
+                    "FailedCreate",
+                    format!("create Claim {name} for Pod {pod_name} in StatefulSet {set_name} failed error: "),
+                ));
+            self.claim_calls.push(call);
+        }
+    }
+
     /// `CreateStatefulPod` (already-exists errors sunk: the cache was behind).
     fn create(&mut self, pod: Pod) {
         let (verb, name) = ("create", pod.metadata.name.to_string());
@@ -94,7 +130,7 @@ impl Writer {
     /// `FailedCreate` "... failed error: <the error>".
     fn with_events(&self, call: Call, verb: &str, pod: &str) -> Call {
         let title = format!("{}{}", verb[..1].to_ascii_uppercase(), &verb[1..]);
-        let set = &self.set_name;
+        let set = &self.set.metadata.name;
         call.on_success(EventSpec::normal(
             self.reference.clone(),
             &format!("Successful{title}"),
@@ -110,16 +146,18 @@ impl Writer {
     /// batches (Parallel, `slowStartBatch`).
     fn take_steps(&mut self, monotonic: bool) -> Vec<Vec<Call>> {
         let calls = std::mem::take(&mut self.calls);
+        let mut steps = vec![std::mem::take(&mut self.claim_calls)];
         if monotonic {
-            vec![calls]
+            steps.push(calls);
         } else {
-            slow_start_batches(calls)
+            steps.extend(slow_start_batches(calls));
         }
+        steps
     }
 }
 
 /// The pass. `pods` are the set's members; `history` its revisions.
-pub fn update(set: &StatefulSet, pods: &[&Pod], history: &History, now: Time) -> Outcome {
+pub fn update(set: &StatefulSet, pods: &[&Pod], claims: &crate::runtime::store::Store, history: &History, now: Time) -> Outcome {
     let replica_count = set.replicas().max(0) as usize;
     let min_ready = i64::from(set.spec.min_ready_seconds);
     let (current, updated) = (&history.current, &history.update);
@@ -161,7 +199,9 @@ pub fn update(set: &StatefulSet, pods: &[&Pod], history: &History, now: Time) ->
     let monotonic = !set.parallel();
     let mut writer = Writer {
         reference: reference_to(&Object::StatefulSet(set.clone())),
-        set_name: set.metadata.name.to_string(),
+        set,
+        claims,
+        claim_calls: Vec::new(),
         calls: Vec::new(),
         words: Vec::new(),
     };
@@ -229,6 +269,7 @@ fn process_replica(
             status.replicas += 1;
             count_revision(status, revision_of(pod), current, updated, 1);
             let name = pod.metadata.name.to_string();
+            writer.create_missing_claims(pod);
             writer.create(pod.clone());
             return Some(format!("waiting for {name} to be created"));
         }
@@ -241,6 +282,10 @@ fn process_replica(
             writer.delete(pod);
         }
         return Some(format!("waiting for {name} to be replaced"));
+    }
+    // A pending pod whose claim was deleted gets it again.
+    if pod.phase() == PodPhase::Pending && !pod.metadata.is_deleting() {
+        writer.create_missing_claims(pod);
     }
     if monotonic && pod.metadata.is_deleting() {
         return Some(format!("waiting for {name} to terminate"));
@@ -364,7 +409,27 @@ pub fn new_pod(set: &StatefulSet, revision: &Revision, ord: i32) -> Pod {
     labels.insert(CONTROLLER_REVISION_HASH.into(), revision.name.clone());
     metadata.labels = labels.into();
     let mut spec = template.spec.clone();
+    // `updateStorage`: each claim template is the pod's volume of that name.
+    for claim in &set.spec.volume_claim_templates {
+        let volume = Volume {
+            name: claim.metadata.name.to_string(),
+            persistent_volume_claim: Some(PersistentVolumeClaimVolumeSource {
+                claim_name: claim_name(&claim.metadata.name, &metadata.name),
+                read_only: false,
+            }),
+            ..Default::default()
+        };
+        match spec.volumes.iter_mut().find(|v| v.name == volume.name) {
+            Some(existing) => *existing = volume,
+            None => spec.volumes.push(volume),
+        }
+    }
     spec.hostname = Some(metadata.name.to_string());
     spec.subdomain = Some(set.spec.service_name.clone()).filter(|s| !s.is_empty());
     Pod { metadata, spec: spec.into(), status: PodStatus::default() }
+}
+
+/// `getPersistentVolumeClaimName`: `<template>-<pod>` (`www-web-0`).
+pub fn claim_name(template: &str, pod: &str) -> String {
+    format!("{template}-{pod}")
 }

@@ -11,9 +11,9 @@
 //! to `partition`, one at a time; OnDelete leaves that to whoever deletes them. The status counts
 //! what the sync found, adjusted for its own writes, as upstream's does.
 //!
-//! Not modelled: `volumeClaimTemplates` and the claim retention policy (kubeloop has no
-//! PersistentVolumeClaims yet; a manifest's templates are named in an unmodelled-field warning),
-//! `ordinals.start` and `maxUnavailable` (alpha upstream), and the revision hash's collision
+//! Each pod's claims (`volumeClaimTemplates`, `<template>-<set>-<ordinal>`) are created before
+//! the pod and kept after it: the retention policy is upstream's default, Retain, and the
+//! policy field itself is not modelled. Also not modelled: `ordinals.start` and `maxUnavailable` (alpha upstream), and the revision hash's collision
 //! count (the hash of a template here is computed from its JSON, so two templates never meet
 //! under one name in practice).
 
@@ -70,10 +70,10 @@ impl Controller for StatefulSetController {
     fn name(&self) -> &'static str {
         "statefulset-controller"
     }
-    /// Pods and sets; the revisions are read from their lister only (upstream registers no
-    /// handler for them).
+    /// Pods and sets; the revisions and claims are read from their listers only (upstream
+    /// registers no handler for them).
     fn watches(&self) -> &'static [Kind] {
-        &[Kind::StatefulSet, Kind::Pod, Kind::ControllerRevision]
+        &[Kind::StatefulSet, Kind::Pod, Kind::ControllerRevision, Kind::PersistentVolumeClaim]
     }
 
     fn on_delta(&mut self, caches: &Caches, delta: &Delta, _now: Time) -> Vec<ObjectKey> {
@@ -105,7 +105,7 @@ impl Controller for StatefulSetController {
         let (pods, adoptions) = claim_pods(caches, set);
         let history = revisions::settle(caches, set);
         let mut steps = vec![adoptions, history.writes.clone()];
-        let outcome = control::update(set, &pods, &history, now);
+        let outcome = control::update(set, &pods, &caches[Kind::PersistentVolumeClaim], &history, now);
         let summary =
             format!("StatefulSet {}: {} of {} pods, {}", set.metadata.name, outcome.status.ready_replicas, set.replicas(), outcome.words);
         steps.extend(outcome.steps);
