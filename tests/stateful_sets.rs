@@ -233,3 +233,81 @@ fn a_selector_that_does_not_match_the_template_and_a_negative_partition_get_the_
         "StatefulSet \"web\" is invalid: [spec.updateStrategy.rollingUpdate.partition: Invalid value: -1: must be greater than or equal to 0, spec.template.metadata.labels: Invalid value: map[string]string{\"app\":\"nginx\"}: `selector` does not match template `labels`]"
     );
 }
+
+/// `web` with the documentation's claim template `www` (1Gi, ReadWriteOnce) of `class`, if any.
+fn with_claims(replicas: i32, class: Option<&str>) -> Sim {
+    let class = class.map(|c| format!("      storageClassName: {c}\n")).unwrap_or_default();
+    let extra = format!(
+        "  volumeClaimTemplates:\n  - metadata: {{name: www}}\n    spec:\n      accessModes: [ReadWriteOnce]\n      resources: {{requests: {{storage: 1Gi}}}}\n{class}"
+    );
+    let mut yaml = web_yaml(replicas, "registry.k8s.io/nginx-slim:0.21", &extra);
+    yaml = yaml.replace("resources: {requests: {cpu: 100m, memory: 64Mi}}\n", "resources: {requests: {cpu: 100m, memory: 64Mi}}\n        volumeMounts: [{name: www, mountPath: /usr/share/nginx/html}]\n");
+    let mut sim = cluster(2);
+    sim.submit(ApiRequest::Create(object(&yaml))).unwrap();
+    sim.settle(Duration::mins(3)).unwrap();
+    sim
+}
+
+fn claim(sim: &Sim, name: &str) -> Option<PersistentVolumeClaim> {
+    sim.api().get(&ObjectKey::new(Kind::PersistentVolumeClaim, "default", name)).and_then(|o| o.as_persistent_volume_claim()).cloned()
+}
+
+#[test]
+fn each_pod_gets_its_claim_from_the_default_class_bound_before_the_pod_runs() {
+    let sim = with_claims(2, None);
+    for ordinal in 0..2 {
+        let pvc = claim(&sim, &format!("www-web-{ordinal}")).expect("the claim");
+        assert_eq!((pvc.phase(), pvc.spec.storage_class_name.as_deref()), ("Bound", Some("standard")), "DefaultStorageClass admission");
+        let pv = sim.api().get(&ObjectKey::new(Kind::PersistentVolume, "", &pvc.spec.volume_name)).and_then(|o| o.as_persistent_volume()).cloned().unwrap();
+        assert_eq!(pv.metadata.name.as_str(), format!("pvc-{}", pvc.metadata.uid));
+        assert_eq!((pv.phase(), pv.spec.persistent_volume_reclaim_policy.as_deref()), ("Bound", Some("Delete")));
+        assert_eq!(pvc.metadata.labels.get("app").map(String::as_str), Some("nginx"), "labelled with the selector");
+        let p = pod(&sim, &format!("web-{ordinal}")).unwrap();
+        let volume = p.spec.volumes.iter().find(|v| v.name == "www").and_then(|v| v.persistent_volume_claim.clone()).unwrap();
+        assert_eq!(volume.claim_name, format!("www-web-{ordinal}"));
+        assert!(p.is_ready());
+        assert!(pvc.metadata.creation_timestamp <= p.metadata.creation_timestamp, "the claim is created before its pod");
+    }
+    assert_eq!(
+        messages(&sim, "SuccessfulCreate")[..2],
+        ["create Claim www-web-0 Pod web-0 in StatefulSet web success", "create Pod web-0 in StatefulSet web successful"]
+    );
+    let provisioned = sim.objects(Kind::Event).filter_map(|o| o.as_event().cloned()).filter(|e| e.reason == "ProvisioningSucceeded").count();
+    assert_eq!(provisioned, 2);
+    assert_invariants(&sim);
+}
+
+#[test]
+fn claims_stay_after_scale_down_and_the_pod_that_returns_gets_the_same_one() {
+    let mut sim = with_claims(2, None);
+    let volume = claim(&sim, "www-web-1").unwrap().spec.volume_name;
+    update(&mut sim, |s| s.spec.replicas = Some(1));
+    sim.settle(Duration::mins(3)).unwrap();
+    assert!(pod(&sim, "web-1").is_none());
+    assert_eq!(claim(&sim, "www-web-1").map(|c| c.phase().to_string()).as_deref(), Some("Bound"), "Retain: the claim stays");
+    update(&mut sim, |s| s.spec.replicas = Some(2));
+    sim.settle(Duration::mins(3)).unwrap();
+    assert!(pod(&sim, "web-1").unwrap().is_ready());
+    assert_eq!(claim(&sim, "www-web-1").unwrap().spec.volume_name, volume, "the same volume");
+    assert_invariants(&sim);
+}
+
+#[test]
+fn a_claim_of_an_unknown_class_stays_pending_and_the_pod_with_it() {
+    let sim = with_claims(2, Some("fast"));
+    let pvc = claim(&sim, "www-web-0").unwrap();
+    assert_eq!(pvc.phase(), "Pending");
+    let failed: Vec<Event> = sim.objects(Kind::Event).filter_map(|o| o.as_event().cloned()).filter(|e| e.reason == "ProvisioningFailed").collect();
+    assert_eq!(failed[0].message.as_str(), "storageclass.storage.k8s.io \"fast\" not found");
+    assert_eq!(failed[0].type_.as_str(), "Warning");
+    let p = pod(&sim, "web-0").unwrap();
+    assert_eq!(p.phase(), PodPhase::Pending);
+    assert!(p.node_name().is_none());
+    let scheduling: Vec<Event> = sim.objects(Kind::Event).filter_map(|o| o.as_event().cloned()).filter(|e| e.reason == "FailedScheduling").collect();
+    assert_eq!(
+        scheduling[0].message.as_str(),
+        "0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."
+    );
+    assert!(pod(&sim, "web-1").is_none(), "OrderedReady: web-1 waits for web-0");
+    assert_invariants(&sim);
+}
