@@ -241,7 +241,10 @@ fn with_claims(replicas: i32, class: Option<&str>) -> Sim {
         "  volumeClaimTemplates:\n  - metadata: {{name: www}}\n    spec:\n      accessModes: [ReadWriteOnce]\n      resources: {{requests: {{storage: 1Gi}}}}\n{class}"
     );
     let mut yaml = web_yaml(replicas, "registry.k8s.io/nginx-slim:0.21", &extra);
-    yaml = yaml.replace("resources: {requests: {cpu: 100m, memory: 64Mi}}\n", "resources: {requests: {cpu: 100m, memory: 64Mi}}\n        volumeMounts: [{name: www, mountPath: /usr/share/nginx/html}]\n");
+    yaml = yaml.replace(
+        "resources: {requests: {cpu: 100m, memory: 64Mi}}\n",
+        "resources: {requests: {cpu: 100m, memory: 64Mi}}\n        volumeMounts: [{name: www, mountPath: /usr/share/nginx/html}]\n",
+    );
     let mut sim = cluster(2);
     sim.submit(ApiRequest::Create(object(&yaml))).unwrap();
     sim.settle(Duration::mins(3)).unwrap();
@@ -258,7 +261,12 @@ fn each_pod_gets_its_claim_from_the_default_class_bound_before_the_pod_runs() {
     for ordinal in 0..2 {
         let pvc = claim(&sim, &format!("www-web-{ordinal}")).expect("the claim");
         assert_eq!((pvc.phase(), pvc.spec.storage_class_name.as_deref()), ("Bound", Some("standard")), "DefaultStorageClass admission");
-        let pv = sim.api().get(&ObjectKey::new(Kind::PersistentVolume, "", &pvc.spec.volume_name)).and_then(|o| o.as_persistent_volume()).cloned().unwrap();
+        let pv = sim
+            .api()
+            .get(&ObjectKey::new(Kind::PersistentVolume, "", &pvc.spec.volume_name))
+            .and_then(|o| o.as_persistent_volume())
+            .cloned()
+            .unwrap();
         assert_eq!(pv.metadata.name.as_str(), format!("pvc-{}", pvc.metadata.uid));
         assert_eq!((pv.phase(), pv.spec.persistent_volume_reclaim_policy.as_deref()), ("Bound", Some("Delete")));
         assert_eq!(pvc.metadata.labels.get("app").map(String::as_str), Some("nginx"), "labelled with the selector");
@@ -272,7 +280,8 @@ fn each_pod_gets_its_claim_from_the_default_class_bound_before_the_pod_runs() {
         messages(&sim, "SuccessfulCreate")[..2],
         ["create Claim www-web-0 Pod web-0 in StatefulSet web success", "create Pod web-0 in StatefulSet web successful"]
     );
-    let provisioned = sim.objects(Kind::Event).filter_map(|o| o.as_event().cloned()).filter(|e| e.reason == "ProvisioningSucceeded").count();
+    let provisioned =
+        sim.objects(Kind::Event).filter_map(|o| o.as_event().cloned()).filter(|e| e.reason == "ProvisioningSucceeded").count();
     assert_eq!(provisioned, 2);
     assert_invariants(&sim);
 }
@@ -297,13 +306,15 @@ fn a_claim_of_an_unknown_class_stays_pending_and_the_pod_with_it() {
     let sim = with_claims(2, Some("fast"));
     let pvc = claim(&sim, "www-web-0").unwrap();
     assert_eq!(pvc.phase(), "Pending");
-    let failed: Vec<Event> = sim.objects(Kind::Event).filter_map(|o| o.as_event().cloned()).filter(|e| e.reason == "ProvisioningFailed").collect();
+    let failed: Vec<Event> =
+        sim.objects(Kind::Event).filter_map(|o| o.as_event().cloned()).filter(|e| e.reason == "ProvisioningFailed").collect();
     assert_eq!(failed[0].message.as_str(), "storageclass.storage.k8s.io \"fast\" not found");
     assert_eq!(failed[0].type_.as_str(), "Warning");
     let p = pod(&sim, "web-0").unwrap();
     assert_eq!(p.phase(), PodPhase::Pending);
     assert!(p.node_name().is_none());
-    let scheduling: Vec<Event> = sim.objects(Kind::Event).filter_map(|o| o.as_event().cloned()).filter(|e| e.reason == "FailedScheduling").collect();
+    let scheduling: Vec<Event> =
+        sim.objects(Kind::Event).filter_map(|o| o.as_event().cloned()).filter(|e| e.reason == "FailedScheduling").collect();
     assert_eq!(
         scheduling[0].message.as_str(),
         "0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."

@@ -752,8 +752,7 @@ pub fn describe_daemon_set(sim: &Sim, ds: &DaemonSet, events: Option<&[Rc<Object
 }
 
 /// `describeStatefulSet`: desired and total replicas, the update strategy with its partition,
-/// the pods' phases, the template and the volume claim templates (none: kubeloop does not
-/// model them yet, and the manifest's were named in a warning when it was applied).
+/// the pods' phases, the template and the volume claim templates.
 pub fn describe_stateful_set(sim: &Sim, sts: &StatefulSet, events: Option<&[Rc<Object>]>, now: Time) -> String {
     let mut w = PrefixWriter::new();
     let m = &sts.metadata;
@@ -770,9 +769,34 @@ pub fn describe_stateful_set(sim: &Sim, sts: &StatefulSet, events: Option<&[Rc<O
     }
     pods_status(&mut w, sim, m, &sts.spec.selector);
     pod_template(&mut w, &sts.spec.template);
-    w.write(0, "Volume Claims:\t<none>\n");
+    volume_claim_templates(&mut w, &sts.spec.volume_claim_templates);
     events_table(&mut w, events, now);
     w.finish()
+}
+
+/// `describeVolumeClaimTemplates`: each template's class, labels, size and access modes (a Go
+/// slice, as kubectl prints it).
+fn volume_claim_templates(w: &mut PrefixWriter, templates: &[PersistentVolumeClaim]) {
+    if templates.is_empty() {
+        w.write(0, "Volume Claims:\t<none>\n");
+        return;
+    }
+    w.write(0, "Volume Claims:\n");
+    for pvc in templates {
+        w.write(1, &format!("Name:\t{}\n", pvc.metadata.name));
+        w.write(1, &format!("StorageClass:\t{}\n", pvc.spec.storage_class_name.as_deref().unwrap_or("")));
+        for (title, map) in [("Labels", &*pvc.metadata.labels), ("Annotations", &pvc.metadata.annotations)] {
+            let text = if map.is_empty() {
+                "<none>".to_string()
+            } else {
+                map.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("\n  \t")
+            };
+            w.write(1, &format!("{title}:\t{text}\n"));
+        }
+        let capacity = pvc.request().map_or_else(|| "<default>".to_string(), |q| q.0.clone());
+        w.write(1, &format!("Capacity:\t{capacity}\n"));
+        w.write(1, &format!("Access Modes:\t[{}]\n", pvc.spec.access_modes.join(" ")));
+    }
 }
 
 /// `describeJob`: the spec's knobs, the start and end, the pod counts the controller wrote.
