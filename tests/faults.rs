@@ -133,8 +133,8 @@ fn a_stopped_api_server_refuses_every_client_who_all_recover_after_it_starts_wit
     s.advance(Duration::secs(35));
     assert_eq!(
         s.sim().open_watches(Some(&ComponentId::ControllerManager)),
-        16,
-        "pods, ReplicaSets, Deployments, Nodes, Leases, Services, EndpointSlices, Jobs, DaemonSets, ReplicationControllers, StatefulSets, ControllerRevisions, Endpoints, Namespaces, PodDisruptionBudgets and HorizontalPodAutoscalers"
+        19,
+        "pods, ReplicaSets, Deployments, Nodes, Leases, Services, EndpointSlices, Jobs, DaemonSets, ReplicationControllers, StatefulSets, ControllerRevisions, PersistentVolumeClaims, PersistentVolumes, StorageClasses, Endpoints, Namespaces, PodDisruptionBudgets and HorizontalPodAutoscalers"
     );
     assert!(s.sim().open_watches(Some(&ComponentId::Scheduler)) > 0);
     assert_eq!(s.sim().open_watches(Some(&ComponentId::Kubelet("node-1".into()))), 2, "pods and its Node");

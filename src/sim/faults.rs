@@ -526,13 +526,14 @@ mod tests {
         let kcm = ComponentId::ControllerManager;
         // One per kind its controllers watch: pods, ReplicaSets, Deployments, nodes, leases,
         // Services, EndpointSlices, Jobs, DaemonSets, ReplicationControllers, StatefulSets,
-        // ControllerRevisions, Endpoints, Namespaces, PodDisruptionBudgets, HorizontalPodAutoscalers.
-        assert_eq!(sim.sever_watches_to_relist(Some(&kcm)), 16);
+        // ControllerRevisions, PersistentVolumeClaims, PersistentVolumes, StorageClasses,
+        // Endpoints, Namespaces, PodDisruptionBudgets, HorizontalPodAutoscalers.
+        assert_eq!(sim.sever_watches_to_relist(Some(&kcm)), 19);
         assert_eq!(sim.open_watches(Some(&kcm)), 0);
         let (err, _) = sim.refusal(&kcm, &watch(Kind::Pod)).expect("gone");
         assert_eq!(err.reason, Reason::Gone);
         assert!(sim.refusal(&kcm, &watch(Kind::Pod)).is_none(), "only once");
         sim.advance(Duration::secs(5));
-        assert_eq!(sim.open_watches(Some(&kcm)), 16, "re-listed and watching again");
+        assert_eq!(sim.open_watches(Some(&kcm)), 19, "re-listed and watching again");
     }
 }

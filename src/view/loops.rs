@@ -178,7 +178,8 @@ mod tests {
                 "disruption-controller",
                 "replicationcontroller-controller",
                 "horizontal-pod-autoscaler-controller",
-                "statefulset-controller"
+                "statefulset-controller",
+                "persistentvolume-binder-controller"
             ]
         );
         let rs = &c[2].loops[1];
