@@ -232,7 +232,7 @@ fn with_every_watch_event_to_the_controller_manager_dropped_a_re_list_still_conv
     // What converges it is a re-list: the severed watch's client must list again, the informer
     // finds the pod missing, and the level-triggered controller closes the gap at once.
     let out = run(&mut s, "sim watch sever kube-controller-manager");
-    assert_eq!(out.stdout, "severed 14 watches of kube-controller-manager; each client re-lists\n");
+    assert_eq!(out.stdout, "severed 19 watches of kube-controller-manager; each client re-lists\n");
     s.advance(Duration::secs(10));
     assert_eq!(running_pods(s.sim()).len(), 3);
     assert_invariants(s.sim());

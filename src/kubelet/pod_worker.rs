@@ -1030,12 +1030,13 @@ impl Kubelet {
 
     /// `needsReconcile`: the API server's copy differs from what the kubelet last wrote in a
     /// part the kubelet owns (someone marked the pod not ready): write it again at the status
-    /// manager's next batch, within 10 s.
+    /// manager's next batch, within 10 s. A version older than the one acknowledged is a copy
+    /// etcd was restored to, and is compared like any other.
     fn reconcile_status(&mut self, ctx: &mut Ctx, pod: &Pod) {
         let uid = pod.metadata.uid.as_str();
         let Some(e) = self.proc.statuses.entries.get_mut(uid) else { return };
         let settled = !e.dirty && e.writing.is_none() && e.deleting.is_none() && !e.delete_when_written;
-        if !settled || pod.metadata.resource_version <= e.acked_version || equal_by_kubelet(&pod.status, &e.status) {
+        if !settled || pod.metadata.resource_version == e.acked_version || equal_by_kubelet(&pod.status, &e.status) {
             return;
         }
         e.dirty = true;
