@@ -235,6 +235,7 @@ impl Kubelet {
                 self.put_worker(w);
             }
             None => {
+                self.remove_other_incarnations(ctx, &object);
                 let key = object.key();
                 let finished = pod.is_terminal() && runtime(ctx).sandbox(&uid).is_none();
                 let phase = if finished { WorkerPhase::Finished } else { WorkerPhase::Idle };
@@ -251,6 +252,20 @@ impl Kubelet {
                 }
                 self.put_worker(w);
             }
+        }
+    }
+
+    /// The same name under another UID (a StatefulSet's pod made again while this kubelet
+    /// missed the delete, or etcd restored to another incarnation): the informer, keyed by name,
+    /// saw an update, but the pod it had is gone. The kubelet keys pods by UID and kills the old
+    /// one, as its periodic `HandlePodCleanups` would.
+    fn remove_other_incarnations(&mut self, ctx: &mut Ctx, object: &Rc<Object>) {
+        let (key, uid) = (object.key(), object.meta().uid.clone());
+        let mut stale: Vec<Rc<Object>> =
+            self.proc.workers.values().filter(|w| w.key == key && w.uid != uid.as_str()).map(|w| w.pod.clone()).collect();
+        crate::sort::sort_by(&mut stale, |a, b| a.meta().uid.cmp(&b.meta().uid));
+        for old in stale {
+            self.pod_removed(ctx, old);
         }
     }
 
