@@ -31,7 +31,7 @@ pub fn default_class(etcd: &Etcd) -> Option<Object> {
     };
     let mut annotations = StringMap::new();
     annotations.insert(IS_DEFAULT_CLASS.into(), "true".into());
-    sc.metadata.annotations = annotations.into();
+    sc.metadata.annotations = annotations;
     let mut labels = StringMap::new();
     labels.insert("addonmanager.kubernetes.io/mode".into(), "EnsureExists".into());
     sc.metadata.labels = labels.into();

@@ -254,7 +254,7 @@ fn provision(claim: &PersistentVolumeClaim, sc: &StorageClass) -> PersistentVolu
         capacity.insert("storage".to_string(), q.clone());
     }
     PersistentVolume {
-        metadata: ObjectMeta { name: format!("pvc-{}", claim.metadata.uid).into(), annotations: annotations.into(), ..Default::default() },
+        metadata: ObjectMeta { name: format!("pvc-{}", claim.metadata.uid).into(), annotations, ..Default::default() },
         spec: PersistentVolumeSpec {
             access_modes: claim.spec.access_modes.clone(),
             capacity,

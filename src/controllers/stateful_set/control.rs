@@ -26,12 +26,12 @@ pub struct Outcome {
 /// A replica's slot: the pod there, or the pod to create.
 enum Slot<'a> {
     Existing(&'a Pod),
-    Missing(Pod),
+    Missing(Box<Pod>),
 }
 
 impl Slot<'_> {
     fn revision(&self) -> &str {
-        let pod = match self {
+        let pod: &Pod = match self {
             Slot::Existing(p) => p,
             Slot::Missing(p) => p,
         };
@@ -190,7 +190,7 @@ pub fn update(set: &StatefulSet, pods: &[&Pod], claims: &crate::runtime::store::
         .enumerate()
         .map(|(ord, pod)| match pod {
             Some(p) => Slot::Existing(p),
-            None => Slot::Missing(versioned_pod(set, current, updated, ord as i32)),
+            None => Slot::Missing(Box::new(versioned_pod(set, current, updated, ord as i32))),
         })
         .collect();
     crate::sort::sort_by(&mut condemned, |a, b| ordinal_of(b).cmp(&ordinal_of(a)));
@@ -270,7 +270,7 @@ fn process_replica(
             count_revision(status, revision_of(pod), current, updated, 1);
             let name = pod.metadata.name.to_string();
             writer.create_missing_claims(pod);
-            writer.create(pod.clone());
+            writer.create((**pod).clone());
             return Some(format!("waiting for {name} to be created"));
         }
         Slot::Existing(pod) => *pod,
@@ -426,7 +426,7 @@ pub fn new_pod(set: &StatefulSet, revision: &Revision, ord: i32) -> Pod {
     }
     spec.hostname = Some(metadata.name.to_string());
     spec.subdomain = Some(set.spec.service_name.clone()).filter(|s| !s.is_empty());
-    Pod { metadata, spec: spec.into(), status: PodStatus::default() }
+    Pod { metadata, spec, status: PodStatus::default() }
 }
 
 /// `getPersistentVolumeClaimName`: `<template>-<pod>` (`www-web-0`).
