@@ -671,6 +671,40 @@ fn undo_stateful_set(session: &mut Session, mut sts: StatefulSet, to_revision: i
 mod tests {
     use super::*;
 
+    #[test]
+    fn stateful_set_status_lines_are_kubectls() {
+        let sts = |replicas: i32, partition: Option<i32>, status: StatefulSetStatus| {
+            let mut sts = StatefulSet::default();
+            sts.metadata.name = "web".into();
+            sts.metadata.generation = 2;
+            sts.spec.replicas = Some(replicas);
+            sts.spec.update_strategy = StatefulSetUpdateStrategy {
+                type_: Some("RollingUpdate".into()),
+                rolling_update: Some(RollingUpdateStatefulSetStrategy { partition }),
+            };
+            sts.status = StatefulSetStatus { observed_generation: 2, ..status };
+            sts
+        };
+        let seen =
+            |ready, updated| StatefulSetStatus { replicas: 3, ready_replicas: ready, updated_replicas: updated, ..Default::default() };
+        let line = |s: &StatefulSet| stateful_set_status_line(s).unwrap();
+        let mut unobserved = sts(3, Some(0), seen(3, 3));
+        unobserved.status.observed_generation = 1;
+        assert_eq!(line(&unobserved), ("Waiting for statefulset spec update to be observed...".into(), false));
+        assert_eq!(line(&sts(3, Some(0), seen(1, 1))), ("Waiting for 2 pods to be ready...".into(), false));
+        assert_eq!(
+            line(&sts(3, Some(1), seen(3, 1))),
+            ("Waiting for partitioned roll out to finish: 1 out of 2 new pods have been updated...".into(), false)
+        );
+        assert_eq!(line(&sts(3, Some(0), seen(3, 3))), ("partitioned roll out complete: 3 new pods have been updated...".into(), true));
+        let mut on_delete = sts(3, None, seen(3, 3));
+        on_delete.spec.update_strategy = StatefulSetUpdateStrategy { type_: Some("OnDelete".into()), rolling_update: None };
+        assert_eq!(
+            stateful_set_status_line(&on_delete).unwrap_err(),
+            "error: rollout status is only available for RollingUpdate strategy type"
+        );
+    }
+
     fn deployment(generation: i64, observed: i64, replicas: i32, status: DeploymentStatus) -> Deployment {
         let mut d = Deployment::default();
         d.metadata.name = "web".into();
