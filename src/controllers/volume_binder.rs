@@ -24,6 +24,8 @@ use crate::runtime::informer::Delta;
 const BIND_COMPLETED: &str = "pv.kubernetes.io/bind-completed";
 const BOUND_BY_CONTROLLER: &str = "pv.kubernetes.io/bound-by-controller";
 const PROVISIONED_BY: &str = "pv.kubernetes.io/provisioned-by";
+const STORAGE_PROVISIONER: &str = "volume.kubernetes.io/storage-provisioner";
+const BETA_STORAGE_PROVISIONER: &str = "volume.beta.kubernetes.io/storage-provisioner";
 
 #[derive(Debug, Default)]
 pub struct VolumeBinder {
@@ -147,6 +149,16 @@ impl VolumeBinder {
             sc.provisioner
         );
         self.events.push(EventSpec::normal(reference.clone(), "ExternalProvisioning", message));
+        // `setClaimProvisioner`: the claim names its provisioner, which is how an external
+        // provisioner knows the claim is its to serve.
+        // The provisioner answers the annotated claim, on the sync its update brings.
+        if claim.metadata.annotations.get(STORAGE_PROVISIONER) != Some(&sc.provisioner) {
+            let mut annotated = claim.clone();
+            annotated.metadata.annotations.insert(BETA_STORAGE_PROVISIONER.into(), sc.provisioner.clone());
+            annotated.metadata.annotations.insert(STORAGE_PROVISIONER.into(), sc.provisioner.clone());
+            let call = Call::new(ApiRequest::Update(Object::PersistentVolumeClaim(annotated)));
+            return Sync::with_steps(vec![vec![call]], format!("claim {name}: waiting for provisioner {}", sc.provisioner));
+        }
         if sc.provisioner != MINIKUBE_PROVISIONER {
             return Sync::with_steps(Vec::new(), format!("claim {name}: waiting for provisioner {}", sc.provisioner));
         }
