@@ -410,6 +410,7 @@ impl ApiServer {
         if let Object::PersistentVolumeClaim(pvc) = &mut object {
             storage::admit_default_class(&self.etcd, pvc);
         }
+        storage::admit_protection(&mut object);
         prepare_for_create(&mut object);
         let errs = validation::validate(&object);
         if !errs.is_empty() {

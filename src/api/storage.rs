@@ -56,6 +56,24 @@ pub fn admit_default_class(etcd: &Etcd, pvc: &mut PersistentVolumeClaim) {
     }
 }
 
+/// The finalizers the StorageObjectInUseProtection admission plugin puts on every claim and
+/// volume, which the protection controllers take off once nothing uses the object.
+pub const PVC_PROTECTION: &str = "kubernetes.io/pvc-protection";
+pub const PV_PROTECTION: &str = "kubernetes.io/pv-protection";
+
+/// StorageObjectInUseProtection: a new claim or volume carries its protection finalizer.
+pub fn admit_protection(object: &mut Object) {
+    let finalizer = match object {
+        Object::PersistentVolumeClaim(_) => PVC_PROTECTION,
+        Object::PersistentVolume(_) => PV_PROTECTION,
+        _ => return,
+    };
+    let finalizers = &mut object.meta_mut().finalizers;
+    if !finalizers.iter().any(|f| f == finalizer) {
+        finalizers.push(finalizer.to_string());
+    }
+}
+
 /// `SetDefaults_PersistentVolumeClaimSpec`, `SetDefaults_PersistentVolume` and the class's
 /// defaults (`Delete`, `Immediate`).
 pub fn default_storage(object: &mut Object) {

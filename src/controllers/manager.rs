@@ -108,6 +108,7 @@ impl ControllerManager {
             Box::new(super::horizontal::HorizontalController::new()),
             Box::new(super::stateful_set::StatefulSetController::new()),
             Box::new(super::volume_binder::VolumeBinder::new()),
+            Box::new(super::storage_protection::StorageProtection::new()),
         ])
     }
 

@@ -212,7 +212,9 @@ fn sync_volume(pv: &PersistentVolume, caches: &Caches) -> Sync {
             }
         }
     };
-    if phase == "Released" && pv.spec.persistent_volume_reclaim_policy.as_deref() == Some("Delete") {
+    // Released is written first, then a `Delete` volume is deleted (its protection finalizer
+    // comes off only once it is no longer Bound).
+    if pv.phase() == phase && phase == "Released" && pv.spec.persistent_volume_reclaim_policy.as_deref() == Some("Delete") {
         let call = Call::new(ApiRequest::Delete(DeleteRequest::new(ObjectKey::of(Kind::PersistentVolume, &pv.metadata))));
         return Sync::with_steps(vec![vec![call]], format!("deleting released volume {name}"));
     }

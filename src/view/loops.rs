@@ -179,7 +179,8 @@ mod tests {
                 "replicationcontroller-controller",
                 "horizontal-pod-autoscaler-controller",
                 "statefulset-controller",
-                "persistentvolume-binder-controller"
+                "persistentvolume-binder-controller",
+                "persistentvolumeclaim-protection-controller"
             ]
         );
         let rs = &c[2].loops[1];
