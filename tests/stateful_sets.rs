@@ -322,3 +322,21 @@ fn a_claim_of_an_unknown_class_stays_pending_and_the_pod_with_it() {
     assert!(pod(&sim, "web-1").is_none(), "OrderedReady: web-1 waits for web-0");
     assert_invariants(&sim);
 }
+
+#[test]
+fn a_claim_deleted_while_its_pod_runs_stays_terminating_until_the_pod_is_gone() {
+    let mut sim = with_claims(1, None);
+    let volume = claim(&sim, "www-web-0").unwrap().spec.volume_name;
+    assert_eq!(claim(&sim, "www-web-0").unwrap().metadata.finalizers, ["kubernetes.io/pvc-protection"]);
+    sim.submit(ApiRequest::Delete(DeleteRequest::new(ObjectKey::new(Kind::PersistentVolumeClaim, "default", "www-web-0")))).unwrap();
+    sim.settle(Duration::mins(1)).unwrap();
+    let held = claim(&sim, "www-web-0").expect("held by its finalizer while web-0 mounts it");
+    assert!(held.metadata.is_deleting());
+    // The StatefulSet goes (its pods with it): nothing mounts the claim, so it goes, and its
+    // volume (Delete) after it.
+    sim.submit(ApiRequest::Delete(DeleteRequest::new(ObjectKey::new(Kind::StatefulSet, "default", "web")))).unwrap();
+    sim.settle(Duration::mins(2)).unwrap();
+    assert!(claim(&sim, "www-web-0").is_none());
+    assert!(sim.api().get(&ObjectKey::new(Kind::PersistentVolume, "", &volume)).is_none(), "released and deleted");
+    assert_invariants(&sim);
+}
