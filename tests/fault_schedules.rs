@@ -10,9 +10,12 @@
 //! for the reflector's 5–10 min watch timeout, which kubeloop does not model: without it a
 //! notification lost to `watch drop` would never be re-delivered. From then on the declared
 //! state must be reached within [`CONVERGENCE_BOUND`] of simulated time: the Deployment as last
-//! declared and the DaemonSet with an available pod on each node (both gone, after a wipe
+//! declared, the StatefulSet's two pods, and the DaemonSet with an available pod on each node (both gone, after a wipe
 //! without a later restore), exactly that many pods Running and available, and no container
 //! running that no pod claims.
+//!
+//! A StatefulSet `db` (two replicas, OrderedReady) runs too: once the faults stop, `db-0` and
+//! `db-1` must be Running and ready and its status must say so (or it is gone, after a wipe).
 //!
 //! Alongside the Deployment runs a Job (`batch`: four completions, two at a time, each pod a
 //! 5 s script): whatever the faults did to it, once they stop it must be Complete, with every
@@ -136,6 +139,24 @@ spec:
       containers: [{name: agent, image: busybox, command: [sleep, '3600'], resources: {requests: {cpu: 50m, memory: 32Mi}}}]
 EOF";
 
+/// The StatefulSet each seed adds: two pods made one after the other.
+const STATEFUL_SET: &str = "kubectl create -f - <<EOF
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  serviceName: db
+  replicas: 2
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers: [{name: db, image: busybox, command: [sleep, '3600'], resources: {requests: {cpu: 50m, memory: 32Mi}}}]
+EOF";
+
+/// How many pods the StatefulSet declares.
+const STATEFUL_REPLICAS: usize = 2;
+
 fn pick<'a>(rng: &mut Rng, from: &[&'a str]) -> &'a str {
     from[rng.below(from.len() as u64) as usize]
 }
@@ -219,7 +240,24 @@ fn converged(sim: &Sim, declared: Declared) -> Result<(), String> {
         all.iter().filter(|p| is_cron_jobs(p) && !p.is_terminal()).map(|p| ObjectKey::of(Kind::Pod, &p.metadata)).collect();
     let pods: Vec<Pod> = all.into_iter().filter(|p| !is_jobs(p) && !is_cron_jobs(p)).collect();
     let daemon_sets: Vec<DaemonSet> = sim.objects(Kind::DaemonSet).filter_map(|o| o.as_daemon_set().cloned()).collect();
-    let want = declared.0.map_or(0, |n| n as usize + NODES.len());
+    let want = declared.0.map_or(0, |n| n as usize + NODES.len() + STATEFUL_REPLICAS);
+    let stateful_sets: Vec<StatefulSet> = sim.objects(Kind::StatefulSet).filter_map(|o| o.as_stateful_set().cloned()).collect();
+    match (declared.0, stateful_sets.as_slice()) {
+        (None, []) => {}
+        (Some(_), [sts]) => {
+            let n = STATEFUL_REPLICAS as i32;
+            if sts.status.ready_replicas != n || sts.status.replicas != n || sts.status.observed_generation != sts.metadata.generation {
+                return Err(format!("stateful set status {:?}", sts.status));
+            }
+            for ordinal in 0..STATEFUL_REPLICAS {
+                let name = format!("db-{ordinal}");
+                if !pods.iter().any(|p| p.metadata.name == name.as_str() && !p.metadata.is_deleting()) {
+                    return Err(format!("no pod {name}"));
+                }
+            }
+        }
+        (_, found) => return Err(format!("declared {declared:?}, found {} stateful sets", found.len())),
+    }
     match (declared.0, daemon_sets.as_slice()) {
         (None, []) => {}
         (Some(_), [ds]) => {
@@ -270,6 +308,10 @@ fn run_seed(seed: u64) -> Result<Duration, String> {
     if !created.ok {
         return Err(format!("the DaemonSet was refused: {}", created.stderr));
     }
+    let created = s.execute(STATEFUL_SET);
+    if !created.ok {
+        return Err(format!("the StatefulSet was refused: {}", created.stderr));
+    }
     s.settle(Duration::mins(2)).map_err(|_| "the scenario did not settle")?;
     start_job(&mut s);
     let mut rng = Rng::new(seed ^ 0x5eed_fa17);
@@ -299,6 +341,7 @@ fn run_seed(seed: u64) -> Result<Duration, String> {
                     "kubectl get jobs",
                     "kubectl get ds",
                     "kubectl get cronjobs",
+                    "kubectl get sts",
                     "sim status",
                 ]
                 .iter()

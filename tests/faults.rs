@@ -185,8 +185,8 @@ fn a_stopped_api_server_refuses_every_client_who_all_recover_after_it_starts_wit
     s.advance(Duration::secs(35));
     assert_eq!(
         s.sim().open_watches(Some(&ComponentId::ControllerManager)),
-        15,
-        "pods, ReplicaSets, Deployments, Nodes, Leases, Services, EndpointSlices, Jobs, DaemonSets, ReplicationControllers, CronJobs, Endpoints, Namespaces, PodDisruptionBudgets and HorizontalPodAutoscalers"
+        20,
+        "pods, ReplicaSets, Deployments, Nodes, Leases, Services, EndpointSlices, Jobs, DaemonSets, ReplicationControllers, CronJobs, StatefulSets, ControllerRevisions, PersistentVolumeClaims, PersistentVolumes, StorageClasses, Endpoints, Namespaces, PodDisruptionBudgets and HorizontalPodAutoscalers"
     );
     assert!(s.sim().open_watches(Some(&ComponentId::Scheduler)) > 0);
     assert_eq!(s.sim().open_watches(Some(&ComponentId::Kubelet("node-1".into()))), 2, "pods and its Node");
@@ -284,7 +284,7 @@ fn with_every_watch_event_to_the_controller_manager_dropped_a_re_list_still_conv
     // What converges it is a re-list: the severed watch's client must list again, the informer
     // finds the pod missing, and the level-triggered controller closes the gap at once.
     let out = run(&mut s, "sim watch sever kube-controller-manager");
-    assert_eq!(out.stdout, "severed 15 watches of kube-controller-manager; each client re-lists\n");
+    assert_eq!(out.stdout, "severed 20 watches of kube-controller-manager; each client re-lists\n");
     s.advance(Duration::secs(10));
     assert_eq!(running_pods(s.sim()).len(), 3);
     assert_invariants(s.sim());
@@ -452,7 +452,7 @@ fn fault_verbs_reject_bad_input_with_clear_errors_and_change_nothing() {
         ("sim stop kubelet-node-9", "error: unknown component \"kubelet-node-9\"; known components: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubelet-node-1, kubelet-node-2, kube-proxy-node-1, kube-proxy-node-2\n"),
         ("sim start kube-scheduler", "error: kube-scheduler is already running\n"),
         ("sim stop", "error: sim stop takes one component: kube-apiserver, etcd, kube-controller-manager, kube-controller-manager/CONTROLLER, kube-scheduler, kubelet-NODE or kube-proxy-NODE\n"),
-        ("sim stop kube-controller-manager/nosuch", "error: unknown controller \"nosuch\" in kube-controller-manager; known controllers: deployment-controller, replicaset-controller, garbage-collector-controller, node-lifecycle-controller, taint-eviction-controller, namespace-controller, endpointslice-controller, endpoints-controller, pod-garbage-collector-controller, job-controller, ttl-after-finished-controller, daemonset-controller, disruption-controller, replicationcontroller-controller, horizontal-pod-autoscaler-controller, cronjob-controller\n"),
+        ("sim stop kube-controller-manager/nosuch", "error: unknown controller \"nosuch\" in kube-controller-manager; known controllers: deployment-controller, replicaset-controller, garbage-collector-controller, node-lifecycle-controller, taint-eviction-controller, namespace-controller, endpointslice-controller, endpoints-controller, pod-garbage-collector-controller, job-controller, ttl-after-finished-controller, daemonset-controller, disruption-controller, replicationcontroller-controller, horizontal-pod-autoscaler-controller, cronjob-controller, statefulset-controller, persistentvolume-binder-controller, persistentvolumeclaim-protection-controller\n"),
         ("sim start kube-controller-manager/job-controller", "error: kube-controller-manager/job-controller is already running\n"),
         ("sim node fail node-9", "Error from server (NotFound): nodes \"node-9\" not found\n"),
         ("sim node recover node-1", "error: node \"node-1\" has no fault to recover from\n"),

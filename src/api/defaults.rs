@@ -35,6 +35,8 @@ pub fn default_object(object: &mut Object) {
         Object::CronJob(cj) => super::cronjob::default_cron_job(cj),
         Object::Job(job) => super::job::default_job(job),
         Object::DaemonSet(ds) => default_daemon_set(ds),
+        Object::StatefulSet(sts) => default_stateful_set(sts),
+        Object::PersistentVolumeClaim(_) | Object::PersistentVolume(_) | Object::StorageClass(_) => super::storage::default_storage(object),
         // Kinds without defaults of their own.
         _ => {}
     }
@@ -138,6 +140,31 @@ pub fn default_daemon_set(ds: &mut DaemonSet) {
     }
     spec.revision_history_limit.get_or_insert(10);
     default_template(&mut spec.template);
+}
+
+/// `SetDefaults_StatefulSet`: OrderedReady pod management, RollingUpdate with partition 0 (a
+/// RollingUpdate written without `rollingUpdate` gets one only when the type was also left
+/// out, as upstream's), one replica and ten revisions of history.
+pub fn default_stateful_set(sts: &mut StatefulSet) {
+    let spec = &mut sts.spec;
+    spec.pod_management_policy.get_or_insert_with(|| "OrderedReady".into());
+    if spec.update_strategy.type_.is_none() {
+        spec.update_strategy.type_ = Some("RollingUpdate".into());
+        spec.update_strategy.rolling_update.get_or_insert_with(Default::default);
+    }
+    if spec.update_strategy.type_.as_deref() == Some("RollingUpdate") {
+        if let Some(ru) = &mut spec.update_strategy.rolling_update {
+            ru.partition.get_or_insert(0);
+        }
+    }
+    spec.replicas.get_or_insert(1);
+    spec.revision_history_limit.get_or_insert(10);
+    default_template(&mut spec.template);
+    // The claim templates get a claim's defaults, status included (`phase: Pending`).
+    for claim in &mut spec.volume_claim_templates {
+        claim.spec.volume_mode.get_or_insert_with(|| "Filesystem".into());
+        claim.status.phase.get_or_insert_with(|| "Pending".into());
+    }
 }
 
 /// A template's pod spec defaults, without copying a shared template that lacks none.

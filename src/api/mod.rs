@@ -13,6 +13,7 @@ pub mod job;
 pub mod lease_manager;
 pub mod namespaces;
 pub mod service;
+pub mod storage;
 pub mod validation;
 pub mod watch;
 
@@ -229,6 +230,11 @@ impl ApiServer {
         if self.etcd.get(&key).is_some() {
             return;
         }
+        if let Some(class) = storage::default_class(&self.etcd) {
+            if let Ok(change) = self.etcd.create(class) {
+                self.committed(change);
+            }
+        }
         let mut svc = service::kubernetes_service();
         svc.metadata.uid = Rng::new(0x6b75_6265_726e_6574).uuid().into();
         svc.metadata.creation_timestamp = Some(Time(0));
@@ -402,6 +408,10 @@ impl ApiServer {
             job.metadata.uid = rng.uuid().into();
         }
         defaults::default_object(&mut object);
+        if let Object::PersistentVolumeClaim(pvc) = &mut object {
+            storage::admit_default_class(&self.etcd, pvc);
+        }
+        storage::admit_protection(&mut object);
         prepare_for_create(&mut object);
         let mut errs = validation::validate(&object);
         if let Object::CronJob(cj) = &object {
@@ -627,6 +637,11 @@ fn prepare_for_create(object: &mut Object) {
             ds.metadata.annotations.insert(TEMPLATE_GENERATION_ANNOTATION.into(), "1".into());
         }
         Object::PodDisruptionBudget(pdb) => pdb.status = Default::default(),
+        Object::StatefulSet(sts) => sts.status = Default::default(),
+        Object::PersistentVolumeClaim(pvc) => {
+            pvc.status = PersistentVolumeClaimStatus { phase: Some("Pending".into()), ..Default::default() }
+        }
+        Object::PersistentVolume(pv) => pv.status = PersistentVolumeStatus { phase: Some("Pending".into()) },
         Object::ReplicationController(rc) => rc.status = Default::default(),
         Object::HorizontalPodAutoscaler(hpa) => hpa.status = Default::default(),
         Object::CronJob(cj) => cj.status = Default::default(),
@@ -670,6 +685,9 @@ fn with_spec_of(current: &Object, mut incoming: Object) -> Object {
         (Object::ReplicationController(n), Object::ReplicationController(c)) => n.status = c.status.clone(),
         (Object::HorizontalPodAutoscaler(n), Object::HorizontalPodAutoscaler(c)) => n.status = c.status.clone(),
         (Object::CronJob(n), Object::CronJob(c)) => n.status = c.status.clone(),
+        (Object::StatefulSet(n), Object::StatefulSet(c)) => n.status = c.status.clone(),
+        (Object::PersistentVolumeClaim(n), Object::PersistentVolumeClaim(c)) => n.status = c.status.clone(),
+        (Object::PersistentVolume(n), Object::PersistentVolume(c)) => n.status = c.status.clone(),
         _ => {}
     }
     incoming
@@ -719,6 +737,15 @@ fn with_status_of(current: &Object, incoming: Object) -> Object {
         (Object::CronJob(c), Object::CronJob(i)) => {
             Object::CronJob(CronJob { metadata: c.metadata.clone(), spec: c.spec.clone(), status: i.status })
         }
+        (Object::StatefulSet(c), Object::StatefulSet(i)) => {
+            Object::StatefulSet(StatefulSet { metadata: c.metadata.clone(), spec: c.spec.clone(), status: i.status })
+        }
+        (Object::PersistentVolumeClaim(c), Object::PersistentVolumeClaim(i)) => {
+            Object::PersistentVolumeClaim(PersistentVolumeClaim { metadata: c.metadata.clone(), spec: c.spec.clone(), status: i.status })
+        }
+        (Object::PersistentVolume(c), Object::PersistentVolume(i)) => {
+            Object::PersistentVolume(PersistentVolume { metadata: c.metadata.clone(), spec: c.spec.clone(), status: i.status })
+        }
         (_, i) => i,
     };
     next.meta_mut().resource_version = rv;
@@ -757,6 +784,7 @@ fn spec_changed(old: &Object, new: &Object) -> bool {
         (Object::ReplicaSet(a), Object::ReplicaSet(b)) => a.spec != b.spec,
         (Object::Job(a), Object::Job(b)) => a.spec != b.spec,
         (Object::DaemonSet(a), Object::DaemonSet(b)) => a.spec != b.spec,
+        (Object::StatefulSet(a), Object::StatefulSet(b)) => a.spec != b.spec,
         (Object::Pod(a), Object::Pod(b)) => a.spec != b.spec,
         (Object::PodDisruptionBudget(a), Object::PodDisruptionBudget(b)) => a.spec != b.spec,
         (Object::ReplicationController(a), Object::ReplicationController(b)) => a.spec != b.spec,
@@ -781,6 +809,12 @@ fn immutable_field_errors(old: &Object, new: &Object) -> Vec<FieldError> {
     };
     if let (Object::Job(a), Object::Job(b)) = (old, new) {
         return job::immutable_errors(a, b);
+    }
+    if let (Object::StatefulSet(a), Object::StatefulSet(b)) = (old, new) {
+        return stateful_set_update_errors(a, b);
+    }
+    if let (Object::PersistentVolumeClaim(a), Object::PersistentVolumeClaim(b)) = (old, new) {
+        return storage::claim_update_errors(a, b);
     }
     let mut errs = Vec::new();
     if let (Object::Service(a), Object::Service(b)) = (old, new) {
@@ -812,6 +846,22 @@ fn immutable_field_errors(old: &Object, new: &Object) -> Vec<FieldError> {
         }
     }
     errs
+}
+
+/// `ValidateStatefulSetUpdate`: a StatefulSet's identity (selector, service name, pod
+/// management policy) is fixed at create; only the fields named in the message may change.
+fn stateful_set_update_errors(old: &StatefulSet, new: &StatefulSet) -> Vec<FieldError> {
+    let (a, b) = (&old.spec, &new.spec);
+    let identity = |s: &StatefulSetSpec| {
+        (s.selector.clone(), s.service_name.clone(), s.pod_management_policy.clone(), s.volume_claim_templates.clone())
+    };
+    if identity(a) == identity(b) {
+        return Vec::new();
+    }
+    vec![FieldError::forbidden(
+        "spec",
+        "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden",
+    )]
 }
 
 /// `podutil.UpdatePodCondition`: sets a condition, moving its transition time only on a change.

@@ -39,6 +39,9 @@ pub fn validate(object: &Object) -> Vec<FieldError> {
         }
         Object::Deployment(d) => validate_deployment(d, &mut errs),
         Object::DaemonSet(ds) => validate_daemon_set(ds, &mut errs),
+        Object::StatefulSet(sts) => validate_stateful_set(sts, &mut errs),
+        Object::PersistentVolumeClaim(pvc) => super::storage::validate_claim(pvc, &mut errs),
+        Object::PersistentVolume(pv) => super::storage::validate_volume(pv, &mut errs),
         Object::Namespace(ns) if !ns.metadata.name.is_empty() && !is_dns1123_label(&ns.metadata.name) => {
             // ValidateNamespaceName: a label, not a subdomain (the subdomain error was pushed).
             errs.retain(|e| e.field != "metadata.name");
@@ -329,6 +332,15 @@ fn validate_volumes<'a>(volumes: &'a [Volume], path: &str, errs: &mut Vec<FieldE
                 el.push(FieldError::forbidden(&at, "may not specify more than 1 volume type"));
             } else {
                 validate_host_path(host, &at, &mut el);
+            }
+        }
+        if let Some(claim) = &v.persistent_volume_claim {
+            sources += 1;
+            let at = format!("{at}.persistentVolumeClaim");
+            if sources > 1 {
+                el.push(FieldError::forbidden(&at, "may not specify more than 1 volume type"));
+            } else if claim.claim_name.is_empty() {
+                el.push(FieldError::required(&format!("{at}.claimName")));
             }
         }
         if v.name.is_empty() {
@@ -718,6 +730,75 @@ fn validate_daemon_set(ds: &DaemonSet, errs: &mut Vec<FieldError>) {
     }
     if let Some(limit) = ds.spec.revision_history_limit.filter(|l| *l < 0) {
         errs.push(FieldError::invalid("spec.revisionHistoryLimit", limit, "must be greater than or equal to 0"));
+    }
+}
+
+/// `ValidateStatefulSetSpec`: the pod management policy, the update strategy (a partition only
+/// with RollingUpdate, never negative), the counts, and the selector and template the workloads
+/// share.
+fn validate_stateful_set(sts: &StatefulSet, errs: &mut Vec<FieldError>) {
+    let spec = &sts.spec;
+    match spec.pod_management_policy.as_deref() {
+        None | Some("") => errs.push(FieldError::required("spec.podManagementPolicy")),
+        Some("OrderedReady" | "Parallel") => {}
+        Some(other) => {
+            errs.push(FieldError::invalid("spec.podManagementPolicy", format!("{other:?}"), "must be 'OrderedReady' or 'Parallel'"))
+        }
+    }
+    let strategy = &spec.update_strategy;
+    match strategy.type_.as_deref() {
+        None | Some("") => errs.push(FieldError::required("spec.updateStrategy")),
+        Some("OnDelete") if strategy.rolling_update.is_some() => {
+            let partition = strategy.rolling_update.as_ref().and_then(|r| r.partition).unwrap_or(0);
+            let value =
+                format!("apps.RollingUpdateStatefulSetStrategy{{Partition:{partition}, MaxUnavailable:(*intstr.IntOrString)(nil)}}");
+            errs.push(FieldError::invalid("spec.updateStrategy.rollingUpdate", value, "only allowed for updateStrategy 'RollingUpdate'"));
+        }
+        Some("OnDelete" | "RollingUpdate") => {}
+        Some(other) => {
+            let value = format!("apps.StatefulSetUpdateStrategy{{Type:{other:?}}}");
+            errs.push(FieldError::invalid("spec.updateStrategy", value, "must be 'RollingUpdate' or 'OnDelete'"));
+        }
+    }
+    if let Some(p) = strategy.rolling_update.as_ref().and_then(|r| r.partition).filter(|p| *p < 0) {
+        errs.push(FieldError::invalid("spec.updateStrategy.rollingUpdate.partition", p, "must be greater than or equal to 0"));
+    }
+    if let Some(limit) = spec.revision_history_limit.filter(|l| *l < 0) {
+        errs.push(FieldError::invalid("spec.revisionHistoryLimit", limit, "must be greater than or equal to 0"));
+    }
+    validate_replicas(spec.replicas, errs);
+    if spec.min_ready_seconds < 0 {
+        errs.push(FieldError::invalid("spec.minReadySeconds", spec.min_ready_seconds, "must be greater than or equal to 0"));
+    }
+    validate_stateful_set_template(&spec.selector, &spec.template, errs);
+    for (i, claim) in spec.volume_claim_templates.iter().enumerate() {
+        super::storage::validate_claim_spec(&claim.spec, &format!("spec.volumeClaimTemplates[{i}].spec"), errs);
+    }
+}
+
+/// `ValidatePodTemplateSpecForStatefulSet` and what follows it: the selector must match the
+/// template's labels, pods always restart and have no deadline. Upstream leaves the template's
+/// pod spec itself unchecked (its volume mounts may name `volumeClaimTemplates`, which are not
+/// volumes of the template), so the pod's own validation speaks when the controller creates it.
+fn validate_stateful_set_template(selector: &LabelSelector, template: &PodTemplateSpec, errs: &mut Vec<FieldError>) {
+    if selector.is_empty() {
+        errs.push(FieldError::required("spec.selector"));
+        if selector.match_labels.is_empty() && selector.match_expressions.is_empty() {
+            errs.push(FieldError::invalid(
+                "spec.selector",
+                "v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}",
+                "empty selector is invalid for statefulset",
+            ));
+        }
+    } else if !selector.matches(&template.metadata.labels) {
+        errs.push(FieldError::invalid(
+            "spec.template.metadata.labels",
+            go_map_literal(&template.metadata.labels),
+            "`selector` does not match template `labels`",
+        ));
+    }
+    if let Some(policy) = template.spec.restart_policy.as_deref().filter(|p| *p != "Always") {
+        errs.push(FieldError::unsupported("spec.template.spec.restartPolicy", policy, &["Always"]));
     }
 }
 

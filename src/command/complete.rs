@@ -288,6 +288,7 @@ fn kubectl_candidates(words: &[String], partial: &str, session: &Session) -> Vec
                 .into_iter()
                 .map(|n| format!("deployment/{n}"))
                 .chain(names(session, Kind::ReplicaSet, &ns).into_iter().map(|n| format!("replicaset/{n}")))
+                .chain(names(session, Kind::StatefulSet, &ns).into_iter().map(|n| format!("statefulset/{n}")))
                 .collect(),
             Some(_) => strings(&["--replicas="]),
         },
@@ -298,7 +299,11 @@ fn kubectl_candidates(words: &[String], partial: &str, session: &Session) -> Vec
         },
         "rollout" => match args.len() {
             0 => strings(ROLLOUT_SUBCOMMANDS),
-            1 => names(session, Kind::Deployment, &ns).into_iter().map(|n| format!("deployment/{n}")).collect(),
+            1 => names(session, Kind::Deployment, &ns)
+                .into_iter()
+                .map(|n| format!("deployment/{n}"))
+                .chain(names(session, Kind::StatefulSet, &ns).into_iter().map(|n| format!("statefulset/{n}")))
+                .collect(),
             _ => Vec::new(),
         },
         "create" => match args.first() {

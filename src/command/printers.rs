@@ -50,6 +50,27 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
             &["NAME", "DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE", "NODE SELECTOR", "AGE"],
             &["CONTAINERS", "IMAGES", "SELECTOR"],
         ),
+        Kind::StatefulSet => (&["NAME", "READY", "AGE"], &["CONTAINERS", "IMAGES"]),
+        Kind::ControllerRevision => (&["NAME", "CONTROLLER", "REVISION", "AGE"], &[]),
+        Kind::PersistentVolumeClaim => {
+            (&["NAME", "STATUS", "VOLUME", "CAPACITY", "ACCESS MODES", "STORAGECLASS", "VOLUMEATTRIBUTESCLASS", "AGE"], &["VOLUMEMODE"])
+        }
+        Kind::PersistentVolume => (
+            &[
+                "NAME",
+                "CAPACITY",
+                "ACCESS MODES",
+                "RECLAIM POLICY",
+                "STATUS",
+                "CLAIM",
+                "STORAGECLASS",
+                "VOLUMEATTRIBUTESCLASS",
+                "REASON",
+                "AGE",
+            ],
+            &["VOLUMEMODE"],
+        ),
+        Kind::StorageClass => (&["NAME", "PROVISIONER", "RECLAIMPOLICY", "VOLUMEBINDINGMODE", "ALLOWVOLUMEEXPANSION", "AGE"], &[]),
     };
     let mut h = base.to_vec();
     if wide {
@@ -85,6 +106,11 @@ pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
         Object::Endpoints(ep) => vec![ep.metadata.name.to_string(), endpoints_list(ep, None), age(ep.metadata.creation_timestamp, now)],
         Object::Job(job) => job_row(job, now, wide),
         Object::DaemonSet(ds) => daemon_set_row(ds, now, wide),
+        Object::StatefulSet(sts) => stateful_set_row(sts, now, wide),
+        Object::ControllerRevision(cr) => controller_revision_row(cr, now),
+        Object::PersistentVolumeClaim(pvc) => persistent_volume_claim_row(pvc, now, wide),
+        Object::PersistentVolume(pv) => persistent_volume_row(pv, now, wide),
+        Object::StorageClass(sc) => storage_class_row(sc, now),
         Object::PodDisruptionBudget(pdb) => pod_disruption_budget_row(pdb, now),
         Object::HorizontalPodAutoscaler(hpa) => horizontal_pod_autoscaler_row(hpa, now),
         Object::CronJob(cj) => cron_job_row(cj, now, wide),
@@ -516,6 +542,89 @@ fn replica_set_row(rs: &ReplicaSet, now: Time, wide: bool) -> Vec<String> {
     if wide {
         let (c, i) = containers_and_images(&rs.spec.template.spec);
         cells.extend([c, i, selector_string(&rs.spec.selector)]);
+    }
+    cells
+}
+
+/// `printPersistentVolumeClaim`: capacity and access modes only once bound (from the status).
+fn persistent_volume_claim_row(pvc: &PersistentVolumeClaim, now: Time, wide: bool) -> Vec<String> {
+    let bound = pvc.phase() == "Bound";
+    let capacity = if bound { pvc.status.capacity.get("storage").map(|q| q.0.clone()).unwrap_or_default() } else { String::new() };
+    let modes = if bound { access_modes_string(&pvc.status.access_modes) } else { String::new() };
+    let phase = if pvc.metadata.is_deleting() { "Terminating" } else { pvc.phase() };
+    let mut cells = vec![
+        pvc.metadata.name.to_string(),
+        phase.to_string(),
+        pvc.spec.volume_name.clone(),
+        capacity,
+        modes,
+        pvc.spec.storage_class_name.clone().unwrap_or_default(),
+        "<unset>".to_string(),
+        age(pvc.metadata.creation_timestamp, now),
+    ];
+    if wide {
+        cells.push(pvc.spec.volume_mode.clone().unwrap_or_else(|| "<unset>".into()));
+    }
+    cells
+}
+
+/// `printPersistentVolume`: the claim as `namespace/name`.
+fn persistent_volume_row(pv: &PersistentVolume, now: Time, wide: bool) -> Vec<String> {
+    let claim = pv.spec.claim_ref.as_ref().map(|c| format!("{}/{}", c.namespace, c.name)).unwrap_or_default();
+    let phase = if pv.metadata.is_deleting() { "Terminating" } else { pv.phase() };
+    let mut cells = vec![
+        pv.metadata.name.to_string(),
+        pv.spec.capacity.get("storage").map(|q| q.0.clone()).unwrap_or_default(),
+        access_modes_string(&pv.spec.access_modes),
+        pv.spec.persistent_volume_reclaim_policy.clone().unwrap_or_default(),
+        phase.to_string(),
+        claim,
+        pv.spec.storage_class_name.clone(),
+        "<unset>".to_string(),
+        String::new(),
+        age(pv.metadata.creation_timestamp, now),
+    ];
+    if wide {
+        cells.push(pv.spec.volume_mode.clone().unwrap_or_else(|| "<unset>".into()));
+    }
+    cells
+}
+
+/// `printStorageClass`: the default class's name carries ` (default)`.
+fn storage_class_row(sc: &StorageClass, now: Time) -> Vec<String> {
+    let name = if sc.is_default() { format!("{} (default)", sc.metadata.name) } else { sc.metadata.name.to_string() };
+    vec![
+        name,
+        sc.provisioner.clone(),
+        sc.reclaim_policy.clone().unwrap_or_else(|| "Delete".into()),
+        sc.volume_binding_mode.clone().unwrap_or_else(|| "Immediate".into()),
+        sc.allow_volume_expansion.unwrap_or(false).to_string(),
+        age(sc.metadata.creation_timestamp, now),
+    ]
+}
+
+/// `printControllerRevision`: the controller as `kind.group/name` (`statefulset.apps/web`).
+fn controller_revision_row(cr: &ControllerRevision, now: Time) -> Vec<String> {
+    let controller = cr.metadata.controller_ref().map_or_else(
+        || "<none>".to_string(),
+        |r| {
+            let group = r.api_version.rsplit_once('/').map(|(g, _)| format!(".{g}")).unwrap_or_default();
+            format!("{}{group}/{}", r.kind.to_ascii_lowercase(), r.name)
+        },
+    );
+    vec![cr.metadata.name.to_string(), controller, cr.revision.to_string(), age(cr.metadata.creation_timestamp, now)]
+}
+
+/// `printStatefulSet`: ready of desired, and the template's containers when wide.
+fn stateful_set_row(sts: &StatefulSet, now: Time, wide: bool) -> Vec<String> {
+    let mut cells = vec![
+        sts.metadata.name.to_string(),
+        format!("{}/{}", sts.status.ready_replicas, sts.replicas()),
+        age(sts.metadata.creation_timestamp, now),
+    ];
+    if wide {
+        let (c, i) = containers_and_images(&sts.spec.template.spec);
+        cells.extend([c, i]);
     }
     cells
 }

@@ -160,7 +160,7 @@ mod tests {
         let s = |a: &[&str]| select(&a.iter().map(|x| x.to_string()).collect::<Vec<_>>());
         assert_eq!(s(&["pods"]), Ok(Selection::Kinds(vec![Kind::Pod])));
         // kubectl's order: core first, then by group: apps/v1 by name (daemonsets, deployments,
-        // replicasets), then autoscaling, then batch (cronjobs, jobs).
+        // replicasets, statefulsets), then autoscaling, then batch (cronjobs, jobs).
         assert_eq!(
             s(&["all"]),
             Ok(Selection::Kinds(vec![
@@ -170,6 +170,7 @@ mod tests {
                 Kind::DaemonSet,
                 Kind::Deployment,
                 Kind::ReplicaSet,
+                Kind::StatefulSet,
                 Kind::HorizontalPodAutoscaler,
                 Kind::CronJob,
                 Kind::Job

@@ -44,6 +44,8 @@ impl Controller for GarbageCollector {
             Kind::DaemonSet,
             Kind::ReplicationController,
             Kind::CronJob,
+            Kind::StatefulSet,
+            Kind::ControllerRevision,
         ]
     }
     fn event_source(&self) -> &'static str {

@@ -111,6 +111,9 @@ impl ControllerManager {
             Box::new(super::replica_set::ReplicaSetController::for_replication_controllers()),
             Box::new(super::horizontal::HorizontalController::new()),
             Box::new(super::cronjob::CronJobController::new()),
+            Box::new(super::stateful_set::StatefulSetController::new()),
+            Box::new(super::volume_binder::VolumeBinder::new()),
+            Box::new(super::storage_protection::StorageProtection::new()),
         ])
     }
 
@@ -371,6 +374,7 @@ impl ControllerManager {
         };
         let event = match (&outcome, call.expect) {
             (Outcome::Done(o), Expect::Success) => call.on_success.clone().map(|e| e.naming(&o.meta().name)),
+            (Outcome::Failed(err), _) if call.quiet_if_exists && err.reason == crate::api::Reason::AlreadyExists => None,
             (Outcome::Failed(err), Expect::Success) => call.on_failure.clone().map(|e| e.failing_with(&err.message)),
             _ => None,
         };

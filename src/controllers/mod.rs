@@ -21,8 +21,11 @@ pub mod namespace;
 pub mod node_lifecycle;
 pub mod pod_gc;
 pub mod replica_set;
+pub mod stateful_set;
+pub mod storage_protection;
 pub mod taint_eviction;
 pub mod ttl_after_finished;
+pub mod volume_binder;
 
 use crate::api::{ApiError, ApiRequest};
 use crate::model::{Duration, Kind, Object, ObjectKey, Time};
@@ -76,6 +79,9 @@ pub struct Call {
     /// another UID is a new object, and the owner is gone all the same (the collector's
     /// `isDangling` compares UIDs).
     pub absent_uid: Option<String>,
+    /// A create refused because the object already exists records no failure event (the
+    /// StatefulSet controller "sinks already exists errors": a stale cache, not a fault).
+    pub quiet_if_exists: bool,
 }
 
 /// What a call must find for the sync to go on.
@@ -90,7 +96,7 @@ pub enum Expect {
 
 impl Call {
     pub fn new(request: ApiRequest) -> Self {
-        Call { request, on_success: None, on_failure: None, expect: Expect::Success, absent_uid: None }
+        Call { request, on_success: None, on_failure: None, expect: Expect::Success, absent_uid: None, quiet_if_exists: false }
     }
     pub fn expect_not_found(request: ApiRequest) -> Self {
         Call { expect: Expect::NotFound, ..Call::new(request) }
@@ -105,6 +111,10 @@ impl Call {
     }
     pub fn on_failure(mut self, event: EventSpec) -> Self {
         self.on_failure = Some(event);
+        self
+    }
+    pub fn quiet_if_exists(mut self) -> Self {
+        self.quiet_if_exists = true;
         self
     }
 }

@@ -235,6 +235,7 @@ impl Kubelet {
                 self.put_worker(w);
             }
             None => {
+                self.remove_other_incarnations(ctx, &object);
                 let key = object.key();
                 let finished = pod.is_terminal() && runtime(ctx).sandbox(&uid).is_none();
                 let phase = if finished { WorkerPhase::Finished } else { WorkerPhase::Idle };
@@ -251,6 +252,20 @@ impl Kubelet {
                 }
                 self.put_worker(w);
             }
+        }
+    }
+
+    /// The same name under another UID (a StatefulSet's pod made again while this kubelet
+    /// missed the delete, or etcd restored to another incarnation): the informer, keyed by name,
+    /// saw an update, but the pod it had is gone. The kubelet keys pods by UID and kills the old
+    /// one, as its periodic `HandlePodCleanups` would.
+    fn remove_other_incarnations(&mut self, ctx: &mut Ctx, object: &Rc<Object>) {
+        let (key, uid) = (object.key(), object.meta().uid.clone());
+        let mut stale: Vec<Rc<Object>> =
+            self.proc.workers.values().filter(|w| w.key == key && w.uid != uid.as_str()).map(|w| w.pod.clone()).collect();
+        crate::sort::sort_by(&mut stale, |a, b| a.meta().uid.cmp(&b.meta().uid));
+        for old in stale {
+            self.pod_removed(ctx, old);
         }
     }
 
@@ -1030,12 +1045,13 @@ impl Kubelet {
 
     /// `needsReconcile`: the API server's copy differs from what the kubelet last wrote in a
     /// part the kubelet owns (someone marked the pod not ready): write it again at the status
-    /// manager's next batch, within 10 s.
+    /// manager's next batch, within 10 s. A version older than the one acknowledged is a copy
+    /// etcd was restored to, and is compared like any other.
     fn reconcile_status(&mut self, ctx: &mut Ctx, pod: &Pod) {
         let uid = pod.metadata.uid.as_str();
         let Some(e) = self.proc.statuses.entries.get_mut(uid) else { return };
         let settled = !e.dirty && e.writing.is_none() && e.deleting.is_none() && !e.delete_when_written;
-        if !settled || pod.metadata.resource_version <= e.acked_version || equal_by_kubelet(&pod.status, &e.status) {
+        if !settled || pod.metadata.resource_version == e.acked_version || equal_by_kubelet(&pod.status, &e.status) {
             return;
         }
         e.dirty = true;

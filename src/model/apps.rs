@@ -1,4 +1,4 @@
-//! ReplicaSet, Deployment and DaemonSet (apps/v1): the claims the workload controllers reconcile.
+//! ReplicaSet, Deployment, DaemonSet and StatefulSet (apps/v1): the claims the workload controllers reconcile.
 
 use super::decode::decode_struct;
 #[cfg(test)]
@@ -225,6 +225,143 @@ impl DaemonSet {
     }
 }
 
+/// A StatefulSet: pods with stable names `<name>-<ordinal>`, created, replaced and removed in
+/// ordinal order (or all at once with `Parallel`), each reachable by name through the headless
+/// governing Service named by `serviceName`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct StatefulSet {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: StatefulSetSpec,
+    #[serde(default)]
+    pub status: StatefulSetStatus,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct StatefulSetSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<i32>,
+    #[serde(default)]
+    pub selector: LabelSelector,
+    /// Shared with the object's other versions (and its spec with the pods made from it).
+    #[serde(default)]
+    pub template: Shared<PodTemplateSpec>,
+    /// The claims each pod gets, `<template>-<set>-<ordinal>`, made before the pod and kept
+    /// after it (the default Retain policy).
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub volume_claim_templates: Vec<super::storage::PersistentVolumeClaim>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub service_name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pod_management_policy: Option<String>,
+    #[serde(default)]
+    pub update_strategy: StatefulSetUpdateStrategy,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision_history_limit: Option<i32>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub min_ready_seconds: i32,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct StatefulSetUpdateStrategy {
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub type_: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rolling_update: Option<RollingUpdateStatefulSetStrategy>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct RollingUpdateStatefulSetStrategy {
+    /// Ordinals below it keep the current revision during a rolling update.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition: Option<i32>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct StatefulSetStatus {
+    #[serde(default, skip_serializing_if = "is_zero_i64")]
+    pub observed_generation: i64,
+    #[serde(default)]
+    pub replicas: i32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub ready_replicas: i32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub current_replicas: i32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub updated_replicas: i32,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub current_revision: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub update_revision: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collision_count: Option<i32>,
+    #[serde(default)]
+    pub available_replicas: i32,
+}
+
+impl StatefulSet {
+    /// `spec.replicas`, 1 when unset (the API server defaults it).
+    pub fn replicas(&self) -> i32 {
+        self.spec.replicas.unwrap_or(1)
+    }
+    /// Whether pods are created and deleted without waiting for each other (`Parallel`).
+    pub fn parallel(&self) -> bool {
+        self.spec.pod_management_policy.as_deref() == Some("Parallel")
+    }
+    /// Whether the strategy is OnDelete (pods replaced only when someone deletes them).
+    pub fn on_delete(&self) -> bool {
+        self.spec.update_strategy.type_.as_deref() == Some("OnDelete")
+    }
+    /// The rolling update's partition (0 when unset).
+    pub fn partition(&self) -> i32 {
+        self.spec.update_strategy.rolling_update.as_ref().and_then(|r| r.partition).unwrap_or(0)
+    }
+}
+
+/// A ControllerRevision: one version of a StatefulSet's pod template, kept so that pods of an
+/// older revision can be made again (a partitioned rollout, OnDelete) and so that
+/// `kubectl rollout history|undo` can list and return to them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct ControllerRevision {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    /// Upstream stores a strategic merge patch (`{"spec":{"template":{..., "$patch":"replace"}}}`)
+    /// as raw bytes; kubeloop keeps the template it carries, without the `$patch` directive.
+    #[serde(default)]
+    pub data: ControllerRevisionData,
+    #[serde(default)]
+    pub revision: i64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct ControllerRevisionData {
+    #[serde(default)]
+    pub spec: RevisionSpec,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct RevisionSpec {
+    #[serde(default)]
+    pub template: Shared<PodTemplateSpec>,
+}
+
 fn is_zero(v: &i32) -> bool {
     *v == 0
 }
@@ -321,4 +458,49 @@ decode_struct!(DaemonSetStatus {
     updated_number_scheduled: "updatedNumberScheduled" Default,
     number_available: "numberAvailable" Default,
     number_unavailable: "numberUnavailable" Default,
+});
+decode_struct!(StatefulSet {
+    metadata: "metadata" Default,
+    spec: "spec" Default,
+    status: "status" Default,
+});
+decode_struct!(StatefulSetSpec {
+    replicas: "replicas" Default,
+    selector: "selector" Default,
+    template: "template" Default,
+    volume_claim_templates: "volumeClaimTemplates" NullAsDefault,
+    service_name: "serviceName" Default,
+    pod_management_policy: "podManagementPolicy" Default,
+    update_strategy: "updateStrategy" Default,
+    revision_history_limit: "revisionHistoryLimit" Default,
+    min_ready_seconds: "minReadySeconds" Default,
+});
+decode_struct!(StatefulSetUpdateStrategy {
+    type_: "type" Default,
+    rolling_update: "rollingUpdate" Default,
+});
+decode_struct!(RollingUpdateStatefulSetStrategy {
+    partition: "partition" Default,
+});
+decode_struct!(StatefulSetStatus {
+    observed_generation: "observedGeneration" Default,
+    replicas: "replicas" Default,
+    ready_replicas: "readyReplicas" Default,
+    current_replicas: "currentReplicas" Default,
+    updated_replicas: "updatedReplicas" Default,
+    current_revision: "currentRevision" Default,
+    update_revision: "updateRevision" Default,
+    collision_count: "collisionCount" Default,
+    available_replicas: "availableReplicas" Default,
+});
+decode_struct!(ControllerRevision {
+    metadata: "metadata" Default,
+    data: "data" Default,
+    revision: "revision" Default,
+});
+decode_struct!(ControllerRevisionData {
+    spec: "spec" Default,
+});
+decode_struct!(RevisionSpec {
+    template: "template" Default,
 });

@@ -9,7 +9,7 @@
 //!
 //! To add a kind, see "How to add a kind" in ARCHITECTURE.md.
 
-use super::apps::{DaemonSet, Deployment, ReplicaSet};
+use super::apps::{ControllerRevision, DaemonSet, Deployment, ReplicaSet, StatefulSet};
 use super::autoscaling::HorizontalPodAutoscaler;
 use super::batch::{CronJob, Job};
 use super::config::{ConfigMap, Namespace, Secret};
@@ -20,6 +20,7 @@ use super::pod::Pod;
 use super::policy::PodDisruptionBudget;
 use super::replication_controller::ReplicationController;
 use super::service::{EndpointSlice, Endpoints, Service};
+use super::storage::{PersistentVolume, PersistentVolumeClaim, StorageClass};
 
 kinds! {
     Node(Node) as_node {
@@ -121,5 +122,30 @@ kinds! {
         api_version: "batch/v1", plural: "cronjobs", singular: "cronjob", short_names: &["cj"], namespaced: true, generation: true,
         field_labels: &[],
         categories: &["all"],
+    }
+    StatefulSet(StatefulSet) as_stateful_set {
+        api_version: "apps/v1", plural: "statefulsets", singular: "statefulset", short_names: &["sts"], namespaced: true, generation: true,
+        field_labels: &[],
+        categories: &["all"],
+    }
+    ControllerRevision(ControllerRevision) as_controller_revision {
+        api_version: "apps/v1", plural: "controllerrevisions", singular: "controllerrevision", short_names: &[], namespaced: true, generation: false,
+        field_labels: &[],
+        categories: &[],
+    }
+    PersistentVolumeClaim(PersistentVolumeClaim) as_persistent_volume_claim {
+        api_version: "v1", plural: "persistentvolumeclaims", singular: "persistentvolumeclaim", short_names: &["pvc"], namespaced: true, generation: false,
+        field_labels: &[],
+        categories: &[],
+    }
+    PersistentVolume(PersistentVolume) as_persistent_volume {
+        api_version: "v1", plural: "persistentvolumes", singular: "persistentvolume", short_names: &["pv"], namespaced: false, generation: false,
+        field_labels: &[],
+        categories: &[],
+    }
+    StorageClass(StorageClass) as_storage_class {
+        api_version: "storage.k8s.io/v1", plural: "storageclasses", singular: "storageclass", short_names: &["sc"], namespaced: false, generation: false,
+        field_labels: &[],
+        categories: &[],
     }
 }

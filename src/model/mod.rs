@@ -22,6 +22,7 @@ pub mod quantity;
 pub mod replication_controller;
 pub mod service;
 pub mod shared;
+pub mod storage;
 pub mod time;
 
 pub use apps::*;
@@ -40,4 +41,5 @@ pub use quantity::*;
 pub use replication_controller::*;
 pub use service::*;
 pub use shared::Shared;
+pub use storage::*;
 pub use time::*;

@@ -59,6 +59,13 @@ pub struct PodSpec {
     pub priority: Option<i32>,
     #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
     pub volumes: Vec<Volume>,
+    /// The pod's host name (the StatefulSet controller sets it to the pod's name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hostname: Option<String>,
+    /// With `hostname`, the pod's DNS name `<hostname>.<subdomain>.<namespace>.svc` under a
+    /// headless Service of that name (a StatefulSet's `serviceName`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subdomain: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -172,13 +179,32 @@ pub struct Volume {
     pub empty_dir: Option<EmptyDirVolumeSource>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_path: Option<HostPathVolumeSource>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub persistent_volume_claim: Option<PersistentVolumeClaimVolumeSource>,
 }
 
 impl Volume {
     /// Whether any source kubeloop models is set.
     pub fn has_modelled_source(&self) -> bool {
-        self.config_map.is_some() || self.secret.is_some() || self.empty_dir.is_some() || self.host_path.is_some()
+        self.config_map.is_some()
+            || self.secret.is_some()
+            || self.empty_dir.is_some()
+            || self.host_path.is_some()
+            || self.persistent_volume_claim.is_some()
     }
+}
+
+/// A volume backed by a PersistentVolumeClaim in the pod's namespace. The scheduler waits for
+/// the claim to be bound; the kubelet mounts the bound volume as an empty directory (a
+/// simulated node has no disks, so nothing survives a container's restart but the claim).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct PersistentVolumeClaimVolumeSource {
+    #[serde(default)]
+    pub claim_name: String,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub read_only: bool,
 }
 
 /// A directory of the node's own file system (`hostPath`), as log collectors and node agents
@@ -722,6 +748,8 @@ decode_struct!(PodSpec {
     scheduler_name: "schedulerName" Default,
     priority: "priority" Default,
     volumes: "volumes" NullAsDefault,
+    hostname: "hostname" Default,
+    subdomain: "subdomain" Default,
 });
 decode_struct!(Container {
     name: "name" Default,
@@ -767,6 +795,11 @@ decode_struct!(Volume {
     secret: "secret" Default,
     empty_dir: "emptyDir" Default,
     host_path: "hostPath" Default,
+    persistent_volume_claim: "persistentVolumeClaim" Default,
+});
+decode_struct!(PersistentVolumeClaimVolumeSource {
+    claim_name: "claimName" Default,
+    read_only: "readOnly" Default,
 });
 decode_struct!(HostPathVolumeSource {
     path: "path" Default,

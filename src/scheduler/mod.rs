@@ -161,6 +161,8 @@ pub struct Scheduler {
     config: SchedulerConfig,
     pods: Informer,
     nodes: Informer,
+    /// PersistentVolumeClaims, for the VolumeBinding plugin's PreFilter.
+    claims: Informer,
     cache: Cache,
     queue: SchedulingQueue,
     recorder: EventRecorder,
@@ -195,6 +197,7 @@ impl Scheduler {
         Scheduler {
             pods: Informer::new(Kind::Pod, FieldFilter::All),
             nodes: Informer::new(Kind::Node, FieldFilter::All),
+            claims: Informer::new(Kind::PersistentVolumeClaim, FieldFilter::All),
             cache: Cache::new(),
             queue: SchedulingQueue::new(config.queue),
             recorder: EventRecorder::new(SCHEDULER_NAME, ""),
@@ -245,7 +248,7 @@ impl Scheduler {
     }
 
     fn synced(&self) -> bool {
-        self.pods.has_synced() && self.nodes.has_synced()
+        self.pods.has_synced() && self.nodes.has_synced() && self.claims.has_synced()
     }
 
     /// The first flush tick at or after `t`.
@@ -347,6 +350,17 @@ impl Scheduler {
         }
     }
 
+    /// A claim added or changed (bound, most often) may let a pod the VolumeBinding plugin
+    /// rejected through (`PersistentVolumeClaim/Add|Update` in its events to register).
+    fn on_claim_delta(&mut self, now: Time, delta: &Delta) {
+        if matches!(delta, Delta::Deleted(_)) {
+            return;
+        }
+        let namespace = delta.object().meta().namespace.clone();
+        self.queue
+            .move_unschedulable_if(now, |q| q.rejected_by.contains(plugins::Plugin::VolumeBinding) && q.pod.meta().namespace == namespace);
+    }
+
     fn requeue_for_node(&mut self, now: Time, old: Option<&Node>, new: &Node) {
         self.queue.move_unschedulable_if(now, |q| q.pod.as_pod().is_some_and(|p| plugins::node_event_may_help(p, q.rejected_by, old, new)));
     }
@@ -364,6 +378,13 @@ impl Scheduler {
         if num_all == 0 {
             let record = self.new_record(ctx.now, &popped, 0);
             self.fail(ctx, popped, record, ERR_NO_NODES_AVAILABLE.to_string(), None);
+            return;
+        }
+        if let Some(reason) = plugins::volume_binding_prefilter(pod, self.claims.store()) {
+            let record = self.new_record(ctx.now, &popped, 0);
+            let mut rejected_by = PluginSet::default();
+            rejected_by.insert(plugins::Plugin::VolumeBinding);
+            self.fail(ctx, popped, record, plugins::prefilter_error_message(num_all, &reason), Some(rejected_by));
             return;
         }
         let owner = plugins::spread_owner_uid(pod).map(|uid| self.cache.owner_id(uid));
@@ -653,6 +674,7 @@ impl Component for Scheduler {
         self.now = ctx.now;
         self.pods.start(ctx);
         self.nodes.start(ctx);
+        self.claims.start(ctx);
     }
 
     fn handle_response(&mut self, ctx: &mut Ctx, id: RequestId, result: ApiResult) {
@@ -666,6 +688,11 @@ impl Component for Scheduler {
             for delta in self.nodes.handle_response(ctx, id, result) {
                 self.observing = true;
                 self.on_node_delta(ctx.now, &delta);
+            }
+        } else if self.claims.owns_request(id) {
+            for delta in self.claims.handle_response(ctx, id, result) {
+                self.observing = true;
+                self.on_claim_delta(ctx.now, &delta);
             }
         } else if let Some(bind) = self.binds.remove(&id) {
             self.on_bind_result(ctx, bind, result);
@@ -687,6 +714,11 @@ impl Component for Scheduler {
                 self.observing = true;
                 self.on_node_delta(ctx.now, &delta);
             }
+        } else if self.claims.owns_watch(watch) {
+            if let Some(delta) = self.claims.handle_watch_event(event) {
+                self.observing = true;
+                self.on_claim_delta(ctx.now, &delta);
+            }
         }
     }
 
@@ -694,12 +726,14 @@ impl Component for Scheduler {
         self.now = ctx.now;
         self.pods.handle_watch_closed(ctx.now, watch);
         self.nodes.handle_watch_closed(ctx.now, watch);
+        self.claims.handle_watch_closed(ctx.now, watch);
     }
 
     fn poll(&mut self, ctx: &mut Ctx) {
         self.now = ctx.now;
         self.pods.poll(ctx);
         self.nodes.poll(ctx);
+        self.claims.poll(ctx);
         self.observing = false;
         if !self.synced() {
             return;
@@ -714,7 +748,7 @@ impl Component for Scheduler {
     fn next_wakeup(&self) -> Option<Time> {
         let mut next: Option<Time> = None;
         let mut consider = |t: Time| next = Some(next.map_or(t, |n: Time| n.min(t)));
-        [self.pods.next_wakeup(), self.nodes.next_wakeup()].into_iter().flatten().for_each(&mut consider);
+        [self.pods.next_wakeup(), self.nodes.next_wakeup(), self.claims.next_wakeup()].into_iter().flatten().for_each(&mut consider);
         if self.observing || (self.synced() && self.queue.has_active()) {
             consider(self.now);
         }

@@ -47,6 +47,8 @@ pub enum Plugin {
     NodeResourcesFit,
     PodTopologySpread,
     NodeResourcesBalancedAllocation,
+    /// Its PreFilter: every PersistentVolumeClaim the pod mounts exists and is bound.
+    VolumeBinding,
 }
 
 impl Plugin {
@@ -68,6 +70,7 @@ impl Plugin {
             Plugin::NodeResourcesFit => "NodeResourcesFit",
             Plugin::PodTopologySpread => "PodTopologySpread",
             Plugin::NodeResourcesBalancedAllocation => "NodeResourcesBalancedAllocation",
+            Plugin::VolumeBinding => "VolumeBinding",
         }
     }
 
@@ -77,7 +80,7 @@ impl Plugin {
             Plugin::TaintToleration => 3,
             Plugin::NodeAffinity | Plugin::PodTopologySpread => 2,
             Plugin::NodeResourcesFit | Plugin::NodeResourcesBalancedAllocation => 1,
-            Plugin::NodeUnschedulable | Plugin::NodeName => 0,
+            Plugin::NodeUnschedulable | Plugin::NodeName | Plugin::VolumeBinding => 0,
         }
     }
 
@@ -474,7 +477,7 @@ pub fn node_event_may_help(pod: &Pod, rejected_by: PluginSet, old: Option<&Node>
         Plugin::NodeAffinity => pod_matches_node_affinity(pod, new) && !old.is_some_and(|o| pod_matches_node_affinity(pod, o)),
         Plugin::NodeResourcesFit => fits_empty(new) && old.is_none_or(|o| grew(o, new)),
         Plugin::NodeName => old.is_none(),
-        Plugin::PodTopologySpread | Plugin::NodeResourcesBalancedAllocation => false,
+        Plugin::PodTopologySpread | Plugin::NodeResourcesBalancedAllocation | Plugin::VolumeBinding => false,
     };
     [Plugin::NodeUnschedulable, Plugin::NodeName, Plugin::TaintToleration, Plugin::NodeAffinity, Plugin::NodeResourcesFit]
         .into_iter()
@@ -485,6 +488,32 @@ pub fn node_event_may_help(pod: &Pod, rejected_by: PluginSet, old: Option<&Node>
 /// cares, since that frees capacity.
 pub fn assigned_pod_deleted_may_help(rejected_by: PluginSet) -> bool {
     rejected_by.contains(Plugin::NodeResourcesFit)
+}
+
+/// The VolumeBinding plugin's PreFilter: why the pod's claims keep it from every node, if they
+/// do — a claim that does not exist or is being deleted, or one not yet bound. (Every class is
+/// taken as binding Immediately: kubeloop's only provisioner does, and a WaitForFirstConsumer
+/// claim would wait here too.)
+pub fn volume_binding_prefilter(pod: &Pod, claims: &crate::runtime::store::Store) -> Option<String> {
+    let mut unbound = false;
+    for v in &pod.spec.volumes {
+        let Some(source) = &v.persistent_volume_claim else { continue };
+        let key = crate::model::ObjectKey::new(crate::model::Kind::PersistentVolumeClaim, &pod.metadata.namespace, &source.claim_name);
+        match claims.get(&key).and_then(|o| o.as_persistent_volume_claim()) {
+            None => return Some(format!("persistentvolumeclaim {:?} not found", source.claim_name)),
+            Some(c) if c.metadata.is_deleting() => return Some(format!("persistentvolumeclaim {:?} is being deleted", source.claim_name)),
+            Some(c) => unbound |= !c.is_bound(),
+        }
+    }
+    unbound.then(|| "pod has unbound immediate PersistentVolumeClaims".to_string())
+}
+
+/// The FitError message of a PreFilter rejection: its reason alone, and preemption cannot help on
+/// any node.
+pub fn prefilter_error_message(num_all_nodes: usize, reason: &str) -> String {
+    format!(
+        "0/{num_all_nodes} nodes are available: {reason}. preemption: 0/{num_all_nodes} nodes are available: {num_all_nodes} {PREEMPTION_NOT_HELPFUL}."
+    )
 }
 
 /// `"N reason"` strings for a histogram, sorted as strings the way `sortReasonsHistogram` does.

@@ -547,14 +547,15 @@ mod tests {
         let mut sim = cluster();
         let kcm = ComponentId::ControllerManager;
         // One per kind its controllers watch: pods, ReplicaSets, Deployments, nodes, leases,
-        // Services, EndpointSlices, Jobs, DaemonSets, ReplicationControllers, Endpoints, Namespaces,
-        // PodDisruptionBudgets, HorizontalPodAutoscalers, CronJobs.
-        assert_eq!(sim.sever_watches_to_relist(Some(&kcm)), 15);
+        // Services, EndpointSlices, Jobs, DaemonSets, ReplicationControllers, StatefulSets,
+        // ControllerRevisions, PersistentVolumeClaims, PersistentVolumes, StorageClasses,
+        // Endpoints, Namespaces, PodDisruptionBudgets, HorizontalPodAutoscalers, CronJobs.
+        assert_eq!(sim.sever_watches_to_relist(Some(&kcm)), 20);
         assert_eq!(sim.open_watches(Some(&kcm)), 0);
         let (err, _) = sim.refusal(&kcm, &watch(Kind::Pod)).expect("gone");
         assert_eq!(err.reason, Reason::Gone);
         assert!(sim.refusal(&kcm, &watch(Kind::Pod)).is_none(), "only once");
         sim.advance(Duration::secs(5));
-        assert_eq!(sim.open_watches(Some(&kcm)), 15, "re-listed and watching again");
+        assert_eq!(sim.open_watches(Some(&kcm)), 20, "re-listed and watching again");
     }
 }

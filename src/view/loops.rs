@@ -181,7 +181,10 @@ mod tests {
                 "disruption-controller",
                 "replicationcontroller-controller",
                 "horizontal-pod-autoscaler-controller",
-                "cronjob-controller"
+                "cronjob-controller",
+                "statefulset-controller",
+                "persistentvolume-binder-controller",
+                "persistentvolumeclaim-protection-controller"
             ]
         );
         let rs = &c[2].loops[1];

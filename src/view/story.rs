@@ -10,7 +10,7 @@
 //! and is still unscheduled.
 //!
 //! **Meaningful** (each a beat): a controller creating, deleting or scaling (the ReplicaSet and
-//! DaemonSet controllers' pod creates and deletes, the Deployment controller's ReplicaSet creates, scales
+//! DaemonSet and StatefulSet controllers' pod creates and deletes, the Deployment controller's ReplicaSet creates, scales
 //! and deletes, the garbage collector's and the taint eviction controller's deletes, the node
 //! lifecycle controller's taints and Ready=Unknown); kube-scheduler binding a pod or writing
 //! `PodScheduled=False` (FailedScheduling); a kubelet taking on a pod bound to its node (the pod
@@ -382,6 +382,10 @@ impl Story {
                 said(controller(JOB), JOB_WORDS, &["create pod ", &name, " for job/", job])
             }
             ChangeType::Added if writer.name == KCM && daemon_set_owner(pod).is_some() => created_by_daemon_set(pod),
+            ChangeType::Added if writer.name == KCM && stateful_set_owner(pod).is_some() => {
+                let owner = stateful_set_owner(pod).map(|o| o.name.as_str()).unwrap_or_default();
+                said(controller(STS), STS_WORDS, &["statefulset/", owner, ": create pod ", &pod.metadata.name])
+            }
             ChangeType::Added if writer.name == KCM => self.created_by_replica_set(sim, pod, change.revision),
             ChangeType::Added => plain(writer, "create pod ", &name),
             // The last step of a graceful deletion: the kubelet stopped the containers.
@@ -446,6 +450,10 @@ impl Story {
             if let Some(owner) = daemon_set.filter(|o| !owner_alive(sim, pod, Kind::DaemonSet, o, rev)) {
                 return said(controller(GC), GC_WORDS, &["delete pod ", &name, " (daemonset/", &owner.name, " is gone)"]);
             }
+            let stateful_set = stateful_set_owner(pod);
+            if let Some(owner) = stateful_set.filter(|o| !owner_alive(sim, pod, Kind::StatefulSet, o, rev)) {
+                return said(controller(GC), GC_WORDS, &["delete pod ", &name, " (statefulset/", &owner.name, " is gone)"]);
+            }
             if pod.condition("DisruptionTarget").is_some_and(|c| c.reason.as_deref() == Some("DeletionByTaintManager")) {
                 self.remember_deleted(pod, replica_set.as_ref());
                 let node = pod.spec.node_name.as_deref().unwrap_or_default();
@@ -459,6 +467,10 @@ impl Story {
             if let Some(owner) = daemon_set {
                 let node = pod.spec.node_name.as_deref().unwrap_or("no node");
                 return said(controller(DS), DS_WORDS, &["daemonset/", &owner.name, ": delete pod ", &name, " on ", node]);
+            }
+            if let Some(owner) = stateful_set {
+                // A StatefulSet's pods keep their names: the whole name says which ordinal goes.
+                return said(controller(STS), STS_WORDS, &["statefulset/", &owner.name, ": delete pod ", &pod.metadata.name]);
             }
             if let Some((_, desired, active)) = replica_set {
                 // This pod is no longer active: the ReplicaSet had one more.
@@ -490,6 +502,11 @@ fn daemon_set_owner(pod: &Pod) -> Option<&crate::model::OwnerReference> {
     pod.metadata.controller_ref().filter(|r| r.kind == "DaemonSet")
 }
 
+/// The StatefulSet that controls `pod`, by its owner reference.
+fn stateful_set_owner(pod: &Pod) -> Option<&crate::model::OwnerReference> {
+    pod.metadata.controller_ref().filter(|r| r.kind == "StatefulSet")
+}
+
 /// Whether the owner `owner` names existed, with its UID, at revision `rev`.
 fn owner_alive(sim: &Sim, pod: &Pod, kind: Kind, owner: &crate::model::OwnerReference, rev: u64) -> bool {
     let key = ObjectKey::new(kind, &pod.metadata.namespace, &owner.name);
@@ -515,6 +532,8 @@ fn keep_last<T>(list: &mut Vec<T>, item: T) {
 const RS: &str = "replicaset-controller";
 const DS: &str = "daemonset-controller";
 const DS_WORDS: &str = "DaemonSet controller";
+const STS: &str = "statefulset-controller";
+const STS_WORDS: &str = "StatefulSet controller";
 const RS_WORDS: &str = "ReplicaSet controller";
 const DEPLOYMENT: &str = "deployment-controller";
 const DEPLOYMENT_WORDS: &str = "Deployment controller";
@@ -878,6 +897,23 @@ mod tests {
     }
 
     #[test]
+    fn stateful_pods_are_told_as_the_stateful_set_controllers_by_their_whole_names() {
+        let mut s = session();
+        let mut story = Story::new();
+        let apply = "kubectl create -f - <<EOF\napiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db}\nspec:\n  serviceName: db\n  replicas: 2\n  selector: {matchLabels: {app: db}}\n  template:\n    metadata: {labels: {app: db}}\n    spec: {containers: [{name: a, image: busybox}]}\nEOF";
+        let captions = captions_after(&mut s, &mut story, apply, Duration::secs(30));
+        let creates: Vec<&str> = captions.iter().filter(|c| c.text.contains("create pod")).map(|c| c.text.as_str()).collect();
+        assert_eq!(
+            creates,
+            ["StatefulSet controller: statefulset/db: create pod db-0", "StatefulSet controller: statefulset/db: create pod db-1"],
+            "{captions:#?}"
+        );
+        assert!(!captions.iter().any(|c| c.text.contains("ReplicaSet")), "{captions:#?}");
+        let captions = captions_after(&mut s, &mut story, "kubectl scale sts db --replicas=1", Duration::secs(30));
+        assert!(captions.iter().any(|c| c.text == "StatefulSet controller: statefulset/db: delete pod db-1"), "{captions:#?}");
+    }
+
+    #[test]
     fn story_mode_applies_at_teaching_scale_only() {
         let s = session();
         assert!(applies(s.sim()));
@@ -1131,17 +1167,21 @@ mod tests {
         assert!(captions[..3]
             .iter()
             .all(|c| c.component == "kube-controller-manager/node-lifecycle-controller" && c.object == "node/node-1"));
-        let evicted: Vec<&str> = captions
+        // The taint eviction controller's workers take the pods in no particular order.
+        let mut evicted: Vec<&str> = captions
             .iter()
             .filter(|c| c.component == "kube-controller-manager/taint-eviction-controller")
             .map(|c| c.object.strip_prefix("pod/").unwrap())
             .collect();
+        evicted.sort();
         assert_eq!(evicted, lost, "{texts:#?}");
         assert!(texts.contains(
             &format!("taint eviction controller: delete pod {} (node node-1 is tainted NoExecute)", short_name(&lost[0])).as_str()
         ));
         let links: Vec<&Replacement> = story.replacements().collect();
-        assert_eq!(links.iter().map(|r| r.killed.as_str()).collect::<Vec<_>>(), lost);
+        let mut killed: Vec<&str> = links.iter().map(|r| r.killed.as_str()).collect();
+        killed.sort();
+        assert_eq!(killed, lost);
         let created: Vec<&str> = captions
             .iter()
             .filter(|c| c.component.ends_with("/replicaset-controller"))

@@ -112,6 +112,10 @@ pub fn describe(sim: &Sim, o: &Object, show_events: bool) -> Result<String, Stri
         Object::EndpointSlice(slice) => Ok(describe_endpoint_slice(slice, events.as_deref(), now)),
         Object::Job(job) => Ok(describe_job(job, events.as_deref(), now)),
         Object::CronJob(cj) => Ok(describe_cron_job(cj, events.as_deref(), now)),
+        Object::StatefulSet(sts) => Ok(describe_stateful_set(sim, sts, events.as_deref(), now)),
+        Object::PersistentVolumeClaim(pvc) => Ok(describe_persistent_volume_claim(sim, pvc, events.as_deref(), now)),
+        Object::PersistentVolume(pv) => Ok(describe_persistent_volume(pv, events.as_deref(), now)),
+        Object::StorageClass(sc) => Ok(describe_storage_class(sc, events.as_deref(), now)),
         // Kinds without a describer of their own.
         _ => Err(format!("error: kubeloop cannot describe {}; try kubectl get -o yaml", o.kind().plural())),
     }
@@ -420,6 +424,10 @@ fn volumes(w: &mut PrefixWriter, volumes: &[Volume], space: &str) {
             w.write(2, "Type:\tHostPath (bare host directory volume)\n");
             w.write(2, &format!("Path:\t{}\n", h.path));
             w.write(2, &format!("HostPathType:\t{}\n", h.type_.as_deref().unwrap_or("<none>")));
+        } else if let Some(c) = &v.persistent_volume_claim {
+            w.write(2, "Type:\tPersistentVolumeClaim (a reference to a PersistentVolumeClaim in the same namespace)\n");
+            w.write(2, &format!("ClaimName:\t{}\n", c.claim_name));
+            w.write(2, &format!("ReadOnly:\t{}\n", c.read_only));
         } else {
             w.write(1, "<unknown>\n");
         }
@@ -745,6 +753,132 @@ pub fn describe_daemon_set(sim: &Sim, ds: &DaemonSet, events: Option<&[Rc<Object
     pod_template(&mut w, &ds.spec.template);
     events_table(&mut w, events, now);
     w.finish()
+}
+
+/// `describeStatefulSet`: desired and total replicas, the update strategy with its partition,
+/// the pods' phases, the template and the volume claim templates.
+pub fn describe_stateful_set(sim: &Sim, sts: &StatefulSet, events: Option<&[Rc<Object>]>, now: Time) -> String {
+    let mut w = PrefixWriter::new();
+    let m = &sts.metadata;
+    w.write(0, &format!("Name:\t{}\n", m.name));
+    w.write(0, &format!("Namespace:\t{}\n", m.namespace));
+    w.write(0, &format!("CreationTimestamp:\t{}\n", rfc1123z(m.creation_timestamp)));
+    w.write(0, &format!("Selector:\t{}\n", selector_string(&sts.spec.selector)));
+    labels_multiline(&mut w, "Labels", &m.labels);
+    annotations_multiline(&mut w, "Annotations", &m.annotations);
+    w.write(0, &format!("Replicas:\t{} desired | {} total\n", sts.replicas(), sts.status.replicas));
+    w.write(0, &format!("Update Strategy:\t{}\n", sts.spec.update_strategy.type_.as_deref().unwrap_or("")));
+    if let Some(partition) = sts.spec.update_strategy.rolling_update.as_ref().and_then(|r| r.partition) {
+        w.write(1, &format!("Partition:\t{partition}\n"));
+    }
+    pods_status(&mut w, sim, m, &sts.spec.selector);
+    pod_template(&mut w, &sts.spec.template);
+    volume_claim_templates(&mut w, &sts.spec.volume_claim_templates);
+    events_table(&mut w, events, now);
+    w.finish()
+}
+
+/// `describePersistentVolumeClaim`: class, phase, volume, size and modes once bound, and the
+/// pods that mount it (`Used By`).
+pub fn describe_persistent_volume_claim(sim: &Sim, pvc: &PersistentVolumeClaim, events: Option<&[Rc<Object>]>, now: Time) -> String {
+    let mut w = PrefixWriter::new();
+    let m = &pvc.metadata;
+    w.write(0, &format!("Name:\t{}\n", m.name));
+    w.write(0, &format!("Namespace:\t{}\n", m.namespace));
+    w.write(0, &format!("StorageClass:\t{}\n", pvc.spec.storage_class_name.as_deref().unwrap_or("")));
+    let status = if m.is_deleting() { format!("Terminating (lasts {})", age(m.deletion_timestamp, now)) } else { pvc.phase().to_string() };
+    w.write(0, &format!("Status:\t{status}\n"));
+    w.write(0, &format!("Volume:\t{}\n", pvc.spec.volume_name));
+    labels_multiline(&mut w, "Labels", &m.labels);
+    annotations_multiline(&mut w, "Annotations", &m.annotations);
+    w.write(0, &format!("Finalizers:\t[{}]\n", m.finalizers.join(" ")));
+    let capacity = pvc.status.capacity.get("storage").map(|q| q.0.clone()).unwrap_or_default();
+    w.write(0, &format!("Capacity:\t{capacity}\n"));
+    w.write(0, &format!("Access Modes:\t{}\n", access_modes_string(&pvc.status.access_modes)));
+    w.write(0, &format!("VolumeMode:\t{}\n", pvc.spec.volume_mode.as_deref().unwrap_or("")));
+    let users: Vec<String> = sim
+        .api()
+        .etcd
+        .list(Kind::Pod, Some(&m.namespace))
+        .filter_map(|o| o.as_pod())
+        .filter(|p| p.spec.volumes.iter().any(|v| v.persistent_volume_claim.as_ref().is_some_and(|c| c.claim_name == m.name.as_str())))
+        .map(|p| p.metadata.name.to_string())
+        .collect();
+    let used_by = if users.is_empty() { "<none>".to_string() } else { users.join("\n\t") };
+    w.write(0, &format!("Used By:\t{used_by}\n"));
+    events_table(&mut w, events, now);
+    w.finish()
+}
+
+/// `describePersistentVolume`: class, phase, claim, reclaim policy, modes, size and source.
+pub fn describe_persistent_volume(pv: &PersistentVolume, events: Option<&[Rc<Object>]>, now: Time) -> String {
+    let mut w = PrefixWriter::new();
+    let m = &pv.metadata;
+    w.write(0, &format!("Name:\t{}\n", m.name));
+    labels_multiline(&mut w, "Labels", &m.labels);
+    annotations_multiline(&mut w, "Annotations", &m.annotations);
+    w.write(0, &format!("Finalizers:\t[{}]\n", m.finalizers.join(" ")));
+    w.write(0, &format!("StorageClass:\t{}\n", pv.spec.storage_class_name));
+    w.write(0, &format!("Status:\t{}\n", pv.phase()));
+    let claim = pv.spec.claim_ref.as_ref().map(|c| format!("{}/{}", c.namespace, c.name)).unwrap_or_default();
+    w.write(0, &format!("Claim:\t{claim}\n"));
+    w.write(0, &format!("Reclaim Policy:\t{}\n", pv.spec.persistent_volume_reclaim_policy.as_deref().unwrap_or("")));
+    w.write(0, &format!("Access Modes:\t{}\n", access_modes_string(&pv.spec.access_modes)));
+    w.write(0, &format!("VolumeMode:\t{}\n", pv.spec.volume_mode.as_deref().unwrap_or("")));
+    w.write(0, &format!("Capacity:\t{}\n", pv.spec.capacity.get("storage").map(|q| q.0.clone()).unwrap_or_default()));
+    w.write(0, "Node Affinity:\t<none>\n");
+    w.write(0, "Message:\t\n");
+    w.write(0, "Source:\n");
+    if let Some(h) = &pv.spec.host_path {
+        w.write(2, "Type:\tHostPath (bare host directory volume)\n");
+        w.write(2, &format!("Path:\t{}\n", h.path));
+        w.write(2, &format!("HostPathType:\t{}\n", h.type_.as_deref().unwrap_or("")));
+    }
+    events_table(&mut w, events, now);
+    w.finish()
+}
+
+/// `describeStorageClass`.
+pub fn describe_storage_class(sc: &StorageClass, events: Option<&[Rc<Object>]>, now: Time) -> String {
+    let mut w = PrefixWriter::new();
+    w.write(0, &format!("Name:\t{}\n", sc.metadata.name));
+    w.write(0, &format!("IsDefaultClass:\t{}\n", if sc.is_default() { "Yes" } else { "No" }));
+    let annotations: Vec<String> = sc.metadata.annotations.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    w.write(0, &format!("Annotations:\t{}\n", if annotations.is_empty() { "<none>".to_string() } else { annotations.join(",") }));
+    w.write(0, &format!("Provisioner:\t{}\n", sc.provisioner));
+    w.write(0, "Parameters:\t<none>\n");
+    let expansion = sc.allow_volume_expansion.map_or_else(|| "<unset>".to_string(), |b| b.to_string());
+    w.write(0, &format!("AllowVolumeExpansion:\t{expansion}\n"));
+    w.write(0, "MountOptions:\t<none>\n");
+    w.write(0, &format!("ReclaimPolicy:\t{}\n", sc.reclaim_policy.as_deref().unwrap_or("Delete")));
+    w.write(0, &format!("VolumeBindingMode:\t{}\n", sc.volume_binding_mode.as_deref().unwrap_or("Immediate")));
+    events_table(&mut w, events, now);
+    w.finish()
+}
+
+/// `describeVolumeClaimTemplates`: each template's class, labels, size and access modes (a Go
+/// slice, as kubectl prints it).
+fn volume_claim_templates(w: &mut PrefixWriter, templates: &[PersistentVolumeClaim]) {
+    if templates.is_empty() {
+        w.write(0, "Volume Claims:\t<none>\n");
+        return;
+    }
+    w.write(0, "Volume Claims:\n");
+    for pvc in templates {
+        w.write(1, &format!("Name:\t{}\n", pvc.metadata.name));
+        w.write(1, &format!("StorageClass:\t{}\n", pvc.spec.storage_class_name.as_deref().unwrap_or("")));
+        for (title, map) in [("Labels", &*pvc.metadata.labels), ("Annotations", &pvc.metadata.annotations)] {
+            let text = if map.is_empty() {
+                "<none>".to_string()
+            } else {
+                map.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("\n  \t")
+            };
+            w.write(1, &format!("{title}:\t{text}\n"));
+        }
+        let capacity = pvc.request().map_or_else(|| "<default>".to_string(), |q| q.0.clone());
+        w.write(1, &format!("Capacity:\t{capacity}\n"));
+        w.write(1, &format!("Access Modes:\t[{}]\n", pvc.spec.access_modes.join(" ")));
+    }
 }
 
 /// `describeJob`: the spec's knobs, the start and end, the pod counts the controller wrote.

@@ -186,7 +186,13 @@ pub fn run(session: &mut Session, args: &[String]) -> CommandOutput {
     }
     let nothing = objects.is_empty() && out.ok;
     if nothing && !watch && matches!(format, Format::Table { .. } | Format::Name) && !f.bool("ignore-not-found") {
-        out.note(&if all_namespaces { "No resources found".to_string() } else { format!("No resources found in {ns} namespace.") });
+        // kubectl names the namespace only when a kind asked for is namespaced.
+        let cluster_scoped = kinds.iter().all(|k| !k.namespaced());
+        out.note(&if all_namespaces || cluster_scoped {
+            "No resources found".to_string()
+        } else {
+            format!("No resources found in {ns} namespace.")
+        });
     }
     out.stdout = printed + &out.stdout;
     if watch {

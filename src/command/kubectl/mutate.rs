@@ -315,6 +315,7 @@ pub fn run_scale(session: &mut Session, args: &[String]) -> CommandOutput {
             Object::Deployment(d) => d.spec.replicas.unwrap_or(1),
             Object::ReplicaSet(rs) => rs.spec.replicas.unwrap_or(1),
             Object::ReplicationController(rc) => rc.spec.replicas.unwrap_or(1),
+            Object::StatefulSet(sts) => sts.replicas(),
             other => {
                 out.fail(&format!("error: no scaler has been implemented for {{\"{}\" \"{}\"}}", group(other.kind()), other.kind()));
                 continue;
@@ -331,6 +332,7 @@ pub fn run_scale(session: &mut Session, args: &[String]) -> CommandOutput {
             Object::Deployment(d) => d.spec.replicas = Some(replicas as i32),
             Object::ReplicaSet(rs) => rs.spec.replicas = Some(replicas as i32),
             Object::ReplicationController(rc) => rc.spec.replicas = Some(replicas as i32),
+            Object::StatefulSet(sts) => sts.spec.replicas = Some(replicas as i32),
             _ => {}
         }
         match submit(session, ApiRequest::Update(next)) {
@@ -404,6 +406,7 @@ fn set_image(session: &mut Session, args: &[String]) -> CommandOutput {
             Object::Deployment(d) => &mut d.spec.template.spec,
             Object::ReplicaSet(rs) => &mut rs.spec.template.spec,
             Object::DaemonSet(ds) => &mut ds.spec.template.spec,
+            Object::StatefulSet(sts) => &mut sts.spec.template.spec,
             Object::Pod(p) => &mut p.spec,
             other => {
                 out.fail(&format!(

@@ -1,5 +1,6 @@
-//! `kubectl rollout status|history|undo|restart|pause|resume` for Deployments, and `status` and
-//! `restart` for DaemonSets.
+//! `kubectl rollout status|history|undo|restart|pause|resume` for Deployments, `status` and
+//! `restart` for DaemonSets, and `status|history|undo|restart` for StatefulSets (their history is
+//! their ControllerRevisions).
 //!
 //! History is read where kubectl reads it: the `deployment.kubernetes.io/revision` annotation
 //! of each ReplicaSet the Deployment controls. Undo copies that ReplicaSet's pod template back
@@ -72,7 +73,10 @@ fn deployments(session: &Session, command: &str, positional: &[String], ns: &str
                     return Err(CommandOutput::err(format!("error: {} {name:?} {verb} is not supported", kind.qualified_plural())));
                 }
             }
-        } else if kind != Kind::Deployment {
+        } else if kind == Kind::StatefulSet && matches!(command, "pause" | "resume") {
+            let verb = if command == "pause" { "pausing" } else { "resuming" };
+            return Err(CommandOutput::err(format!("error: {} {name:?} {verb} is not supported", kind.qualified_plural())));
+        } else if kind != Kind::Deployment && kind != Kind::StatefulSet {
             let (group, k) = match kind.api_version().split_once('/') {
                 Some((g, _)) => (g, kind.as_str()),
                 None => ("", kind.as_str()),
@@ -183,8 +187,8 @@ fn status(session: &mut Session, args: &[String]) -> CommandOutput {
         let mut last_line = String::new();
         let mut last_rv = 0;
         loop {
-            if key.kind == Kind::DaemonSet {
-                match daemon_set_step(session, &key, wait, &mut last_rv, &mut last_line, &mut out) {
+            if matches!(key.kind, Kind::DaemonSet | Kind::StatefulSet) {
+                match workload_step(session, &key, wait, &mut last_rv, &mut last_line, &mut out) {
                     Some(true) => {}
                     Some(false) | None => break,
                 }
@@ -260,9 +264,45 @@ pub fn daemon_set_status_line(ds: &DaemonSet) -> Result<(String, bool), String> 
     Ok((format!("daemon set {name:?} successfully rolled out"), true))
 }
 
-/// One look at a daemon set for `rollout status`: prints a new line when the status changed.
-/// `Some(true)` to keep waiting, `Some(false)` when done (or not waiting), `None` on an error.
-fn daemon_set_step(
+/// kubectl's StatefulSetStatusViewer. A RollingUpdate set always has a partition once
+/// defaulted, so kubectl reports even an unpartitioned rollout as "partitioned roll out".
+pub fn stateful_set_status_line(sts: &StatefulSet) -> Result<(String, bool), String> {
+    if sts.spec.update_strategy.type_.as_deref() != Some("RollingUpdate") {
+        return Err("error: rollout status is only available for RollingUpdate strategy type".into());
+    }
+    let s = &sts.status;
+    if s.observed_generation == 0 || sts.metadata.generation > s.observed_generation {
+        return Ok(("Waiting for statefulset spec update to be observed...".into(), false));
+    }
+    let replicas = sts.spec.replicas;
+    if let Some(r) = replicas.filter(|r| s.ready_replicas < *r) {
+        return Ok((format!("Waiting for {} pods to be ready...", r - s.ready_replicas), false));
+    }
+    if let Some(ru) = &sts.spec.update_strategy.rolling_update {
+        if let (Some(r), Some(p)) = (replicas, ru.partition) {
+            if s.updated_replicas < r - p {
+                let line = format!(
+                    "Waiting for partitioned roll out to finish: {} out of {} new pods have been updated...",
+                    s.updated_replicas,
+                    r - p
+                );
+                return Ok((line, false));
+            }
+        }
+        return Ok((format!("partitioned roll out complete: {} new pods have been updated...", s.updated_replicas), true));
+    }
+    if s.update_revision != s.current_revision {
+        let line =
+            format!("waiting for statefulset rolling update to complete {} pods at revision {}...", s.updated_replicas, s.update_revision);
+        return Ok((line, false));
+    }
+    Ok((format!("statefulset rolling update complete {} pods at revision {}...", s.current_replicas, s.current_revision), true))
+}
+
+/// One look at a daemon set or stateful set for `rollout status`: prints a new line when the
+/// status changed. `Some(true)` to keep waiting, `Some(false)` when done (or not waiting),
+/// `None` on an error.
+fn workload_step(
     session: &Session,
     key: &ObjectKey,
     wait: bool,
@@ -270,15 +310,20 @@ fn daemon_set_step(
     last_line: &mut String,
     out: &mut CommandOutput,
 ) -> Option<bool> {
-    let Some(ds) = session.sim().api().get(key).and_then(|o| o.as_daemon_set()).cloned() else {
-        out.fail(&crate::api::ApiError::not_found(Kind::DaemonSet, &key.name).kubectl_message());
+    let Some(object) = session.sim().api().get(key).cloned() else {
+        out.fail(&crate::api::ApiError::not_found(key.kind, &key.name).kubectl_message());
         return None;
     };
-    if ds.metadata.resource_version == *last_rv {
+    if object.meta().resource_version == *last_rv {
         return Some(true);
     }
-    *last_rv = ds.metadata.resource_version;
-    match daemon_set_status_line(&ds) {
+    *last_rv = object.meta().resource_version;
+    let line = match &*object {
+        Object::DaemonSet(ds) => daemon_set_status_line(ds),
+        Object::StatefulSet(sts) => stateful_set_status_line(sts),
+        _ => return None,
+    };
+    match line {
         Ok((line, done)) => {
             if line != *last_line {
                 out.say(&line);
@@ -340,6 +385,10 @@ fn history(session: &mut Session, args: &[String]) -> CommandOutput {
     };
     let mut out = CommandOutput::empty();
     for target in targets {
+        if let Some(sts) = target.as_stateful_set() {
+            stateful_set_history(session, sts, revision, &mut out);
+            continue;
+        }
         let Some(d) = target.as_deployment() else { continue };
         let revs = revisions(session, d);
         let head = format!("{}/{}", kind_string(Kind::Deployment), d.metadata.name);
@@ -400,6 +449,10 @@ fn undo(session: &mut Session, args: &[String]) -> CommandOutput {
     for target in targets {
         if let Some(ds) = target.as_daemon_set() {
             restart_daemon_set(session, ds.clone(), &mut out);
+            continue;
+        }
+        if let Some(sts) = target.as_stateful_set() {
+            undo_stateful_set(session, sts.clone(), to_revision, &mut out);
             continue;
         }
         let Some(d) = target.as_deployment().cloned() else { continue };
@@ -476,6 +529,10 @@ fn toggle(session: &mut Session, sub: &str, args: &[String]) -> CommandOutput {
             restart_daemon_set(session, ds.clone(), &mut out);
             continue;
         }
+        if let Some(sts) = target.as_stateful_set() {
+            restart_stateful_set(session, sts.clone(), &mut out);
+            continue;
+        }
         let Some(d) = target.as_deployment().cloned() else { continue };
         let head = format!("{}/{}", kind_string(Kind::Deployment), d.metadata.name);
         let mut next = d.clone();
@@ -526,9 +583,127 @@ fn restart_daemon_set(session: &mut Session, mut ds: DaemonSet, out: &mut Comman
     }
 }
 
+/// `rollout restart statefulset/NAME`: the restartedAt template annotation, a new revision the
+/// controller rolls out from the highest ordinal down.
+fn restart_stateful_set(session: &mut Session, mut sts: StatefulSet, out: &mut CommandOutput) {
+    let head = format!("{}/{}", kind_string(Kind::StatefulSet), sts.metadata.name);
+    let now = session.sim().now().rfc3339();
+    sts.spec.template.metadata.annotations.insert("kubectl.kubernetes.io/restartedAt".into(), now);
+    match super::submit(session, crate::api::ApiRequest::Update(Object::StatefulSet(sts))) {
+        Ok(_) => out.say(&format!("{head} restarted")),
+        Err(e) => out.fail(&e.kubectl_message()),
+    }
+}
+
+/// The ControllerRevisions a stateful set controls, by revision number (`controlledHistoryV1`).
+fn stateful_set_revisions(session: &Session, sts: &StatefulSet) -> Vec<ControllerRevision> {
+    let mut revs: Vec<ControllerRevision> = session
+        .sim()
+        .objects(Kind::ControllerRevision)
+        .filter_map(|o| o.as_controller_revision())
+        .filter(|r| r.metadata.controller_ref().is_some_and(|c| c.uid == sts.metadata.uid.as_str()))
+        .cloned()
+        .collect();
+    crate::sort::sort_by_key(&mut revs, |r| r.revision);
+    revs
+}
+
+/// `rollout history statefulset/NAME` (StatefulSetHistoryViewer): each revision's change cause,
+/// or one revision's template.
+fn stateful_set_history(session: &Session, sts: &StatefulSet, revision: i64, out: &mut CommandOutput) {
+    let head = format!("{}/{}", kind_string(Kind::StatefulSet), sts.metadata.name);
+    let revs = stateful_set_revisions(session, sts);
+    if revision > 0 {
+        match revs.iter().find(|r| r.revision == revision) {
+            Some(r) => {
+                let template = super::describe::pod_template_raw(&r.data.spec.template);
+                out.stdout.push_str(&format!("{head} with revision #{revision}\n{template}\n"));
+            }
+            None => out.fail("error: unable to find the specified revision"),
+        }
+        return;
+    }
+    if revs.is_empty() {
+        out.stdout.push_str(&format!("{head} \nNo rollout history found.\n"));
+        return;
+    }
+    let mut table = String::from("REVISION\tCHANGE-CAUSE\n");
+    for r in &revs {
+        let cause =
+            r.metadata.annotations.get("kubernetes.io/change-cause").filter(|c| !c.is_empty()).map(String::as_str).unwrap_or("<none>");
+        table.push_str(&format!("{}\t{cause}\n", r.revision));
+    }
+    out.stdout.push_str(&format!("{head} \n{}\n", tabbed(0, 2, &table)));
+}
+
+/// `rollout undo statefulset/NAME` (StatefulSetRollbacker): the chosen revision's template put
+/// back into the set; the controller then takes that revision up again as the newest.
+fn undo_stateful_set(session: &mut Session, mut sts: StatefulSet, to_revision: i64, out: &mut CommandOutput) {
+    let head = format!("{}/{}", kind_string(Kind::StatefulSet), sts.metadata.name);
+    let revs = stateful_set_revisions(session, &sts);
+    let chosen = if to_revision == 0 {
+        if revs.len() <= 1 {
+            out.fail("error: no last revision to roll back to");
+            return;
+        }
+        &revs[revs.len() - 2]
+    } else {
+        match revs.iter().find(|r| r.revision == to_revision) {
+            Some(r) => r,
+            None => {
+                out.fail(&format!("error: unable to find specified revision {to_revision} in history"));
+                return;
+            }
+        }
+    };
+    if chosen.data.spec.template == sts.spec.template {
+        out.say(&format!("{head} skipped rollback (current template already matches revision {})", chosen.revision));
+        return;
+    }
+    sts.spec.template = chosen.data.spec.template.clone();
+    match super::submit(session, crate::api::ApiRequest::Update(Object::StatefulSet(sts))) {
+        Ok(_) => out.say(&format!("{head} rolled back")),
+        Err(e) => out.fail(&e.kubectl_message()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stateful_set_status_lines_are_kubectls() {
+        let sts = |replicas: i32, partition: Option<i32>, status: StatefulSetStatus| {
+            let mut sts = StatefulSet::default();
+            sts.metadata.name = "web".into();
+            sts.metadata.generation = 2;
+            sts.spec.replicas = Some(replicas);
+            sts.spec.update_strategy = StatefulSetUpdateStrategy {
+                type_: Some("RollingUpdate".into()),
+                rolling_update: Some(RollingUpdateStatefulSetStrategy { partition }),
+            };
+            sts.status = StatefulSetStatus { observed_generation: 2, ..status };
+            sts
+        };
+        let seen =
+            |ready, updated| StatefulSetStatus { replicas: 3, ready_replicas: ready, updated_replicas: updated, ..Default::default() };
+        let line = |s: &StatefulSet| stateful_set_status_line(s).unwrap();
+        let mut unobserved = sts(3, Some(0), seen(3, 3));
+        unobserved.status.observed_generation = 1;
+        assert_eq!(line(&unobserved), ("Waiting for statefulset spec update to be observed...".into(), false));
+        assert_eq!(line(&sts(3, Some(0), seen(1, 1))), ("Waiting for 2 pods to be ready...".into(), false));
+        assert_eq!(
+            line(&sts(3, Some(1), seen(3, 1))),
+            ("Waiting for partitioned roll out to finish: 1 out of 2 new pods have been updated...".into(), false)
+        );
+        assert_eq!(line(&sts(3, Some(0), seen(3, 3))), ("partitioned roll out complete: 3 new pods have been updated...".into(), true));
+        let mut on_delete = sts(3, None, seen(3, 3));
+        on_delete.spec.update_strategy = StatefulSetUpdateStrategy { type_: Some("OnDelete".into()), rolling_update: None };
+        assert_eq!(
+            stateful_set_status_line(&on_delete).unwrap_err(),
+            "error: rollout status is only available for RollingUpdate strategy type"
+        );
+    }
 
     fn deployment(generation: i64, observed: i64, replicas: i32, status: DeploymentStatus) -> Deployment {
         let mut d = Deployment::default();

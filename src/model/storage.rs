@@ -1,0 +1,221 @@
+//! PersistentVolumeClaim and PersistentVolume (v1) and StorageClass (storage.k8s.io/v1): the
+//! storage a StatefulSet's `volumeClaimTemplates` ask for.
+//!
+//! A claim asks for a size and access modes from a class; the persistent volume binder (and
+//! the class's provisioner) answers with a volume bound to it. Only what that handshake and
+//! kubectl's columns need is kept: no volume sources beyond hostPath, no selectors, no
+//! data sources, no expansion.
+
+use super::decode::decode_struct;
+#[cfg(test)]
+use super::meta::null_as_default;
+use super::meta::ObjectMeta;
+use super::pod::{HostPathVolumeSource, ResourceRequirements};
+use super::quantity::Quantity;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// The annotation that makes a StorageClass the default one.
+pub const IS_DEFAULT_CLASS: &str = "storageclass.kubernetes.io/is-default-class";
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct PersistentVolumeClaim {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: PersistentVolumeClaimSpec,
+    #[serde(default)]
+    pub status: PersistentVolumeClaimStatus,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct PersistentVolumeClaimSpec {
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub access_modes: Vec<String>,
+    #[serde(default, skip_serializing_if = "ResourceRequirements::is_empty")]
+    pub resources: ResourceRequirements,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage_class_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub volume_mode: Option<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub volume_name: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct PersistentVolumeClaimStatus {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub access_modes: Vec<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty", deserialize_with = "null_as_default")]
+    pub capacity: BTreeMap<String, Quantity>,
+}
+
+impl PersistentVolumeClaim {
+    pub fn phase(&self) -> &str {
+        self.status.phase.as_deref().unwrap_or("Pending")
+    }
+    pub fn is_bound(&self) -> bool {
+        self.phase() == "Bound" && !self.spec.volume_name.is_empty()
+    }
+    /// The requested size (`resources.requests.storage`).
+    pub fn request(&self) -> Option<&Quantity> {
+        self.spec.resources.requests.get("storage")
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct PersistentVolume {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: PersistentVolumeSpec,
+    #[serde(default)]
+    pub status: PersistentVolumeStatus,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct PersistentVolumeSpec {
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    pub access_modes: Vec<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty", deserialize_with = "null_as_default")]
+    pub capacity: BTreeMap<String, Quantity>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claim_ref: Option<ClaimReference>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_path: Option<HostPathVolumeSource>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub persistent_volume_reclaim_policy: Option<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub storage_class_name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub volume_mode: Option<String>,
+}
+
+/// The claim a volume is bound to (`spec.claimRef`, an ObjectReference).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct ClaimReference {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub api_version: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub kind: String,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub namespace: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub uid: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct PersistentVolumeStatus {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<String>,
+}
+
+impl PersistentVolume {
+    pub fn phase(&self) -> &str {
+        self.status.phase.as_deref().unwrap_or("Pending")
+    }
+}
+
+/// A StorageClass: which provisioner makes its volumes, how they are reclaimed, and when a
+/// claim of it is bound (`Immediate`, or `WaitForFirstConsumer`: once a pod using it is
+/// scheduled).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct StorageClass {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub provisioner: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reclaim_policy: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub volume_binding_mode: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allow_volume_expansion: Option<bool>,
+}
+
+impl StorageClass {
+    /// Whether the class is marked default (`IsDefaultAnnotation`).
+    pub fn is_default(&self) -> bool {
+        self.metadata.annotations.get(IS_DEFAULT_CLASS).map(String::as_str) == Some("true")
+    }
+}
+
+/// kubectl's short form of access modes (`GetAccessModesAsString`): RWO, ROX, RWX, RWOP.
+pub fn access_modes_string(modes: &[String]) -> String {
+    let mut out = Vec::new();
+    for (mode, short) in [("ReadWriteOnce", "RWO"), ("ReadOnlyMany", "ROX"), ("ReadWriteMany", "RWX"), ("ReadWriteOncePod", "RWOP")] {
+        if modes.iter().any(|m| m == mode) {
+            out.push(short);
+        }
+    }
+    out.join(",")
+}
+
+decode_struct!(PersistentVolumeClaim {
+    metadata: "metadata" Default,
+    spec: "spec" Default,
+    status: "status" Default,
+});
+decode_struct!(PersistentVolumeClaimSpec {
+    access_modes: "accessModes" NullAsDefault,
+    resources: "resources" Default,
+    storage_class_name: "storageClassName" Default,
+    volume_mode: "volumeMode" Default,
+    volume_name: "volumeName" Default,
+});
+decode_struct!(PersistentVolumeClaimStatus {
+    phase: "phase" Default,
+    access_modes: "accessModes" NullAsDefault,
+    capacity: "capacity" NullAsDefault,
+});
+decode_struct!(PersistentVolume {
+    metadata: "metadata" Default,
+    spec: "spec" Default,
+    status: "status" Default,
+});
+decode_struct!(PersistentVolumeSpec {
+    access_modes: "accessModes" NullAsDefault,
+    capacity: "capacity" NullAsDefault,
+    claim_ref: "claimRef" Default,
+    host_path: "hostPath" Default,
+    persistent_volume_reclaim_policy: "persistentVolumeReclaimPolicy" Default,
+    storage_class_name: "storageClassName" Default,
+    volume_mode: "volumeMode" Default,
+});
+decode_struct!(ClaimReference {
+    api_version: "apiVersion" Default,
+    kind: "kind" Default,
+    name: "name" Default,
+    namespace: "namespace" Default,
+    uid: "uid" Default,
+});
+decode_struct!(PersistentVolumeStatus {
+    phase: "phase" Default,
+});
+decode_struct!(StorageClass {
+    metadata: "metadata" Default,
+    provisioner: "provisioner" Default,
+    reclaim_policy: "reclaimPolicy" Default,
+    volume_binding_mode: "volumeBindingMode" Default,
+    allow_volume_expansion: "allowVolumeExpansion" Default,
+});
