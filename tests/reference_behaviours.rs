@@ -590,6 +590,7 @@ fn an_indexed_job_runs_one_pod_per_index_and_records_completed_indexes() {
     for p in job_pods(&sim, "idx") {
         let i = &p.metadata.labels["batch.kubernetes.io/job-completion-index"];
         assert!(p.metadata.name.starts_with(&format!("idx-{i}-")), "{}", p.metadata.name);
+        assert_eq!(p.spec.hostname.as_deref(), Some(format!("idx-{i}").as_str()), "an Indexed pod's hostname is <job>-<index>");
     }
     sim.advance(Duration::mins(2));
     let j = job(&sim, "idx");

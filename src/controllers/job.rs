@@ -25,8 +25,9 @@
 //!
 //! Not modelled: `podFailurePolicy`, `successPolicy`, `backoffLimitPerIndex` and
 //! `podReplacementPolicy: Failed` (kubectl warns that they have no effect), the Indexed pod's
-//! `hostname`/`subdomain` and `JOB_COMPLETION_INDEX` variable (pods have no such fields here),
-//! and the 1 s batching of pod events into one sync.
+//! `JOB_COMPLETION_INDEX` variable (its value comes from a `fieldRef`, which env vars do not
+//! model yet; the index is in the pod's label and annotation), and the 1 s batching of pod
+//! events into one sync. An Indexed pod's hostname is `<job>-<index>`, as upstream sets it.
 
 use super::replica_set::{pods_to_delete, slow_start_batches};
 use super::{Action, Caches, Call, Controller, Outcome, Sync};
@@ -202,6 +203,14 @@ pub fn pod_from_template(job: &Job, index: Option<i32>) -> Pod {
         }
         None => format!("{}-", job.metadata.name),
     };
+    let mut spec = template.spec.clone();
+    if let Some(i) = index.filter(|_| spec.hostname.as_deref().is_none_or(str::is_empty)) {
+        // `createPods`: an Indexed pod answers to `<job>-<index>` (with the template's
+        // subdomain, a stable DNS name for each index behind a headless Service).
+        let mut with_hostname = (*spec).clone();
+        with_hostname.hostname = Some(format!("{}-{i}", job.metadata.name));
+        spec = with_hostname.into();
+    }
     Pod {
         metadata: ObjectMeta {
             generate_name: generate_name.into(),
@@ -212,7 +221,7 @@ pub fn pod_from_template(job: &Job, index: Option<i32>) -> Pod {
             finalizers: vec![JOB_TRACKING_FINALIZER.into()],
             ..Default::default()
         },
-        spec: template.spec.clone(),
+        spec,
         status: PodStatus::default(),
     }
 }
