@@ -257,7 +257,7 @@ fn lesson_10_every_case_leaves_only_its_loops_hop_undone() {
     assert_eq!(run.start(&mut s), Vec::<String>::new());
     tick_until(&mut s, &mut run, Phase::Passed, Duration::mins(2));
     let count = |s: &Session, kind: Kind| s.sim().objects(kind).count();
-    for case in 1..=9 {
+    for case in 1..=11 {
         assert_eq!(run.next(&mut s), Ok(vec![]), "case {case}");
         tick_until(&mut s, &mut run, Phase::Diagnose, Duration::mins(3));
         assert!(run.view().conceal_components && run.view().asking, "case {case}: concealed while asked");
@@ -321,9 +321,32 @@ fn lesson_10_every_case_leaves_only_its_loops_hop_undone() {
                 let out = s.execute("kubectl get hpa php-apache");
                 assert!(out.stdout.contains("cpu: 0%/50%"), "case 8: the autoscaler's status is stale: {}", out.stdout);
             }
-            _ => {
+            9 => {
                 let cron = s.sim().objects(Kind::CronJob).find_map(|o| o.as_cron_job().cloned()).expect("case 9: the CronJob");
                 assert_eq!((count(&s, Kind::Job), cron.status.last_schedule_time), (0, None), "case 9: no Job and no schedule kept");
+            }
+            10 => {
+                assert_eq!((count(&s, Kind::StatefulSet), count(&s, Kind::PersistentVolumeClaim)), (1, 0), "case 10: no claim");
+                let db = s.sim().objects(Kind::Pod).filter_map(|o| o.as_pod()).filter(|p| p.metadata.name.starts_with("db-")).count();
+                assert_eq!(db, 0, "case 10: and no pod");
+            }
+            _ => {
+                let claim = s
+                    .sim()
+                    .objects(Kind::PersistentVolumeClaim)
+                    .find_map(|o| o.as_persistent_volume_claim().cloned())
+                    .expect("case 11: the claim");
+                assert_eq!((claim.metadata.name.as_str(), claim.spec.volume_name.as_str()), ("data-db-0", ""), "case 11: unbound");
+                let db: Vec<Pod> =
+                    s.sim().objects(Kind::Pod).filter_map(|o| o.as_pod().cloned()).filter(|p| p.metadata.name.starts_with("db-")).collect();
+                assert_eq!(db.len(), 1, "case 11: only db-0, waiting");
+                assert!(db[0].node_name().is_none(), "case 11: not scheduled");
+                let refused = s
+                    .sim()
+                    .objects(Kind::Event)
+                    .filter_map(|o| o.as_event())
+                    .any(|e| e.reason == "FailedScheduling" && e.message.contains("unbound immediate PersistentVolumeClaims"));
+                assert!(refused, "case 11: the scheduler said why");
             }
         }
         assert_eq!(run.answer(&mut s, &answer), Ok(vec![]));
