@@ -257,7 +257,7 @@ fn lesson_10_every_case_leaves_only_its_loops_hop_undone() {
     assert_eq!(run.start(&mut s), Vec::<String>::new());
     tick_until(&mut s, &mut run, Phase::Passed, Duration::mins(2));
     let count = |s: &Session, kind: Kind| s.sim().objects(kind).count();
-    for case in 1..=11 {
+    for case in 1..=13 {
         assert_eq!(run.next(&mut s), Ok(vec![]), "case {case}");
         tick_until(&mut s, &mut run, Phase::Diagnose, Duration::mins(3));
         assert!(run.view().conceal_components && run.view().asking, "case {case}: concealed while asked");
@@ -330,7 +330,7 @@ fn lesson_10_every_case_leaves_only_its_loops_hop_undone() {
                 let db = s.sim().objects(Kind::Pod).filter_map(|o| o.as_pod()).filter(|p| p.metadata.name.starts_with("db-")).count();
                 assert_eq!(db, 0, "case 10: and no pod");
             }
-            _ => {
+            11 => {
                 let claim = s
                     .sim()
                     .objects(Kind::PersistentVolumeClaim)
@@ -347,6 +347,16 @@ fn lesson_10_every_case_leaves_only_its_loops_hop_undone() {
                     .filter_map(|o| o.as_event())
                     .any(|e| e.reason == "FailedScheduling" && e.message.contains("unbound immediate PersistentVolumeClaims"));
                 assert!(refused, "case 11: the scheduler said why");
+            }
+            12 => {
+                let nginx = s.sim().objects(Kind::Pod).filter_map(|o| o.as_pod()).filter(|p| p.metadata.name.starts_with("nginx-")).count();
+                assert_eq!((count(&s, Kind::ReplicationController), nginx, pods.len()), (1, 0, 3), "case 12: no nginx pod, web's three");
+            }
+            _ => {
+                assert_eq!(count(&s, Kind::Node), 1, "case 13: node-2 is gone");
+                let stranded = pods.iter().filter(|p| p.node_name() == Some("node-2")).count();
+                assert!(stranded > 0, "case 13: a pod is still bound to the vanished node");
+                assert_eq!(pods.len(), 3, "case 13: and it still counts: no replacement");
             }
         }
         assert_eq!(run.answer(&mut s, &answer), Ok(vec![]));
