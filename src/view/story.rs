@@ -369,6 +369,7 @@ impl Story {
             Object::Deployment(d) => deployment_written(writer, change, d),
             Object::Node(node) => node_written(writer, change, node),
             Object::EndpointSlice(slice) => endpoint_slice_written(writer, change, slice),
+            Object::Job(job) => scheduled_job_written(writer, change, job),
             _ => None,
         }
     }
@@ -543,6 +544,19 @@ const JOB_WORDS: &str = "Job controller";
 /// The name of the Job that controls `pod`, if a Job does: its pods are not a ReplicaSet's.
 fn job_of(pod: &Pod) -> Option<&str> {
     pod.metadata.controller_ref().filter(|r| r.kind == "Job").map(|r| r.name.as_str())
+}
+
+const CRON: &str = "cronjob-controller";
+const CRON_WORDS: &str = "CronJob controller";
+
+/// A Job the CronJob controller creates at a scheduled time: the schedule's hop, before the
+/// Job controller's (`CronJob controller: cronjob/hello: create job hello-29453761`).
+fn scheduled_job_written(writer: &Writer, change: &Change, job: &crate::model::Job) -> Option<Said> {
+    let owner = job.metadata.controller_ref().filter(|r| r.kind == "CronJob")?;
+    if writer.name != KCM || change.type_ != ChangeType::Added {
+        return None;
+    }
+    said(controller(CRON), CRON_WORDS, &["cronjob/", &owner.name, ": create job ", &job.metadata.name])
 }
 
 const GC: &str = "garbage-collector-controller";
@@ -1044,6 +1058,26 @@ mod tests {
         assert!(created.text.ends_with(" for job/hello"), "{texts:#?}");
         assert!(!texts.iter().any(|t| t.starts_with("ReplicaSet controller")), "{texts:#?}");
         assert!(texts.iter().any(|t| t.ends_with(" Completed")), "the pod's run to completion is a beat: {texts:#?}");
+    }
+
+    /// A CronJob's scheduled time is a beat of its own controller, then the Job's pod is the
+    /// Job controller's: two loops, one after the other.
+    #[test]
+    fn a_scheduled_job_is_told_as_the_cron_job_controllers_and_its_pod_as_the_job_controllers() {
+        let mut s = session();
+        let mut story = Story::new();
+        let create = "kubectl create cronjob hello --image=busybox --schedule=\"* * * * *\" -- date";
+        let captions = captions_after(&mut s, &mut story, create, Duration::secs(70));
+        let texts: Vec<&str> = captions.iter().map(|c| c.text.as_str()).collect();
+        let scheduled = captions
+            .iter()
+            .position(|c| c.text == "CronJob controller: cronjob/hello: create job hello-29453761")
+            .unwrap_or_else(|| panic!("{texts:#?}"));
+        assert_eq!(captions[scheduled].component, "kube-controller-manager/cronjob-controller");
+        let pod =
+            captions.iter().position(|c| c.text.starts_with("Job controller: create pod ") && c.text.ends_with(" for job/hello-29453761"));
+        let pod = pod.expect("the Job's pod");
+        assert!(scheduled < pod, "{texts:#?}");
     }
 
     #[test]
