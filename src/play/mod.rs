@@ -53,6 +53,14 @@ use story::StoryMode;
 
 /// Hops shown at once; a frame with more new messages than [`SINGLE_HOPS`] folds them.
 const HOPS_SHOWN: usize = 24;
+/// Hops shown at once past teaching scale. Every token is anchored to two boxes and moved by
+/// an animation of its `left`/`top`, so each one costs Chromium a style and layout pass over it
+/// in every frame (about a quarter of a millisecond per token on the 2-core machine, measured
+/// at 100 nodes / 3,000 pods: 24 tokens were a third of a steady frame). A large cluster's
+/// messages come folded (each frame has far more than [`SINGLE_HOPS`]) and its flow is redrawn
+/// only a few times a second, when the newest hops replace the ones still on their way; the
+/// newest eight still show each kind of traffic of the latest frames.
+const LARGE_HOPS_SHOWN: usize = 8;
 const SINGLE_HOPS: usize = 12;
 /// Event rows shown.
 const EVENT_ROWS: usize = 60;
@@ -575,7 +583,8 @@ impl Engine {
             for hop in hops(&layout, new, SINGLE_HOPS) {
                 self.hops.push_back(hop);
             }
-            while self.hops.len() > HOPS_SHOWN {
+            let shown = if self.is_large() { LARGE_HOPS_SHOWN } else { HOPS_SHOWN };
+            while self.hops.len() > shown {
                 self.hops.pop_front();
             }
             self.hops_dirty = true;

@@ -410,6 +410,33 @@ mod tests {
     }
 
     #[test]
+    fn a_large_cluster_draws_at_most_eight_tokens_and_a_small_one_up_to_twenty_four() {
+        // Each token costs the browser style and layout in every frame it moves (issue 14's
+        // frame budget at 3,000 pods), so past teaching scale the flow keeps the newest few.
+        let most = |e: &mut Engine, from: f64| {
+            let mut most = 0;
+            for i in 0..60 {
+                let ts = from + f64::from(i) * 16.0;
+                e.frame(ts, &|| ts);
+                most = most.max(e.snapshot().hops.len());
+            }
+            most
+        };
+        let mut small = test_engine("?scenario=default&seed=1&speed=100");
+        assert!(small.run("kubectl scale deployment web --replicas=40"));
+        assert!(!small.is_large());
+        assert!(most(&mut small, 0.0) > super::super::LARGE_HOPS_SHOWN, "a small cluster keeps its longer trail");
+        let mut large = test_engine("?scenario=default&seed=1&speed=100");
+        assert!(large.run("kubectl scale deployment web --replicas=400"));
+        assert!(large.run("sim settle"));
+        large.refresh();
+        assert!(large.is_large());
+        assert!(large.run("kubectl scale deployment web --replicas=500"));
+        let drawn = most(&mut large, 0.0);
+        assert!(drawn > 0 && drawn <= super::super::LARGE_HOPS_SHOWN, "{drawn} tokens");
+    }
+
+    #[test]
     fn a_service_and_its_traffic_reach_the_snapshot_and_stay_shared_while_unchanged() {
         let mut e = test_engine("?scenario=default&seed=1");
         assert!(e.run("kubectl expose deployment web --port=80"));
