@@ -91,7 +91,7 @@ impl Checker {
     fn check_owners(&mut self, api: &ApiServer, now: Time, out: &mut Vec<String>) {
         let mut uids: VecSet<&str> = VecSet::new();
         uids.extend(
-            [Kind::Deployment, Kind::ReplicaSet, Kind::DaemonSet, Kind::Node, Kind::Job, Kind::StatefulSet]
+            [Kind::Deployment, Kind::ReplicaSet, Kind::ReplicationController, Kind::DaemonSet, Kind::Node, Kind::Job, Kind::StatefulSet]
                 .iter()
                 .flat_map(|k| api.etcd.list(*k, None))
                 .map(|o| o.meta().uid.as_str()),
