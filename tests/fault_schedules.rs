@@ -2,20 +2,38 @@
 //! played through the `sim` verbs and kubectl, as a person would type them.
 //!
 //! For every seed: the default scenario (Deployment `web` of three replicas on two nodes) with a
-//! DaemonSet `agent` added (one pod per node) goes through a schedule of faults — stopped and restarted processes (kube-apiserver and etcd
-//! included), failed, partitioned and recovered nodes, dropped, delayed and severed watches,
-//! etcd snapshots, restores and wipes — mixed with the person's own changes (scaling, deleting
-//! pods). The invariants are checked after every step. Then every fault stops: each process is
-//! started, each node recovered, watch faults cleared, and every watch severed once, standing in
-//! for the reflector's 5–10 min watch timeout, which kubeloop does not model: without it a
-//! notification lost to `watch drop` would never be re-delivered. From then on the declared
-//! state must be reached within [`CONVERGENCE_BOUND`] of simulated time: the Deployment as last
-//! declared, the StatefulSet's two pods, and the DaemonSet with an available pod on each node (both gone, after a wipe
-//! without a later restore), exactly that many pods Running and available, and no container
-//! running that no pod claims.
+//! DaemonSet `agent` added (one pod per node) goes through a schedule of faults — stopped and
+//! restarted processes (kube-apiserver and etcd included), single loops of
+//! kube-controller-manager switched off, on and restarted (`sim stop|start|restart
+//! kube-controller-manager/NAME`, any of its controllers), failed, partitioned and recovered
+//! nodes, dropped, delayed and severed watches, etcd snapshots, restores and wipes — mixed with
+//! the person's own changes (scaling, deleting pods). The invariants are checked after every
+//! step. Then every fault stops: each process is started, each stopped controller switched on,
+//! each node recovered, watch faults cleared, and every watch severed once, standing in for the
+//! reflector's 5–10 min watch timeout, which kubeloop does not model: without it a notification
+//! lost to `watch drop` would never be re-delivered. From then on the declared state must be
+//! reached within [`CONVERGENCE_BOUND`] of simulated time: the Deployment as last declared, the
+//! StatefulSet's two pods, and the DaemonSet with an available pod on each node (both gone,
+//! after a wipe without a later restore), exactly that many pods Running and available, and no
+//! container running that no pod claims.
 //!
 //! A StatefulSet `db` (two replicas, OrderedReady) runs too: once the faults stop, `db-0` and
 //! `db-1` must be Running and ready and its status must say so (or it is gone, after a wipe).
+//!
+//! So do three more workloads, each read back from its API object once the faults stop (all
+//! gone after a wipe without a later restore; a restore brings them back as declared):
+//! - a PodDisruptionBudget `web` over `web`'s pods, its bound drawn per seed (`minAvailable: 1`,
+//!   `maxUnavailable: 1` or `minAvailable: 50%`): its status must be the truth — `expectedPods`
+//!   the declared replicas, `currentHealthy` the ready `web` pods, `desiredHealthy` from the
+//!   bound, `disruptionsAllowed` the difference (never below 0), `observedGeneration` current;
+//! - a ReplicationController `legacy` of two pods: exactly two Running and ready, its status
+//!   saying so;
+//! - a HorizontalPodAutoscaler over a Deployment `scaled` of its own (200m CPU requests, 50%
+//!   target, 1–6 replicas), under a constant `sim load` drawn per seed (2–5 pods' worth, set
+//!   when the faults begin): the Deployment must have the replicas upstream's formula settles
+//!   on ([`autoscaled_replicas`]) and the autoscaler's `currentReplicas` and `desiredReplicas`
+//!   must agree. The load never drops, so only scale-up is needed and the 5-minute downscale
+//!   stabilization never holds convergence back.
 //!
 //! Alongside the Deployment runs a Job (`batch`: four completions, two at a time, each pod a
 //! 5 s script): whatever the faults did to it, once they stop it must be Complete, with every
@@ -25,19 +43,26 @@
 //! stop, its controller must have caught up — a Job for a schedule time no older than
 //! [`CRON_CATCH_UP`] recorded in `lastScheduleTime` — with `status.active` naming only Jobs
 //! that exist and have not finished, at most one of them (Forbid), and the history limits (3
-//! succeeded, 1 failed) kept; or it is gone, after a wipe.
+//! succeeded, 1 failed) kept; or it is gone, after a wipe. Its bound is longer by the longest
+//! outage of kube-apiserver or etcd (see [`track_outage`]): a Job it could not create then is
+//! retried with client-go's doubling failure back-off, as upstream's controller does.
 //!
 //! Crashing containers (`sim crash`) are left out: a crash loop never converges, by design.
+//! `FAULT_SEED=N` plays seed N alone.
 
 use kubeloop::command::{Scenario, Session};
 use kubeloop::model::*;
 use kubeloop::rng::Rng;
-use kubeloop::sim::{ComponentId, Sim};
+use kubeloop::sim::{ComponentId, Sim, CONTROLLER_PREFIX};
 use std::collections::BTreeSet;
 
 /// How long after the last fault the declared state must be reached: an informer that backed
 /// off to its 30 s cap, then a kubelet's 10–15 s pod-sync retry, an image pull (2–4 s) and the
-/// PLEG relist after it, with room to spare (60 seeds take at most 28 s).
+/// PLEG relist after it, with room to spare. The autoscaler's seeds take longer (at most 63 s
+/// over the 60 seeds, against 28 s before it): a replacement pod of `scaled` has no metric until
+/// metrics-server's second 15 s scrape after it started, and the autoscaler looks only every
+/// 15 s, so a scale-up after the faults waits up to about 30 s more; 90 s still covers it. (A
+/// CronJob's catch-up has its own allowance, see [`track_outage`].)
 const CONVERGENCE_BOUND: Duration = Duration::secs(90);
 const SEEDS: u64 = 60;
 const ACTIONS: usize = 16;
@@ -61,6 +86,27 @@ const CRON_JOB: &str = "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: ti
 fn start_cron_job(s: &mut Session) {
     let cj = Object::from_json(yaml_serde::from_str(CRON_JOB).expect("yaml")).expect("a CronJob");
     s.sim_mut().submit(kubeloop::api::ApiRequest::Create(cj)).expect("the CronJob is created");
+}
+
+/// client-go's longest failure back-off (`DefaultControllerRateLimiter`: 5 ms × 2ⁿ, at most
+/// 1000 s).
+const MAX_RETRY_DELAY: Duration = Duration::secs(1000);
+
+/// Notes when kube-apiserver or etcd went down and, once both run again, how long the longest
+/// such outage lasted. A CronJob's Job created during an outage fails on every retry, and the
+/// cronjob-controller, as upstream's, only re-adds its key rate-limited: each retry waits twice
+/// as long as the one before, so the retry after an outage comes up to the outage's length
+/// later (at most [`MAX_RETRY_DELAY`]); nothing else wakes a CronJob that has no Jobs.
+fn track_outage(sim: &Sim, down_since: &mut Option<Time>, longest: &mut Duration) {
+    let down = !sim.is_running(&ComponentId::ApiServer) || !sim.is_running(&ComponentId::Etcd);
+    match (down, *down_since) {
+        (true, None) => *down_since = Some(sim.now()),
+        (false, Some(since)) => {
+            *longest = (*longest).max(sim.now().since(since));
+            *down_since = None;
+        }
+        _ => {}
+    }
 }
 
 /// Whether a pod belongs to one of the CronJob's Jobs.
@@ -157,13 +203,159 @@ EOF";
 /// How many pods the StatefulSet declares.
 const STATEFUL_REPLICAS: usize = 2;
 
+/// The ReplicationController each seed adds: two pods of its own label, made by the
+/// replicationcontroller-controller (the ReplicaSet loop over a converted object).
+const REPLICATION_CONTROLLER: &str = "kubectl create -f - <<EOF
+apiVersion: v1
+kind: ReplicationController
+metadata: {name: legacy}
+spec:
+  replicas: 2
+  selector: {app: legacy}
+  template:
+    metadata: {labels: {app: legacy}}
+    spec:
+      containers: [{name: legacy, image: busybox, command: [sleep, '3600'], resources: {requests: {cpu: 50m, memory: 32Mi}}}]
+EOF";
+
+/// How many pods the ReplicationController declares.
+const RC_REPLICAS: usize = 2;
+
+/// The Deployment the HorizontalPodAutoscaler scales: one replica to start with, each pod
+/// requesting 200m of CPU, the request its utilization is measured against.
+const SCALED: &str = "kubectl create -f - <<EOF
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: scaled}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: scaled}}
+  template:
+    metadata: {labels: {app: scaled}}
+    spec:
+      containers: [{name: scaled, image: busybox, command: [sleep, '3600'], resources: {requests: {cpu: 200m, memory: 32Mi}}}]
+EOF";
+
+/// The autoscaler over `scaled`: 50% of the request, between 1 and 6 replicas.
+const AUTOSCALE: &str = "kubectl autoscale deployment scaled --cpu-percent=50 --min=1 --max=6";
+
+/// The replica count the autoscaler settles on for a load of `pods_worth` × 50% of one pod's
+/// request. `sim load` spreads a total demand over the running pods, so with n pods each uses
+/// 50·k/n percent and upstream's ceil(n × utilization / target) is k for every n; no other n is
+/// within the 10% tolerance of it (k ≤ 5), so the load has one resting point.
+fn autoscaled_replicas(pods_worth: i32) -> i32 {
+    pods_worth.clamp(1, 6)
+}
+
+/// The PodDisruptionBudget over `web`'s pods, drawn per seed: an absolute `minAvailable`,
+/// `maxUnavailable` (which needs the Deployment's scale) or a percentage `minAvailable`.
+const BUDGETS: &[&str] = &["minAvailable: 1", "maxUnavailable: 1", "minAvailable: 50%"];
+
+fn budget_manifest(bound: &str) -> String {
+    format!(
+        "kubectl create -f - <<EOF\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {{name: web}}\nspec:\n  {bound}\n  selector: {{matchLabels: {{app: web}}}}\nEOF"
+    )
+}
+
+/// The budget's `desiredHealthy` for `web` at `replicas` (upstream rounds a percentage of
+/// `minAvailable` up).
+fn desired_healthy(bound: &str, replicas: i32) -> i32 {
+    match bound {
+        "minAvailable: 1" => 1,
+        "maxUnavailable: 1" => (replicas - 1).max(0),
+        "minAvailable: 50%" => (replicas + 1) / 2,
+        other => unreachable!("no such budget {other}"),
+    }
+}
+
+/// What each seed drew for the workloads it adds: the budget's bound and the load on
+/// `scaled`, in pods' worth at the target.
+#[derive(Clone, Copy, Debug)]
+struct Drawn {
+    budget: &'static str,
+    pods_worth: i32,
+}
+
+fn pod_ready(p: &Pod) -> bool {
+    p.status.phase == Some(PodPhase::Running) && !p.metadata.is_deleting() && p.status.container_statuses.iter().all(|c| c.ready)
+}
+
+/// The budget, the ReplicationController and the autoscaler as declared (all three gone after
+/// a wipe without a later restore), each read from its API object and compared with the pods.
+fn added_workloads_converged(sim: &Sim, declared: Declared, drawn: Drawn, pods: &[Pod]) -> Result<(), String> {
+    let budgets: Vec<PodDisruptionBudget> =
+        sim.objects(Kind::PodDisruptionBudget).filter_map(|o| o.as_pod_disruption_budget().cloned()).collect();
+    let rcs: Vec<ReplicationController> =
+        sim.objects(Kind::ReplicationController).filter_map(|o| o.as_replication_controller().cloned()).collect();
+    let hpas: Vec<HorizontalPodAutoscaler> =
+        sim.objects(Kind::HorizontalPodAutoscaler).filter_map(|o| o.as_horizontal_pod_autoscaler().cloned()).collect();
+    let scaled = sim.objects(Kind::Deployment).filter_map(|o| o.as_deployment().cloned()).find(|d| d.metadata.name == "scaled");
+    let Some(web) = declared.0 else {
+        if !budgets.is_empty() || !rcs.is_empty() || !hpas.is_empty() || scaled.is_some() {
+            return Err(format!(
+                "wiped, yet {} budgets, {} rcs, {} hpas, scaled {}",
+                budgets.len(),
+                rcs.len(),
+                hpas.len(),
+                scaled.is_some()
+            ));
+        }
+        return Ok(());
+    };
+    let labelled = |app: &str| -> Vec<&Pod> { pods.iter().filter(|p| p.metadata.labels.get("app").is_some_and(|v| v == app)).collect() };
+
+    let [pdb] = budgets.as_slice() else { return Err(format!("{} budgets", budgets.len())) };
+    let healthy = labelled("web").into_iter().filter(|p| pod_ready(p)).count() as i32;
+    let desired = desired_healthy(drawn.budget, web);
+    let s = &pdb.status;
+    let want = (web, healthy, desired, (healthy - desired).max(0), pdb.metadata.generation);
+    if (s.expected_pods, s.current_healthy, s.desired_healthy, s.disruptions_allowed, s.observed_generation) != want {
+        return Err(format!("budget ({}) status {s:?}, want (expected, healthy, desired, allowed, generation) {want:?}", drawn.budget));
+    }
+
+    let [rc] = rcs.as_slice() else { return Err(format!("{} replication controllers", rcs.len())) };
+    let running = labelled("legacy").into_iter().filter(|p| pod_ready(p)).count();
+    let n = RC_REPLICAS as i32;
+    if running != RC_REPLICAS
+        || rc.status.ready_replicas != n
+        || rc.status.replicas != n
+        || rc.status.observed_generation != rc.metadata.generation
+    {
+        return Err(format!("replication controller: {running} pods ready, status {:?}", rc.status));
+    }
+
+    let [hpa] = hpas.as_slice() else { return Err(format!("{} autoscalers", hpas.len())) };
+    let scaled = scaled.ok_or("no deployment scaled")?;
+    let want = autoscaled_replicas(drawn.pods_worth);
+    if scaled.spec.replicas != Some(want) || scaled.status.available_replicas != want || scaled.status.replicas != want {
+        return Err(format!("scaled: spec {:?}, status {:?}, want {want}", scaled.spec.replicas, scaled.status));
+    }
+    if (hpa.status.current_replicas, hpa.status.desired_replicas) != (want, want) {
+        return Err(format!("autoscaler status {:?}, want {want}", hpa.status));
+    }
+    Ok(())
+}
+
 fn pick<'a>(rng: &mut Rng, from: &[&'a str]) -> &'a str {
     from[rng.below(from.len() as u64) as usize]
 }
 
 /// One random action, as a command line.
 fn draw_action(rng: &mut Rng, sim: &Sim) -> String {
-    match rng.below(100) {
+    match rng.below(112) {
+        100..=111 => {
+            let Some(manager) = sim.controller_manager() else { return "sim advance 1s".to_string() };
+            let stopped: Vec<&str> = manager.controller_names().filter(|n| manager.is_stopped(n)).collect();
+            let all: Vec<&str> = manager.controller_names().collect();
+            // Starting a running loop is refused, so `start` names one that is off, if any is.
+            let (verb, from) = match rng.below(3) {
+                0 => ("stop", &all),
+                1 if !stopped.is_empty() => ("start", &stopped),
+                1 => ("start", &all),
+                _ => ("restart", &all),
+            };
+            format!("sim {verb} {CONTROLLER_PREFIX}{}", pick(rng, from))
+        }
         0..=11 => format!("sim stop {}", pick(rng, COMPONENTS)),
         12..=25 => format!("sim start {}", pick(rng, COMPONENTS)),
         26..=31 => format!("sim restart {}", pick(rng, COMPONENTS)),
@@ -223,24 +415,36 @@ fn heal(s: &mut Session) {
             assert!(out.ok, "{c}: {}", out.stderr);
         }
     }
+    let stopped: Vec<String> = s
+        .sim()
+        .controller_manager()
+        .map(|m| m.controller_names().filter(|n| m.is_stopped(n)).map(str::to_string).collect())
+        .unwrap_or_default();
+    for name in stopped {
+        let out = s.execute(&format!("sim start {CONTROLLER_PREFIX}{name}"));
+        assert!(out.ok, "{name}: {}", out.stderr);
+    }
     for line in ["sim watch drop 0", "sim watch delay 0s", "sim watch sever"] {
         assert!(s.execute(line).ok);
     }
     assert!(!s.sim().has_faults());
+    assert!(s.sim().controller_manager().is_some_and(|m| m.controller_names().all(|n| !m.is_stopped(n))));
 }
 
 /// Whether the cluster is as declared; otherwise what differs.
-fn converged(sim: &Sim, declared: Declared) -> Result<(), String> {
-    let deployments: Vec<Deployment> = sim.objects(Kind::Deployment).filter_map(|o| o.as_deployment().cloned()).collect();
+fn converged(sim: &Sim, declared: Declared, drawn: Drawn) -> Result<(), String> {
+    let deployments: Vec<Deployment> =
+        sim.objects(Kind::Deployment).filter_map(|o| o.as_deployment().cloned()).filter(|d| d.metadata.name == "web").collect();
     let all: Vec<Pod> = sim.objects(Kind::Pod).filter_map(|o| o.as_pod().cloned()).collect();
+    added_workloads_converged(sim, declared, drawn, &all)?;
     job_converged(sim, declared, &all)?;
-    cron_job_converged(sim, declared)?;
     // A CronJob's pod may be running its `date` at any instant: its containers are its own.
     let cron_running: BTreeSet<ObjectKey> =
         all.iter().filter(|p| is_cron_jobs(p) && !p.is_terminal()).map(|p| ObjectKey::of(Kind::Pod, &p.metadata)).collect();
     let pods: Vec<Pod> = all.into_iter().filter(|p| !is_jobs(p) && !is_cron_jobs(p)).collect();
     let daemon_sets: Vec<DaemonSet> = sim.objects(Kind::DaemonSet).filter_map(|o| o.as_daemon_set().cloned()).collect();
-    let want = declared.0.map_or(0, |n| n as usize + NODES.len() + STATEFUL_REPLICAS);
+    let scaled = autoscaled_replicas(drawn.pods_worth) as usize;
+    let want = declared.0.map_or(0, |n| n as usize + NODES.len() + STATEFUL_REPLICAS + RC_REPLICAS + scaled);
     let stateful_sets: Vec<StatefulSet> = sim.objects(Kind::StatefulSet).filter_map(|o| o.as_stateful_set().cloned()).collect();
     match (declared.0, stateful_sets.as_slice()) {
         (None, []) => {}
@@ -277,12 +481,7 @@ fn converged(sim: &Sim, declared: Declared) -> Result<(), String> {
         }
         (_, found) => return Err(format!("declared {declared:?}, found {} deployments", found.len())),
     }
-    let ready = pods
-        .iter()
-        .filter(|p| {
-            p.status.phase == Some(PodPhase::Running) && !p.metadata.is_deleting() && p.status.container_statuses.iter().all(|c| c.ready)
-        })
-        .count();
+    let ready = pods.iter().filter(|p| pod_ready(p)).count();
     if pods.len() != want || ready != want {
         return Err(format!("{} pods, {ready} ready, want {want}", pods.len()));
     }
@@ -308,33 +507,68 @@ fn run_seed(seed: u64) -> Result<Duration, String> {
     if !created.ok {
         return Err(format!("the DaemonSet was refused: {}", created.stderr));
     }
-    let created = s.execute(STATEFUL_SET);
-    if !created.ok {
-        return Err(format!("the StatefulSet was refused: {}", created.stderr));
+    let mut rng = Rng::new(seed ^ 0x5eed_fa17);
+    let drawn = Drawn { budget: pick(&mut rng, BUDGETS), pods_worth: 2 + rng.below(4) as i32 };
+    let budget = budget_manifest(drawn.budget);
+    for (what, line) in [
+        ("the StatefulSet", STATEFUL_SET),
+        ("the budget", budget.as_str()),
+        ("the ReplicationController", REPLICATION_CONTROLLER),
+        ("the Deployment scaled", SCALED),
+        ("the autoscaler", AUTOSCALE),
+    ] {
+        let created = s.execute(line);
+        if !created.ok {
+            return Err(format!("{what} was refused: {}", created.stderr));
+        }
     }
     s.settle(Duration::mins(2)).map_err(|_| "the scenario did not settle")?;
     start_job(&mut s);
-    let mut rng = Rng::new(seed ^ 0x5eed_fa17);
     start_cron_job(&mut s);
+    // The load comes with the faults, so the autoscaler scales up through them.
+    let load = s.execute(&format!("sim load deployment/scaled --cpu {}%", 50 * drawn.pods_worth));
+    if !load.ok {
+        return Err(format!("the load was refused: {}", load.stderr));
+    }
     let mut declared = Declared(Some(3), true, true);
     let mut snapshot = None;
     let mut played = Vec::new();
+    let (mut api_down_since, mut longest_outage) = (None, Duration::ZERO);
     for _ in 0..ACTIONS {
         let line = draw_action(&mut rng, s.sim());
         play(&mut s, &line, &mut declared, &mut snapshot);
         played.push(line);
+        track_outage(s.sim(), &mut api_down_since, &mut longest_outage);
         s.advance(Duration::millis(rng.below(40_000)));
         if let Some(v) = s.sim().violations().first() {
-            return Err(format!("invariant broken after {played:?}: {v}"));
+            let v = v.clone();
+            let seen: String = ["kubectl get rs,deploy -o yaml", "sim status"].iter().map(|l| s.execute(l).stdout).collect();
+            return Err(format!("invariant broken after {played:?}: {v}\n{seen}"));
         }
     }
     heal(&mut s);
+    track_outage(s.sim(), &mut api_down_since, &mut longest_outage);
     let healed = s.sim().now();
     let deadline = healed + CONVERGENCE_BOUND;
+    let cron_deadline = deadline + longest_outage.min(MAX_RETRY_DELAY);
+    let mut rest_took = None;
     loop {
-        match converged(s.sim(), declared) {
-            Ok(()) => break,
-            Err(why) if s.sim().now() >= deadline => {
+        let rest = converged(s.sim(), declared, drawn);
+        let cron = cron_job_converged(s.sim(), declared);
+        if rest.is_ok() {
+            rest_took.get_or_insert(s.sim().now().since(healed));
+        } else {
+            rest_took = None;
+        }
+        let now = s.sim().now();
+        let late = match (rest, cron) {
+            (Ok(()), Ok(())) => break,
+            (Err(why), _) if now >= deadline => Some((why, CONVERGENCE_BOUND)),
+            (_, Err(why)) if now >= cron_deadline => Some((why, cron_deadline.since(healed))),
+            _ => None,
+        };
+        match late {
+            Some((why, bound)) => {
                 let seen: String = [
                     "kubectl get pods -o wide",
                     "kubectl get rs",
@@ -342,17 +576,21 @@ fn run_seed(seed: u64) -> Result<Duration, String> {
                     "kubectl get ds",
                     "kubectl get cronjobs",
                     "kubectl get sts",
+                    "kubectl get pdb",
+                    "kubectl get rc",
+                    "kubectl get hpa",
+                    "kubectl describe cronjob tick",
                     "sim status",
                 ]
                 .iter()
                 .map(|l| s.execute(l).stdout)
                 .collect();
-                return Err(format!("not converged {CONVERGENCE_BOUND} after the faults stopped: {why}\nschedule: {played:?}\n{seen}"));
+                return Err(format!("not converged {bound} after the faults stopped: {why}\nschedule: {played:?}\n{seen}"));
             }
-            Err(_) => s.advance(Duration::secs(1)),
+            None => s.advance(Duration::secs(1)),
         }
     }
-    let took = s.sim().now().since(healed);
+    let took = rest_took.unwrap_or(Duration::ZERO);
     if let Some(v) = s.sim().violations().first() {
         return Err(format!("invariant broken: {v}\nschedule: {played:?}"));
     }
@@ -363,14 +601,19 @@ fn run_seed(seed: u64) -> Result<Duration, String> {
 fn after_random_faults_stop_the_declared_state_returns_within_the_bound() {
     let mut slowest = Duration::ZERO;
     let mut failures = Vec::new();
+    // `FAULT_SEED=N` plays seed N alone, to look at one failure.
+    let only: Option<u64> = std::env::var("FAULT_SEED").ok().and_then(|v| v.parse().ok());
     for seed in 1..=SEEDS {
+        if only.is_some_and(|o| o != seed) {
+            continue;
+        }
         match run_seed(seed) {
             Ok(took) => slowest = slowest.max(took),
             Err(e) => failures.push(format!("seed {seed}: {e}")),
         }
     }
+    eprintln!("slowest convergence over the seeds that converged: {slowest:?}");
     assert!(failures.is_empty(), "{} of {SEEDS} seeds failed:\n{}", failures.len(), failures.join("\n\n"));
-    eprintln!("slowest convergence over {SEEDS} seeds: {slowest:?}");
     assert!(slowest <= CONVERGENCE_BOUND, "slowest {slowest:?}");
 }
 

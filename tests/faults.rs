@@ -531,3 +531,21 @@ fn a_restarted_controller_manager_acts_on_the_state_it_finds_not_on_the_events_i
     assert!(after[0].starts_with("Scaled up replica set web-") && after[0].ends_with(" from 3 to 4"), "{after:?}");
     assert_eq!(running_pods(s.sim()).len(), 4);
 }
+
+/// The invariant bounding the garbage collector's lag holds the collector to what it can see:
+/// a ReplicaSet whose Deployment is deleted while the collector is switched off is no
+/// violation, and once it runs again the collector takes it well within the bound.
+#[test]
+fn an_orphan_made_while_the_collector_is_stopped_is_collected_once_it_runs() {
+    let mut s = session(5);
+    run(&mut s, "sim stop kube-controller-manager/garbage-collector-controller");
+    let rs = s.sim().objects(Kind::ReplicaSet).next().expect("web's ReplicaSet").key();
+    run(&mut s, "kubectl delete deployment web");
+    s.advance(Duration::mins(3));
+    assert!(s.sim().api().get(&rs).is_some(), "nobody collects it while the collector is off");
+    assert_invariants(s.sim());
+    run(&mut s, "sim start kube-controller-manager/garbage-collector-controller");
+    s.advance(Duration::secs(30));
+    assert!(s.sim().api().get(&rs).is_none(), "collected once the collector runs");
+    assert_invariants(s.sim());
+}

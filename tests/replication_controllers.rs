@@ -65,3 +65,15 @@ fn it_adopts_a_matching_orphan_and_makes_only_the_rest() {
     let stray = pods.iter().find(|p| p.metadata.name == "stray").expect("the orphan is kept");
     assert_eq!(stray.metadata.controller_ref().map(|r| r.kind.as_str()), Some("ReplicationController"));
 }
+
+/// The invariant checker knows a ReplicationController as an owner: its pods, alive for longer
+/// than the garbage collector's grace, are not reported as having outlived it (the fault
+/// schedules' ReplicationController had every seed fail so).
+#[test]
+fn its_pods_are_owned_for_the_invariants_too() {
+    let mut sim = cluster();
+    create(&mut sim, RC);
+    sim.advance(Duration::mins(3));
+    assert_eq!(nginx_pods(&sim).len(), 3);
+    assert_eq!(sim.violations().first(), None);
+}

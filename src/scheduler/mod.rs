@@ -285,9 +285,16 @@ impl Scheduler {
             // Most updates of a bound pod are status only: nothing to re-account.
             (PodClass::Assigned, PodClass::Assigned) if self.cached_as_is(&key, old, new) => {}
             (PodClass::Assigned, PodClass::Assigned) => self.cache_pod(&key, new),
-            (PodClass::Assigned, _) => {
+            (PodClass::Assigned, now_class) => {
                 self.cache.remove_pod(&key);
                 self.queue.move_unschedulable_if(now, |q| plugins::assigned_pod_deleted_may_help(q.rejected_by));
+                // A pending pod under the name of a bound one is another incarnation (a
+                // StatefulSet's pod made again), seen as one update when a re-list finds it in
+                // place of the old: upstream's filtering handlers turn that into the old pod's
+                // delete for the cache and the new pod's add for the queue.
+                if let Some(pod) = new.filter(|_| now_class == PodClass::Pending) {
+                    self.queue.add(&key, pod.clone(), now);
+                }
             }
             (was, PodClass::Assigned) => {
                 if was == PodClass::Pending {

@@ -2,7 +2,7 @@
 //! watches feed it, with no `Sim` and no latencies, so each test controls time exactly.
 
 use super::*;
-use crate::api::{ApiError, ApiResponse, ApiServer, Reason};
+use crate::api::{ApiError, ApiResponse, ApiServer, DeleteRequest, Reason};
 use crate::model::{Container, Event, NodeStatus, ObjectMeta, OwnerReference, Quantity, ResourceRequirements, Taint, Toleration};
 use crate::runtime::Effect;
 use std::collections::{BTreeSet, VecDeque};
@@ -446,6 +446,29 @@ fn a_failed_bind_is_forgotten_and_retried_after_backoff() {
     assert_eq!(h.node_of("web"), None);
     h.advance_to(Time(1000));
     assert_eq!(h.node_of("web").as_deref(), Some("node-1"));
+}
+
+/// A re-list that finds a new, unbound pod in place of a bound one of the same name (a
+/// StatefulSet's pod made again while the watch lost the delete and the create) gives one
+/// update from bound to pending: the new pod is queued and scheduled, not only the old one
+/// dropped from the cache (fault schedule seed 27 left db-0 Pending for good).
+#[test]
+fn a_pending_pod_relisted_in_place_of_a_bound_one_is_scheduled() {
+    let mut h = Harness::new();
+    h.create(Object::Node(node("node-1", "4", "zone-a")));
+    h.create(Object::Pod(pod("db-0", Some("1"))));
+    assert_eq!(h.node_of("db-0").as_deref(), Some("node-1"));
+    let old = h.api.get(&pod_key("db-0")).expect("bound").clone();
+    // The old pod goes and a new one takes its name, with nothing sent to the scheduler.
+    let delete = DeleteRequest { key: pod_key("db-0"), uid: None, grace_period_seconds: Some(0) };
+    assert!(h.api.handle(h.now, &mut h.rng, ApiRequest::Delete(delete)).result.is_ok());
+    assert!(h.api.handle(h.now, &mut h.rng, ApiRequest::Create(Object::Pod(pod("db-0", Some("1"))))).result.is_ok());
+    let new = h.api.get(&pod_key("db-0")).expect("made again").clone();
+    assert_ne!(old.meta().uid, new.meta().uid);
+    h.call(|s, c| s.on_pod_delta(c.now, &Delta::Updated { old, new }));
+    h.pump();
+    assert_eq!(h.node_of("db-0").as_deref(), Some("node-1"), "the new incarnation is scheduled");
+    assert_eq!(h.sched.node_info("node-1").map(|n| n.pod_count), Some(1));
 }
 
 #[test]

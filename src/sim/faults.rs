@@ -74,6 +74,9 @@ pub(crate) struct Faults {
     pub snapshot: Option<Snapshot>,
     /// Watch notifications lost to `watch drop` so far.
     pub dropped: u64,
+    /// A notification to kube-controller-manager was lost since it last listed: until it lists
+    /// again, its loops cannot know what that notification said (the invariants allow for it).
+    pub controller_manager_missed_events: bool,
     /// Watches severed by `sim watch sever`, by client and kind: the client's next watch of
     /// that kind is answered 410 Gone, so it re-lists.
     pub relist: VecSet<(ComponentId, Kind)>,
@@ -373,6 +376,10 @@ impl Sim {
             .filter_map(|(w, o)| Some((o.clone(), self.api.watches.spec(*w)?.0)))
             .collect();
         let n = severed.len();
+        if of.is_none_or(|c| *c == ComponentId::ControllerManager) && severed.iter().any(|(c, _)| *c == ComponentId::ControllerManager) {
+            // Every watch of it ends in 410 Gone: each of its informers lists again.
+            self.faults.controller_manager_missed_events = false;
+        }
         self.faults.relist.extend(severed);
         self.sever_watches(of);
         n

@@ -4,7 +4,10 @@
 //! - no pod is bound twice (its node never changes once set);
 //! - etcd revisions strictly increase;
 //! - every object's owner exists, or the object is collected soon after the owner went
-//!   (the garbage collector's lag is bounded by `OWNERLESS_GRACE`).
+//!   (the garbage collector's lag is bounded by `OWNERLESS_GRACE` — while the collector can
+//!   see: its clock stands still while kube-controller-manager or its garbage-collector loop is
+//!   stopped, the API is down, or a watch event to it was dropped and it has not re-listed
+//!   since, for then a real collector cannot know either).
 
 use crate::api::ApiServer;
 use crate::model::{Duration, Kind, Object, Time};
@@ -50,10 +53,12 @@ impl Checker {
         self.ownerless_since.clear();
     }
 
-    pub fn check(&mut self, api: &ApiServer, now: Time) -> Vec<String> {
+    /// `collector_sees`: whether the garbage collector runs and has heard every event since its
+    /// last list (see the module doc); while it does not, the ownerless clocks stand still.
+    pub fn check(&mut self, api: &ApiServer, now: Time, collector_sees: bool) -> Vec<String> {
         let mut out = Vec::new();
         self.check_nodes(api, &mut out);
-        self.check_owners(api, now, &mut out);
+        self.check_owners(api, now, collector_sees, &mut out);
         out
     }
 
@@ -88,10 +93,10 @@ impl Checker {
         }
     }
 
-    fn check_owners(&mut self, api: &ApiServer, now: Time, out: &mut Vec<String>) {
+    fn check_owners(&mut self, api: &ApiServer, now: Time, collector_sees: bool, out: &mut Vec<String>) {
         let mut uids: VecSet<&str> = VecSet::new();
         uids.extend(
-            [Kind::Deployment, Kind::ReplicaSet, Kind::DaemonSet, Kind::Node, Kind::Job, Kind::StatefulSet]
+            [Kind::Deployment, Kind::ReplicaSet, Kind::ReplicationController, Kind::DaemonSet, Kind::Node, Kind::Job, Kind::StatefulSet]
                 .iter()
                 .flat_map(|k| api.etcd.list(*k, None))
                 .map(|o| o.meta().uid.as_str()),
@@ -104,7 +109,10 @@ impl Checker {
                 if !orphaned {
                     continue;
                 }
-                let since = self.ownerless_since.get(meta.uid.as_str()).copied().unwrap_or(now);
+                let since = match self.ownerless_since.get(meta.uid.as_str()) {
+                    Some(t) if collector_sees => *t,
+                    _ => now,
+                };
                 if now.since(since) > OWNERLESS_GRACE {
                     out.push(format!("{} outlived its owner by more than {}", obj.key(), OWNERLESS_GRACE));
                 }

@@ -477,6 +477,10 @@ impl Sim {
             return false;
         }
         slot.running = true;
+        if *id == ComponentId::ControllerManager {
+            // A started process lists everything afresh.
+            self.faults.controller_manager_missed_events = false;
+        }
         self.call(id, |c, ctx| c.start(ctx));
         true
     }
@@ -594,9 +598,22 @@ impl Sim {
 
     fn check_if_asked(&mut self) {
         if self.check_every_step {
-            let found = self.invariants.check(&self.api, self.now);
+            let sees = self.collector_sees();
+            let found = self.invariants.check(&self.api, self.now, sees);
             self.violations.extend(found);
         }
+    }
+
+    /// Whether kube-controller-manager's garbage collector can know of every orphan now: it runs,
+    /// the API answers, and no watch event to it was lost since it last listed.
+    fn collector_sees(&self) -> bool {
+        let kcm = ComponentId::ControllerManager;
+        let collector_on = self.controller_manager().is_some_and(|m| !m.is_stopped("garbage-collector-controller"));
+        self.is_running(&kcm)
+            && collector_on
+            && !self.faults.api_server_down
+            && !self.faults.etcd_down
+            && !self.faults.controller_manager_missed_events
     }
 
     /// Runs everything due up to and including `until`, then sets the clock there.
@@ -682,6 +699,9 @@ impl Sim {
                 if let Some(fault) = self.watch_fault_for(&self.components[owner].id) {
                     if fault.drop_percent > 0 && self.rng.below(100) < u64::from(fault.drop_percent) {
                         self.faults.dropped += 1;
+                        if self.components[owner].id == ComponentId::ControllerManager {
+                            self.faults.controller_manager_missed_events = true;
+                        }
                         return;
                     }
                 }
