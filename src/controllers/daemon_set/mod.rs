@@ -238,6 +238,7 @@ impl Controller for DaemonSetController {
 impl DaemonSetController {
     /// `manage` with `podsShouldBeOnNode` for each node: the nodes that need a pod and the pods
     /// that must go, plus unscheduled pods pinned to nodes that no longer exist.
+    #[allow(clippy::too_many_arguments)]
     fn manage(
         &mut self,
         key: &ObjectKey,
