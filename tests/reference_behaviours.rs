@@ -839,6 +839,80 @@ fn an_on_delete_daemon_set_replaces_only_the_pods_someone_deletes() {
     assert_invariants(&sim);
 }
 
+/// A DaemonSet's ControllerRevisions as (name, revision), lowest number first.
+fn daemon_revisions(sim: &Sim, ds: &str) -> Vec<(String, i64)> {
+    let mut out: Vec<(String, i64)> = sim
+        .objects(Kind::ControllerRevision)
+        .filter_map(|o| o.as_controller_revision())
+        .filter(|r| r.metadata.controller_ref().is_some_and(|c| c.kind == "DaemonSet" && c.name == ds))
+        .map(|r| (r.metadata.name.to_string(), r.revision))
+        .collect();
+    out.sort_by_key(|(_, n)| *n);
+    out
+}
+
+/// The revision hash every live pod of the DaemonSet carries, if they all carry one.
+fn daemon_pod_hashes(sim: &Sim, ds: &str) -> Vec<String> {
+    let mut hashes: Vec<String> =
+        daemon_pods(sim, ds).iter().map(|(_, p)| p.metadata.labels.get("controller-revision-hash").cloned().unwrap_or_default()).collect();
+    hashes.dedup();
+    hashes
+}
+
+/// Upstream's `constructHistory`: a ControllerRevision `<ds>-<hash>` per template, numbered in
+/// order, whose hash the pods carry; rolling back (what `kubectl rollout undo` patches in) takes
+/// the old revision up again — renumbered as the newest, no copy — and the pods roll back to its
+/// hash. Deleting the DaemonSet lets the garbage collector take its revisions.
+#[test]
+fn a_daemon_set_keeps_a_controller_revision_per_template_and_an_undo_renumbers_the_old_one() {
+    let mut sim = with_daemon_set(2, "", "");
+    let first = daemon_revisions(&sim, "agent");
+    assert_eq!(first.len(), 1);
+    for image in ["busybox:1.37", "busybox:1.36"] {
+        set_daemon_image(&mut sim, image);
+        sim.settle(Duration::mins(3)).unwrap();
+    }
+    let revisions = daemon_revisions(&sim, "agent");
+    assert_eq!(revisions.iter().map(|(_, n)| *n).collect::<Vec<_>>(), [1, 2, 3]);
+    assert_eq!(revisions[0], first[0]);
+    let hash_of = |name: &str| name.strip_prefix("agent-").unwrap().to_string();
+    assert_eq!(daemon_pod_hashes(&sim, "agent"), [hash_of(&revisions[2].0)], "the pods carry the newest revision's hash");
+    let revision = get(&sim, Kind::ControllerRevision, &revisions[2].0);
+    let revision = revision.as_controller_revision().unwrap();
+    assert_eq!(revision.metadata.labels.get("controller-revision-hash"), Some(&hash_of(&revisions[2].0)));
+    assert_eq!(revision.data.spec.template.spec.containers[0].image, "busybox:1.36");
+
+    // The undo: revision 1's template back in the DaemonSet.
+    let template = get(&sim, Kind::ControllerRevision, &revisions[0].0).as_controller_revision().unwrap().data.spec.template.clone();
+    let mut ds = get(&sim, Kind::DaemonSet, "agent").as_daemon_set().unwrap().clone();
+    ds.spec.template = template;
+    sim.submit(ApiRequest::Update(Object::DaemonSet(ds))).unwrap();
+    sim.settle(Duration::mins(3)).unwrap();
+    let after = daemon_revisions(&sim, "agent");
+    assert_eq!(after, [(revisions[1].0.clone(), 2), (revisions[2].0.clone(), 3), (revisions[0].0.clone(), 4)]);
+    assert_eq!(daemon_pod_hashes(&sim, "agent"), [hash_of(&revisions[0].0)]);
+    let images: Vec<String> = daemon_pods(&sim, "agent").iter().map(|(_, p)| p.spec.containers[0].image.clone()).collect();
+    assert_eq!(images, ["busybox", "busybox"]);
+
+    sim.submit(ApiRequest::Delete(DeleteRequest::new(ObjectKey::new(Kind::DaemonSet, "default", "agent")))).unwrap();
+    sim.settle(Duration::mins(2)).unwrap();
+    assert!(daemon_revisions(&sim, "agent").is_empty() && sim.objects(Kind::ControllerRevision).next().is_none());
+    assert_invariants(&sim);
+}
+
+/// Past `revisionHistoryLimit`, the oldest revisions no pod carries are deleted.
+#[test]
+fn a_daemon_set_deletes_its_oldest_unused_revisions_past_the_history_limit() {
+    let mut sim = with_daemon_set(1, "  revisionHistoryLimit: 1\n", "");
+    for image in ["busybox:1.37", "busybox:1.36", "busybox:1.35"] {
+        set_daemon_image(&mut sim, image);
+        sim.settle(Duration::mins(3)).unwrap();
+    }
+    let numbers: Vec<i64> = daemon_revisions(&sim, "agent").iter().map(|(_, n)| *n).collect();
+    assert_eq!(numbers, [3, 4], "the current revision and one old one");
+    assert_invariants(&sim);
+}
+
 /// The node a daemon pod is bound to, or the one its node-name affinity pins it to.
 fn target_node(pod: &Pod) -> String {
     let pinned = || {

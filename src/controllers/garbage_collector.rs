@@ -20,6 +20,11 @@ impl GarbageCollector {
     }
 }
 
+/// The kinds whose objects are looked at when an owner goes: what controllers own among the
+/// kinds watched (a StatefulSet's or DaemonSet's ControllerRevisions too, which no other event
+/// would bring back here).
+const DEPENDENT_KINDS: [Kind; 5] = [Kind::ReplicaSet, Kind::Pod, Kind::EndpointSlice, Kind::Job, Kind::ControllerRevision];
+
 /// The store of an owner reference's kind, among those the collector watches.
 fn store_for<'a>(caches: &Caches<'a>, kind: &str) -> Option<(&'a Store, Kind)> {
     let kind = Kind::from_kind_str(kind)?;
@@ -60,12 +65,12 @@ impl Controller for GarbageCollector {
         match delta {
             // An owner went away: each of its dependents must be looked at.
             Delta::Deleted(owner) => {
-                let mut keys: Vec<ObjectKey> =
-                    [&caches[Kind::ReplicaSet], &caches[Kind::Pod], &caches[Kind::EndpointSlice], &caches[Kind::Job]]
-                        .iter()
-                        .flat_map(|store| store.owned_by(&owner.meta().uid))
-                        .map(|o| o.key())
-                        .collect();
+                let mut keys: Vec<ObjectKey> = DEPENDENT_KINDS
+                    .iter()
+                    .filter_map(|kind| caches.get(*kind))
+                    .flat_map(|store| store.owned_by(&owner.meta().uid))
+                    .map(|o| o.key())
+                    .collect();
                 crate::sort::sort(&mut keys);
                 keys
             }

@@ -21,6 +21,7 @@ pub mod namespace;
 pub mod node_lifecycle;
 pub mod pod_gc;
 pub mod replica_set;
+pub mod revisions;
 pub mod stateful_set;
 pub mod storage_protection;
 pub mod taint_eviction;

@@ -329,8 +329,8 @@ impl StatefulSet {
     }
 }
 
-/// A ControllerRevision: one version of a StatefulSet's pod template, kept so that pods of an
-/// older revision can be made again (a partitioned rollout, OnDelete) and so that
+/// A ControllerRevision: one version of a StatefulSet's or DaemonSet's pod template, kept so that
+/// pods of an older revision can be made again (a partitioned rollout, OnDelete) and so that
 /// `kubectl rollout history|undo` can list and return to them.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[cfg_attr(test, derive(serde::Deserialize))]

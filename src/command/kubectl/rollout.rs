@@ -1,6 +1,6 @@
-//! `kubectl rollout status|history|undo|restart|pause|resume` for Deployments, `status` and
-//! `restart` for DaemonSets, and `status|history|undo|restart` for StatefulSets (their history is
-//! their ControllerRevisions).
+//! `kubectl rollout status|history|undo|restart|pause|resume` for Deployments, and
+//! `status|history|undo|restart` for DaemonSets and StatefulSets (their history is their
+//! ControllerRevisions).
 //!
 //! History is read where kubectl reads it: the `deployment.kubernetes.io/revision` annotation
 //! of each ReplicaSet the Deployment controls. Undo copies that ReplicaSet's pod template back
@@ -13,9 +13,8 @@
 //! simulated time, since waiting forever is never useful in a simulation) runs out. In the page
 //! (non-blocking) it prints the current line and returns, as with `--watch=false`.
 //!
-//! A DaemonSet's history lives in ControllerRevisions, a kind kubeloop does not have, so its
-//! `history` and `undo` say so instead of pretending there is none; `pause` and `resume` are
-//! refused as kubectl refuses them for DaemonSets.
+//! `pause` and `resume` are refused for DaemonSets and StatefulSets, as kubectl's object pauser
+//! refuses them.
 
 use super::describe::{deployment_replica_sets, equal_ignore_hash};
 use super::mutate::update_deployment;
@@ -61,12 +60,7 @@ fn deployments(session: &Session, command: &str, positional: &[String], ns: &str
     for (kind, name) in named {
         if kind == Kind::DaemonSet {
             match command {
-                "status" | "restart" => {}
-                "history" | "undo" => {
-                    return Err(CommandOutput::err(
-                        "error: kubeloop does not simulate ControllerRevisions, where a daemon set's rollout history is kept, so there is no history to show or undo",
-                    ))
-                }
+                "status" | "restart" | "history" | "undo" => {}
                 // kubectl's object pauser knows only Deployments; the error names the object.
                 _ => {
                     let verb = if command == "pause" { "pausing" } else { "resuming" };
@@ -389,6 +383,10 @@ fn history(session: &mut Session, args: &[String]) -> CommandOutput {
             stateful_set_history(session, sts, revision, &mut out);
             continue;
         }
+        if let Some(ds) = target.as_daemon_set() {
+            daemon_set_history(session, ds, revision, &mut out);
+            continue;
+        }
         let Some(d) = target.as_deployment() else { continue };
         let revs = revisions(session, d);
         let head = format!("{}/{}", kind_string(Kind::Deployment), d.metadata.name);
@@ -448,7 +446,7 @@ fn undo(session: &mut Session, args: &[String]) -> CommandOutput {
     let mut out = CommandOutput::empty();
     for target in targets {
         if let Some(ds) = target.as_daemon_set() {
-            restart_daemon_set(session, ds.clone(), &mut out);
+            undo_daemon_set(session, ds.clone(), to_revision, &mut out);
             continue;
         }
         if let Some(sts) = target.as_stateful_set() {
@@ -595,24 +593,23 @@ fn restart_stateful_set(session: &mut Session, mut sts: StatefulSet, out: &mut C
     }
 }
 
-/// The ControllerRevisions a stateful set controls, by revision number (`controlledHistoryV1`).
-fn stateful_set_revisions(session: &Session, sts: &StatefulSet) -> Vec<ControllerRevision> {
+/// The ControllerRevisions an object controls, by revision number (`controlledHistoryV1`,
+/// `controlledHistory`): a stateful set's or a daemon set's rollout history.
+fn controller_revisions(session: &Session, owner_uid: &str) -> Vec<ControllerRevision> {
     let mut revs: Vec<ControllerRevision> = session
         .sim()
         .objects(Kind::ControllerRevision)
         .filter_map(|o| o.as_controller_revision())
-        .filter(|r| r.metadata.controller_ref().is_some_and(|c| c.uid == sts.metadata.uid.as_str()))
+        .filter(|r| r.metadata.controller_ref().is_some_and(|c| c.uid == owner_uid))
         .cloned()
         .collect();
     crate::sort::sort_by_key(&mut revs, |r| r.revision);
     revs
 }
 
-/// `rollout history statefulset/NAME` (StatefulSetHistoryViewer): each revision's change cause,
-/// or one revision's template.
-fn stateful_set_history(session: &Session, sts: &StatefulSet, revision: i64, out: &mut CommandOutput) {
-    let head = format!("{}/{}", kind_string(Kind::StatefulSet), sts.metadata.name);
-    let revs = stateful_set_revisions(session, sts);
+/// `printHistory`, shared by kubectl's StatefulSetHistoryViewer and DaemonSetHistoryViewer: each
+/// revision's change cause, or one revision's template.
+fn revision_history(head: &str, revs: &[ControllerRevision], revision: i64, out: &mut CommandOutput) {
     if revision > 0 {
         match revs.iter().find(|r| r.revision == revision) {
             Some(r) => {
@@ -628,7 +625,7 @@ fn stateful_set_history(session: &Session, sts: &StatefulSet, revision: i64, out
         return;
     }
     let mut table = String::from("REVISION\tCHANGE-CAUSE\n");
-    for r in &revs {
+    for r in revs {
         let cause =
             r.metadata.annotations.get("kubernetes.io/change-cause").filter(|c| !c.is_empty()).map(String::as_str).unwrap_or("<none>");
         table.push_str(&format!("{}\t{cause}\n", r.revision));
@@ -636,15 +633,38 @@ fn stateful_set_history(session: &Session, sts: &StatefulSet, revision: i64, out
     out.stdout.push_str(&format!("{head} \n{}\n", tabbed(0, 2, &table)));
 }
 
-/// `rollout undo statefulset/NAME` (StatefulSetRollbacker): the chosen revision's template put
-/// back into the set; the controller then takes that revision up again as the newest.
-fn undo_stateful_set(session: &mut Session, mut sts: StatefulSet, to_revision: i64, out: &mut CommandOutput) {
+/// `rollout history statefulset/NAME` (StatefulSetHistoryViewer).
+fn stateful_set_history(session: &Session, sts: &StatefulSet, revision: i64, out: &mut CommandOutput) {
     let head = format!("{}/{}", kind_string(Kind::StatefulSet), sts.metadata.name);
-    let revs = stateful_set_revisions(session, &sts);
+    revision_history(&head, &controller_revisions(session, &sts.metadata.uid), revision, out);
+}
+
+/// `rollout history daemonset/NAME` (DaemonSetHistoryViewer).
+fn daemon_set_history(session: &Session, ds: &DaemonSet, revision: i64, out: &mut CommandOutput) {
+    let head = format!("{}/{}", kind_string(Kind::DaemonSet), ds.metadata.name);
+    revision_history(&head, &controller_revisions(session, &ds.metadata.uid), revision, out);
+}
+
+/// The rollbackers' shared choice (StatefulSetRollbacker, DaemonSetRollbacker): the template of
+/// the revision to return to, `Ok(None)` when the current template already is that revision's
+/// (kubectl skips the rollback, naming the revision as it was asked for: 0 for "the previous"),
+/// or kubectl's error.
+fn rollback_template(
+    revs: &[ControllerRevision],
+    to_revision: i64,
+    current: &Shared<PodTemplateSpec>,
+    head: &str,
+    out: &mut CommandOutput,
+) -> Option<Shared<PodTemplateSpec>> {
+    if to_revision < 0 {
+        out.fail(&format!("error: unable to find specified revision {to_revision} in history"));
+        return None;
+    }
     let chosen = if to_revision == 0 {
+        // `findHistory(0, …)`: the second highest revision.
         if revs.len() <= 1 {
             out.fail("error: no last revision to roll back to");
-            return;
+            return None;
         }
         &revs[revs.len() - 2]
     } else {
@@ -652,18 +672,41 @@ fn undo_stateful_set(session: &mut Session, mut sts: StatefulSet, to_revision: i
             Some(r) => r,
             None => {
                 out.fail(&format!("error: unable to find specified revision {to_revision} in history"));
-                return;
+                return None;
             }
         }
     };
-    if chosen.data.spec.template == sts.spec.template {
-        out.say(&format!("{head} skipped rollback (current template already matches revision {})", chosen.revision));
-        return;
+    if chosen.data.spec.template == *current {
+        out.say(&format!("{head} skipped rollback (current template already matches revision {to_revision})"));
+        return None;
     }
-    sts.spec.template = chosen.data.spec.template.clone();
+    Some(chosen.data.spec.template.clone())
+}
+
+/// `rollout undo statefulset/NAME` (StatefulSetRollbacker): the chosen revision's template put
+/// back into the set; the controller then takes that revision up again as the newest.
+fn undo_stateful_set(session: &mut Session, mut sts: StatefulSet, to_revision: i64, out: &mut CommandOutput) {
+    let head = format!("{}/{}", kind_string(Kind::StatefulSet), sts.metadata.name);
+    let revs = controller_revisions(session, &sts.metadata.uid);
+    let Some(template) = rollback_template(&revs, to_revision, &sts.spec.template, &head, out) else { return };
+    sts.spec.template = template;
     match super::submit(session, crate::api::ApiRequest::Update(Object::StatefulSet(sts))) {
         Ok(_) => out.say(&format!("{head} rolled back")),
-        Err(e) => out.fail(&e.kubectl_message()),
+        Err(e) => out.fail(&format!("error: failed restoring revision {to_revision}: {}", e.message)),
+    }
+}
+
+/// `rollout undo daemonset/NAME` (DaemonSetRollbacker): the chosen revision's template patched
+/// back into the daemon set; its controller renumbers that revision as the newest and rolls the
+/// pods back to its hash.
+fn undo_daemon_set(session: &mut Session, mut ds: DaemonSet, to_revision: i64, out: &mut CommandOutput) {
+    let head = format!("{}/{}", kind_string(Kind::DaemonSet), ds.metadata.name);
+    let revs = controller_revisions(session, &ds.metadata.uid);
+    let Some(template) = rollback_template(&revs, to_revision, &ds.spec.template, &head, out) else { return };
+    ds.spec.template = template;
+    match super::submit(session, crate::api::ApiRequest::Update(Object::DaemonSet(ds))) {
+        Ok(_) => out.say(&format!("{head} rolled back")),
+        Err(e) => out.fail(&format!("error: failed restoring revision {to_revision}: {}", e.message)),
     }
 }
 

@@ -9,17 +9,16 @@
 //! that to whoever deletes them). Pods of a node that was deleted are left to the pod garbage
 //! collector, as upstream does. The status counts what it found, before its own writes land.
 //!
-//! Upstream keeps each template as a ControllerRevision; kubeloop has no such kind, so the
-//! revision hash is computed from the template directly (as the Deployment's pod-template-hash
-//! is) and there is no revision history to roll back to.
+//! Each template is kept as a ControllerRevision (`history.rs`), whose hash new pods carry as
+//! `controller-revision-hash`: the rollout history `kubectl rollout undo daemonset` returns to.
 
+mod history;
 mod update;
 pub mod util;
 
 use super::replica_set::slow_start_batches;
 use super::{Action, Caches, Call, Controller, Outcome, Sync};
 use crate::api::{ApiRequest, DeleteRequest};
-use crate::controllers::deployment::hash::compute_hash;
 use crate::model::*;
 use crate::runtime::events::{reference_to, EventSpec};
 use crate::runtime::expectations::Expectations;
@@ -116,7 +115,7 @@ impl Controller for DaemonSetController {
         "daemonset-controller"
     }
     fn watches(&self) -> &'static [Kind] {
-        &[Kind::DaemonSet, Kind::Pod, Kind::Node]
+        &[Kind::DaemonSet, Kind::Pod, Kind::Node, Kind::ControllerRevision]
     }
     fn workers(&self) -> usize {
         2
@@ -154,6 +153,16 @@ impl Controller for DaemonSetController {
                 (Some(old), Some(new)) => Self::node_keys(caches, Some(old), new),
                 _ => Vec::new(),
             },
+            // `addHistory` / `updateHistory` / `deleteHistory`: a revision changed under its
+            // DaemonSet (made, renumbered, deleted by hand) — look again. Orphan revisions are not
+            // adopted here, so they wake no one.
+            (Kind::ControllerRevision, Delta::Updated { old, new }) => {
+                let mut keys: Vec<ObjectKey> = Self::controlling_ds(caches, new).into_iter().collect();
+                keys.extend(Self::controlling_ds(caches, old));
+                keys.dedup();
+                keys
+            }
+            (Kind::ControllerRevision, _) => Self::controlling_ds(caches, object).into_iter().collect(),
             // A deleted node's pods are the pod garbage collector's; their deletion brings the
             // DaemonSet back here.
             _ => Vec::new(),
@@ -168,17 +177,18 @@ impl Controller for DaemonSetController {
         if ds.metadata.is_deleting() {
             return Sync::nothing();
         }
-        let hash = compute_hash(&ds.spec.template, None);
+        let history = history::construct(caches, ds);
+        let hash = history.hash.clone();
         let tolerations = spec_with_daemon_tolerations(&ds.spec.template.spec).tolerations;
         let nodes: Vec<&Node> = caches[Kind::Node].iter().filter_map(|o| o.as_node()).collect();
         let (claimed, adoptions) = claim_pods(caches, ds);
         let by_node = nodes_to_daemon_pods(&claimed);
-        let mut steps = vec![adoptions];
+        let mut steps = vec![history.writes, adoptions];
         let mut then = Action::AwaitChange;
         let satisfied = self.expectations.satisfied(key, now);
         let words;
         if satisfied {
-            let mut plan = self.manage(key, ds, &nodes, &by_node, &tolerations, now);
+            let mut plan = self.manage(key, ds, &nodes, &by_node, &tolerations, &hash, now);
             if plan.nodes_needing_pods.is_empty() && plan.pods_to_delete.is_empty() && !ds.on_delete() {
                 let rolling = update::rolling_update(ds, &nodes, &by_node, &tolerations, &hash, now);
                 plan.nodes_needing_pods = rolling.nodes_needing_pods;
@@ -188,6 +198,7 @@ impl Controller for DaemonSetController {
                 then = Action::RequeueAfter(delay);
             }
             words = self.sync_nodes(key, ds, &plan, &hash, now, &mut steps);
+            steps.push(history::cleanup(ds, &claimed, &history.old));
         } else {
             let (adds, dels) = self.expectations.pending(key);
             words = Some(format!("waiting to observe {adds} creations and {dels} deletions"));
@@ -227,6 +238,7 @@ impl Controller for DaemonSetController {
 impl DaemonSetController {
     /// `manage` with `podsShouldBeOnNode` for each node: the nodes that need a pod and the pods
     /// that must go, plus unscheduled pods pinned to nodes that no longer exist.
+    #[allow(clippy::too_many_arguments)]
     fn manage(
         &mut self,
         key: &ObjectKey,
@@ -234,6 +246,7 @@ impl DaemonSetController {
         nodes: &[&Node],
         by_node: &NodeToPods,
         tolerations: &[Toleration],
+        hash: &str,
         now: Time,
     ) -> Plan {
         let mut plan = Plan::default();
@@ -244,7 +257,7 @@ impl DaemonSetController {
             let pods = by_node.get(name);
             match pods {
                 None if should_run => plan.nodes_needing_pods.push(name.to_string()),
-                Some(pods) if should_continue => self.keep_one(key, ds, name, pods, surge, now, &mut plan),
+                Some(pods) if should_continue => self.keep_one(key, ds, name, pods, surge, hash, now, &mut plan),
                 Some(pods) if !should_continue => {
                     plan.pods_to_delete
                         .extend(pods.iter().filter(|p| !p.metadata.is_deleting()).map(|p| ObjectKey::of(Kind::Pod, &p.metadata)));
@@ -268,7 +281,17 @@ impl DaemonSetController {
     /// and of the running ones only the oldest stays — or, while surging, the oldest of the
     /// current revision and the oldest of an older one.
     #[allow(clippy::too_many_arguments)]
-    fn keep_one(&mut self, key: &ObjectKey, ds: &DaemonSet, node: &str, pods: &[&Pod], surge: bool, now: Time, plan: &mut Plan) {
+    fn keep_one(
+        &mut self,
+        key: &ObjectKey,
+        ds: &DaemonSet,
+        node: &str,
+        pods: &[&Pod],
+        surge: bool,
+        hash: &str,
+        now: Time,
+        plan: &mut Plan,
+    ) {
         let mut running: Vec<&Pod> = Vec::new();
         for pod in pods.iter().copied().filter(|p| !p.metadata.is_deleting()) {
             if pod.phase() != PodPhase::Failed {
@@ -294,11 +317,10 @@ impl DaemonSetController {
             plan.pods_to_delete.extend(running[1..].iter().map(|p| ObjectKey::of(Kind::Pod, &p.metadata)));
             return;
         }
-        let hash = compute_hash(&ds.spec.template, None);
         let generation = template_generation(ds);
         let (mut kept_new, mut kept_old) = (false, false);
         for pod in running {
-            let kept = if is_pod_updated(pod, &hash, generation) { &mut kept_new } else { &mut kept_old };
+            let kept = if is_pod_updated(pod, hash, generation) { &mut kept_new } else { &mut kept_old };
             if !*kept {
                 *kept = true;
                 continue;

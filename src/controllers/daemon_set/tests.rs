@@ -1,6 +1,7 @@
 //! The DaemonSet controller's sync against hand-built caches.
 
 use super::*;
+use crate::controllers::deployment::hash::compute_hash;
 use crate::runtime::informer::Informer;
 use crate::store::ChangeType;
 use std::rc::Rc;
@@ -67,6 +68,7 @@ struct World {
     dss: Informer,
     pods: Informer,
     nodes: Informer,
+    revisions: Informer,
 }
 
 impl World {
@@ -75,10 +77,11 @@ impl World {
             dss: Informer::from_objects(Kind::DaemonSet, [Object::DaemonSet(ds.clone())]),
             pods: Informer::from_objects(Kind::Pod, pods.into_iter().map(Object::Pod)),
             nodes: Informer::from_objects(Kind::Node, nodes.into_iter().map(Object::Node)),
+            revisions: Informer::from_objects(Kind::ControllerRevision, []),
         }
     }
     fn caches(&self) -> Caches<'_> {
-        Caches::new([self.dss.store(), self.pods.store(), self.nodes.store()])
+        Caches::new([self.dss.store(), self.pods.store(), self.nodes.store(), self.revisions.store()])
     }
 }
 
@@ -130,8 +133,14 @@ fn one_pod_for_each_eligible_node_pinned_by_name() {
     let mut c = DaemonSetController::new();
     let sync = c.reconcile(&key("agent"), &world.caches(), Time(0));
     assert_eq!(created_on(&sync), ["n1", "n4"]);
-    assert_eq!(sync.steps[0].len(), 1, "slow start: one create first");
-    let ApiRequest::Create(Object::Pod(p)) = &sync.steps[0][0].request else { panic!("a pod create") };
+    let ApiRequest::Create(Object::ControllerRevision(revision)) = &sync.steps[0][0].request else { panic!("the revision first") };
+    assert_eq!(
+        (revision.metadata.name.as_str(), revision.revision),
+        (format!("agent-{}", compute_hash(&ds.spec.template, None)).as_str(), 1)
+    );
+    let first = sync.steps.iter().find(|s| s.iter().any(|c| matches!(c.request, ApiRequest::Create(Object::Pod(_))))).unwrap();
+    assert_eq!(first.len(), 1, "slow start: one create first");
+    let ApiRequest::Create(Object::Pod(p)) = &first[0].request else { panic!("a pod create") };
     assert_eq!(p.metadata.generate_name, "agent-");
     assert_eq!(p.metadata.labels.get(POD_TEMPLATE_GENERATION).map(String::as_str), Some("1"));
     assert_eq!(p.metadata.labels.get(CONTROLLER_REVISION_HASH), Some(&compute_hash(&ds.spec.template, None)));
@@ -140,7 +149,7 @@ fn one_pod_for_each_eligible_node_pinned_by_name() {
     assert_eq!(p.spec.tolerations.len(), 6);
     let status = status_written(&sync).expect("a status write");
     assert_eq!((status.desired_number_scheduled, status.current_number_scheduled, status.number_unavailable), (2, 0, 2));
-    assert_eq!(sync.steps[0][0].on_success.as_ref().map(|e| e.message.to_string()).as_deref(), Some("Created pod: {name}"));
+    assert_eq!(first[0].on_success.as_ref().map(|e| e.message.to_string()).as_deref(), Some("Created pod: {name}"));
 }
 
 #[test]

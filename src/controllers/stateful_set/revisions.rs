@@ -9,8 +9,8 @@
 
 use super::super::Call;
 use super::owner_reference;
-use crate::api::{ApiRequest, DeleteRequest};
 use crate::controllers::deployment::hash::compute_hash;
+use crate::controllers::revisions as shared;
 use crate::controllers::Caches;
 use crate::model::*;
 use std::collections::BTreeSet;
@@ -38,10 +38,8 @@ pub struct History<'a> {
 
 /// `getStatefulSetRevisions`.
 pub fn settle<'a>(caches: &'a Caches, set: &StatefulSet) -> History<'a> {
-    let mut revisions: Vec<&ControllerRevision> =
-        caches[Kind::ControllerRevision].owned_by(&set.metadata.uid).filter_map(|o| o.as_controller_revision()).collect();
-    crate::sort::sort_by(&mut revisions, |a, b| (a.revision, &a.metadata.name).cmp(&(b.revision, &b.metadata.name)));
-    let next = revisions.last().map_or(1, |r| r.revision + 1);
+    let revisions = shared::owned(caches, &set.metadata.uid);
+    let next = shared::max_revision(&revisions) + 1;
     let template = &set.spec.template;
     let equal = revisions.iter().rev().find(|r| r.data.spec.template == *template).copied();
     let mut writes = Vec::new();
@@ -50,15 +48,13 @@ pub fn settle<'a>(caches: &'a Caches, set: &StatefulSet) -> History<'a> {
         Some(r) if revisions.last().is_some_and(|last| last.metadata.name == r.metadata.name) => revision_of(r),
         // An older template taken up again (a rollback): it becomes the newest.
         Some(r) => {
-            let mut renumbered = r.clone();
-            renumbered.revision = next;
-            writes.push(Call::new(ApiRequest::Update(Object::ControllerRevision(renumbered))));
+            writes.push(shared::renumber(r, next));
             revision_of(r)
         }
         None => {
             let created = new_revision(set, next);
             let revision = revision_of(&created);
-            writes.push(Call::new(ApiRequest::Create(Object::ControllerRevision(created))).quiet_if_exists());
+            writes.push(shared::create(created));
             revision
         }
     };
@@ -77,19 +73,15 @@ fn revision_of(r: &ControllerRevision) -> Revision {
 /// owned by the set.
 fn new_revision(set: &StatefulSet, number: i64) -> ControllerRevision {
     let hash = compute_hash(&set.spec.template, set.status.collision_count);
-    let mut labels: StringMap = (*set.spec.template.metadata.labels).clone();
-    labels.insert(REVISION_HASH_LABEL.into(), hash.clone());
-    ControllerRevision {
-        metadata: ObjectMeta {
-            name: format!("{}-{hash}", set.metadata.name).into(),
-            namespace: set.metadata.namespace.clone(),
-            labels: labels.into(),
-            owner_references: vec![owner_reference(set)].into(),
-            ..Default::default()
-        },
-        data: ControllerRevisionData { spec: RevisionSpec { template: set.spec.template.clone() } },
-        revision: number,
-    }
+    shared::build(shared::NewRevision {
+        owner: &set.metadata,
+        owner_reference: owner_reference(set),
+        template: &set.spec.template,
+        hash: &hash,
+        hash_label: REVISION_HASH_LABEL,
+        annotations: StringMap::new(),
+        number,
+    })
 }
 
 /// `truncateHistory`: the oldest revisions beyond `revisionHistoryLimit` that neither the status
@@ -101,8 +93,5 @@ pub fn truncate(set: &StatefulSet, pods: &[&Pod], history: &History, status: &St
     let unused: Vec<&&ControllerRevision> = history.revisions.iter().filter(|r| !live.contains(r.metadata.name.as_str())).collect();
     let limit = set.spec.revision_history_limit.unwrap_or(10).max(0) as usize;
     let excess = unused.len().saturating_sub(limit);
-    unused[..excess]
-        .iter()
-        .map(|r| Call::new(ApiRequest::Delete(DeleteRequest::new(ObjectKey::of(Kind::ControllerRevision, &r.metadata)))))
-        .collect()
+    unused[..excess].iter().map(|r| shared::delete(r)).collect()
 }
