@@ -164,7 +164,8 @@ fn decode(raw: Value, source: &str) -> Result<Manifest, Failure> {
     // Fields are judged in the version the API server stores (an autoscaling/v1 HPA's CPU
     // target is a v2 metric there); `raw` stays as sent, for the last-applied annotation.
     let stored = if api_version == k.api_version() { raw.clone() } else { crate::model::autoscaling::from_v1(raw.clone()) };
-    let warnings = super::unmodelled::warnings(&stored, &crate::command::printers::object_json(&object));
+    let mut warnings = super::unmodelled::warnings(&stored, &crate::command::printers::object_json(&object));
+    warnings.extend(super::unmodelled::approximations(&object));
     Ok(Manifest { object, raw, source: source.to_string(), warnings })
 }
 

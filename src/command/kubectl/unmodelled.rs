@@ -25,6 +25,21 @@ pub fn warnings(raw: &Value, decoded: &Value) -> Vec<String> {
     paths.into_iter().map(|p| format!("Warning: kubeloop does not simulate {p}: it is not stored and has no effect here")).collect()
 }
 
+/// Warnings for values that are stored but that the simulation does not honour yet, so that a
+/// learner is told rather than shown the wrong behaviour in silence.
+pub fn approximations(object: &crate::model::Object) -> Vec<String> {
+    let mut out = Vec::new();
+    if let crate::model::Object::StorageClass(sc) = object {
+        if sc.volume_binding_mode.as_deref() == Some("WaitForFirstConsumer") {
+            out.push(
+                "Warning: kubeloop does not simulate volumeBindingMode WaitForFirstConsumer yet: claims of this class are provisioned and bound at once, as with Immediate"
+                    .to_string(),
+            );
+        }
+    }
+    out
+}
+
 /// Whether a value says nothing (what Go's `omitempty` leaves out, and an explicit false).
 fn is_empty(v: &Value) -> bool {
     match v {
