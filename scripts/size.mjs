@@ -77,8 +77,15 @@ import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
  * disruption controller and the eviction API's budget check, drain's retries), the
  * ReplicationController and the HorizontalPodAutoscaler (its controller, metrics-server in the
  * Sim, `sim load`, `kubectl autoscale`). Issue 14's 440 KB is further away still; see README.
+ * Then 636 -> 690 KB (session 26), measured at three points: 638.2 KB (+4.1) with one
+ * controller switched off on its own (`sim stop kube-controller-manager/NAME`, the loop's dial as
+ * its switch) and lessons 9 and 10; 665.5 KB (+27.3) with CronJobs (kind, cron parser, controller,
+ * `create cronjob`, `create job --from`), autoscaling/v1 HPAs and two more lesson cases; 688.4 KB
+ * (+22.9) with StatefulSets and ControllerRevisions, PVCs, PVs, StorageClasses, the volume binder
+ * with its provisioner, storage protection, kube-scheduler's VolumeBinding check, DaemonSet
+ * rollout history and undo, four more lesson cases and the CronJob's story beat.
  */
-const CEILING_BROTLI_BYTES = 636 * 1024;
+const CEILING_BROTLI_BYTES = 690 * 1024;
 
 const BEGIN = '<!-- size:begin -->';
 const END = '<!-- size:end -->';
