@@ -96,7 +96,7 @@ fn loop_row(l: &LoopView, owner: &ComponentView, lit: bool, conceal: bool, on_ac
     let switchable = owner.role == "controller-manager" && !conceal;
     html! {
         <li key={l.name.clone()} class={format!("loop phase-{phase}{}", if lit { " spotlight" } else { "" })} data-loop={l.name.clone()} data-phase={phase.clone()}
-            title={format!("{}: {last}", l.name)}>
+            title={format!("{} (queue {}): {last}", l.name, l.queue_depth)}>
             if switchable {
                 { loop_switch(&format!("{}/{}", owner.name, l.name), !l.stopped, dial(&l.phase, l.turns), on_action) }
             } else {

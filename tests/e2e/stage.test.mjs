@@ -135,9 +135,10 @@ test('presentation mode: labels of 18 px or more, and the stage fits 1920×1080'
         .map((e) => parseFloat(getComputedStyle(e).fontSize))),
     );
     assert.ok(smallest >= 18, `the smallest label on the stage is ${smallest}px`);
+    // Taken before the fit is judged, so that a stage that does not fit can be looked at.
+    await page.screenshot({ path: join(RESULTS, 'stage-presentation-1920.png') });
     const stage = await page.getByTestId('cluster-frame').boundingBox();
     assert.ok(stage.y + stage.height <= 1080 && stage.x + stage.width <= 1920, `the stage fits: ${JSON.stringify(stage)}`);
-    await page.screenshot({ path: join(RESULTS, 'stage-presentation-1920.png') });
     // The toolbar's toggle turns it off and on again.
     await page.getByTestId('presentation').click();
     assert.equal(await page.getByTestId('presentation').getAttribute('aria-pressed'), 'false');
