@@ -170,6 +170,16 @@ pub(super) fn go_map_literal(labels: &StringMap) -> String {
 /// The selector and template checks the workloads share. `workload` is the word the empty
 /// selector's message names (the ReplicaSet's validation says "deployment", as upstream's does).
 fn validate_selector_and_template(selector: &LabelSelector, template: &PodTemplateSpec, workload: &str, errs: &mut Vec<FieldError>) {
+    validate_selector_against_template(selector, template, workload, errs);
+    validate_pod_spec(&template.spec, "spec.template.spec", errs);
+    if let Some(policy) = template.spec.restart_policy.as_deref().filter(|p| *p != "Always") {
+        errs.push(FieldError::unsupported("spec.template.spec.restartPolicy", policy, &["Always"]));
+    }
+}
+
+/// `ValidateLabelSelector` and the template's labels matching it: an empty selector, a bad
+/// operator, or labels the selector does not match.
+fn validate_selector_against_template(selector: &LabelSelector, template: &PodTemplateSpec, workload: &str, errs: &mut Vec<FieldError>) {
     if selector.is_empty() {
         errs.push(FieldError::required("spec.selector"));
         if selector.match_labels.is_empty() && selector.match_expressions.is_empty() {
@@ -196,10 +206,6 @@ fn validate_selector_and_template(selector: &LabelSelector, template: &PodTempla
                 "`selector` does not match template `labels`",
             ));
         }
-    }
-    validate_pod_spec(&template.spec, "spec.template.spec", errs);
-    if let Some(policy) = template.spec.restart_policy.as_deref().filter(|p| *p != "Always") {
-        errs.push(FieldError::unsupported("spec.template.spec.restartPolicy", policy, &["Always"]));
     }
 }
 
@@ -781,22 +787,7 @@ fn validate_stateful_set(sts: &StatefulSet, errs: &mut Vec<FieldError>) {
 /// pod spec itself unchecked (its volume mounts may name `volumeClaimTemplates`, which are not
 /// volumes of the template), so the pod's own validation speaks when the controller creates it.
 fn validate_stateful_set_template(selector: &LabelSelector, template: &PodTemplateSpec, errs: &mut Vec<FieldError>) {
-    if selector.is_empty() {
-        errs.push(FieldError::required("spec.selector"));
-        if selector.match_labels.is_empty() && selector.match_expressions.is_empty() {
-            errs.push(FieldError::invalid(
-                "spec.selector",
-                "v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}",
-                "empty selector is invalid for statefulset",
-            ));
-        }
-    } else if !selector.matches(&template.metadata.labels) {
-        errs.push(FieldError::invalid(
-            "spec.template.metadata.labels",
-            go_map_literal(&template.metadata.labels),
-            "`selector` does not match template `labels`",
-        ));
-    }
+    validate_selector_against_template(selector, template, "statefulset", errs);
     if let Some(policy) = template.spec.restart_policy.as_deref().filter(|p| *p != "Always") {
         errs.push(FieldError::unsupported("spec.template.spec.restartPolicy", policy, &["Always"]));
     }
