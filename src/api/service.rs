@@ -359,7 +359,8 @@ pub fn kubernetes_service() -> Service {
             cluster_ip: Some(KUBERNETES_SERVICE_IP.into()),
             cluster_ips: vec![KUBERNETES_SERVICE_IP.into()],
             ..Default::default()
-        },
+        }
+        .into(),
         status: Default::default(),
     };
     default_service(&mut svc);

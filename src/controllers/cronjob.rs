@@ -158,7 +158,7 @@ pub fn job_name(cj: &CronJob, scheduled_unix_ms: i64) -> String {
 /// in the CronJob's zone, and the CronJob as controlling owner.
 fn job_from_template(cj: &CronJob, scheduled: i64, offset: i32) -> Job {
     let template = &cj.spec.job_template;
-    let mut job = Job { spec: template.spec.clone(), ..Default::default() };
+    let mut job = Job { spec: template.spec.clone().into(), ..Default::default() };
     job.metadata.name = job_name(cj, scheduled).into();
     job.metadata.namespace = cj.metadata.namespace.clone();
     job.metadata.labels = template.metadata.labels.clone();

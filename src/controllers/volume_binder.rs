@@ -280,7 +280,8 @@ fn provision(claim: &PersistentVolumeClaim, sc: &StorageClass) -> PersistentVolu
             persistent_volume_reclaim_policy: sc.reclaim_policy.clone(),
             storage_class_name: sc.metadata.name.to_string(),
             volume_mode: claim.spec.volume_mode.clone(),
-        },
+        }
+        .into(),
         status: PersistentVolumeStatus::default(),
     }
 }

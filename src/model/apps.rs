@@ -235,7 +235,10 @@ pub struct StatefulSet {
     #[serde(default)]
     pub metadata: ObjectMeta,
     #[serde(default)]
-    pub spec: StatefulSetSpec,
+    /// Behind a `Shared`, as a pod's spec is: versions that change only the status share it,
+    /// and `Object`, as large as its largest variant, stays the size of a pod (inline, this
+    /// spec made every stored version of every object larger).
+    pub spec: Shared<StatefulSetSpec>,
     #[serde(default)]
     pub status: StatefulSetStatus,
 }

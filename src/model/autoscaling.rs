@@ -6,6 +6,7 @@ use super::decode::decode_struct;
 #[cfg(test)]
 use super::meta::null_as_default;
 use super::meta::ObjectMeta;
+use super::shared::Shared;
 use super::time::{Duration, Time};
 use serde::Serialize;
 
@@ -43,7 +44,10 @@ pub struct HorizontalPodAutoscaler {
     #[serde(default)]
     pub metadata: ObjectMeta,
     #[serde(default)]
-    pub spec: HorizontalPodAutoscalerSpec,
+    /// Behind a `Shared`, as a pod's spec is: versions that change only the status share it,
+    /// and `Object`, as large as its largest variant, stays the size of a pod (inline, this
+    /// spec made every stored version of every object larger).
+    pub spec: Shared<HorizontalPodAutoscalerSpec>,
     #[serde(default)]
     pub status: HorizontalPodAutoscalerStatus,
 }

@@ -28,7 +28,10 @@ pub struct Job {
     #[serde(default)]
     pub metadata: ObjectMeta,
     #[serde(default)]
-    pub spec: JobSpec,
+    /// Behind a `Shared`, as a pod's spec is: versions that change only the status share it,
+    /// and `Object`, as large as its largest variant, stays the size of a pod (inline, this
+    /// spec made every stored version of every object larger).
+    pub spec: Shared<JobSpec>,
     #[serde(default)]
     pub status: JobStatus,
 }
@@ -221,8 +224,10 @@ pub struct CronJobSpec {
     pub concurrency_policy: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suspend: Option<bool>,
+    /// Shared, so that a CronJob is no larger than a pod in `Object` (the Job template
+    /// inline made it the largest variant, and every stored version of every pod paid for it).
     #[serde(default)]
-    pub job_template: JobTemplateSpec,
+    pub job_template: Shared<JobTemplateSpec>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub successful_jobs_history_limit: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

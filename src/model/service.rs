@@ -7,6 +7,7 @@ use super::event::ObjectReference;
 #[cfg(test)]
 use super::meta::null_as_default;
 use super::meta::{IntOrString, ObjectMeta, StringMap};
+use super::shared::Shared;
 use serde::Serialize;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -16,7 +17,10 @@ pub struct Service {
     #[serde(default)]
     pub metadata: ObjectMeta,
     #[serde(default)]
-    pub spec: ServiceSpec,
+    /// Behind a `Shared`, as a pod's spec is: versions that change only the status share it,
+    /// and `Object`, as large as its largest variant, stays the size of a pod (inline, this
+    /// spec made every stored version of every object larger).
+    pub spec: Shared<ServiceSpec>,
     #[serde(default)]
     pub status: ServiceStatus,
 }

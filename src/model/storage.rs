@@ -12,6 +12,7 @@ use super::meta::null_as_default;
 use super::meta::ObjectMeta;
 use super::pod::{HostPathVolumeSource, ResourceRequirements};
 use super::quantity::Quantity;
+use super::shared::Shared;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -78,7 +79,10 @@ pub struct PersistentVolume {
     #[serde(default)]
     pub metadata: ObjectMeta,
     #[serde(default)]
-    pub spec: PersistentVolumeSpec,
+    /// Behind a `Shared`, as a pod's spec is: versions that change only the status share it,
+    /// and `Object`, as large as its largest variant, stays the size of a pod (inline, this
+    /// spec made every stored version of every object larger).
+    pub spec: Shared<PersistentVolumeSpec>,
     #[serde(default)]
     pub status: PersistentVolumeStatus,
 }

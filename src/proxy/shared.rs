@@ -144,7 +144,8 @@ mod tests {
                 cluster_ip: Some("10.96.0.20".into()),
                 ports: vec![ServicePort { port: 80, ..Default::default() }],
                 ..Default::default()
-            },
+            }
+            .into(),
             ..Default::default()
         }))
     }

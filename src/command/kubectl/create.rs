@@ -155,7 +155,7 @@ fn create_job_from(session: &mut Session, f: &Flags, name: &str, from: &str) -> 
         return CommandOutput::err(format!("error: unknown object type *{version}.{}", kind.as_str()));
     };
     let template = &cj.spec.job_template;
-    let mut job = Job { spec: template.spec.clone(), ..Default::default() };
+    let mut job = Job { spec: template.spec.clone().into(), ..Default::default() };
     job.metadata.name = name.into();
     job.metadata.labels = template.metadata.labels.clone();
     job.metadata.annotations.insert(CRONJOB_INSTANTIATE.into(), "manual".into());

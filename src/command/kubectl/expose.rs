@@ -92,7 +92,7 @@ pub fn run(session: &mut Session, args: &[String]) -> CommandOutput {
     let name = f.str("name").unwrap_or(&key.name).to_string();
     let svc = Service {
         metadata: ObjectMeta { name: name.as_str().into(), namespace: ns.as_str().into(), labels: labels.into(), ..Default::default() },
-        spec: ServiceSpec { ports, selector, type_: f.str("type").map(str::to_string), ..Default::default() },
+        spec: ServiceSpec { ports, selector, type_: f.str("type").map(str::to_string), ..Default::default() }.into(),
         status: Default::default(),
     };
     match submit(session, ApiRequest::Create(Object::Service(svc))) {
