@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every kubeloop check, in order, stopping at the first failure:
-#   set-up, rustfmt, clippy (native, wasm32 and the native pre-renderer), native tests, the
-#   pre-renderer's tests, the release page build (which pre-renders index.html), the size
+#   set-up, rustfmt, clippy (native, wasm32 and the native build tools), native tests, the
+#   build tools' tests (pre-renderer, wasm splitter), the release page build (which pre-renders
+#   index.html and splits the wasm), the size
 #   ceiling, wasm-bindgen-test in headless Chromium, Playwright end-to-end tests.
 # Does all set-up itself (scripts/setup.sh) on a fresh machine. CI runs exactly this.
 set -euo pipefail
@@ -36,10 +37,11 @@ step clippy-native cargo clippy --all-targets -- -D warnings
 # The page and the browser tests on wasm32. The native CLI binary is left out: it is for a terminal.
 step clippy-wasm cargo clippy --target wasm32-unknown-unknown --features web \
   --lib --bin kubeloop-web --test wasm -- -D warnings
-# The page binary built natively with `ssr` is the build's pre-renderer (Trunk.toml's hook).
-step clippy-ssr cargo clippy --features ssr --bin kubeloop-web --tests -- -D warnings
+# The page binary built natively with `ssr` is the build's pre-renderer, and kubeloop-split its
+# wasm splitter (Trunk.toml's hook runs both, with these features).
+step clippy-ssr cargo clippy --features ssr,split --bin kubeloop-web --bin kubeloop-split --tests -- -D warnings
 step test-native cargo test
-step test-prerender cargo test --features ssr --bin kubeloop-web
+step test-prerender cargo test --features ssr,split --bin kubeloop-web --bin kubeloop-split
 step build-page trunk build --release
 step size node scripts/size.mjs
 # The benchmark scripts are not run here (they take minutes and want a quiet machine), but they
@@ -63,7 +65,7 @@ read -r e2e_pass e2e_fail < <(node_counts "$LOGS/test-e2e.log")
 
 printf '\n==> summary (%ss in all)\n' "$((SECONDS - STARTED))"
 printf '  native cargo test:            %s passed, %s failed\n' "$native_pass" "$native_fail"
-printf '  pre-renderer (ssr):           %s passed, %s failed\n' "$pre_pass" "$pre_fail"
+printf '  build tools (ssr, split):     %s passed, %s failed\n' "$pre_pass" "$pre_fail"
 printf '  wasm-bindgen-test (Chromium): %s passed, %s failed\n' "$wasm_pass" "$wasm_fail"
 printf '  Playwright e2e (node --test): %s passed, %s failed\n' "$e2e_pass" "$e2e_fail"
 for count in "$native_pass" "$pre_pass" "$wasm_pass" "$e2e_pass"; do

@@ -119,8 +119,9 @@ export function setUp() {
  * Runs `body(page)` in a new browser context and then fails the test if the page logged a
  * console error, threw an uncaught exception, or tried to reach anything but 127.0.0.1 (such
  * requests are aborted). `contextOptions` go to `browser.newContext` (e.g. `colorScheme`).
+ * `expectedErrors` are patterns of console errors the test causes on purpose (a request it fails).
  */
-export async function withPage(browser, contextOptions, body) {
+export async function withPage(browser, contextOptions, body, { expectedErrors = [] } = {}) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, ...contextOptions });
   const problems = [];
   await context.route('**/*', (route) => {
@@ -131,7 +132,7 @@ export async function withPage(browser, contextOptions, body) {
   });
   const page = await context.newPage();
   page.on('console', (message) => {
-    if (message.type() === 'error') {
+    if (message.type() === 'error' && !expectedErrors.some((pattern) => pattern.test(message.text()))) {
       const where = message.location();
       problems.push(`console error: ${message.text()}${where?.url ? ` (${where.url}:${where.lineNumber})` : ''}`);
     }
