@@ -68,7 +68,8 @@ pub fn split(wasm: &[u8], keep: &dyn Fn(&str) -> bool, calls: Calls) -> Result<S
     if slots.is_empty() {
         return Err("nothing to split: every function is kept".to_string());
     }
-    let lazy_names = slots.iter().map(|&index| function_name(&primary, function_at(&primary, index))).collect();
+    let ids = function_ids(&primary);
+    let lazy_names = slots.iter().map(|&index| function_name(&primary, ids[index])).collect();
     let wanted = make_lazy(&mut lazy, &slots, calls)?;
     make_primary(&mut primary, &slots, &wanted)?;
     Ok(Split { primary: primary.emit_wasm(), lazy: lazy.emit_wasm(), lazy_names, kept })
@@ -80,10 +81,10 @@ fn parse(wasm: &[u8]) -> Result<Module, String> {
     config.parse(wasm).map_err(|error| format!("cannot read the wasm module: {error}"))
 }
 
-/// A function's input index: walrus numbers a freshly read module's functions (and globals,
-/// tables, memories) in input order, imports first, so both parses agree on it.
-fn function_at(module: &Module, index: usize) -> FunctionId {
-    module.funcs.iter().nth(index).map(|function| function.id()).expect("an index taken from this module")
+/// The module's functions by input index: walrus numbers a freshly read module's functions (and
+/// globals, tables, memories) in input order, imports first, so both parses agree on it.
+fn function_ids(module: &Module) -> Vec<FunctionId> {
+    module.funcs.iter().map(|function| function.id()).collect()
 }
 
 fn function_name(module: &Module, id: FunctionId) -> String {
@@ -163,7 +164,7 @@ fn movable(body: &LocalFunction) -> bool {
 /// the primary's `lazy` table through an active element segment. Returns the names it imports.
 fn make_lazy(module: &mut Module, slots: &[usize], calls: Calls) -> Result<BTreeSet<String>, String> {
     let split: BTreeSet<usize> = slots.iter().copied().collect();
-    let ids: Vec<FunctionId> = module.funcs.iter().map(|function| function.id()).collect();
+    let ids = function_ids(module);
     if calls == Calls::ThroughStubs {
         call_through_stubs(module, slots, &ids);
     }
@@ -172,36 +173,34 @@ fn make_lazy(module: &mut Module, slots: &[usize], calls: Calls) -> Result<BTree
             continue;
         }
         let ty = module.funcs.get(id).ty();
-        if let FunctionKind::Import(imported) = &module.funcs.get(id).kind {
-            module.imports.delete(imported.import);
-        }
-        let import = module.imports.add(PRIMARY, &format!("f{index}"), ImportKind::Function(id));
+        let old = match &module.funcs.get(id).kind {
+            FunctionKind::Import(imported) => Some(imported.import),
+            _ => None,
+        };
+        let import = import_from_primary(module, old, format!("f{index}"), ImportKind::Function(id));
         module.funcs.get_mut(id).kind = FunctionKind::Import(ImportedFunction { import, ty });
     }
     let globals: Vec<_> = module.globals.iter().map(|global| global.id()).collect();
     for (index, id) in globals.into_iter().enumerate() {
-        if let GlobalKind::Import(old) = module.globals.get(id).kind {
-            module.imports.delete(old);
-        }
-        let import = module.imports.add(PRIMARY, &format!("g{index}"), ImportKind::Global(id));
+        let old = match module.globals.get(id).kind {
+            GlobalKind::Import(old) => Some(old),
+            GlobalKind::Local(_) => None,
+        };
+        let import = import_from_primary(module, old, format!("g{index}"), ImportKind::Global(id));
         module.globals.get_mut(id).kind = GlobalKind::Import(import);
     }
     let memories: Vec<_> = module.memories.iter().map(|memory| memory.id()).collect();
     for (index, id) in memories.into_iter().enumerate() {
-        if let Some(old) = module.memories.get(id).import {
-            module.imports.delete(old);
-        }
-        let import = module.imports.add(PRIMARY, &format!("m{index}"), ImportKind::Memory(id));
+        let old = module.memories.get(id).import;
+        let import = import_from_primary(module, old, format!("m{index}"), ImportKind::Memory(id));
         let memory = module.memories.get_mut(id);
         memory.import = Some(import);
         memory.data_segments.clear();
     }
     let tables: Vec<_> = module.tables.iter().map(|table| table.id()).collect();
     for (index, id) in tables.into_iter().enumerate() {
-        if let Some(old) = module.tables.get(id).import {
-            module.imports.delete(old);
-        }
-        let import = module.imports.add(PRIMARY, &format!("t{index}"), ImportKind::Table(id));
+        let old = module.tables.get(id).import;
+        let import = import_from_primary(module, old, format!("t{index}"), ImportKind::Table(id));
         let table = module.tables.get_mut(id);
         table.import = Some(import);
         table.elem_segments.clear();
@@ -225,6 +224,14 @@ fn make_lazy(module: &mut Module, slots: &[usize], calls: Calls) -> Result<BTree
     module.tables.get_mut(table).elem_segments.insert(element);
     walrus::passes::gc::run(module);
     Ok(module.imports.iter().filter(|import| import.module == PRIMARY).map(|import| import.name.clone()).collect())
+}
+
+/// Replaces an item's import (if it had one) with `p.<name>`, the primary module's export of it.
+fn import_from_primary(module: &mut Module, old: Option<walrus::ImportId>, name: String, kind: ImportKind) -> walrus::ImportId {
+    if let Some(old) = old {
+        module.imports.delete(old);
+    }
+    module.imports.add(PRIMARY, &name, kind)
 }
 
 /// Points every call between lazy bodies at an import of the callee's stub (`p.f<index>`).
@@ -281,7 +288,7 @@ fn make_primary(module: &mut Module, slots: &[usize], wanted: &BTreeSet<String>)
     let ensure = ensure_loaded(module, load, loaded);
     let size = slots.len() as u64;
     let table = module.tables.add_local(false, size, Some(size), RefType::FUNCREF);
-    let ids: Vec<FunctionId> = module.funcs.iter().map(|function| function.id()).collect();
+    let ids = function_ids(module);
     for (slot, &index) in slots.iter().enumerate() {
         let id = ids[index];
         let slot = i32::try_from(slot).map_err(|_| "too many functions to split".to_string())?;
@@ -302,9 +309,9 @@ fn make_primary(module: &mut Module, slots: &[usize], wanted: &BTreeSet<String>)
         module.funcs.get_mut(id).kind = FunctionKind::Local(builder.local_func(args));
     }
 
-    let taken: BTreeMap<String, ()> = module.exports.iter().map(|export| (export.name.clone(), ())).collect();
+    let taken: BTreeSet<String> = module.exports.iter().map(|export| export.name.clone()).collect();
     for name in [LAZY_TABLE, LOADED_GLOBAL] {
-        if taken.contains_key(name) {
+        if taken.contains(name) {
             return Err(format!("the module already exports {name}"));
         }
     }
@@ -314,7 +321,7 @@ fn make_primary(module: &mut Module, slots: &[usize], wanted: &BTreeSet<String>)
     let tables: Vec<_> = module.tables.iter().map(|table| table.id()).collect();
     let memories: Vec<_> = module.memories.iter().map(|memory| memory.id()).collect();
     for name in wanted.iter().filter(|name| name.as_str() != LAZY_TABLE) {
-        if taken.contains_key(name) {
+        if taken.contains(name) {
             return Err(format!("the module already exports {name}, which the lazy module imports"));
         }
         let (kind, index) = name.split_at(1);
