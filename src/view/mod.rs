@@ -20,6 +20,7 @@ pub mod cluster;
 pub mod embed;
 pub mod events;
 pub mod explain;
+pub mod flight;
 pub mod flow;
 pub mod gap;
 pub mod hints;

@@ -55,8 +55,10 @@ pub fn role_words(role: &str) -> &'static str {
     }
 }
 
-/// The CSS anchor name of a component's box (`--c-kube-apiserver`), or of the nodes area for
-/// the kubelets' shared lane (`kubelets`). Characters an identifier cannot hold become `_`.
+/// The anchor of a component's box (`--c-kube-apiserver`), or of the nodes area for the kubelets'
+/// shared lane (`kubelets`): the box bears it as `data-anchor`, and a token names its two ends by
+/// it (`--from`, `--to` in its inline style, a CSS custom property's value, so characters an
+/// identifier cannot hold become `_`).
 pub fn anchor(component: &str) -> String {
     let name = if component == "kubelets" { "nodes" } else { component };
     let mut out = String::from("--c-");

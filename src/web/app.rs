@@ -121,9 +121,17 @@ pub fn App(props: &AppProps) -> Html {
 
     let s = &shown.0;
     let p = &*params;
+    let theme = (p.theme != kubeloop::view::page::Theme::Auto).then(|| p.theme.name());
+    {
+        let on_page = matches!(shared.host, host::Host::Page);
+        use_effect_with((theme, *presentation), move |(theme, presentation)| {
+            if on_page {
+                mark_root(*theme, *presentation);
+            }
+        });
+    }
     // Past teaching scale the panels below the cluster are skipped by the browser while off screen.
     let large = s.is_large();
-    let theme = (p.theme != kubeloop::view::page::Theme::Auto).then(|| p.theme.name());
     // A lesson asking which loop stopped hides every component's state, and the hints that
     // would name it, until it is answered.
     let conceal = s.lesson.as_ref().is_some_and(|l| l.conceal_components);
@@ -380,4 +388,16 @@ fn mark_ready(shared: &Shared, root: &NodeRef) {
         OutMessage::Ready { version: kubeloop::VERSION.into(), scenario: s.scenario.clone(), seed: s.seed, time_ms: s.time_ms }
     };
     shared.post(&ready);
+}
+
+/// Marks the document's root with a forced theme and presentation mode, for the rules that size
+/// and colour the page around the app (`style.css`). Only the page's own app does: a widget on a
+/// host page leaves the host's root alone.
+fn mark_root(theme: Option<&'static str>, presentation: bool) {
+    let Some(root) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()) else { return };
+    let _ = match theme {
+        Some(t) => root.set_attribute("data-theme", t),
+        None => root.remove_attribute("data-theme"),
+    };
+    let _ = root.class_list().toggle_with_force("presentation", presentation);
 }

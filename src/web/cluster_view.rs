@@ -75,7 +75,7 @@ pub fn Stage(props: &StageProps) -> Html {
             </h2>
             if props.show_plane {
                 <ul class="plane" aria-label="Control plane">
-                    <li class="kubectl-box" style={format!("anchor-name:{}", anchor("kubectl"))} title="kubectl: you, and every button on this page, send requests to kube-apiserver">
+                    <li class="kubectl-box" data-anchor={anchor("kubectl")} title="kubectl: you, and every button on this page, send requests to kube-apiserver">
                         <span class="component-name">{ "kubectl" }</span>
                         <span class="detail">{ "you: console and buttons" }</span>
                     </li>
@@ -103,7 +103,7 @@ pub fn Stage(props: &StageProps) -> Html {
             if props.cluster.nodes.is_empty() {
                 <p class="cluster-empty">{ "No nodes yet." }</p>
             }
-            <ul class="nodes" aria-label="Nodes" style={format!("anchor-name:{}", anchor("kubelets"))}>
+            <ul class="nodes" aria-label="Nodes" data-anchor={anchor("kubelets")}>
                 { for props.cluster.nodes.iter().map(|node| {
                     // Only the box holding the selected (or captioned) pod hears about it.
                     let holds = |key: &str| node.pods.iter().any(|p| p.name == key);
@@ -225,7 +225,8 @@ fn node_faults(node: &str, on_action: &Callback<Action>) -> Html {
     }
 }
 
-/// A capacity bar; its width transitions in CSS. A plain function, not a component: it is
+/// A capacity bar; its fill is scaled, and the scale transitions in CSS (on the compositor: a
+/// width would lay the stage out again on every frame of the transition). A plain function, not a component: it is
 /// redrawn with its node box anyway, and a Yew component costs the page about 1 KB of wasm.
 fn bar(label: &'static str, usage: Usage, text: String) -> Html {
     let pct = usage.percent();
@@ -234,7 +235,7 @@ fn bar(label: &'static str, usage: Usage, text: String) -> Html {
             <span class="bar-label">{ label }</span>
             <span class="bar-track" role="meter" aria-label={format!("{label} requested")}
                 aria-valuemin="0" aria-valuemax="100" aria-valuenow={pct.to_string()} aria-valuetext={text.clone()}>
-                <span class="bar-fill" style={format!("width:{pct}%")}></span>
+                <span class="bar-fill" style={format!("scale:{pct}% 100%")}></span>
             </span>
             <span class="bar-text">{ text }</span>
         </div>
@@ -307,7 +308,7 @@ fn pod_chip(p: &PodView, compact: bool, selected: bool, lit: bool, trail: Option
     };
     html! {
         // A traffic dot lands on the chip it names (a compact square is never a dot's end).
-        <li key={p.key()} class="pod-item" style={(!compact).then(|| format!("anchor-name:{}", pod_anchor(&p.name)))}>
+        <li key={p.key()} class="pod-item" data-anchor={(!compact).then(|| pod_anchor(&p.name))}>
             <button type="button" class={classes!("pod", p.tone(), selected.then_some("selected"), lit.then_some("spotlight"))}
                 data-testid="pod" data-name={p.name.clone()} data-node={p.node.clone()}
                 data-phase={p.phase.clone()} data-status={p.status.clone()} data-ready={p.is_ready.to_string()}

@@ -7,8 +7,8 @@
 //! turn lasts a simulated millisecond), with its queue depth and last action in words.
 //!
 //! Messages are tokens on the stage, each an element keyed by its hop's sequence number that
-//! plays one CSS animation from the sender's box to the receiver's (CSS anchor positioning:
-//! every box names itself with `anchor-name`), so the page never re-renders to move them.
+//! flies once from the sender's box to the receiver's (every box names itself with
+//! `data-anchor`; `crate::flight` starts the flight), so the page never re-renders to move them.
 //! What a token says and which boxes it joins is decided in `kubeloop::view::stage`.
 
 use std::rc::Rc;
@@ -33,7 +33,7 @@ pub fn component_item(c: &ComponentView, spotlight: Option<&str>, conceal: bool,
     let state = if conceal { "neutral" } else { c.state.as_str() };
     let class = format!("component {} {state} phase-{}{}", c.role, c.phase(), if spotlight.is_some() { " spotlight" } else { "" });
     html! {
-        <li key={c.name.clone()} {class} style={format!("anchor-name:{}", anchor(&c.name))}
+        <li key={c.name.clone()} {class} data-anchor={anchor(&c.name)}
             data-testid="component" data-name={c.name.clone()} data-state={c.state.clone()} data-phase={c.phase().to_string()}
             title={format!("{}: {}", c.name, role_words(&c.role))}>
             { component_head(c, conceal, on_action) }
@@ -95,7 +95,7 @@ fn loop_row(l: &LoopView, owner: &ComponentView, lit: bool, conceal: bool, on_ac
     let phase = if stopped { "stopped".to_string() } else { l.phase.clone() };
     let switchable = owner.role == "controller-manager" && !conceal;
     html! {
-        <li key={l.name.clone()} class={format!("loop phase-{phase}{}", if lit { " spotlight" } else { "" })} data-loop={l.name.clone()} data-phase={phase.clone()}
+        <li key={l.name.clone()} class={format!("loop phase-{phase}{}{}", if lit { " spotlight" } else { "" }, if l.name == owner.name { " solo" } else { "" })} data-loop={l.name.clone()} data-phase={phase.clone()}
             title={format!("{} (queue {}): {last}", l.name, l.queue_depth)}>
             if switchable {
                 { loop_switch(&format!("{}/{}", owner.name, l.name), !l.stopped, dial(&l.phase, l.turns), on_action) }
@@ -155,9 +155,11 @@ pub struct TokenLayerProps {
 pub fn TokenLayer(props: &TokenLayerProps) -> Html {
     let selected = props.selected.as_deref();
     let all = tokens(&props.hops, &props.cluster);
+    let layer = use_node_ref();
+    crate::flight::use_flights(&layer);
     html! {
         // Hidden from assistive technology: the events table and the caption say the same in words.
-        <div class="tokens" aria-hidden="true">
+        <div class="tokens" aria-hidden="true" ref={layer}>
             { for all.into_iter().enumerate().map(|(i, t)| {
                 let chain = selected.is_some_and(|s| props.hops.get(i).is_some_and(|h| !h.object.is_empty() && h.object == s));
                 let dot = !labelled(&t, props.caption.as_deref());

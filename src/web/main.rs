@@ -24,6 +24,7 @@ mod console;
 mod controls;
 mod editor;
 mod events_view;
+mod flight;
 mod header;
 mod hints_view;
 mod host;

@@ -13,12 +13,12 @@ use yew::prelude::*;
 use kubeloop::view::services::{Dot, ServiceView};
 use kubeloop::view::stage::anchor;
 
-/// The CSS anchor of a pod's chip.
+/// The anchor of a pod's chip (`kubeloop::view::stage::anchor`).
 pub fn pod_anchor(name: &str) -> String {
     anchor(&format!("p-{name}"))
 }
 
-/// The CSS anchor of a Service's box.
+/// The anchor of a Service's box.
 fn service_anchor(key: &str) -> String {
     anchor(&format!("s-{key}"))
 }
@@ -50,7 +50,7 @@ fn service_box(s: &ServiceView) -> Html {
     let key = s.key();
     let ready = s.ready();
     html! {
-        <li key={key.clone()} class="service" style={format!("anchor-name:{}", service_anchor(&key))}
+        <li key={key.clone()} class="service" data-anchor={service_anchor(&key)}
             data-testid="service" data-name={s.name.clone()} data-namespace={s.namespace.clone()} data-ready={ready.to_string()}
             title={format!("Service {}: the EndpointSlice controller keeps its endpoints pointed at the ready pods that match {}; each node's kube-proxy turns them into routing rules", s.name, s.selector)}>
             <div class="service-head">
@@ -101,9 +101,11 @@ pub struct DotsProps {
 /// The connections in flight, each from its node's kube-proxy to its pod (or Service).
 #[component]
 pub fn TrafficDots(props: &DotsProps) -> Html {
+    let layer = use_node_ref();
+    crate::flight::use_flights(&layer);
     html! {
         // Hidden from assistive technology: each Service box counts the same in words.
-        <div class="traffic" aria-hidden="true">
+        <div class="traffic" aria-hidden="true" ref={layer}>
             { for props.dots.iter().map(|d| {
                 let from = anchor(&format!("kube-proxy-{}", d.from_node));
                 let to = match &d.to_pod {

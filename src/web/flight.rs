@@ -1,0 +1,126 @@
+//! Starts each new token's (and traffic dot's) flight across the stage, on the compositor.
+//!
+//! The browser half of [`kubeloop::view::flight`]: a mover sits, invisible, at the stage's top
+//! left corner; after each render of its layer, every mover without an animation yet gets one —
+//! the flight the library computes from the centres of its sender's and receiver's boxes,
+//! measured here in one batch of reads — so the page never lays the stage out again to move it.
+//! Boxes are found by the `data-anchor` each bears (`kubeloop::view::stage::anchor`), which a
+//! mover's `--from` and `--to` name. An element keeps its animation
+//! for as long as Yew keeps the element (movers are keyed by hop), so a re-render never restarts
+//! one.
+
+use kubeloop::view::flight::{flight, style_value, Flight, Mover, Point};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::Element;
+use yew::prelude::*;
+
+// Web Animations on an element. web-sys has them only behind its unstable-API flag; these two
+// methods have been in every engine since 2020.
+#[wasm_bindgen]
+extern "C" {
+    /// An element, seen through its Web Animations methods.
+    type Animatable;
+    #[wasm_bindgen(method, js_name = getAnimations)]
+    fn get_animations(this: &Animatable) -> js_sys::Array;
+    #[wasm_bindgen(method)]
+    fn animate(this: &Animatable, keyframes: &js_sys::Array, options: &js_sys::Object) -> JsValue;
+}
+
+fn animatable(el: &Element) -> &Animatable {
+    el.unchecked_ref()
+}
+
+/// After every render of a layer of movers, starts the new ones' flights (`crate::flight`).
+#[hook]
+pub fn use_flights(layer: &NodeRef) {
+    let layer = layer.clone();
+    use_effect(move || {
+        if let Some(el) = layer.cast::<web_sys::Element>() {
+            launch(&el);
+        }
+    });
+}
+
+/// Gives every mover in `layer` that has no animation yet its flight.
+pub fn launch(layer: &Element) {
+    let children = layer.children();
+    let fresh: Vec<Element> =
+        (0..children.length()).filter_map(|i| children.item(i)).filter(|el| animatable(el).get_animations().length() == 0).collect();
+    if fresh.is_empty() {
+        return;
+    }
+    let Some(stage) = layer.closest(".stage").ok().flatten() else { return };
+    // The movers' containing block is the stage's padding box.
+    let corner = {
+        let r = stage.get_bounding_client_rect();
+        Point { x: r.left() + f64::from(stage.client_left()), y: r.top() + f64::from(stage.client_top()) }
+    };
+    let boxes = anchored_boxes(&stage);
+    let reduced = reduced_motion();
+    // All reads first (one layout), then the animations (which do not touch layout).
+    let flights: Vec<(Element, Flight)> = fresh
+        .into_iter()
+        .filter_map(|el| {
+            let mover = Mover::from_classes(&el.class_name())?;
+            let style = el.get_attribute("style").unwrap_or_default();
+            let centre = |var: &str| {
+                let name = style_value(&style, var)?;
+                boxes.iter().find(|(n, _)| n == name).map(|(_, b)| centre(b, corner))
+            };
+            let to = centre("--to")?;
+            let f = flight(mover, centre("--from"), to, reduced);
+            Some((el, f))
+        })
+        .collect();
+    for (el, f) in flights {
+        animate(&el, &f);
+    }
+}
+
+fn reduced_motion() -> bool {
+    web_sys::window().and_then(|w| w.match_media("(prefers-reduced-motion: reduce)").ok().flatten()).is_some_and(|m| m.matches())
+}
+
+/// Every box on the stage that names itself with `data-anchor`, with that name. A list, not a
+/// map: a few dozen boxes at teaching scale, and a map of elements would add its own code to
+/// the page's first load.
+fn anchored_boxes(stage: &Element) -> Vec<(String, Element)> {
+    let mut boxes = Vec::new();
+    let Ok(list) = stage.query_selector_all("[data-anchor]") else { return boxes };
+    for i in 0..list.length() {
+        let Some(el) = list.item(i).and_then(|n| n.dyn_into::<Element>().ok()) else { continue };
+        if let Some(name) = el.get_attribute("data-anchor") {
+            boxes.push((name, el));
+        }
+    }
+    boxes
+}
+
+/// The centre of `el`'s box, from the stage's `corner`.
+fn centre(el: &Element, corner: Point) -> Point {
+    let r = el.get_bounding_client_rect();
+    Point { x: r.left() + r.width() / 2.0 - corner.x, y: r.top() + r.height() / 2.0 - corner.y }
+}
+
+fn animate(el: &Element, f: &Flight) {
+    let keyframes = js_sys::Array::new();
+    for k in &f.keyframes {
+        let frame = js_sys::Object::new();
+        let fields: [(&str, JsValue); 4] = [
+            ("offset", k.offset.into()),
+            ("transform", k.transform.as_str().into()),
+            ("opacity", k.opacity.into()),
+            ("easing", k.easing.into()),
+        ];
+        for (key, value) in fields {
+            let _ = js_sys::Reflect::set(&frame, &key.into(), &value);
+        }
+        keyframes.push(&frame);
+    }
+    let options = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&options, &"duration".into(), &f.duration_ms.into());
+    // Kept at its last keyframe (gone) until Yew removes the element.
+    let _ = js_sys::Reflect::set(&options, &"fill".into(), &"forwards".into());
+    animatable(el).animate(&keyframes, &options);
+}
