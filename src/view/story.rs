@@ -176,6 +176,10 @@ pub struct Story {
     /// (its name still empty).
     deleted: Vec<Replacement>,
     replacements: Vec<Replacement>,
+    /// Whether the hops being read are told (paced) or only followed (skipped): a skipped hop's
+    /// words are never shown, so the counts in them are not made (a ReplicaSet's count lists
+    /// its namespace's pods, and a large cluster's story is skipped create after create).
+    telling: bool,
 }
 
 impl Story {
@@ -314,6 +318,7 @@ impl Story {
         self.started = true;
         self.seed = sim.seed();
         self.now = sim.now();
+        self.telling = pace;
         let mut first = None;
         for m in trace.since(self.seq) {
             // A hop the ring dropped before it was read: the next etcd write's writer is unknown.
@@ -411,7 +416,7 @@ impl Story {
     /// A pod create by kube-controller-manager: its ReplicaSet closing the gap. The counts are
     /// the ReplicaSet's as it decided: the active pods before this one, out of its replicas.
     fn created_by_replica_set(&mut self, sim: &Sim, pod: &Pod, rev: u64) -> Option<Said> {
-        let Some((rs, desired, active)) = owning_replica_set(sim, pod, rev) else {
+        let Some((rs, desired, active)) = owning_replica_set(sim, pod, rev, self.telling) else {
             return said(controller(RS), RS_WORDS, &["create pod ", &short_name(&pod.metadata.name)]);
         };
         let before = active.saturating_sub(1);
@@ -434,7 +439,7 @@ impl Story {
     fn deleted(&mut self, sim: &Sim, writer: &Writer, pod: &Pod, rev: u64) -> Option<Said> {
         let name = short_name(&pod.metadata.name);
         let owner = pod.metadata.controller_ref().filter(|r| r.kind == "ReplicaSet");
-        let replica_set = owning_replica_set(sim, pod, rev);
+        let replica_set = owning_replica_set(sim, pod, rev, self.telling);
         if writer.name == KCM {
             if let Some(job) = job_of(pod) {
                 // A Job's pod goes by its Job's decision, or by the collector once the Job is gone.
@@ -656,13 +661,18 @@ pub fn short_name(name: &str) -> String {
 
 /// The ReplicaSet that controls `pod`, as it was at revision `rev` (if it existed then, with
 /// the same UID): its name, replicas and active pods. Read as of the write, not as of now, so
-/// writes that landed since (the next create of the same sync) do not shift the counts.
-fn owning_replica_set(sim: &Sim, pod: &Pod, rev: u64) -> Option<(String, usize, usize)> {
+/// writes that landed since (the next create of the same sync) do not shift the counts. Without
+/// `count` the active pods are not counted (0): for hops that are followed, not told.
+fn owning_replica_set(sim: &Sim, pod: &Pod, rev: u64, count: bool) -> Option<(String, usize, usize)> {
     let owner = pod.metadata.controller_ref().filter(|r| r.kind == "ReplicaSet")?;
     let etcd = &sim.api().etcd;
     let key = ObjectKey::new(Kind::ReplicaSet, &pod.metadata.namespace, &owner.name);
     let rs = object_at(sim, &key, rev)?;
     let rs = rs.as_replica_set().filter(|rs| rs.metadata.uid.as_str() == owner.uid)?;
+    let desired = rs.spec.replicas.unwrap_or(1).max(0) as usize;
+    if !count {
+        return Some((owner.name.clone(), desired, 0));
+    }
     let owned_active = |o: &Object| {
         let pod = o.as_pod();
         i64::from(pod.is_some_and(|p| p.metadata.controller_ref().is_some_and(|r| r.uid == owner.uid) && is_pod_active(p)))
@@ -677,7 +687,7 @@ fn owning_replica_set(sim: &Sim, pod: &Pod, rev: u64) -> Option<(String, usize, 
             active += owned_active(prev);
         }
     }
-    Some((owner.name.clone(), rs.spec.replicas.unwrap_or(1).max(0) as usize, active.max(0) as usize))
+    Some((owner.name.clone(), desired, active.max(0) as usize))
 }
 
 /// The object under `key` as it was at revision `rev`: before the first change after it, or as

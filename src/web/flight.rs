@@ -1,13 +1,13 @@
 //! Starts each new token's (and traffic dot's) flight across the stage, on the compositor.
 //!
 //! The browser half of [`kubeloop::view::flight`]: a mover sits, invisible, at the stage's top
-//! left corner; after each render of its layer, every mover without an animation yet gets one —
+//! left corner; after each render of its layer, every mover not yet started gets its flight —
 //! the flight the library computes from the centres of its sender's and receiver's boxes,
 //! measured here in one batch of reads — so the page never lays the stage out again to move it.
 //! Boxes are found by the `data-anchor` each bears (`kubeloop::view::stage::anchor`), which a
-//! mover's `--from` and `--to` name. An element keeps its animation
-//! for as long as Yew keeps the element (movers are keyed by hop), so a re-render never restarts
-//! one.
+//! mover's `--from` and `--to` name. A started element is marked (a JavaScript property) and
+//! keeps its animation for as long as Yew keeps the element (movers are keyed by hop), so a
+//! re-render never restarts one.
 
 use kubeloop::view::flight::{flight, style_value, Flight, Mover, Point};
 use wasm_bindgen::prelude::*;
@@ -15,20 +15,28 @@ use wasm_bindgen::JsCast;
 use web_sys::Element;
 use yew::prelude::*;
 
-// Web Animations on an element. web-sys has them only behind its unstable-API flag; these two
-// methods have been in every engine since 2020.
+// Web Animations on an element. web-sys has them only behind its unstable-API flag; `animate`
+// has been in every engine since 2020.
 #[wasm_bindgen]
 extern "C" {
-    /// An element, seen through its Web Animations methods.
+    /// An element, seen through its Web Animations method.
     type Animatable;
-    #[wasm_bindgen(method, js_name = getAnimations)]
-    fn get_animations(this: &Animatable) -> js_sys::Array;
     #[wasm_bindgen(method)]
     fn animate(this: &Animatable, keyframes: &js_sys::Array, options: &js_sys::Object) -> JsValue;
 }
 
 fn animatable(el: &Element) -> &Animatable {
     el.unchecked_ref()
+}
+
+/// The JavaScript property that marks an element whose flight has started. A property, not an
+/// attribute (which would restyle it) nor `getAnimations()` (which makes the browser bring the
+/// whole page's style up to date first: on a converging 100-node cluster, a fifth of the main
+/// thread).
+const STARTED: &str = "kubeloopFlight";
+
+fn started(el: &Element) -> bool {
+    js_sys::Reflect::has(el, &STARTED.into()).unwrap_or(true)
 }
 
 /// After every render of a layer of movers, starts the new ones' flights (`crate::flight`).
@@ -42,11 +50,11 @@ pub fn use_flights(layer: &NodeRef) {
     });
 }
 
-/// Gives every mover in `layer` that has no animation yet its flight.
+/// Gives every mover in `layer` not yet started its flight.
 pub fn launch(layer: &Element) {
     let children = layer.children();
     let fresh: Vec<Element> =
-        (0..children.length()).filter_map(|i| children.item(i)).filter(|el| animatable(el).get_animations().length() == 0).collect();
+        (0..children.length()).filter_map(|i| children.item(i)).filter(|el| !started(el)).collect();
     if fresh.is_empty() {
         return;
     }
@@ -123,4 +131,5 @@ fn animate(el: &Element, f: &Flight) {
     // Kept at its last keyframe (gone) until Yew removes the element.
     let _ = js_sys::Reflect::set(&options, &"fill".into(), &"forwards".into());
     animatable(el).animate(&keyframes, &options);
+    let _ = js_sys::Reflect::set(el, &STARTED.into(), &JsValue::TRUE);
 }
