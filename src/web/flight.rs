@@ -53,8 +53,7 @@ pub fn use_flights(layer: &NodeRef) {
 /// Gives every mover in `layer` not yet started its flight.
 pub fn launch(layer: &Element) {
     let children = layer.children();
-    let fresh: Vec<Element> =
-        (0..children.length()).filter_map(|i| children.item(i)).filter(|el| !started(el)).collect();
+    let fresh: Vec<Element> = (0..children.length()).filter_map(|i| children.item(i)).filter(|el| !started(el)).collect();
     if fresh.is_empty() {
         return;
     }
