@@ -102,6 +102,59 @@ test('after a Kill, tokens travel between the components with what they carry', 
   });
 });
 
+test('a token flies from its sender\'s box to its receiver\'s as a transform, and nothing moves it by layout', { timeout: 120_000 }, async () => {
+  await withPage(live.browser, { viewport: { width: 1440, height: 900 } }, async (page) => {
+    await settledPlaying(page);
+    await page.getByTestId('story').click();
+    await page.getByTestId('pause').click();
+    const victim = (await pods(page))[0].name;
+    await page.locator(`[data-testid="pod"][data-name="${victim}"]`).click();
+    await page.getByTestId('kill-pod').click();
+    const kill = page.locator(`[data-testid="token"][data-from="kubectl"][data-to="kube-apiserver"][data-object="pod/${victim}"]`);
+    await kill.waitFor({ state: 'attached' });
+    const flight = await kill.evaluate((token) => {
+      const stage = token.closest('.stage').getBoundingClientRect();
+      const centre = (sel) => {
+        const r = token.closest('.stage').querySelector(sel).getBoundingClientRect();
+        return [r.left + r.width / 2 - stage.left, r.top + r.height / 2 - stage.top];
+      };
+      const animations = token.getAnimations();
+      const keyframes = animations.flatMap((a) => a.effect.getKeyframes());
+      const parse = (t) => t.match(/translate\((-?[\d.]+)px, (-?[\d.]+)px\)/).slice(1).map(Number);
+      return {
+        count: animations.length,
+        cssAnimation: getComputedStyle(token).animationName,
+        properties: [...new Set(keyframes.flatMap((k) => Object.keys(k)))].sort(),
+        from: parse(keyframes[0].transform),
+        to: parse(keyframes[keyframes.length - 1].transform),
+        kubectl: centre('[data-anchor="--c-kubectl"]'),
+        apiserver: centre('[data-testid="component"][data-name="kube-apiserver"]'),
+        lastOpacity: Number(keyframes[keyframes.length - 1].opacity),
+      };
+    });
+    assert.equal(flight.count, 1, 'one flight per token');
+    assert.equal(flight.cssAnimation, 'none', 'no CSS animation moves it');
+    // Only what the compositor animates: no left/top, no size (either would lay the stage out each frame).
+    assert.deepEqual(flight.properties, ['composite', 'computedOffset', 'easing', 'offset', 'opacity', 'transform']);
+    const near = (a, b) => Math.abs(a[0] - b[0]) <= 2 && Math.abs(a[1] - b[1]) <= 2;
+    assert.ok(near(flight.from, flight.kubectl), `it starts at kubectl: ${JSON.stringify(flight)}`);
+    assert.ok(near(flight.to, flight.apiserver), `it lands on kube-apiserver: ${JSON.stringify(flight)}`);
+    assert.equal(flight.lastOpacity, 0, 'and is gone at the end');
+    // Seeked to a third of the way (no waiting on the wall clock): visible, and between the two.
+    const mid = await kill.evaluate((token) => {
+      const [a] = token.getAnimations();
+      a.pause();
+      a.currentTime = a.effect.getTiming().duration * 0.35;
+      const stage = token.closest('.stage').getBoundingClientRect();
+      const t = token.getBoundingClientRect();
+      return { x: t.left + t.width / 2 - stage.left, shown: Number(getComputedStyle(token).opacity) };
+    });
+    assert.equal(mid.shown, 1, 'visible while it flies');
+    const [lo, hi] = [flight.kubectl[0], flight.apiserver[0]].sort((a, b) => a - b);
+    assert.ok(mid.x > lo + 5 && mid.x < hi - 5, `on its way: ${JSON.stringify({ mid, flight })}`);
+  });
+});
+
 test('the stage fits 1440×900 with the gap beside it; a new pod is seen pending', { timeout: 120_000 }, async () => {
   await withPage(live.browser, { viewport: { width: 1440, height: 900 }, colorScheme: 'light' }, async (page) => {
     await settledPlaying(page);
