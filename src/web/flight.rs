@@ -66,22 +66,26 @@ pub fn launch(layer: &Element) {
     let boxes = anchored_boxes(&stage);
     let reduced = reduced_motion();
     // All reads first (one layout), then the animations (which do not touch layout).
-    let flights: Vec<(Element, Flight)> = fresh
+    let flights: Vec<(Element, Option<Flight>)> = fresh
         .into_iter()
-        .filter_map(|el| {
-            let mover = Mover::from_classes(&el.class_name())?;
+        .map(|el| {
             let style = el.get_attribute("style").unwrap_or_default();
             let centre = |var: &str| {
                 let name = style_value(&style, var)?;
                 boxes.iter().find(|(n, _)| n == name).map(|(_, b)| centre(b, corner))
             };
-            let to = centre("--to")?;
-            let f = flight(mover, centre("--from"), to, reduced);
-            Some((el, f))
+            let f =
+                Mover::from_classes(&el.class_name()).zip(centre("--to")).map(|(mover, to)| flight(mover, centre("--from"), to, reduced));
+            (el, f)
         })
         .collect();
     for (el, f) in flights {
-        animate(&el, &f);
+        if let Some(f) = f {
+            animate(&el, &f);
+        }
+        // Marked even when it cannot fly (its receiver has no box on the stage): it stays
+        // unseen, and is not measured again at every render.
+        let _ = js_sys::Reflect::set(&el, &STARTED.into(), &JsValue::TRUE);
     }
 }
 
@@ -130,5 +134,4 @@ fn animate(el: &Element, f: &Flight) {
     // Kept at its last keyframe (gone) until Yew removes the element.
     let _ = js_sys::Reflect::set(&options, &"fill".into(), &"forwards".into());
     animatable(el).animate(&keyframes, &options);
-    let _ = js_sys::Reflect::set(el, &STARTED.into(), &JsValue::TRUE);
 }

@@ -22,6 +22,23 @@ async function settledPlaying(page, query = '') {
   await page.waitForSelector('.app[data-mode="playing"]');
 }
 
+/**
+ * A settled cluster, story mode off and the clock paused (plain Step, delivery by delivery, shows
+ * every token; story mode's Step jumps hop to hop), then a pod killed: the pod and the token of
+ * kubectl's delete, once it is on the stage.
+ */
+async function killPaused(page) {
+  await settledPlaying(page);
+  await page.getByTestId('story').click();
+  await page.getByTestId('pause').click();
+  const victim = (await pods(page))[0].name;
+  await page.locator(`[data-testid="pod"][data-name="${victim}"]`).click();
+  await page.getByTestId('kill-pod').click();
+  const kill = page.locator(`[data-testid="token"][data-from="kubectl"][data-to="kube-apiserver"][data-object="pod/${victim}"]`);
+  await kill.waitFor({ state: 'attached' });
+  return { victim, kill };
+}
+
 test('typing a number into the replicas box while playing scales to it', { timeout: 120_000 }, async () => {
   await withPage(live.browser, {}, async (page) => {
     await settledPlaying(page);
@@ -69,15 +86,7 @@ test('a bad replica count shows kubectl\'s error beside the box and changes noth
 test('after a Kill, tokens travel between the components with what they carry', { timeout: 120_000 }, async () => {
   // Reduced motion: a token is drawn where it lands, so where it lands can be checked.
   await withPage(live.browser, { viewport: { width: 1440, height: 900 }, reducedMotion: 'reduce' }, async (page) => {
-    await settledPlaying(page);
-    // Plain Step, delivery by delivery, shows every token (story mode's Step jumps hop to hop).
-    await page.getByTestId('story').click();
-    await page.getByTestId('pause').click();
-    const victim = (await pods(page))[0].name;
-    await page.locator(`[data-testid="pod"][data-name="${victim}"]`).click();
-    await page.getByTestId('kill-pod').click();
-    const kill = page.locator(`[data-testid="token"][data-from="kubectl"][data-to="kube-apiserver"][data-object="pod/${victim}"]`);
-    await kill.waitFor({ state: 'attached' });
+    const { victim, kill } = await killPaused(page);
     assert.match(await kill.innerText(), /^delete pod web-…-\w{5}$/);
     assert.match(await kill.getAttribute('title'), new RegExp(`kubectl → kube-apiserver: delete pod/default/${victim}`));
     // It lands on kube-apiserver's box.
@@ -104,14 +113,7 @@ test('after a Kill, tokens travel between the components with what they carry', 
 
 test('a token flies from its sender\'s box to its receiver\'s as a transform, and nothing moves it by layout', { timeout: 120_000 }, async () => {
   await withPage(live.browser, { viewport: { width: 1440, height: 900 } }, async (page) => {
-    await settledPlaying(page);
-    await page.getByTestId('story').click();
-    await page.getByTestId('pause').click();
-    const victim = (await pods(page))[0].name;
-    await page.locator(`[data-testid="pod"][data-name="${victim}"]`).click();
-    await page.getByTestId('kill-pod').click();
-    const kill = page.locator(`[data-testid="token"][data-from="kubectl"][data-to="kube-apiserver"][data-object="pod/${victim}"]`);
-    await kill.waitFor({ state: 'attached' });
+    const { kill } = await killPaused(page);
     const flight = await kill.evaluate((token) => {
       const stage = token.closest('.stage').getBoundingClientRect();
       const centre = (sel) => {
