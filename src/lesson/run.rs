@@ -149,6 +149,13 @@ impl LessonRun {
     pub fn phase(&self) -> Phase {
         self.phase
     }
+
+    /// Whether the step on show stopped a component it asks about and its question is not yet
+    /// answered: the page hides every component's running state (switches, stopped looks, and
+    /// `sim status` in the console) so that the learner finds the stopped loop from symptoms.
+    pub fn conceals_components(&self) -> bool {
+        self.step().is_some_and(|s| s.question.is_some() && stops_a_component(s)) && self.graded.is_none()
+    }
     pub fn score(&self) -> Score {
         self.score
     }
@@ -355,7 +362,7 @@ impl LessonRun {
             checks: self.checks.clone(),
             within: step.and_then(|s| s.check.as_ref()).and_then(|c| c.within).map(crate::command::sim_verbs::format_sim_time),
             score: self.score,
-            conceal_components: step.is_some_and(|s| s.question.is_some() && stops_a_component(s)) && self.graded.is_none(),
+            conceal_components: self.conceals_components(),
         }
     }
 

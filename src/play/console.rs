@@ -88,6 +88,16 @@ impl Transcript {
     }
 }
 
+/// What `sim status` says while a lesson asks which loop stopped.
+pub const SIM_STATUS_CONCEALED: &str =
+    "error: sim status is hidden until you answer: the lesson asks which loop stopped, and a real cluster gives no such list. Look as you would there: kubectl get pods -o wide, kubectl describe pod, kubectl get events.";
+
+/// Whether a console line is `sim status` (with or without arguments, however spaced).
+fn is_sim_status(line: &str) -> bool {
+    let mut words = line.split_whitespace();
+    words.next() == Some("sim") && words.next() == Some("status")
+}
+
 /// Where ↑/↓ go in a history of `len` lines from `at` (None = the line being typed). Returns
 /// the new position.
 pub fn walk_history(len: usize, at: Option<usize>, up: bool) -> Option<usize> {
@@ -106,6 +116,11 @@ impl Engine {
     pub(crate) fn console_run(&mut self, line: &str) {
         self.console.echo(line);
         if line.trim().is_empty() {
+            return;
+        }
+        if is_sim_status(line) && self.lesson.as_ref().is_some_and(|run| run.conceals_components()) {
+            // The lesson asks which loop stopped: the simulator's own list would simply say.
+            self.console.output(&CommandOutput::err(SIM_STATUS_CONCEALED));
             return;
         }
         let out = self.run_logged(line);

@@ -283,6 +283,42 @@ mod tests {
     }
 
     #[test]
+    fn sim_status_is_hidden_while_the_lesson_asks_which_loop_stopped() {
+        let mut e = test_engine("?lesson=which-loop");
+        let status_output = |e: &mut Engine| {
+            let before = e.snapshot().console.last().map_or(0, |l| l.seq);
+            e.act(Action::Console("sim  status".into()));
+            let s = e.snapshot();
+            s.console.iter().filter(|l| l.seq > before).map(|l| l.text.clone()).collect::<Vec<_>>().join("\n")
+        };
+        // Before any case, nothing is hidden: the list is there.
+        assert!(status_output(&mut e).contains("kube-scheduler"), "shown before a case");
+        fast_forward(&mut e);
+        e.act(Action::LessonNext);
+        assert!(lesson(&e).conceal_components, "case 1 runs with kube-scheduler stopped");
+        let logged = e.log.len();
+        let hidden = status_output(&mut e);
+        assert!(hidden.contains(super::super::console::SIM_STATUS_CONCEALED), "{hidden}");
+        assert!(!hidden.contains("Stopped"), "{hidden}");
+        assert_eq!(e.log.len(), logged, "a hidden command does not run");
+        // Played until the check is due (a cluster with its scheduler stopped is already still,
+        // so fast-forward would stop at once).
+        e.act(Action::Play);
+        let mut ts = 0.0;
+        while !lesson(&e).asking {
+            assert!(ts < 100_000.0, "the question never opened: {:?}", lesson(&e).phase);
+            e.frame(ts, &still);
+            ts += 100.0;
+        }
+        let v = lesson(&e);
+        assert!(v.conceal_components && v.asking, "the question is open: {:?}", v.phase);
+        assert!(status_output(&mut e).contains(super::super::console::SIM_STATUS_CONCEALED), "still hidden");
+        e.act(Action::LessonAnswer("kube-scheduler".into()));
+        let shown = status_output(&mut e);
+        assert!(shown.lines().any(|l| l.starts_with("kube-scheduler") && l.contains("Stopped")), "answered: {shown}");
+    }
+
+    #[test]
     fn phase_names() {
         let all = [Phase::Predict, Phase::Running, Phase::Diagnose, Phase::Passed, Phase::TimedOut, Phase::Finished];
         assert_eq!(all.map(phase_name), ["predict", "running", "diagnose", "passed", "timed-out", "finished"]);
