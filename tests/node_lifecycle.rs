@@ -219,9 +219,6 @@ fn a_small_cluster_with_most_of_a_zone_down_stops_tainting() {
         assert!(pods_on(&sim, n).iter().all(|p| !p.metadata.is_deleting()), "pods on {n} not evicted");
     }
     let zone = kubeloop::controllers::node_lifecycle::zone_key(&node(&sim, "node-4"));
-    let state = sim
-        .controller_manager()
-        .and_then(|m| m.controller::<kubeloop::controllers::node_lifecycle::NodeLifecycleController>("node-lifecycle-controller"))
-        .and_then(|c| c.zone_state(&zone));
+    let state = sim.controller_manager().and_then(|m| m.zone_state(&zone));
     assert_eq!(state, Some(kubeloop::controllers::node_lifecycle::ZoneState::PartialDisruption));
 }

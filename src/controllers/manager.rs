@@ -143,11 +143,10 @@ impl ControllerManager {
         watches.iter().all(|k| self.by_kind[*k as usize].is_none_or(|i| self.informers[i].has_synced()))
     }
 
-    /// The controller of this name, to inspect in tests and views.
-    pub fn controller<T: 'static>(&self, name: &str) -> Option<&T> {
-        let slot = self.slots.iter().find(|s| s.controller.name() == name)?;
-        let any: &dyn std::any::Any = slot.controller.as_ref();
-        any.downcast_ref::<T>()
+    /// The health the node lifecycle controller holds for a zone (`Normal`,
+    /// `PartialDisruption`, `FullDisruption`), for tests and views.
+    pub fn zone_state(&self, zone: &str) -> Option<super::node_lifecycle::ZoneState> {
+        self.slots.iter().find_map(|s| s.controller.zone_state(zone))
     }
 
     /// The slot of a controller, by loop name or `--controllers` name.

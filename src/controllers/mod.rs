@@ -190,7 +190,7 @@ pub(crate) fn forget_failed_call(
 }
 
 /// A controller inside kube-controller-manager.
-pub trait Controller: std::any::Any {
+pub trait Controller {
     /// Its name as kube-controller-manager logs it (`replicaset-controller`).
     fn name(&self) -> &'static str;
     /// The component name its events carry in `source.component` (`replicaset-controller`).
@@ -218,5 +218,11 @@ pub trait Controller: std::any::Any {
     /// Concurrent syncs (`--concurrent-*-syncs`).
     fn workers(&self) -> usize {
         5
+    }
+    /// The zone health this controller tracks, if it is the node lifecycle controller: read by
+    /// tests and views through the manager (`ControllerManager::zone_state`), so that no caller
+    /// needs to downcast a controller to its concrete type.
+    fn zone_state(&self, _zone: &str) -> Option<node_lifecycle::ZoneState> {
+        None
     }
 }

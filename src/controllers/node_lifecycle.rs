@@ -226,11 +226,6 @@ impl NodeLifecycleController {
         Self::default()
     }
 
-    /// The state the controller holds for a zone, for tests and the page.
-    pub fn zone_state(&self, zone: &str) -> Option<ZoneState> {
-        self.zone_states.get(zone).copied()
-    }
-
     /// The taint writes go on top of what this pass already changed on the node.
     fn node_for_taints<'a>(writes: &'a mut Writes, node: &Node) -> &'a mut Node {
         writes.tainted.get_or_insert_with(node.metadata.name.to_string(), || node.clone())
@@ -645,6 +640,9 @@ impl Controller for NodeLifecycleController {
     }
     fn event_source(&self) -> &'static str {
         "node-controller"
+    }
+    fn zone_state(&self, zone: &str) -> Option<ZoneState> {
+        self.zone_states.get(zone).copied()
     }
 
     fn on_delta(&mut self, _caches: &Caches, delta: &Delta, _now: Time) -> Vec<ObjectKey> {
