@@ -230,7 +230,7 @@ fn a_selector_that_does_not_match_the_template_and_a_negative_partition_get_the_
     let err = sim.submit(ApiRequest::Create(object(&bad))).unwrap_err();
     assert_eq!(
         err.message,
-        "StatefulSet \"web\" is invalid: [spec.updateStrategy.rollingUpdate.partition: Invalid value: -1: must be greater than or equal to 0, spec.template.metadata.labels: Invalid value: map[string]string{\"app\":\"nginx\"}: `selector` does not match template `labels`]"
+        "StatefulSet.apps \"web\" is invalid: [spec.updateStrategy.rollingUpdate.partition: Invalid value: -1: must be greater than or equal to 0, spec.template.metadata.labels: Invalid value: map[string]string{\"app\":\"nginx\"}: `selector` does not match template `labels`]"
     );
 }
 

@@ -131,7 +131,7 @@ impl ApiError {
     pub fn invalid(kind: Kind, name: &str, causes: Vec<FieldError>) -> Self {
         let list: Vec<String> = causes.iter().map(ToString::to_string).collect();
         let joined = if list.len() == 1 { list[0].clone() } else { format!("[{}]", list.join(", ")) };
-        ApiError { reason: Reason::Invalid, message: format!("{} {name:?} is invalid: {joined}", kind.as_str()), causes }
+        ApiError { reason: Reason::Invalid, message: format!("{} {name:?} is invalid: {joined}", kind.qualified_kind()), causes }
     }
     /// `NewForbidden`: `KIND "NAME" is forbidden: WHY`.
     pub fn forbidden(kind: Kind, name: &str, why: &str) -> Self {
@@ -169,12 +169,18 @@ impl ApiError {
     /// What kubectl prints for this error (`kubectl` CheckErr / StandardErrorMessage).
     pub fn kubectl_message(&self) -> String {
         if self.reason == Reason::Invalid {
+            // kubectl names the object by the Status details' kind, without the group the
+            // message carries (`The Deployment "web" is invalid`).
+            let (head, rest) = self.message.split_once(" is invalid:").unwrap_or((&self.message, ""));
+            let head = match head.split_once(' ') {
+                Some((kind, name)) => format!("{} {name}", kind.split('.').next().unwrap_or(kind)),
+                None => head.to_string(),
+            };
             if self.causes.len() > 1 {
-                let head = self.message.split(" is invalid:").next().unwrap_or(&self.message);
                 let lines: Vec<String> = self.causes.iter().map(|c| format!("* {c}")).collect();
                 return format!("The {head} is invalid: \n{}", lines.join("\n"));
             }
-            return format!("The {}", self.message);
+            return format!("The {head} is invalid:{rest}");
         }
         match self.reason {
             // kubectl's StandardErrorMessage: transport errors are printed as they are; a
@@ -212,6 +218,11 @@ mod tests {
             invalid.kubectl_message(),
             r#"The Deployment "web" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0"#
         );
+        // The Status message names the kind with its group; kubectl's own form does not.
+        assert_eq!(invalid.message, r#"Deployment.apps "web" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0"#);
+        let pod = ApiError::invalid(Kind::Pod, "a.b", vec![FieldError::required("spec.containers"), FieldError::required("spec.x")]);
+        assert_eq!(pod.message, r#"Pod "a.b" is invalid: [spec.containers: Required value, spec.x: Required value]"#);
+        assert_eq!(pod.kubectl_message(), "The Pod \"a.b\" is invalid: \n* spec.containers: Required value\n* spec.x: Required value");
         assert_eq!(
             ApiError::conflict(Kind::Pod, "x").message,
             r#"Operation cannot be fulfilled on pods "x": the object has been modified; please apply your changes to the latest version and try again"#

@@ -152,6 +152,14 @@ impl Kind {
             group => format!("{}.{group}", self.plural()),
         }
     }
+    /// The kind qualified by its group, as the API server names it in a Status message:
+    /// `Deployment.apps "web" is invalid`, `Pod "x" is invalid` (the core group adds nothing).
+    pub fn qualified_kind(self) -> String {
+        match self.info().group() {
+            "" => self.as_str().to_string(),
+            group => format!("{}.{group}", self.as_str()),
+        }
+    }
     /// The kind in lower case, as keys print it (`replicaset`).
     pub fn lower(self) -> &'static str {
         self.info().singular

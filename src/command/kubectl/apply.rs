@@ -159,7 +159,7 @@ fn decode(raw: Value, source: &str) -> Result<Manifest, Failure> {
         let message =
             format!("{kind} in version {:?} cannot be handled as a {kind}: {detail}", k.api_version().rsplit('/').next().unwrap_or("v1"));
         let error = ApiError::new(crate::api::Reason::BadRequest, message);
-        Failure::Server { error, verb: "creating", source: source.to_string(), kind: k }
+        Failure::Server { error, verb: "creating", source: source.to_string() }
     })?;
     // Fields are judged in the version the API server stores (an autoscaling/v1 HPA's CPU
     // target is a v2 metric there); `raw` stays as sent, for the last-applied annotation.
@@ -170,8 +170,8 @@ fn decode(raw: Value, source: &str) -> Result<Manifest, Failure> {
 }
 
 /// A write from `source` the API server refused.
-fn refused(error: ApiError, verb: &'static str, source: &str, kind: Kind) -> Failure {
-    Failure::Server { error, verb, source: source.to_string(), kind }
+fn refused(error: ApiError, verb: &'static str, source: &str) -> Failure {
+    Failure::Server { error, verb, source: source.to_string() }
 }
 
 /// Sets the manifest's namespace from `-n` (or `default`), refusing a conflicting one.
@@ -317,11 +317,11 @@ pub fn apply_one(session: &mut Session, m: Manifest, dry_run: DryRun) -> Result<
     let live = session.sim().api().get(&key).cloned();
     let Some(live) = live else {
         if key.kind.namespaced() {
-            check_namespace(session, &key.namespace).map_err(|e| refused(e, "creating", &m.source, key.kind))?;
+            check_namespace(session, &key.namespace).map_err(|e| refused(e, "creating", &m.source))?;
         }
         let mut object = m.object;
         object.meta_mut().annotations.insert(LAST_APPLIED.into(), applied);
-        let stored = write(session, ApiRequest::Create(object), dry_run).map_err(|e| refused(e, "creating", &m.source, key.kind))?;
+        let stored = write(session, ApiRequest::Create(object), dry_run).map_err(|e| refused(e, "creating", &m.source))?;
         return Ok(Applied { object: stored, verb: "created", warning: None });
     };
     let original = live.meta().annotations.get(LAST_APPLIED).and_then(|t| serde_json::from_str::<Value>(t).ok());
@@ -342,7 +342,7 @@ pub fn apply_one(session: &mut Session, m: Manifest, dry_run: DryRun) -> Result<
     let merged = three_way(&live.to_json(), original.as_ref(), &modified);
     let object = Object::from_json(merged).map_err(|e| Failure::Client(e.to_string()))?;
     let before = live.meta().resource_version;
-    let stored = write(session, ApiRequest::Update(object), dry_run).map_err(|e| refused(e, "applying patch to", &m.source, key.kind))?;
+    let stored = write(session, ApiRequest::Update(object), dry_run).map_err(|e| refused(e, "applying patch to", &m.source))?;
     let verb = if dry_run == DryRun::None && stored.meta().resource_version == before { "unchanged" } else { "configured" };
     Ok(Applied { object: stored, verb, warning })
 }
@@ -474,7 +474,7 @@ pub fn run_create(session: &mut Session, args: &[String], stdin: Option<String>)
         let key: ObjectKey = m.object.key();
         if key.kind.namespaced() {
             if let Err(e) = check_namespace(session, &key.namespace) {
-                failures.push(refused(e, "creating", &m.source, key.kind));
+                failures.push(refused(e, "creating", &m.source));
                 continue;
             }
         }
@@ -489,7 +489,7 @@ pub fn run_create(session: &mut Session, args: &[String], stdin: Option<String>)
                 }
                 out.stdout.push_str(&print_result(&stored, "created", dry_run, f.str("output")))
             }
-            Err(e) => failures.push(refused(e, "creating", &m.source, key.kind)),
+            Err(e) => failures.push(refused(e, "creating", &m.source)),
         }
     }
     if !any && failures.is_empty() {

@@ -33,7 +33,7 @@ pub fn create_namespace(session: &mut Session, args: &[String]) -> CommandOutput
     let Some(name) = one_name("create namespace", &positional) else {
         return usage_error("create namespace", &format!("exactly one NAME is required, got {}", positional.len()));
     };
-    send(session, &f, Object::Namespace(Namespace::new(name)), None)
+    send(session, &f, Object::Namespace(Namespace::new(name)), None, None)
 }
 
 /// `kubectl create configmap NAME [--from-literal=K=V] [--from-file=[K=]PATH]`.
@@ -56,7 +56,7 @@ pub fn create_config_map(session: &mut Session, args: &[String]) -> CommandOutpu
     cm.metadata.name = name.into();
     cm.data = data;
     let ns = namespace(&f);
-    send(session, &f, Object::ConfigMap(cm), Some(&ns))
+    send(session, &f, Object::ConfigMap(cm), Some(&ns), Some("failed to create configmap: "))
 }
 
 /// `kubectl create secret generic NAME ...` (the other secret generators are not modelled).
@@ -89,7 +89,8 @@ pub fn create_secret(session: &mut Session, args: &[String]) -> CommandOutput {
     secret.type_ = f.str("type").unwrap_or_default().to_string();
     secret.data = data.into_iter().map(|(k, v)| (k, Bytes::encode(v.as_bytes()))).collect();
     let ns = namespace(&f);
-    send(session, &f, Object::Secret(secret), Some(&ns))
+    // Upstream's words have no colon here.
+    send(session, &f, Object::Secret(secret), Some(&ns), Some("failed to create secret "))
 }
 
 const JOB_FLAGS: &[FlagSpec] =
@@ -132,7 +133,7 @@ pub fn create_job(session: &mut Session, args: &[String]) -> CommandOutput {
     };
     job.spec.template = PodTemplateSpec { spec: spec.into(), ..Default::default() }.into();
     let ns = namespace(&f);
-    send(session, &f, Object::Job(job), Some(&ns))
+    send(session, &f, Object::Job(job), Some(&ns), Some("failed to create job: "))
 }
 
 /// `kubectl create job NAME --from=cronjob/CRONJOB`: the CronJob's Job template as a Job named
@@ -169,7 +170,7 @@ fn create_job_from(session: &mut Session, f: &Flags, name: &str, from: &str) -> 
         block_owner_deletion: None,
     };
     job.metadata.owner_references = vec![owner].into();
-    send(session, f, Object::Job(job), Some(&ns))
+    send(session, f, Object::Job(job), Some(&ns), Some("failed to create job: "))
 }
 
 const CRONJOB_FLAGS: &[FlagSpec] = &[
@@ -213,17 +214,7 @@ pub fn create_cron_job(session: &mut Session, args: &[String]) -> CommandOutput 
     };
     cj.spec.job_template.spec.template = PodTemplateSpec { spec: spec.into(), ..Default::default() }.into();
     let ns = namespace(&f);
-    let out = send(session, &f, Object::CronJob(cj), Some(&ns));
-    // kubectl wraps the API server's refusal with `%v`, so it prints the Status message after
-    // its own words rather than checkErr's "The CronJob ... is invalid" form.
-    match out.stderr.strip_prefix("The CronJob ") {
-        Some(rest) if !out.ok => {
-            let rest = rest.trim_end().replacen(" is invalid: \n* ", " is invalid: [", 1).replace("\n* ", ", ");
-            let rest = if rest.contains(" is invalid: [") { format!("{rest}]") } else { rest };
-            CommandOutput::err(format!("error: failed to create cronjob: CronJob.batch {rest}"))
-        }
-        _ => out,
-    }
+    send(session, &f, Object::CronJob(cj), Some(&ns), Some("failed to create cronjob: "))
 }
 
 fn one_name<'a>(_command: &str, positional: &'a [String]) -> Option<&'a str> {
@@ -266,7 +257,7 @@ fn sources(session: &Session, f: &Flags, kind: &str, name: &str) -> Result<BTree
 }
 
 /// Writes a generated object (in `ns` if it is namespaced), or prints it for a client dry run.
-fn send(session: &mut Session, f: &Flags, mut object: Object, ns: Option<&str>) -> CommandOutput {
+fn send(session: &mut Session, f: &Flags, mut object: Object, ns: Option<&str>, wrap: Option<&str>) -> CommandOutput {
     let dry_run = match DryRun::parse(f) {
         Ok(d) => d,
         Err(e) => return CommandOutput::err(e),
@@ -287,12 +278,25 @@ fn send(session: &mut Session, f: &Flags, mut object: Object, ns: Option<&str>) 
     }
     if let Some(ns) = ns {
         if let Err(e) = check_namespace(session, ns) {
-            return CommandOutput::err(e.kubectl_message());
+            return server_refusal(&e, wrap);
         }
     }
     match apply::write(session, ApiRequest::Create(object), dry_run) {
         Ok(stored) => CommandOutput::out(print_result(&stored, "created", dry_run, f.str("output"))),
-        Err(e) => CommandOutput::err(e.kubectl_message()),
+        Err(e) => server_refusal(&e, wrap),
+    }
+}
+
+/// What kubectl prints when the API server refuses an object a `create` generator built. Most
+/// generators wrap the error (`fmt.Errorf("failed to create job: %v", err)`), so the Status
+/// message follows their words (`error: failed to create job: Job.batch "x" is invalid: …`)
+/// instead of checkErr's `The Job "x" is invalid:` form; `create namespace` and `autoscale`
+/// return it as it is (`wrap` None). A request that never reached a server keeps kubectl's
+/// transport message.
+pub(crate) fn server_refusal(error: &crate::api::ApiError, wrap: Option<&str>) -> CommandOutput {
+    match wrap {
+        Some(words) if !error.is_transport() => CommandOutput::err(format!("error: {words}{error}")),
+        _ => CommandOutput::err(error.kubectl_message()),
     }
 }
 
@@ -320,7 +324,7 @@ pub fn create_pod_disruption_budget(session: &mut Session, args: &[String]) -> C
     let mut pdb = PodDisruptionBudget { spec, ..Default::default() };
     pdb.metadata.name = name.into();
     let ns = namespace(&f);
-    send(session, &f, Object::PodDisruptionBudget(pdb), Some(&ns))
+    send(session, &f, Object::PodDisruptionBudget(pdb), Some(&ns), Some("failed to create poddisruptionbudgets: "))
 }
 
 /// The budget's spec from the flags, checked as kubectl's `PodDisruptionBudgetOpts.Validate`
@@ -409,6 +413,6 @@ pub fn autoscale(session: &mut Session, args: &[String]) -> CommandOutput {
         hpa.spec.metrics =
             vec![MetricSpec { type_: "Resource".into(), resource: Some(ResourceMetricSource { name: "cpu".into(), target }) }];
     }
-    let out = send(session, &f, Object::HorizontalPodAutoscaler(hpa), Some(&ns));
+    let out = send(session, &f, Object::HorizontalPodAutoscaler(hpa), Some(&ns), None);
     CommandOutput { stdout: out.stdout.replace(" created\n", " autoscaled\n"), ..out }
 }

@@ -11,7 +11,6 @@
 
 use crate::api::{ApiError, Reason};
 use crate::command::CommandOutput;
-use crate::model::Kind;
 use std::fmt;
 
 /// One document that failed.
@@ -21,7 +20,7 @@ pub enum Failure {
     /// `error: ` prefix it gets when printed alone.
     Client(String),
     /// The API server refused what was sent from `source` (`creating`, `applying patch to`).
-    Server { error: ApiError, verb: &'static str, source: String, kind: Kind },
+    Server { error: ApiError, verb: &'static str, source: String },
 }
 
 impl Failure {
@@ -40,18 +39,13 @@ impl Failure {
     }
 
     /// The error as `MultipleErrors` prints it among others: a plain error's own text; the
-    /// server's with its reason, the source it came from, and for an invalid object the kind
-    /// qualified by its group as the API server writes it (`Deployment.apps "x" is invalid`).
+    /// server's with its reason and the source it came from, in the Status message's own words
+    /// (an invalid object's kind qualified by its group: `Deployment.apps "x" is invalid`).
     pub fn listed(&self) -> String {
         match self {
             Failure::Client(m) => m.clone(),
-            Failure::Server { error, verb, source, kind } => {
-                let mut message = error.message.clone();
-                if error.reason == Reason::Invalid {
-                    if let (Some(rest), Some((group, _))) = (message.strip_prefix(kind.as_str()), kind.api_version().split_once('/')) {
-                        message = format!("{}.{group}{rest}", kind.as_str());
-                    }
-                }
+            Failure::Server { error, verb, source } => {
+                let message = &error.message;
                 let reason = match error.reason.as_str() {
                     "" => String::new(),
                     r => format!(" ({r})"),
@@ -127,6 +121,7 @@ pub fn report_create(out: &mut CommandOutput, failures: &[Failure]) {
 mod tests {
     use super::*;
     use crate::api::FieldError;
+    use crate::model::Kind;
 
     fn mapping(name: &str) -> Failure {
         Failure::client(&format!("error: resource mapping not found for name: {name:?} namespace: \"\" from \"app.yaml\": no matches for kind \"Service\" in version \"v1\"\nensure CRDs are installed first"))
@@ -135,12 +130,7 @@ mod tests {
     fn invalid() -> Failure {
         let causes =
             vec![FieldError::invalid("spec.replicas", -1, "must be greater than or equal to 0"), FieldError::required("spec.selector")];
-        Failure::Server {
-            error: ApiError::invalid(Kind::Deployment, "bad", causes),
-            verb: "creating",
-            source: "app.yaml".into(),
-            kind: Kind::Deployment,
-        }
+        Failure::Server { error: ApiError::invalid(Kind::Deployment, "bad", causes), verb: "creating", source: "app.yaml".into() }
     }
 
     fn text(f: impl FnOnce(&mut CommandOutput)) -> String {

@@ -114,13 +114,14 @@ pub fn create_deployment(session: &mut Session, args: &[String]) -> CommandOutpu
             other => CommandOutput::out(print_result(&Object::Deployment(d), "created", dry_run, other)),
         };
     }
+    const WRAP: Option<&str> = Some("failed to create deployment: ");
     if let Err(e) = check_namespace(session, &ns) {
-        return CommandOutput::err(e.kubectl_message());
+        return super::create::server_refusal(&e, WRAP);
     }
     d.metadata.namespace = ns.into();
     match apply::write(session, ApiRequest::Create(Object::Deployment(d)), dry_run) {
         Ok(stored) => CommandOutput::out(print_result(&stored, "created", dry_run, f.str("output"))),
-        Err(e) => CommandOutput::err(e.kubectl_message()),
+        Err(e) => super::create::server_refusal(&e, WRAP),
     }
 }
 
