@@ -219,7 +219,10 @@ mod tests {
             r#"The Deployment "web" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0"#
         );
         // The Status message names the kind with its group; kubectl's own form does not.
-        assert_eq!(invalid.message, r#"Deployment.apps "web" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0"#);
+        assert_eq!(
+            invalid.message,
+            r#"Deployment.apps "web" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0"#
+        );
         let pod = ApiError::invalid(Kind::Pod, "a.b", vec![FieldError::required("spec.containers"), FieldError::required("spec.x")]);
         assert_eq!(pod.message, r#"Pod "a.b" is invalid: [spec.containers: Required value, spec.x: Required value]"#);
         assert_eq!(pod.kubectl_message(), "The Pod \"a.b\" is invalid: \n* spec.containers: Required value\n* spec.x: Required value");
