@@ -158,6 +158,16 @@ impl ApiError {
     pub fn etcd_timeout() -> Self {
         Self::new(Reason::Unknown, "etcdserver: request timed out")
     }
+    /// What Go's dialer said for a request that never reached a server, as a wrapped error
+    /// prints it inside its `url.Error` (`dial tcp 127.0.0.1:6443: connect: connection
+    /// refused`); None for an answer from the server.
+    pub fn dial_error(&self) -> Option<String> {
+        match self.reason {
+            Reason::ConnectionRefused => Some(format!("dial tcp {API_SERVER_ADDRESS}: connect: connection refused")),
+            Reason::NetworkTimeout => Some(format!("dial tcp {API_SERVER_ADDRESS}: i/o timeout")),
+            _ => None,
+        }
+    }
     /// Whether the request never reached a server (connection refused, network down).
     pub fn is_transport(&self) -> bool {
         matches!(self.reason, Reason::ConnectionRefused | Reason::NetworkTimeout)

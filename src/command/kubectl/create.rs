@@ -24,6 +24,24 @@ const DATA_FLAGS: &[FlagSpec] = &[
     FlagSpec::new("type", None, FlagKind::String),
 ];
 
+/// The `kubectl create` subcommands that build an object themselves (`run_create` dispatches
+/// each to its generator), with their short names.
+pub(crate) const GENERATORS: &[&str] =
+    &["deployment", "deploy", "namespace", "ns", "configmap", "cm", "secret", "poddisruptionbudget", "pdb", "job", "cronjob", "cj"];
+
+/// A POST that cannot reach its answer: kube-apiserver stopped refuses the connection, etcd
+/// stopped times the write out. Checked before anything the server would judge.
+pub(crate) fn unreachable(session: &Session) -> Option<crate::api::ApiError> {
+    let sim = session.sim();
+    if !sim.is_running(&crate::sim::ComponentId::ApiServer) {
+        Some(crate::api::ApiError::connection_refused())
+    } else if !sim.is_running(&crate::sim::ComponentId::Etcd) {
+        Some(crate::api::ApiError::etcd_timeout())
+    } else {
+        None
+    }
+}
+
 /// `kubectl create namespace NAME`.
 pub fn create_namespace(session: &mut Session, args: &[String]) -> CommandOutput {
     let (positional, f) = match flags("create namespace", args, &OUTPUT_FLAGS) {
@@ -276,28 +294,48 @@ fn send(session: &mut Session, f: &Flags, mut object: Object, ns: Option<&str>, 
             other => CommandOutput::out(print_result(&object, "created", dry_run, other)),
         };
     }
+    let kind = object.kind();
+    if let Some(e) = unreachable(session) {
+        return server_refusal(&e, wrap, kind, ns.unwrap_or_default());
+    }
     if let Some(ns) = ns {
         if let Err(e) = check_namespace(session, ns) {
-            return server_refusal(&e, wrap);
+            return server_refusal(&e, wrap, kind, ns);
         }
     }
     match apply::write(session, ApiRequest::Create(object), dry_run) {
         Ok(stored) => CommandOutput::out(print_result(&stored, "created", dry_run, f.str("output"))),
-        Err(e) => server_refusal(&e, wrap),
+        Err(e) => server_refusal(&e, wrap, kind, ns.unwrap_or_default()),
     }
 }
 
-/// What kubectl prints when the API server refuses an object a `create` generator built. Most
+/// What kubectl prints when a `create` generator's POST of `kind` into `ns` fails. Most
 /// generators wrap the error (`fmt.Errorf("failed to create job: %v", err)`), so the Status
 /// message follows their words (`error: failed to create job: Job.batch "x" is invalid: …`)
-/// instead of checkErr's `The Job "x" is invalid:` form; `create namespace` and `autoscale`
-/// return it as it is (`wrap` None). A request that never reached a server keeps kubectl's
-/// transport message.
-pub(crate) fn server_refusal(error: &crate::api::ApiError, wrap: Option<&str>) -> CommandOutput {
-    match wrap {
-        Some(words) if !error.is_transport() => CommandOutput::err(format!("error: {words}{error}")),
-        _ => CommandOutput::err(error.kubectl_message()),
+/// instead of checkErr's `The Job "x" is invalid:` form, and a request that never reached a
+/// server prints Go's `url.Error` (`Post "https://…/jobs?…": dial tcp …`) instead of kubectl's
+/// "The connection to the server … was refused". `create namespace` and `autoscale` return the
+/// error as it is (`wrap` None).
+pub(crate) fn server_refusal(error: &crate::api::ApiError, wrap: Option<&str>, kind: Kind, ns: &str) -> CommandOutput {
+    let Some(words) = wrap else {
+        return CommandOutput::err(error.kubectl_message());
+    };
+    match error.dial_error() {
+        Some(dial) => CommandOutput::err(format!("error: {words}Post {:?}: {dial}", create_url(kind, ns))),
+        None => CommandOutput::err(format!("error: {words}{error}")),
     }
+}
+
+/// The URL a create generator POSTs to (client-go's request for a namespaced resource, with the
+/// query kubectl create sends: its field manager and strict field validation).
+fn create_url(kind: Kind, ns: &str) -> String {
+    let root = if kind.info().group().is_empty() { "api" } else { "apis" };
+    format!(
+        "https://{}/{root}/{}/namespaces/{ns}/{}?fieldManager=kubectl-create&fieldValidation=Strict",
+        crate::api::errors::API_SERVER_ADDRESS,
+        kind.api_version(),
+        kind.plural()
+    )
 }
 
 const PDB_FLAGS: &[FlagSpec] = &[

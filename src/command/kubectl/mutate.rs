@@ -115,13 +115,16 @@ pub fn create_deployment(session: &mut Session, args: &[String]) -> CommandOutpu
         };
     }
     const WRAP: Option<&str> = Some("failed to create deployment: ");
-    if let Err(e) = check_namespace(session, &ns) {
-        return super::create::server_refusal(&e, WRAP);
+    if let Some(e) = super::create::unreachable(session) {
+        return super::create::server_refusal(&e, WRAP, Kind::Deployment, &ns);
     }
-    d.metadata.namespace = ns.into();
+    if let Err(e) = check_namespace(session, &ns) {
+        return super::create::server_refusal(&e, WRAP, Kind::Deployment, &ns);
+    }
+    d.metadata.namespace = ns.as_str().into();
     match apply::write(session, ApiRequest::Create(Object::Deployment(d)), dry_run) {
         Ok(stored) => CommandOutput::out(print_result(&stored, "created", dry_run, f.str("output"))),
-        Err(e) => super::create::server_refusal(&e, WRAP),
+        Err(e) => super::create::server_refusal(&e, WRAP, Kind::Deployment, &ns),
     }
 }
 
