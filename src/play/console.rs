@@ -89,8 +89,13 @@ impl Transcript {
 }
 
 /// What `sim status` says while a lesson asks which loop stopped.
-pub const SIM_STATUS_CONCEALED: &str =
-    "error: sim status is hidden until you answer: the lesson asks which loop stopped, and a real cluster gives no such list. Look as you would there: kubectl get pods -o wide, kubectl describe pod, kubectl get events.";
+/// Short lines: the console does not wrap (kubectl's tables must not), and it is narrow.
+pub const SIM_STATUS_CONCEALED: &str = "error: sim status is hidden until you answer.
+A real cluster has no list of stopped loops:
+find it from the symptoms, with
+  kubectl get pods -o wide
+  kubectl describe pod NAME
+  kubectl get events";
 
 /// Whether a console line is `sim status` (with or without arguments, however spaced).
 fn is_sim_status(line: &str) -> bool {

@@ -38,11 +38,22 @@ test('the which-loop lesson shows no component stopped while its question is ope
     await page.waitForSelector('[data-testid="lesson-question"]:not([disabled])', { timeout: 60_000 });
     const open = await revealed(page);
     assert.deepEqual(open, { switches: 0, stoppedLook: 0, stoppedWords: [], hints: 0, loopSwitches: 0, stoppedLoops: 0 }, 'nothing tells which loop stopped');
+    // Nor does the console: `sim status` would list the stopped component.
+    const input = page.getByTestId('console-input');
+    const output = page.getByTestId('console-output');
+    await input.fill('sim status');
+    await input.press('Enter');
+    await page.waitForFunction(() => document.querySelector('[data-testid="console-output"]').innerText.includes('sim status is hidden until you answer'));
+    assert.doesNotMatch(await output.innerText(), /Stopped/, 'sim status named no stopped component');
     await page.screenshot({ path: join(RESULTS, 'which-loop-question.png') });
     await page.locator('[data-testid="lesson-choice"][data-choice="kube-scheduler"]').click();
     await page.waitForFunction(() => document.querySelectorAll('[data-testid="component"].stopped').length > 0);
     const answered = await revealed(page);
     assert.ok(answered.switches > 0 && answered.stoppedWords.includes('stopped'), JSON.stringify(answered));
+    // Answered, the console tells again.
+    await input.fill('sim status');
+    await input.press('Enter');
+    await page.waitForFunction(() => /kube-scheduler\s+Stopped/.test(document.querySelector('[data-testid="console-output"]').innerText));
   });
 });
 
