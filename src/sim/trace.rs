@@ -5,39 +5,36 @@
 //! is identical natively and in wasm32 (no std `Hash`, whose output may differ between builds).
 
 use crate::model::Time;
+use crate::runtime::fasthash::FxHasher;
 use serde::Serialize;
 use std::collections::VecDeque;
 use std::fmt::{Arguments, Display, Write};
+use std::hash::Hasher;
 
-/// The running hash of a trace: FxHash's step (rotate, xor, multiply) on 64-bit words. A
-/// number is one word; a text is its whole 8-byte words (little-endian) and a last word holding
-/// the rest with the text's length in its top byte, so where one text ends and the next begins
-/// is part of the hash. Byte at a time (FNV-1a over a `|`-joined text form, as before) it was a
-/// twentieth of a large run's instructions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct TraceHash(u64);
+/// The running hash of a trace: the simulation's Fx hasher (`runtime::fasthash`, a rotate, xor
+/// and multiply per 64-bit word) over each message's two times and three texts, each text
+/// preceded by its length so that where one ends is part of the hash. Byte at a time (FNV-1a
+/// over a `|`-joined text form, as before) it was a twentieth of a large run's instructions.
+#[derive(Clone, Copy, Debug)]
+struct TraceHash(FxHasher);
 
 impl TraceHash {
-    const SEED: u64 = 0xcbf2_9ce4_8422_2325;
-    const MULTIPLIER: u64 = 0x517c_c1b7_2722_0a95;
+    /// Started from a word that is not zero: from zero, an empty text (a zero word) would leave
+    /// the state at zero and so not count.
+    fn new() -> Self {
+        let mut hasher = FxHasher::default();
+        hasher.write_u64(0xcbf2_9ce4_8422_2325);
+        TraceHash(hasher)
+    }
 
     fn number(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(Self::MULTIPLIER);
+        self.0.write_u64(n);
     }
 
     fn text(&mut self, bytes: &[u8]) {
-        let mut words = bytes.chunks_exact(8);
-        for chunk in &mut words {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            self.number(u64::from_le_bytes(word));
-        }
-        // At most seven bytes remain: the top byte is free for the length.
-        let mut last = (bytes.len() as u64 & 0xff) << 56;
-        for (i, &byte) in words.remainder().iter().enumerate() {
-            last |= u64::from(byte) << (8 * i);
-        }
-        self.number(last);
+        // Length first: after the text, a length word can cancel the text's own length tag.
+        self.0.write_usize(bytes.len());
+        self.0.write(bytes);
     }
 
     /// One message: its two times and its three texts.
@@ -47,6 +44,10 @@ impl TraceHash {
         for text in [from, to, what] {
             self.text(text.as_bytes());
         }
+    }
+
+    fn value(&self) -> u64 {
+        self.0.finish()
     }
 }
 
@@ -102,7 +103,7 @@ pub struct Trace {
 
 impl Trace {
     pub fn new(capacity: usize) -> Self {
-        Trace { recent: VecDeque::new(), capacity, count: 0, hash: TraceHash(TraceHash::SEED), scratch: String::new() }
+        Trace { recent: VecDeque::new(), capacity, count: 0, hash: TraceHash::new(), scratch: String::new() }
     }
 
     // One flat call per hop keeps the hot path free of temporary structs.
@@ -174,7 +175,7 @@ impl Trace {
     }
 
     pub fn hash(&self) -> u64 {
-        self.hash.0
+        self.hash.value()
     }
     pub fn count(&self) -> u64 {
         self.count
@@ -204,11 +205,11 @@ mod tests {
     #[test]
     fn every_byte_and_every_boundary_between_texts_counts() {
         let hash_of = |texts: &[&[u8]]| {
-            let mut h = TraceHash(TraceHash::SEED);
+            let mut h = TraceHash::new();
             for t in texts {
                 h.text(t);
             }
-            h.0
+            h.value()
         };
         let text: &[u8] = b"create pod/default/web-7c5ddbdf54-x7k2p";
         let mut seen = vec![hash_of(&[text])];
@@ -238,9 +239,9 @@ mod tests {
             format_args!("create {}", "pod/default/web"),
             &"",
         );
-        let mut expected = TraceHash(TraceHash::SEED);
+        let mut expected = TraceHash::new();
         expected.message(Time(12), Time(3456), "kubectl", "kube-apiserver", "create pod/default/web");
-        assert_eq!((trace.hash(), trace.count()), (expected.0, 1));
+        assert_eq!((trace.hash(), trace.count()), (expected.value(), 1));
         let mut absorbed = Trace::new(0);
         absorbed.absorb_text("kubectl scale deployment web --replicas=3");
         assert_ne!(absorbed.hash(), Trace::new(0).hash(), "a command changes the hash");
