@@ -508,11 +508,7 @@ const CLIENT_ONLY: &[&str] = &["completion", "config", "help", "kustomize", "opt
 /// word `kubectl`): kube-apiserver stopped refuses the connection; etcd stopped makes every
 /// request that needs it fail with etcd's timeout. None when the command can run.
 pub(crate) fn refused_kubectl(sim: &crate::sim::Sim, args: &[String]) -> Option<CommandOutput> {
-    let api_down = !sim.is_running(&ComponentId::ApiServer);
-    let etcd_down = !sim.is_running(&ComponentId::Etcd);
-    if !api_down && !etcd_down {
-        return None;
-    }
+    let error = sim.control_plane_refusal()?;
     if args.iter().any(|a| a == "-h" || a == "--help") {
         return None;
     }
@@ -529,10 +525,10 @@ pub(crate) fn refused_kubectl(sim: &crate::sim::Sim, args: &[String]) -> Option<
     if command == "version" && args.iter().any(|a| a == "--client" || a == "--client=true") {
         return None;
     }
-    if !api_down && discovery_only {
+    // Discovery is served without etcd.
+    if !error.is_transport() && discovery_only {
         return None;
     }
-    let error = if api_down { crate::api::ApiError::connection_refused() } else { crate::api::ApiError::etcd_timeout() };
     let mut out = CommandOutput::empty();
     if command == "version" {
         // The client half is printed before the server is asked.

@@ -485,15 +485,27 @@ impl Sim {
         true
     }
 
+    /// What a request from the keyboard gets while the control plane cannot serve it:
+    /// kube-apiserver stopped refuses the connection; etcd stopped times out whatever needs it.
+    pub fn control_plane_refusal(&self) -> Option<crate::api::ApiError> {
+        if self.faults.api_server_down {
+            Some(crate::api::ApiError::connection_refused())
+        } else if self.faults.etcd_down {
+            Some(crate::api::ApiError::etcd_timeout())
+        } else {
+            None
+        }
+    }
+
     /// A request from the person at the keyboard, served at once: kubectl waits for its answer,
     /// and the time it spends waiting is not what a learner watches. The hops are still traced
     /// and the watch notifications still travel with their latencies.
     pub fn submit(&mut self, request: ApiRequest) -> ApiResult {
-        if self.faults.api_server_down {
-            return Err(crate::api::ApiError::connection_refused());
-        }
-        if self.faults.etcd_down && !matches!(request, ApiRequest::Watch(_)) {
-            return Err(crate::api::ApiError::etcd_timeout());
+        if let Some(error) = self.control_plane_refusal() {
+            // With etcd gone the API server still serves new watches from its watch cache.
+            if error.is_transport() || !matches!(request, ApiRequest::Watch(_)) {
+                return Err(error);
+            }
         }
         let user = ComponentId::User;
         let target = request.target_ref();

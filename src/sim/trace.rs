@@ -118,7 +118,6 @@ impl Trace {
         what: Arguments,
         object: &dyn Display,
     ) {
-        self.count += 1;
         let mut texts = std::mem::take(&mut self.scratch);
         texts.clear();
         let _ = write!(texts, "{from}");
@@ -128,36 +127,33 @@ impl Trace {
         let _ = write!(texts, "{what}");
         let (from, rest) = texts.split_at(from_end);
         let (to, what) = rest.split_at(to_end - from_end);
-        self.hash.message(sent, arrives, from, to, what);
-        if self.capacity > 0 {
-            if self.recent.len() == self.capacity {
-                self.recent.pop_front();
-            }
-            let msg = Message {
-                seq: self.count,
-                sent,
-                arrives,
-                from: from.to_string(),
-                to: to.to_string(),
-                kind,
-                what: what.to_string(),
-                object: object.to_string(),
-            };
-            self.recent.push_back(msg);
-        }
+        self.record_text(sent, arrives, from, to, kind, what, object);
         self.scratch = texts;
     }
 
-    /// `record` for a hop whose texts are already in hand: the same hash, without the
-    /// formatting machinery, which cost more than everything else a hop does in a large run.
-    /// Kept messages still go through `record`.
+    /// `record` for a hop whose texts are already in hand, without the formatting machinery,
+    /// which cost more than everything else a hop does in a large run.
     #[allow(clippy::too_many_arguments)]
     pub fn record_text(&mut self, sent: Time, arrives: Time, from: &str, to: &str, kind: MessageKind, what: &str, object: &dyn Display) {
-        if self.capacity > 0 {
-            return self.record(sent, arrives, &from, &to, kind, format_args!("{what}"), object);
-        }
         self.count += 1;
         self.hash.message(sent, arrives, from, to, what);
+        if self.capacity == 0 {
+            return;
+        }
+        if self.recent.len() == self.capacity {
+            self.recent.pop_front();
+        }
+        let msg = Message {
+            seq: self.count,
+            sent,
+            arrives,
+            from: from.to_string(),
+            to: to.to_string(),
+            kind,
+            what: what.to_string(),
+            object: object.to_string(),
+        };
+        self.recent.push_back(msg);
     }
 
     /// Folds something that is not a message (a user command, an event) into the hash.

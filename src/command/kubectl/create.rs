@@ -29,19 +29,6 @@ const DATA_FLAGS: &[FlagSpec] = &[
 pub(crate) const GENERATORS: &[&str] =
     &["deployment", "deploy", "namespace", "ns", "configmap", "cm", "secret", "poddisruptionbudget", "pdb", "job", "cronjob", "cj"];
 
-/// A POST that cannot reach its answer: kube-apiserver stopped refuses the connection, etcd
-/// stopped times the write out. Checked before anything the server would judge.
-pub(crate) fn unreachable(session: &Session) -> Option<crate::api::ApiError> {
-    let sim = session.sim();
-    if !sim.is_running(&crate::sim::ComponentId::ApiServer) {
-        Some(crate::api::ApiError::connection_refused())
-    } else if !sim.is_running(&crate::sim::ComponentId::Etcd) {
-        Some(crate::api::ApiError::etcd_timeout())
-    } else {
-        None
-    }
-}
-
 /// `kubectl create namespace NAME`.
 pub fn create_namespace(session: &mut Session, args: &[String]) -> CommandOutput {
     let (positional, f) = match flags("create namespace", args, &OUTPUT_FLAGS) {
@@ -295,9 +282,6 @@ fn send(session: &mut Session, f: &Flags, mut object: Object, ns: Option<&str>, 
         };
     }
     let kind = object.kind();
-    if let Some(e) = unreachable(session) {
-        return server_refusal(&e, wrap, kind, ns.unwrap_or_default());
-    }
     if let Some(ns) = ns {
         if let Err(e) = check_namespace(session, ns) {
             return server_refusal(&e, wrap, kind, ns);

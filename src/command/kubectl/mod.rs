@@ -207,6 +207,11 @@ pub fn namespace(flags: &Flags) -> String {
 /// The error a write into a namespace that does not exist gets (NamespaceLifecycle admission,
 /// asked before a dry run too; a real write is checked by the API server itself).
 pub fn check_namespace(session: &Session, ns: &str) -> Result<(), ApiError> {
+    // The API server makes this check as it admits the write: a write that cannot reach it
+    // fails as the write itself would.
+    if let Some(error) = session.sim().control_plane_refusal() {
+        return Err(error);
+    }
     match session.sim().api().get(&crate::model::ObjectKey::new(crate::model::Kind::Namespace, "", ns)) {
         Some(_) => Ok(()),
         None => Err(ApiError::not_found(crate::model::Kind::Namespace, ns)),

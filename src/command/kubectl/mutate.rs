@@ -115,9 +115,6 @@ pub fn create_deployment(session: &mut Session, args: &[String]) -> CommandOutpu
         };
     }
     const WRAP: Option<&str> = Some("failed to create deployment: ");
-    if let Some(e) = super::create::unreachable(session) {
-        return super::create::server_refusal(&e, WRAP, Kind::Deployment, &ns);
-    }
     if let Err(e) = check_namespace(session, &ns) {
         return super::create::server_refusal(&e, WRAP, Kind::Deployment, &ns);
     }
