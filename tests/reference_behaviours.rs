@@ -1220,3 +1220,70 @@ fn a_changed_schedule_waits_for_its_next_time_instead_of_starting_a_missed_one()
     assert_eq!(job_names(&sim), ["daily-29453763"]);
     assert_invariants(&sim);
 }
+
+/// `kubectl get pods`' NAME and STATUS columns.
+fn pod_rows(session: &mut kubeloop::command::Session) -> Vec<(String, String)> {
+    let out = session.execute("kubectl get pods");
+    assert!(out.ok, "{}", out.stderr);
+    out.stdout.lines().skip(1).map(|l| l.split_whitespace().collect::<Vec<_>>()).map(|w| (w[0].to_string(), w[2].to_string())).collect()
+}
+
+/// The STATUS of a pod whose phase is terminal: its container's terminated reason.
+const FINISHED: [&str; 3] = ["ContainerStatusUnknown", "Completed", "Error"];
+
+#[test]
+fn a_pod_killed_while_its_kubelet_creates_it_stays_terminating_until_it_is_gone() {
+    // The page's default scenario, killed as the page kills (its console line, not waiting) at
+    // 0.4 s, while the kubelet is still pulling nginx: the pod worker stops, the status manager's
+    // `TerminatePod` writes phase Failed with the never-started container terminated as
+    // ContainerStatusUnknown (137), then the kubelet deletes it. kubectl's STATUS goes
+    // Terminating → (for that one round trip) ContainerStatusUnknown → gone; never
+    // ContainerCreating again, and never more than 3 pods that count for the Deployment.
+    let scenario = kubeloop::command::scenario::Scenario::builtin("default").unwrap();
+    let mut session = kubeloop::command::Session::new(scenario, None).unwrap();
+    session.sim_mut().check_every_step = true;
+    session.set_blocking(false);
+    session.advance_to(Time(400));
+    let rows = pod_rows(&mut session);
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    let (victim, status) = rows[0].clone();
+    assert_eq!(status, "ContainerCreating", "killed while the kubelet creates it: {rows:?}");
+    assert!(session.execute(&kubeloop::view::page::kill_command("default", &victim)).ok);
+    let (mut terminating_since, mut final_status, mut gone_at) = (None, None, None);
+    while session.sim().now() < Time(60_000) {
+        session.advance(Duration::millis(20));
+        let now = session.sim().now();
+        let rows = pod_rows(&mut session);
+        let counted = rows.iter().filter(|(_, s)| s != "Terminating" && !FINISHED.contains(&s.as_str())).count();
+        assert!(counted <= 3, "at {now:?}: {counted} pods count for a desired 3: {rows:?}");
+        let shown = rows.iter().find(|(n, _)| *n == victim).map(|(_, s)| s.as_str());
+        match shown {
+            Some("Terminating") => {
+                terminating_since.get_or_insert(now);
+            }
+            Some(s) if terminating_since.is_some() => {
+                assert!(FINISHED.contains(&s), "at {now:?}: the killed pod shows {s} after Terminating: {rows:?}");
+                let pod = get(session.sim(), Kind::Pod, &victim);
+                final_status.get_or_insert_with(|| pod.as_pod().unwrap().status.clone());
+            }
+            Some(s) => panic!("at {now:?}: the killed pod shows {s}, not Terminating: {rows:?}"),
+            None => {
+                gone_at.get_or_insert(now);
+            }
+        }
+        if gone_at.is_some() && rows.len() == 3 && rows.iter().all(|(_, s)| s == "Running") {
+            break;
+        }
+    }
+    assert_eq!(terminating_since, Some(Time(420)), "Terminating from the first look after the kill");
+    let gone_at = gone_at.expect("the kubelet deletes the pod");
+    assert!(gone_at < Time(2_000), "gone at {gone_at:?}: nothing ran, so nothing waits for the grace period");
+    assert_eq!(pod_rows(&mut session).len(), 3);
+    // Seen between the status write and the delete: upstream's TerminatePod, exactly.
+    let status = final_status.expect("the final status is seen before the delete");
+    assert_eq!(status.phase, Some(PodPhase::Failed));
+    let t = status.container_statuses[0].state.terminated.clone().expect("terminated");
+    assert_eq!((t.exit_code, t.reason.as_deref()), (137, Some("ContainerStatusUnknown")));
+    assert_eq!(t.message.as_deref(), Some("The container could not be located when the pod was terminated"));
+    assert_invariants(session.sim());
+}

@@ -800,7 +800,7 @@ mod tests {
         p.status.phase = Some(PodPhase::Failed);
         let mut cs = running(false, 0);
         cs.state = ContainerState {
-            terminated: Some(ContainerStateTerminated { exit_code: 137, reason: None, started_at: None, finished_at: None }),
+            terminated: Some(ContainerStateTerminated { exit_code: 137, ..Default::default() }),
             ..Default::default()
         };
         p.status.container_statuses = vec![cs.clone()];
@@ -819,8 +819,8 @@ mod tests {
             terminated: Some(ContainerStateTerminated {
                 exit_code: 1,
                 reason: Some("Error".into()),
-                started_at: None,
                 finished_at: Some(Time(60_000)),
+                ..Default::default()
             }),
             ..Default::default()
         };

@@ -134,6 +134,7 @@ fn terminated_state(c: &RuntimeContainer) -> Option<ContainerState> {
             terminated: Some(ContainerStateTerminated {
                 exit_code: *exit_code,
                 reason: Some(reason.as_str().into()),
+                message: None,
                 started_at: started_at.map(whole_seconds),
                 finished_at: Some(whole_seconds(*finished_at)),
             }),
@@ -199,18 +200,21 @@ fn container_status(
     cs
 }
 
-/// The status manager's `TerminatePod`: once a pod ran, a container with no final state is
-/// reported as lost with exit code 137.
+/// The status manager's `TerminatePod`: a container with no final state — one never started
+/// (a pod deleted while its image was still pulling) or lost — is reported as terminated with
+/// `ContainerStatusUnknown` and exit code 137, "because we do not know whether the container was
+/// successful". Upstream skips this only for a pod whose init containers never finished
+/// (`hasPodInitialized`); pods here have no init containers, so it always applies. Without it,
+/// the final status of a pod deleted mid-creation kept `waiting: ContainerCreating` under a
+/// terminal phase, and kubectl (which prints Terminating only for a non-terminal phase) showed
+/// the going pod as ContainerCreating again.
 fn mark_unknown_containers(statuses: &mut [ContainerStatus]) {
-    let initialized = statuses.iter().any(|s| s.state.waiting.is_none() || !s.last_state.is_empty());
-    if !initialized {
-        return;
-    }
     for s in statuses.iter_mut().filter(|s| s.state.terminated.is_none()) {
         s.state = ContainerState {
             terminated: Some(ContainerStateTerminated {
                 exit_code: 137,
                 reason: Some("ContainerStatusUnknown".into()),
+                message: Some("The container could not be located when the pod was terminated".into()),
                 started_at: None,
                 finished_at: None,
             }),

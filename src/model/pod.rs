@@ -678,6 +678,8 @@ pub struct ContainerStateTerminated {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<Name>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<Name>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started_at: Option<Time>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finished_at: Option<Time>,
@@ -956,6 +958,7 @@ decode_struct!(ContainerStateRunning {
 decode_struct!(ContainerStateTerminated {
     exit_code: "exitCode" Required,
     reason: "reason" Default,
+    message: "message" Default,
     started_at: "startedAt" Default,
     finished_at: "finishedAt" Default,
 });

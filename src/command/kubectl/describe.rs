@@ -471,6 +471,9 @@ fn container_state(w: &mut PrefixWriter, title: &str, state: &ContainerState) {
         if let Some(reason) = t.reason.as_deref().filter(|r| !r.is_empty()) {
             w.write(3, &format!("Reason:\t{reason}\n"));
         }
+        if let Some(message) = t.message.as_deref().filter(|m| !m.is_empty()) {
+            w.write(3, &format!("Message:\t{message}\n"));
+        }
         w.write(3, &format!("Exit Code:\t{}\n", t.exit_code));
         w.write(3, &format!("Started:\t{}\n", rfc1123z(t.started_at)));
         w.write(3, &format!("Finished:\t{}\n", rfc1123z(t.finished_at)));
