@@ -94,6 +94,37 @@ fn http_liveness_fails_with_statuscode_500_after_10_seconds_and_the_container_re
     assert_eq!(p.status.container_statuses[0].last_state.terminated.as_ref().map(|t| t.exit_code), Some(2));
 }
 
+/// The documentation's older `http-liveness.yaml`: the liveness image under the registry's old
+/// name, which still serves it.
+const HTTP_LIVENESS_OLD_REGISTRY: &str = "apiVersion: v1\nkind: Pod\nmetadata:\n  labels:\n    test: liveness\n  name: liveness-http\nspec:\n  containers:\n  - name: liveness\n    image: k8s.gcr.io/liveness\n    args:\n    - /server\n    livenessProbe:\n      httpGet:\n        path: /healthz\n        port: 8080\n        httpHeaders:\n        - name: Custom-Header\n          value: Awesome\n      initialDelaySeconds: 3\n      periodSeconds: 3\n";
+
+/// When each Unhealthy, Killing, Pulled and Started event of the first two minutes came, with
+/// its message, and the restarts then.
+fn liveness_story(yaml: &str) -> (Vec<(Time, String, String)>, i32) {
+    let mut sim = run(yaml);
+    sim.advance(Duration::mins(2));
+    let mut seen: Vec<(Time, String, String)> = ["Unhealthy", "Killing", "Started"]
+        .iter()
+        .flat_map(|r| events(&sim, r))
+        .map(|e| (e.first_timestamp.unwrap_or_default(), e.reason.to_string(), e.message.to_string()))
+        .collect();
+    seen.sort();
+    (seen, pod(&sim, "liveness-http").restarts())
+}
+
+#[test]
+fn k8s_gcr_io_liveness_is_the_same_image_as_registry_k8s_io_liveness_and_is_restarted_at_the_same_times() {
+    let (old, old_restarts) = liveness_story(HTTP_LIVENESS_OLD_REGISTRY);
+    let (new, new_restarts) = liveness_story(&HTTP_LIVENESS_OLD_REGISTRY.replace("k8s.gcr.io/liveness", "registry.k8s.io/liveness"));
+    assert_eq!(old, new);
+    assert_eq!(old_restarts, new_restarts);
+    assert!(old_restarts >= 2, "restarted every time /healthz turns to 500: {old_restarts}");
+    let reasons: Vec<&str> = old.iter().map(|(_, r, _)| r.as_str()).take(3).collect();
+    assert_eq!(reasons, ["Started", "Unhealthy", "Killing"]);
+    assert_eq!(old[1].2, "Liveness probe failed: HTTP probe failed with statuscode: 500");
+    assert_eq!(old[2].2, "Container liveness failed liveness probe, will be restarted");
+}
+
 const TCP_LIVENESS_READINESS: &str = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: goproxy\n  labels:\n    app.kubernetes.io/name: goproxy\nspec:\n  containers:\n  - name: goproxy\n    image: registry.k8s.io/goproxy:0.1\n    ports:\n    - containerPort: 8080\n    readinessProbe:\n      tcpSocket:\n        port: 8080\n      initialDelaySeconds: 15\n      periodSeconds: 10\n    livenessProbe:\n      tcpSocket:\n        port: 8080\n      initialDelaySeconds: 15\n      periodSeconds: 10\n";
 
 #[test]

@@ -15,7 +15,8 @@
 //!   runs for its own nominal time, drawn ±25% from the simulation's seed when the container
 //!   starts (`draw_work`), and exits 0 (`false`: 1);
 //! - the liveness test image (`registry.k8s.io/e2e-test-images/agnhost … liveness`, and the older
-//!   `registry.k8s.io/liveness`): an HTTP server on 8080 whose `/healthz` answers 200 for the
+//!   `registry.k8s.io/liveness`, also under its old name `k8s.gcr.io/liveness`, one image for
+//!   `images::canonical`): an HTTP server on 8080 whose `/healthz` answers 200 for the
 //!   first 10 s of its life and 500 after, as agnhost's `liveness` subcommand does. A Go program
 //!   as PID 1 exits with status 2 on SIGTERM;
 //! - nginx: HTTP on 80, 200 for `/`, 404 for other paths; it exits 0 on SIGTERM;
@@ -111,7 +112,8 @@ impl Program {
         }
         let base = image_base(&c.image);
         let agnhost_liveness = base == "agnhost" && c.args.first().is_some_and(|a| a == "liveness");
-        if agnhost_liveness || (base == "liveness" && c.image.starts_with("registry.k8s.io/")) {
+        let liveness = base == "liveness" && super::images::canonical_repository(&c.image) == "registry.k8s.io/liveness";
+        if agnhost_liveness || liveness {
             return Program::LivenessServer;
         }
         if base == "nginx" && c.command.is_empty() {
@@ -476,6 +478,9 @@ mod tests {
         assert_eq!(p.http_status(8080, "/healthz", Duration(10_001)), Some(500));
         assert_eq!(p.http_status(80, "/healthz", Duration::ZERO), None);
         assert_eq!(Program::of(&container("registry.k8s.io/liveness", &[], &["/server"])), Program::LivenessServer);
+        assert_eq!(Program::of(&container("k8s.gcr.io/liveness", &[], &["/server"])), Program::LivenessServer);
+        assert_eq!(Program::of(&container("k8s.gcr.io/liveness:latest", &[], &["/server"])), Program::LivenessServer);
+        assert_ne!(Program::of(&container("example.com/liveness", &[], &["/server"])), Program::LivenessServer);
         assert_eq!(p.on_sigterm(), Some(2));
     }
 

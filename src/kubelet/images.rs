@@ -32,6 +32,30 @@ pub fn normalize(image: &str) -> String {
     qualified
 }
 
+/// Registries that were renamed and still serve under their old name: `k8s.gcr.io` has redirected
+/// to `registry.k8s.io` since 2023, so `k8s.gcr.io/liveness` (the documentation's older
+/// `http-liveness.yaml`) pulls the very image `registry.k8s.io/liveness` names.
+const RENAMED_REGISTRIES: &[(&str, &str)] = &[("k8s.gcr.io/", "registry.k8s.io/")];
+
+/// The one name under which an image is known for what it *is* — its program (the container
+/// model), digest and size — whatever registry alias the spec wrote: `normalize`, then a renamed
+/// registry's old name replaced by the new. What containerd and the kubelet print keeps the name
+/// as pulled (`normalize`), as on a real node.
+pub fn canonical(image: &str) -> String {
+    let normalized = normalize(image);
+    for (old, new) in RENAMED_REGISTRIES {
+        if let Some(rest) = normalized.strip_prefix(old) {
+            return format!("{new}{rest}");
+        }
+    }
+    normalized
+}
+
+/// The canonical repository, without tag or digest (`registry.k8s.io/liveness`).
+pub fn canonical_repository(image: &str) -> String {
+    repository(&canonical(image)).to_string()
+}
+
 /// Splits `repo[:tag][@digest]` into the repository and its `:tag`/`@digest` suffix
 /// (`:latest` when neither is given). A `:` inside the registry host (`host:5000/x`) is no tag.
 fn split_reference(image: &str) -> (&str, String) {
@@ -60,10 +84,10 @@ pub fn fnv1a(text: &str) -> u64 {
     h
 }
 
-/// A sha256-looking digest, stable for the image name.
+/// A sha256-looking digest, stable for the image (the same under a renamed registry's old name).
 pub fn digest(normalized: &str) -> String {
     let mut out = String::with_capacity(64);
-    let mut h = fnv1a(normalized);
+    let mut h = fnv1a(&canonical(normalized));
     for round in 0..4u64 {
         h = fnv1a(&format!("{h:016x}{round}"));
         out.push_str(&format!("{h:016x}"));
@@ -76,9 +100,9 @@ pub fn image_id(normalized: &str) -> String {
     format!("{}@sha256:{}", repository(normalized), digest(normalized))
 }
 
-/// The image's unpacked size in bytes, 20–180 MB, stable for the name ("Image size: N bytes").
+/// The image's unpacked size in bytes, 20–180 MB, stable for the image ("Image size: N bytes").
 pub fn size_bytes(normalized: &str) -> u64 {
-    20_000_000 + fnv1a(normalized) % 160_000_000
+    20_000_000 + fnv1a(&canonical(normalized)) % 160_000_000
 }
 
 /// Why a pull of `image` for `pod` fails, if it does: containerd's error text.
@@ -118,6 +142,20 @@ mod tests {
         assert_eq!(digest("docker.io/library/nginx:1.14.2").len(), 64);
         assert_eq!(digest("a"), digest("a"));
         assert_ne!(digest("a"), digest("b"));
+    }
+
+    #[test]
+    fn k8s_gcr_io_is_the_same_image_as_registry_k8s_io_but_keeps_its_name() {
+        assert_eq!(canonical("k8s.gcr.io/liveness"), "registry.k8s.io/liveness:latest");
+        assert_eq!(canonical_repository("k8s.gcr.io/liveness"), "registry.k8s.io/liveness");
+        assert_eq!(canonical("registry.k8s.io/liveness"), "registry.k8s.io/liveness:latest");
+        assert_eq!(canonical("nginx:1.14.2"), "docker.io/library/nginx:1.14.2");
+        assert_eq!(canonical("example.com/k8s.gcr.io/x"), "example.com/k8s.gcr.io/x:latest");
+        assert_eq!(normalize("k8s.gcr.io/liveness"), "k8s.gcr.io/liveness:latest", "containerd keeps the name pulled");
+        let (old, new) = (normalize("k8s.gcr.io/liveness"), normalize("registry.k8s.io/liveness"));
+        assert_eq!(digest(&old), digest(&new));
+        assert_eq!(size_bytes(&old), size_bytes(&new));
+        assert!(image_id(&old).starts_with("k8s.gcr.io/liveness@sha256:"));
     }
 
     #[test]
