@@ -259,6 +259,59 @@ fn a_crashing_container_is_restarted_in_place_by_the_kubelet_not_replaced() {
 }
 
 #[test]
+fn a_crashed_container_shows_crash_loop_back_off_on_the_sync_its_exit_brings() {
+    // The container exits 1 five seconds after each start. The first exit is restarted at once;
+    // from the second on, the sync the PLEG brings (relist every 1 s) finds the back-off and
+    // reports it: kubectl's STATUS turns CrashLoopBackOff within about 2 s of the exit, not at
+    // the pod worker's retry 10–15 s later, with the exit in lastState and the restarts counted.
+    let scenario = kubeloop::command::scenario::Scenario::builtin("default").unwrap();
+    let mut session = kubeloop::command::Session::new(scenario, None).unwrap();
+    session.sim_mut().check_every_step = true;
+    session.settle(Duration::mins(1)).unwrap();
+    session.add_file(
+        "crash.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: crash}\nspec:\n  containers:\n  - name: app\n    image: busybox:1.36\n    command: [sh, -c, 'sleep 5; exit 1']\n",
+    );
+    assert!(session.execute("kubectl apply -f crash.yaml").ok);
+    let (mut shown, mut since) = (String::new(), session.sim().now());
+    let mut back_offs: Vec<(Time, ContainerStatus)> = Vec::new();
+    while back_offs.len() < 3 {
+        session.advance(Duration::millis(100));
+        let now = session.sim().now();
+        assert!(now < Time(240_000), "three back-offs within 4 minutes: {back_offs:?}");
+        let out = session.execute("kubectl get pod crash --no-headers");
+        let status = out.stdout.split_whitespace().nth(2).unwrap_or_default().to_string();
+        if status != shown {
+            (shown, since) = (status.clone(), now);
+            if status == "CrashLoopBackOff" {
+                let pod = get(session.sim(), Kind::Pod, "crash");
+                back_offs.push((now, pod.as_pod().unwrap().status.container_statuses[0].clone()));
+            }
+        }
+        if status == "Error" {
+            assert!(now.since(since) <= Duration::secs(2), "Error for longer than 2 s, from {since:?} to {now:?}");
+        }
+    }
+    let uid = get(session.sim(), Kind::Pod, "crash").meta().uid.clone();
+    for (i, (seen, cs)) in back_offs.iter().enumerate() {
+        let last = cs.last_state.terminated.as_ref().expect("the exit is in lastState");
+        assert_eq!((last.exit_code, last.reason.as_deref()), (1, Some("Error")));
+        let exited = last.finished_at.expect("finishedAt");
+        // finishedAt is in whole seconds: the exit was within the second after it.
+        assert!(seen.since(exited) < Duration::secs(3), "back-off {i} shown at {seen:?}, exit at {exited:?}");
+        let waiting = cs.state.waiting.as_ref().expect("waiting");
+        let delay = ["10s", "20s", "40s"][i];
+        assert_eq!(waiting.reason.as_deref(), Some("CrashLoopBackOff"));
+        assert_eq!(
+            waiting.message.as_deref(),
+            Some(format!("back-off {delay} restarting failed container=app pod=crash_default({uid})").as_str())
+        );
+        assert_eq!(cs.restart_count, i as i32 + 1, "the restarts so far are counted");
+    }
+    assert_invariants(session.sim());
+}
+
+#[test]
 fn pods_only_ever_report_the_five_phases() {
     let mut sim = with_web(3);
     let victim = pods(&sim)[0].metadata.name.clone();

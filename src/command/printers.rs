@@ -799,10 +799,8 @@ mod tests {
         let mut p = pod("job-1");
         p.status.phase = Some(PodPhase::Failed);
         let mut cs = running(false, 0);
-        cs.state = ContainerState {
-            terminated: Some(ContainerStateTerminated { exit_code: 137, ..Default::default() }),
-            ..Default::default()
-        };
+        cs.state =
+            ContainerState { terminated: Some(ContainerStateTerminated { exit_code: 137, ..Default::default() }), ..Default::default() };
         p.status.container_statuses = vec![cs.clone()];
         assert_eq!(pod_status(&p), "ExitCode:137");
         cs.state.terminated.as_mut().unwrap().reason = Some("Error".into());

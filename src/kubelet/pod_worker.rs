@@ -373,6 +373,7 @@ impl Kubelet {
         }
         self.proc.turns += 1;
         w.timer = None;
+        self.note_crash_backoffs(ctx, w);
         let status = self.generate_status(ctx, w, false);
         let terminal = matches!(status.phase, Some(PodPhase::Succeeded | PodPhase::Failed));
         self.set_status(ctx, w, status);
@@ -633,21 +634,61 @@ impl Kubelet {
         }
     }
 
+    fn crash_backoff(&self) -> Backoff {
+        Backoff { initial: self.timings.crash_backoff_initial, max: self.timings.crash_backoff_max }
+    }
+
+    /// The delay a container that exited at `finished_at` is still backing off for, if it is.
+    fn crash_backoff_delay(&self, uid: &str, name: &str, finished_at: Time, now: Time) -> Option<Duration> {
+        let backoff = self.crash_backoff();
+        let entry = self.proc.crash_backoff.get(&(uid.to_string(), name.to_string())).copied();
+        backoff.in_backoff_since(entry.as_ref(), finished_at, now).then(|| entry.map_or(backoff.initial, |e| e.delay))
+    }
+
+    /// `doBackOff`'s waiting reason: "back-off 10s restarting failed container=NAME pod=NAME_NS(UID)".
+    fn set_crash_backoff_reason(&mut self, pod: &Pod, name: &str, delay: Duration) {
+        let message = format!("back-off {} restarting failed container={name} pod={}", go_duration(delay), format_pod(pod));
+        self.set_reason(&pod.metadata.uid, name, "CrashLoopBackOff", message);
+    }
+
+    /// The back-off the sync is about to find, written into the reason cache *before* the status
+    /// is generated, so that the sync the PLEG brings after a crash reports CrashLoopBackOff at
+    /// once (with the exit in `lastState`), as a kubelet does within a relist or two of the exit.
+    /// Without it the reason only reached the status at the pod worker's next sync, 10–15 s on,
+    /// and kubectl showed the crashed container as Error all that time. The BackOff event and the
+    /// decision itself stay with `restart_allowed`, where `SyncPod` makes them.
+    fn note_crash_backoffs(&mut self, ctx: &Ctx, w: &PodWorker) {
+        let Some(pod) = w.pod() else { return };
+        let Some(sandbox) = runtime(ctx).sandbox(&w.uid) else { return };
+        let policy = pod.spec.restart_policy.as_deref().unwrap_or("Always");
+        let backing_off: Vec<(String, Duration)> = pod
+            .spec
+            .containers
+            .iter()
+            .filter_map(|c| match sandbox.containers.get(&c.name)?.current.state {
+                ContainerRuntimeState::Exited { exit_code, finished_at, .. } if restarts(policy, exit_code) => {
+                    self.crash_backoff_delay(&w.uid, &c.name, finished_at, ctx.now).map(|d| (c.name.clone(), d))
+                }
+                _ => None,
+            })
+            .collect();
+        for (name, delay) in backing_off {
+            self.set_crash_backoff_reason(pod, &name, delay);
+        }
+    }
+
     /// `doBackOff`: a container that exited may restart only once its back-off has passed.
     fn restart_allowed(&mut self, ctx: &mut Ctx, pod: &Pod, uid: &str, name: &str, finished_at: Time) -> bool {
-        let backoff = Backoff { initial: self.timings.crash_backoff_initial, max: self.timings.crash_backoff_max };
-        let key = (uid.to_string(), name.to_string());
-        let entry = self.proc.crash_backoff.get(&key).copied();
-        if backoff.in_backoff_since(entry.as_ref(), finished_at, ctx.now) {
-            let delay = entry.map(|e| e.delay).unwrap_or(backoff.initial);
+        if let Some(delay) = self.crash_backoff_delay(uid, name, finished_at, ctx.now) {
             let who = format_pod(pod);
             self.container_event(ctx, pod, name, "Warning", "BackOff", format!("Back-off restarting failed container {name} in pod {who}"));
-            let message = format!("back-off {} restarting failed container={name} pod={who}", go_duration(delay));
-            self.set_reason(uid, name, "CrashLoopBackOff", message);
+            self.set_crash_backoff_reason(pod, name, delay);
             self.note(ctx.now, format!("{}: back-off {} restarting {name}", pod.metadata.name, go_duration(delay)));
             return false;
         }
-        self.proc.crash_backoff.insert(key, backoff.next(entry, finished_at, ctx.now));
+        let key = (uid.to_string(), name.to_string());
+        let entry = self.proc.crash_backoff.get(&key).copied();
+        self.proc.crash_backoff.insert(key, self.crash_backoff().next(entry, finished_at, ctx.now));
         true
     }
 
