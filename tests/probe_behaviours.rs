@@ -175,6 +175,73 @@ fn grpc_liveness_of_etcd_passes_and_fails_only_when_made_to() {
     assert_eq!(unhealthy.count, 3);
 }
 
+/// `content/en/examples/pods/probe/grpc-liveness.yaml` as the website has it today: a YAML flow
+/// mapping with trailing commas after a `---`.
+const GRPC_LIVENESS_DOCUMENT: &str = r#"---
+{
+  apiVersion: "v1",
+  kind: "Pod",
+  metadata: {
+    name: "etcd-with-grpc",
+  },
+  spec: {
+    containers: [{
+      name: "etcd",
+      image: "registry.k8s.io/etcd:3.5.1-0",
+      command: [
+        "/usr/local/bin/etcd",
+        "--data-dir",
+        "/var/lib/etcd",
+        "--listen-client-urls",
+        "http://0.0.0.0:2379",
+        "--advertise-client-urls",
+        "http://127.0.0.1:2379",
+        "--log-level",
+        "debug",
+      ],
+      ports: [{
+        containerPort: 2379,
+      }],
+      livenessProbe: {
+        grpc: {
+          port: 2379,
+        },
+        initialDelaySeconds: 10,
+      },
+    }],
+  },
+}
+"#;
+
+#[test]
+fn the_documentations_grpc_liveness_file_is_accepted_by_kubectl_apply_and_its_probe_runs() {
+    let scenario = kubeloop::command::scenario::Scenario::builtin("default").unwrap();
+    let mut session = kubeloop::command::Session::new(scenario, None).unwrap();
+    session.add_file("grpc-liveness.yaml", GRPC_LIVENESS_DOCUMENT);
+    let out = session.execute("kubectl apply -f grpc-liveness.yaml");
+    assert_eq!((out.stdout.as_str(), out.stderr.as_str()), ("pod/etcd-with-grpc created\n", ""));
+    session.advance(Duration::mins(1));
+    let out = session.execute("kubectl describe pod etcd-with-grpc");
+    assert!(
+        out.stdout.contains("    Liveness:       grpc <pod>:2379  delay=10s timeout=1s period=10s #success=1 #failure=3\n"),
+        "{}",
+        out.stdout
+    );
+    let pod = pod(session.sim(), "etcd-with-grpc");
+    assert!(pod.is_ready() && pod.restarts() == 0, "etcd answers SERVING");
+    // validateHandler: a second handler is refused on the later one, in upstream's order.
+    let both = GRPC_LIVENESS_DOCUMENT
+        .replace("name: \"etcd-with-grpc\"", "name: \"two\"")
+        .replace("initialDelaySeconds: 10,", "initialDelaySeconds: 10, httpGet: {path: /healthz, port: 2379},");
+    session.add_file("two.yaml", &both);
+    let out = session.execute("kubectl apply -f two.yaml");
+    assert!(
+        out.stderr.contains("spec.containers[0].livenessProbe.grpc: Forbidden: may not specify more than 1 handler type"),
+        "{}",
+        out.stderr
+    );
+}
+
 #[test]
 fn a_startup_probe_holds_liveness_off_until_it_succeeds() {
     // The startup probe waits 20 s; the liveness probe, failing from the first run, must not run before.
