@@ -184,6 +184,22 @@ mod tests {
     }
 
     #[test]
+    fn a_kill_from_the_stage_shows_in_the_consoles_watch() {
+        let mut e = test_engine("?scenario=default&seed=1");
+        e.act(Action::Console("kubectl get pods -w".into()));
+        for ts in 0..10 {
+            e.frame(f64::from(ts) * 100.0, &|| 0.0);
+        }
+        let victim = e.session.sim().objects(crate::model::Kind::Pod).next().map(|o| o.meta().name.to_string()).expect("a pod");
+        e.act(Action::Select("default".into(), victim.clone()));
+        let before = e.snapshot().console.len();
+        e.act(Action::Kill);
+        let s = e.snapshot();
+        let printed: Vec<&str> = s.console.iter().skip(before).map(|l| l.text.as_str()).collect();
+        assert!(printed.iter().any(|l| l.starts_with(&victim) && l.contains("Terminating")), "{printed:?}");
+    }
+
+    #[test]
     fn history_walks_up_to_the_oldest_and_down_back_to_the_line_being_typed() {
         assert_eq!(walk_history(0, None, true), None);
         assert_eq!(walk_history(3, None, true), Some(2));

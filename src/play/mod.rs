@@ -489,14 +489,26 @@ impl Engine {
         self.session.validate_manifest(text)
     }
 
-    /// Runs one command line through the session, as the console would, and logs it.
+    /// Runs one command line through the session, as the console would, and logs it. It comes
+    /// from the page's controls (Kill, the replicas box) or a host, not from the console, so what
+    /// it made the console's open watches print (`kubectl get pods -w`: the killed pod's
+    /// Terminating line) goes to the console, as a terminal's running watch shows it.
     pub fn run(&mut self, line: &str) -> bool {
-        self.run_logged(line).ok
+        let (out, watched) = self.run_and_log(line);
+        if !watched.stdout.is_empty() || !watched.stderr.is_empty() {
+            self.console.output(&watched);
+        }
+        out.ok
     }
 
     /// [`Engine::run`], returning everything the command printed (its own output, then its
     /// watches').
     fn run_logged(&mut self, line: &str) -> CommandOutput {
+        self.run_and_log(line).0
+    }
+
+    /// Runs and logs `line`: everything it printed, and of that what its watches printed.
+    fn run_and_log(&mut self, line: &str) -> (CommandOutput, CommandOutput) {
         let at = self.session.sim().now().0;
         let out = self.session.execute(line);
         let stream = self.session.take_stream();
@@ -528,7 +540,7 @@ impl Engine {
         let mut all = out;
         all.stdout.push_str(&stream.stdout);
         all.stderr.push_str(&stream.stderr);
-        all
+        (all, stream)
     }
 
     /// After `sim seed`: a new run, so every tracker starts over.
