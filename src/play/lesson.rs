@@ -39,11 +39,15 @@ pub fn phase_name(phase: Phase) -> &'static str {
 pub fn status(v: &LessonView) -> String {
     match v.phase {
         Phase::Predict => "Answer the question to continue; the simulation waits for you.".into(),
-        Phase::Running => match &v.within {
-            Some(w) => format!("Waiting for the check (at most {w} of simulated time)."),
-            None if v.checks.is_empty() => "Working…".into(),
-            None => "Waiting for the check.".into(),
-        },
+        Phase::Running => {
+            let so_far = v.waited.map(|w| super::sim_time(crate::model::Time(w.so_far)));
+            match (&v.within, so_far) {
+                (_, None) if v.checks.is_empty() => "Working…".into(),
+                (Some(w), Some(t)) => format!("Waiting for the check: {t} of simulated time so far (at most {w})."),
+                (None, Some(t)) => format!("Waiting for the check: {t} of simulated time so far."),
+                (_, None) => "Waiting for the check.".into(),
+            }
+        }
         Phase::Diagnose => "Answer the question to finish this step.".into(),
         Phase::Passed => "Step complete.".into(),
         Phase::TimedOut => "The check did not pass in time. You can go on, or reset and try again.".into(),
@@ -145,6 +149,9 @@ impl Driver for Engine {
         if out.ok && line.starts_with("sim seed") {
             self.restarted();
         }
+        // A hidden command is the lesson's secret (and `sim settle` a whole boot at once): the
+        // story never tells it, and the step starts from the present.
+        self.story_skip();
         out
     }
     fn sim(&self) -> &crate::sim::Sim {
@@ -316,6 +323,61 @@ mod tests {
         e.act(Action::LessonAnswer("kube-scheduler".into()));
         let shown = status_output(&mut e);
         assert!(shown.lines().any(|l| l.starts_with("kube-scheduler") && l.contains("Stopped")), "answered: {shown}");
+    }
+
+    /// The component a step's hidden setup stops (`sim stop NAME`).
+    fn stopped_by(e: &Engine) -> String {
+        let run = e.lesson.as_ref().expect("a lesson");
+        let setup = &run.lesson().steps[run.index()].setup;
+        let line = setup.iter().find(|l| l.starts_with("sim stop ")).expect("the case stops a component");
+        line["sim stop ".len()..].trim().to_string()
+    }
+
+    #[test]
+    fn a_which_loop_case_starts_in_the_present_and_never_tells_of_its_stopped_component() {
+        // With story mode on, as the page starts.
+        let mut e = super::super::story_engine("?lesson=which-loop");
+        assert!(e.snapshot().caption.is_none(), "a lesson's panel says what to do: no opening caption");
+        fast_forward(&mut e);
+        let mut ts = 0.0;
+        for case in 1..=5 {
+            assert!(lesson(&e).phase == Phase::Passed, "case {case}: {:?}", lesson(&e).phase);
+            e.act(Action::Play);
+            e.act(Action::LessonNext);
+            let stopped = stopped_by(&e);
+            let v = lesson(&e);
+            assert_eq!(v.index, case);
+            assert!(!v.asking, "the answer buttons wait for the check");
+            let start = e.session.sim().now();
+            let caption = e.snapshot().caption.clone();
+            // Nothing of the setup's boot is replayed: at most the case's own action is told.
+            assert!(caption.as_ref().is_none_or(|c| c.component == "kubectl"), "case {case} opened on {caption:?}");
+            let (mut moved_at, case_ts) = (None, ts);
+            while !lesson(&e).asking {
+                assert!(ts < 1e7, "case {case}: the question never opened");
+                e.frame(ts, &still);
+                ts += 1000.0 / 60.0;
+                if moved_at.is_none() && e.session.sim().now() > start {
+                    moved_at = Some(ts);
+                }
+                if let Some(c) = &e.snapshot().caption {
+                    assert!(!c.component.starts_with(&stopped), "case {case} told of {stopped}, which it stopped: {c:?}");
+                }
+                let v = lesson(&e);
+                if v.phase == Phase::Running {
+                    let w = v.waited.expect("a running case says how long it has waited");
+                    assert!(w.limit.is_some_and(|l| w.so_far <= l + 1_000), "{w:?}");
+                    assert!(status(&v).starts_with("Waiting for the check: "), "{}", status(&v));
+                }
+            }
+            let moved = moved_at.expect("the clock moved") - case_ts;
+            assert!(moved <= 2000.0, "case {case}: the clock stood still for {moved} ms of wall time");
+            let answer = match &e.lesson.as_ref().unwrap().lesson().steps[case].question.as_ref().unwrap().answer {
+                crate::lesson::Answer::Stated(a) => a.clone(),
+                other => panic!("{other:?}"),
+            };
+            e.act(Action::LessonAnswer(answer));
+        }
     }
 
     #[test]

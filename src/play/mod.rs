@@ -259,6 +259,7 @@ impl Engine {
             snapshot,
         };
         engine.pick_deployment();
+        engine.story_restarted();
         engine.observe();
         engine.snapshot = engine.build();
         engine
@@ -497,8 +498,14 @@ impl Engine {
     /// [`Engine::run`], returning everything the command printed (its own output, then its
     /// watches').
     fn run_logged(&mut self, line: &str) -> CommandOutput {
+        self.story_listen();
         let at = self.session.sim().now().0;
         let out = self.session.execute(line);
+        // A command that moved the clock itself (`sim settle`, `sim advance`) ran unpaced, as
+        // fast-forward does: its hops are not told after it.
+        if self.session.sim().now().0 > at {
+            self.story_skip();
+        }
         let stream = self.session.take_stream();
         let mut output = out.stdout.clone();
         output.push_str(&out.stderr);
@@ -543,8 +550,8 @@ impl Engine {
         self.clock.drop_carry();
         self.events_dirty = true;
         self.hops_dirty = true;
-        self.story_restarted();
         self.pick_deployment();
+        self.story_restarted();
     }
 
     /// The Deployment the gap panel follows: `web` if there is one, else the first.
