@@ -293,3 +293,34 @@ fn stepping_tells_the_same_story_as_playing() {
     let captions: Vec<Caption> = played.shown.iter().map(|s| s.caption.clone()).collect();
     assert_eq!(stepped, captions);
 }
+
+/// The caption strip's line when no hop is being told (the latest thing any loop did) names
+/// who did it once: `kube-scheduler: …` and `kubelet-node-2: …` for a process whose one loop
+/// bears its name, `kube-controller-manager · replicaset-controller: …` for a controller.
+#[test]
+fn the_latest_action_names_its_doer_once() {
+    use kubeloop::view::loops::components;
+    use kubeloop::view::stage::last_action;
+    let mut p = Player::new();
+    let victim = p.first_pod();
+    assert!(p.session.execute(&format!("kubectl delete pod {victim}")).ok);
+    let mut said = Vec::new();
+    let until = p.session.sim().now() + Duration::secs(5);
+    while let Some(t) = p.session.sim().next_time().filter(|t| *t <= until) {
+        p.session.advance_to(t);
+        if let Some(text) = last_action(&components(p.session.sim())) {
+            if said.last() != Some(&text) {
+                said.push(text);
+            }
+        }
+    }
+    let solo = |prefix: &str| said.iter().any(|t| t.starts_with(prefix) && !t.contains(" · "));
+    assert!(solo("kube-scheduler: ") && solo("kubelet-node-"), "{said:#?}");
+    assert!(said.iter().any(|t| t.starts_with("kube-controller-manager · replicaset-controller: ")), "{said:#?}");
+    for text in &said {
+        let (who, _) = text.split_once(": ").expect("who: what");
+        if let Some((process, loop_name)) = who.split_once(" · ") {
+            assert_ne!(process, loop_name, "said twice: {text}");
+        }
+    }
+}
