@@ -157,3 +157,22 @@ test('a malformed lesson file, or one off this origin, is a clear error and the 
     assert.equal(await page.getByTestId('lesson').count(), 0);
   });
 });
+
+test('a lesson starts in the present: its first step says how long it has waited, and that moves', { timeout: 120_000 }, async () => {
+  await withPage(live.browser, { viewport: { width: 1440, height: 900 } }, async (page) => {
+    await openReady(page, `${live.server.url}?lesson=desired-state`);
+    // The lesson panel says what to do; no caption tells (or replays) the boot meanwhile.
+    assert.equal(await page.getByTestId('caption').count(), 0);
+    const status = page.getByTestId('lesson-status');
+    await page.waitForFunction(() => /^Waiting for the check: .+ of simulated time so far \(at most 2m\)\.$/.test(document.querySelector('[data-testid="lesson-status"]').innerText));
+    const first = await status.innerText();
+    const bar = page.getByTestId('lesson-wait');
+    const value = Number(await bar.getAttribute('value'));
+    assert.equal(await bar.getAttribute('max'), '120000');
+    await page.waitForFunction((v) => Number(document.querySelector('[data-testid="lesson-wait"]')?.value) > v, value, { timeout: 3_000 });
+    assert.notEqual(await status.innerText(), first, 'the words move with the clock');
+    await page.screenshot({ path: join(RESULTS, 'lesson-1-waiting.png') });
+    // At the default speed, untold, the three pods are up within seconds.
+    await waitPhase(page, 'passed', 20_000);
+  });
+});
