@@ -324,3 +324,28 @@ fn the_latest_action_names_its_doer_once() {
         }
     }
 }
+
+/// Every caption the player showed but the last, with the wall time it stayed up.
+fn held(p: &Player) -> Vec<(&str, f64)> {
+    p.shown.windows(2).map(|w| (w[0].caption.text.as_str(), w[1].wall - w[0].wall)).collect()
+}
+
+/// Scale and rollout, like a kill: each hop stays up long enough to be read at 1×.
+#[test]
+fn every_hop_of_a_scale_and_a_rollout_is_held_long_enough_to_read() {
+    for line in ["kubectl scale deployment web --replicas=5", "kubectl set image deployment/web nginx=nginx:1.16.1"] {
+        let mut p = Player::new();
+        p.run(line);
+        // A rollout at reading pace is a minute and more of captions: its first dozen hops do.
+        while p.shown.len() <= 12 && !p.session.sim().is_settled() {
+            assert!(p.wall < WALL_LIMIT_MS, "{line}: {:#?}", p.texts());
+            p.frame();
+        }
+        let held = held(&p);
+        assert!(held.len() >= 10, "{line}: {:#?}", p.texts());
+        for (text, ms) in held {
+            assert!(ms >= 1500.0, "{line}: \"{text}\" was up {ms} ms");
+            assert!(ms >= dwell_ms(text), "{line}: \"{text}\" was up {ms} ms, less than its reading time");
+        }
+    }
+}
