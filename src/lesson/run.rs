@@ -101,10 +101,8 @@ pub struct LessonView {
     /// page must not show which component is stopped (its switch, its stopped state), or it
     /// would give the answer away. The symptoms in the cluster stay visible.
     pub conceal_components: bool,
-    /// While the step runs: the simulated time it has waited so far (in hundredths of a second:
-    /// at 1× the panel is redrawn at most every other frame, and a few milliseconds between two
-    /// of story mode's beats still show) and how long it waits at most (its check's `after`,
-    /// else its `within`), so the panel can show it moving.
+    /// While the step runs: the simulated time it has waited so far and how long it waits at
+    /// most (its check's `after`, else its `within`), so the panel can show it moving.
     pub waited: Option<Waited>,
 }
 
@@ -113,6 +111,8 @@ pub struct LessonView {
 pub struct Waited {
     pub so_far: u64,
     pub limit: Option<u64>,
+    /// The limit is the check's `after` (its row already says how long so far).
+    pub after: bool,
 }
 
 pub struct LessonRun {
@@ -391,7 +391,7 @@ impl LessonRun {
         }
         let after = check.conditions.iter().find_map(|c| if let Condition::After(d) = c { Some(d.0) } else { None });
         let so_far = self.seen.since(self.started).0;
-        Some(Waited { so_far: so_far - so_far % 10, limit: after.or(check.within.map(|w| w.0)) })
+        Some(Waited { so_far, limit: after.or(check.within.map(|w| w.0)), after: after.is_some() })
     }
 
     /// The text once the lesson is over. The score is not repeated here: the view's `score`

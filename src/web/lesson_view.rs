@@ -12,7 +12,7 @@ use yew::prelude::*;
 
 use kubeloop::lesson::run::{Phase, Waited};
 use kubeloop::lesson::LessonView;
-use kubeloop::play::lesson::{feedback, phase_name, status};
+use kubeloop::play::lesson::{feedback, phase_name, status, waited_words};
 use kubeloop::play::Action;
 
 #[derive(Properties, PartialEq)]
@@ -85,8 +85,13 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
                 </ul>
             }
             <p class="lesson-status" role="status" data-testid="lesson-status">{ status(v) }</p>
-            if let Some(Waited { so_far, limit: Some(limit) }) = v.waited {
-                <progress class="lesson-wait" data-testid="lesson-wait" max={limit.to_string()} value={so_far.min(limit).to_string()} aria-label="Simulated time waited" />
+            if let Some(words) = waited_words(v) {
+                <p class="lesson-waited muted">
+                    if let Some(Waited { so_far, limit: Some(limit) }) = v.waited {
+                        <progress class="lesson-wait" data-testid="lesson-wait" max={limit.to_string()} value={so_far.min(limit).to_string()} aria-hidden="true" />
+                    }
+                    <span data-testid="lesson-waited">{ words }</span>
+                </p>
             }
             if let Some(problem) = &props.problem {
                 <p class="error-banner" role="alert" data-testid="lesson-problem">{ problem.clone() }</p>
