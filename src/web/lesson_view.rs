@@ -85,12 +85,14 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
                 </ul>
             }
             <p class="lesson-status" role="status" data-testid="lesson-status">{ status(v) }</p>
-            if let Some(words) = waited_words(v) {
+            if v.waited.is_some() {
                 <p class="lesson-waited muted">
-                    if let Some(Waited { so_far, limit: Some(limit) }) = v.waited {
+                    if let Some(Waited { so_far, limit: Some(limit), .. }) = v.waited {
                         <progress class="lesson-wait" data-testid="lesson-wait" max={limit.to_string()} value={so_far.min(limit).to_string()} aria-hidden="true" />
                     }
-                    <span data-testid="lesson-waited">{ words }</span>
+                    if let Some(words) = waited_words(v) {
+                        <span data-testid="lesson-waited">{ words }</span>
+                    }
                 </p>
             }
             if let Some(problem) = &props.problem {
