@@ -5,7 +5,7 @@
 use kubeloop::command::Session;
 use kubeloop::model::{Duration, Kind, ObjectKey, Time};
 use kubeloop::sim::MessageKind;
-use kubeloop::view::story::{self, dwell_ms, Caption, Story, MIN_DWELL_MS};
+use kubeloop::view::story::{self, hold_ms, Caption, Story, MIN_DWELL_MS};
 use kubeloop::view::ClusterTracker;
 
 const FRAME_MS: f64 = 16.7;
@@ -170,7 +170,7 @@ fn the_replacement_waits_unscheduled_while_the_replicaset_controllers_beat_is_he
     assert_eq!(rs.caption.object, format!("pod/{replacement}"));
     // Drawn in every frame of the beat: created, not yet bound.
     let frames = rs.unscheduled.iter().filter(|name| **name == replacement).count();
-    let held = dwell_ms(&rs.caption.text);
+    let held = hold_ms(&rs.caption);
     assert!(held >= 1500.0, "long enough to read: {held} ms");
     assert!(frames as f64 >= held / FRAME_MS - 1.0, "unscheduled in {frames} frames of the beat: {:?}", rs.unscheduled);
     assert!(rs.unscheduled.iter().all(|name| *name == replacement), "{:?}", rs.unscheduled);
@@ -193,7 +193,7 @@ fn the_kill_chain_takes_eight_beats_each_held_to_be_read_and_well_under_30_secon
     // Each of the seven held for its reading time; between beats the simulation runs at 1×, so
     // its ~1 s of simulated time costs as much wall time; each beat may begin a frame or two late.
     let simulated = p.shown.last().unwrap().at.since(p.shown[0].at).0 as f64;
-    let held: f64 = p.shown[..7].iter().map(|s| dwell_ms(&s.caption.text)).sum();
+    let held: f64 = p.shown[..7].iter().map(|s| hold_ms(&s.caption)).sum();
     assert!(held >= 7.0 * MIN_DWELL_MS);
     let expected = held + simulated;
     assert!((400.0..1_500.0).contains(&simulated), "{simulated} ms of simulated time");
@@ -326,8 +326,8 @@ fn the_latest_action_names_its_doer_once() {
 }
 
 /// Every caption the player showed but the last, with the wall time it stayed up.
-fn held(p: &Player) -> Vec<(&str, f64)> {
-    p.shown.windows(2).map(|w| (w[0].caption.text.as_str(), w[1].wall - w[0].wall)).collect()
+fn held(p: &Player) -> Vec<(&Caption, f64)> {
+    p.shown.windows(2).map(|w| (&w[0].caption, w[1].wall - w[0].wall)).collect()
 }
 
 /// Scale and rollout, like a kill: each hop stays up long enough to be read at 1×.
@@ -343,9 +343,10 @@ fn every_hop_of_a_scale_and_a_rollout_is_held_long_enough_to_read() {
         }
         let held = held(&p);
         assert!(held.len() >= 10, "{line}: {:#?}", p.texts());
-        for (text, ms) in held {
+        for (caption, ms) in held {
+            let text = &caption.text;
             assert!(ms >= 1500.0, "{line}: \"{text}\" was up {ms} ms");
-            assert!(ms >= dwell_ms(text), "{line}: \"{text}\" was up {ms} ms, less than its reading time");
+            assert!(ms >= hold_ms(caption), "{line}: \"{text}\" was up {ms} ms, less than its reading time");
         }
     }
 }

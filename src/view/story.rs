@@ -75,6 +75,17 @@ pub fn dwell_ms(text: &str) -> f64 {
     (text.chars().count() as f64 * MS_PER_CHAR).clamp(MIN_DWELL_MS, MAX_DWELL_MS)
 }
 
+/// How long `caption` holds at 1×: its [`dwell_ms`], except that kubectl's own write holds the
+/// least. It says back what the learner just did (the console echoes it, a lesson shows what it
+/// ran), so it is recognised rather than read, and a step's clock should not stand still behind it.
+pub fn hold_ms(caption: &Caption) -> f64 {
+    if caption.component == "kubectl" {
+        MIN_DWELL_MS
+    } else {
+        dwell_ms(&caption.text)
+    }
+}
+
 /// Story mode is for teaching scale: past this many pods the page aggregates its flow instead
 /// (the page's `LARGE_CLUSTER_PODS`).
 pub const MAX_PODS: usize = 300;
@@ -203,14 +214,14 @@ impl Story {
     }
 
     /// Whether the simulation must wait at wall time `wall_ms` at speed `speed`: a beat is on
-    /// show and its dwell ([`dwell_ms`] / `speed`) has not run out. A queued beat's dwell starts
+    /// show and its dwell ([`hold_ms`] / `speed`) has not run out. A queued beat's dwell starts
     /// at the first call that sees it; a change of speed applies to the beat on show at once.
     pub fn holding(&mut self, wall_ms: f64, speed: f64) -> bool {
         loop {
             if let Some(s) = &mut self.shown {
                 if !s.done {
                     let since = *s.since.get_or_insert(wall_ms);
-                    if wall_ms < since + dwell_ms(&s.beat.caption.text) / speed.max(f64::EPSILON) {
+                    if wall_ms < since + hold_ms(&s.beat.caption) / speed.max(f64::EPSILON) {
                         return true;
                     }
                     s.done = true;
@@ -991,6 +1002,11 @@ mod tests {
         story.queue(Beat { caption: Caption { text: line.into(), ..Default::default() }, at: Time(0) });
         assert!(story.holding(0.0, 1.0));
         assert!(!story.holding(dwell_ms(line) / 2.0, 2.0), "at twice the speed, half the dwell is all of it");
+        // kubectl's own write says back what the learner did: it holds the least, however long.
+        let mut mine = Caption { text: "kubectl: set image deployment web nginx=nginx:1.16.1".into(), ..Default::default() };
+        assert!(dwell_ms(&mine.text) > MIN_DWELL_MS && hold_ms(&mine) == dwell_ms(&mine.text));
+        mine.component = "kubectl".into();
+        assert_eq!(hold_ms(&mine), MIN_DWELL_MS);
     }
 
     #[test]
