@@ -359,7 +359,7 @@ mod tests {
         let steps = e.lesson.as_ref().unwrap().lesson().steps.clone();
         let cases = steps.iter().skip(1).take_while(|s| s.setup.iter().any(|l| l.starts_with("sim stop "))).count();
         assert!(cases >= 5, "{name}: {cases} cases");
-        for case in 1..=cases {
+        for (case, step) in steps.iter().enumerate().skip(1).take(cases) {
             assert!(lesson(&e).phase == Phase::Passed, "{name} case {case}: {:?}", lesson(&e).phase);
             e.act(Action::Play);
             e.act(Action::LessonNext);
@@ -392,7 +392,7 @@ mod tests {
             }
             let moved = moved_at.expect("the clock moved") - case_ts;
             assert!(moved <= 2000.0, "{name} case {case}: the clock stood still for {moved} ms of wall time");
-            let answer = match &steps[case].question.as_ref().unwrap().answer {
+            let answer = match &step.question.as_ref().unwrap().answer {
                 crate::lesson::Answer::Stated(a) => a.clone(),
                 other => panic!("{other:?}"),
             };

@@ -259,7 +259,6 @@ impl Engine {
             snapshot,
         };
         engine.pick_deployment();
-        engine.story_restarted();
         engine.observe();
         engine.snapshot = engine.build();
         engine
@@ -550,8 +549,8 @@ impl Engine {
         self.clock.drop_carry();
         self.events_dirty = true;
         self.hops_dirty = true;
-        self.pick_deployment();
         self.story_restarted();
+        self.pick_deployment();
     }
 
     /// The Deployment the gap panel follows: `web` if there is one, else the first.

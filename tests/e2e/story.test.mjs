@@ -121,7 +121,7 @@ test('the page opens on a caption that says what is on screen and what to try, f
   assert.ok(prerendered, 'the first picture has the caption');
   const entities = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'", '&#x27;': "'" };
   const intro = prerendered[1].replace(/&(amp|lt|gt|quot|#39|#x27);/g, (e) => entities[e]);
-  assert.match(intro, /^A Kubernetes cluster: .*Select a pod and kill it/, intro);
+  assert.match(intro, /^A Kubernetes cluster: .*Select a pod and kill it\.$/, intro);
   for (const [name, options] of [
     ['1440', { viewport: { width: 1440, height: 900 } }],
     ['360', { viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true }],
