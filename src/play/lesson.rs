@@ -61,9 +61,10 @@ pub fn status(v: &LessonView) -> String {
 pub fn waited_words(v: &LessonView) -> Option<String> {
     let w = v.waited.filter(|w| !w.after)?;
     let so_far = super::sim_time(crate::model::Time(w.so_far));
+    // Joined, not `format!`ted: each `format!` costs the page's wasm its own argument tables.
     Some(match w.limit {
-        Some(limit) => format!("{so_far} of at most {} of simulated time", super::sim_time(crate::model::Time(limit))),
-        None => format!("{so_far} of simulated time so far"),
+        Some(limit) => [&so_far, " of at most ", &super::sim_time(crate::model::Time(limit)), " of simulated time"].concat(),
+        None => [&so_far, " of simulated time so far"].concat(),
     })
 }
 
