@@ -5,7 +5,7 @@
 use kubeloop::command::Session;
 use kubeloop::model::{Duration, Kind, ObjectKey, Time};
 use kubeloop::sim::MessageKind;
-use kubeloop::view::story::{self, Caption, Story, DWELL_MS};
+use kubeloop::view::story::{self, hold_ms, Caption, Story, MIN_DWELL_MS};
 use kubeloop::view::ClusterTracker;
 
 const FRAME_MS: f64 = 16.7;
@@ -56,7 +56,7 @@ impl Player {
     fn frame(&mut self) {
         self.wall += FRAME_MS;
         assert!(story::applies(self.session.sim()));
-        if self.story.holding(self.wall) {
+        if self.story.holding(self.wall, self.speed) {
             self.carry = 0.0;
         } else {
             self.carry += FRAME_MS * self.speed;
@@ -170,14 +170,16 @@ fn the_replacement_waits_unscheduled_while_the_replicaset_controllers_beat_is_he
     assert_eq!(rs.caption.object, format!("pod/{replacement}"));
     // Drawn in every frame of the beat: created, not yet bound.
     let frames = rs.unscheduled.iter().filter(|name| **name == replacement).count();
-    assert!(frames as f64 >= DWELL_MS / FRAME_MS - 1.0, "unscheduled in {frames} frames of the beat: {:?}", rs.unscheduled);
+    let held = hold_ms(&rs.caption);
+    assert!(held >= 1500.0, "long enough to read: {held} ms");
+    assert!(frames as f64 >= held / FRAME_MS - 1.0, "unscheduled in {frames} frames of the beat: {:?}", rs.unscheduled);
     assert!(rs.unscheduled.iter().all(|name| *name == replacement), "{:?}", rs.unscheduled);
     let bind = &p.shown[index_of(&p, "kube-scheduler")];
     assert!(bind.unscheduled.is_empty(), "bound during the scheduler's beat: {:?}", bind.unscheduled);
 }
 
 #[test]
-fn the_kill_chain_takes_eight_beats_and_about_five_seconds_of_wall_time() {
+fn the_kill_chain_takes_eight_beats_each_held_to_be_read_and_well_under_30_seconds() {
     let (p, wall, _, replacement) = kill();
     // kubectl's delete, the ReplicaSet controller's create, the bind, the kubelet starting the
     // pod, ContainerCreating, the old pod Completed and removed, and Running: seven beats held
@@ -188,13 +190,15 @@ fn the_kill_chain_takes_eight_beats_and_about_five_seconds_of_wall_time() {
         p.shown.last().unwrap().caption.text,
         format!("kubelet {}: {} Running", node(&p, &replacement), story::short_name(&replacement))
     );
-    // Held 7 × 600 ms; between beats the simulation runs at 1×, so its ~1 s of simulated time
-    // costs as much wall time; each beat may begin a frame or two late.
+    // Each of the seven held for its reading time; between beats the simulation runs at 1×, so
+    // its ~1 s of simulated time costs as much wall time; each beat may begin a frame or two late.
     let simulated = p.shown.last().unwrap().at.since(p.shown[0].at).0 as f64;
-    let expected = 7.0 * DWELL_MS + simulated;
+    let held: f64 = p.shown[..7].iter().map(|s| hold_ms(&s.caption)).sum();
+    assert!(held >= 7.0 * MIN_DWELL_MS);
+    let expected = held + simulated;
     assert!((400.0..1_500.0).contains(&simulated), "{simulated} ms of simulated time");
     assert!(wall >= expected && wall <= expected + 8.0 * 2.0 * FRAME_MS, "{wall} ms of wall time, expected about {expected}");
-    assert!(wall < 6_000.0, "well under the 30 s the issue allows");
+    assert!(wall < 20_000.0, "well under the 30 s the issue allows: {wall} ms");
 }
 
 fn node(p: &Player, pod: &str) -> String {
@@ -268,7 +272,7 @@ fn scaling_three_to_five_is_told_pod_by_pod() {
     assert_eq!(texts.last(), Some(&"Deployment controller: web 5/5 ready"));
     // 2 + 2 creates + 2 × (bind, start, ContainerCreating, Running) + the gap closing.
     assert_eq!(texts.len(), 13, "{texts:#?}");
-    assert!(wall > 12.0 * DWELL_MS && wall < 30_000.0, "{wall} ms");
+    assert!(wall > 12.0 * MIN_DWELL_MS && wall < 40_000.0, "{wall} ms");
 }
 
 #[test]
@@ -288,4 +292,61 @@ fn stepping_tells_the_same_story_as_playing() {
     }
     let captions: Vec<Caption> = played.shown.iter().map(|s| s.caption.clone()).collect();
     assert_eq!(stepped, captions);
+}
+
+/// The caption strip's line when no hop is being told (the latest thing any loop did) names
+/// who did it once: `kube-scheduler: …` and `kubelet-node-2: …` for a process whose one loop
+/// bears its name, `kube-controller-manager · replicaset-controller: …` for a controller.
+#[test]
+fn the_latest_action_names_its_doer_once() {
+    use kubeloop::view::loops::components;
+    use kubeloop::view::stage::last_action;
+    let mut p = Player::new();
+    let victim = p.first_pod();
+    assert!(p.session.execute(&format!("kubectl delete pod {victim}")).ok);
+    let mut said = Vec::new();
+    let until = p.session.sim().now() + Duration::secs(5);
+    while let Some(t) = p.session.sim().next_time().filter(|t| *t <= until) {
+        p.session.advance_to(t);
+        if let Some(text) = last_action(&components(p.session.sim())) {
+            if said.last() != Some(&text) {
+                said.push(text);
+            }
+        }
+    }
+    let solo = |prefix: &str| said.iter().any(|t| t.starts_with(prefix) && !t.contains(" · "));
+    assert!(solo("kube-scheduler: ") && solo("kubelet-node-"), "{said:#?}");
+    assert!(said.iter().any(|t| t.starts_with("kube-controller-manager · replicaset-controller: ")), "{said:#?}");
+    for text in &said {
+        let (who, _) = text.split_once(": ").expect("who: what");
+        if let Some((process, loop_name)) = who.split_once(" · ") {
+            assert_ne!(process, loop_name, "said twice: {text}");
+        }
+    }
+}
+
+/// Every caption the player showed but the last, with the wall time it stayed up.
+fn held(p: &Player) -> Vec<(&Caption, f64)> {
+    p.shown.windows(2).map(|w| (&w[0].caption, w[1].wall - w[0].wall)).collect()
+}
+
+/// Scale and rollout, like a kill: each hop stays up long enough to be read at 1×.
+#[test]
+fn every_hop_of_a_scale_and_a_rollout_is_held_long_enough_to_read() {
+    for line in ["kubectl scale deployment web --replicas=5", "kubectl set image deployment/web nginx=nginx:1.16.1"] {
+        let mut p = Player::new();
+        p.run(line);
+        // A rollout at reading pace is a minute and more of captions: its first dozen hops do.
+        while p.shown.len() <= 12 && !p.session.sim().is_settled() {
+            assert!(p.wall < WALL_LIMIT_MS, "{line}: {:#?}", p.texts());
+            p.frame();
+        }
+        let held = held(&p);
+        assert!(held.len() >= 10, "{line}: {:#?}", p.texts());
+        for (caption, ms) in held {
+            let text = &caption.text;
+            assert!(ms >= 1500.0, "{line}: \"{text}\" was up {ms} ms");
+            assert!(ms >= hold_ms(caption), "{line}: \"{text}\" was up {ms} ms, less than its reading time");
+        }
+    }
 }

@@ -11,7 +11,7 @@
 //! [`LessonRun::waiting_for_answer`]) → action → check → question, if asked after → passed.
 //! A check that has not passed by its `within` fails the step; the learner may still go on.
 
-use super::{Answer, Ask, ConditionStatus, Lesson, Step};
+use super::{Answer, Ask, Condition, ConditionStatus, Lesson, Step};
 use crate::command::{CommandOutput, Session};
 use crate::model::{parse_f64, Duration, Time};
 use crate::sim::Sim;
@@ -101,6 +101,18 @@ pub struct LessonView {
     /// page must not show which component is stopped (its switch, its stopped state), or it
     /// would give the answer away. The symptoms in the cluster stay visible.
     pub conceal_components: bool,
+    /// While the step runs: the simulated time it has waited so far and how long it waits at
+    /// most (its check's `after`, else its `within`), so the panel can show it moving.
+    pub waited: Option<Waited>,
+}
+
+/// How far a running step has got in simulated time, in milliseconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Waited {
+    pub so_far: u64,
+    pub limit: Option<u64>,
+    /// The limit is the check's `after` (its row already says how long so far).
+    pub after: bool,
 }
 
 pub struct LessonRun {
@@ -116,6 +128,8 @@ pub struct LessonRun {
     score: Score,
     /// The step's action lines as they ran, placeholders filled in.
     ran: Vec<String>,
+    /// The simulated time the run was last polled at.
+    seen: Time,
 }
 
 /// A short description of a command's failure, for the driver's error.
@@ -137,6 +151,7 @@ impl LessonRun {
             checks: Vec::new(),
             score: Score::default(),
             ran: Vec::new(),
+            seen: Time(0),
         }
     }
 
@@ -270,6 +285,7 @@ impl LessonRun {
     /// Looks at the cluster: progress of the check, measurements due, pass or time-out.
     /// Returns whether anything the page shows changed.
     pub fn poll(&mut self, sim: &Sim) -> bool {
+        self.seen = sim.now();
         let before = (self.phase, self.checks.clone(), self.graded.clone());
         self.observe(sim);
         before != (self.phase, self.checks.clone(), self.graded.clone())
@@ -363,7 +379,19 @@ impl LessonRun {
             within: step.and_then(|s| s.check.as_ref()).and_then(|c| c.within).map(crate::command::sim_verbs::format_sim_time),
             score: self.score,
             conceal_components: self.conceals_components(),
+            waited: self.waited(),
         }
+    }
+
+    /// How far the running step has waited, for [`LessonView::waited`].
+    fn waited(&self) -> Option<Waited> {
+        let check = self.step()?.check.as_ref()?;
+        if self.phase != Phase::Running {
+            return None;
+        }
+        let after = check.conditions.iter().find_map(|c| if let Condition::After(d) = c { Some(d.0) } else { None });
+        let so_far = self.seen.since(self.started).0;
+        Some(Waited { so_far, limit: after.or(check.within.map(|w| w.0)), after: after.is_some() })
     }
 
     /// The text once the lesson is over. The score is not repeated here: the view's `score`

@@ -54,6 +54,20 @@ pub fn status(v: &LessonView) -> String {
     }
 }
 
+/// How far a running step has waited, in words beside its bar: `4.2s of at most 2m of simulated
+/// time` (or `4.2s of simulated time so far` when nothing bounds the wait). None for a check
+/// whose `after` row says it already. Not in the status line, which is a live region: words
+/// that change every frame would be read out every frame.
+pub fn waited_words(v: &LessonView) -> Option<String> {
+    let w = v.waited.filter(|w| !w.after)?;
+    let so_far = super::sim_time(crate::model::Time(w.so_far));
+    // Joined, not `format!`ted: each `format!` costs the page's wasm its own argument tables.
+    Some(match w.limit {
+        Some(limit) => [&so_far, " of at most ", &super::sim_time(crate::model::Time(limit)), " of simulated time"].concat(),
+        None => [&so_far, " of simulated time so far"].concat(),
+    })
+}
+
 /// The feedback on a given answer: its class (`right`, `wrong`, or `waiting` for a measured
 /// answer not read yet) and its words. None before an answer.
 pub fn feedback(v: &LessonView) -> Option<(&'static str, String)> {
@@ -145,6 +159,9 @@ impl Driver for Engine {
         if out.ok && line.starts_with("sim seed") {
             self.restarted();
         }
+        // A hidden command is the lesson's secret (and `sim settle` a whole boot at once): the
+        // story never tells it, and the step starts from the present.
+        self.story_skip();
         out
     }
     fn sim(&self) -> &crate::sim::Sim {
@@ -316,6 +333,90 @@ mod tests {
         e.act(Action::LessonAnswer("kube-scheduler".into()));
         let shown = status_output(&mut e);
         assert!(shown.lines().any(|l| l.starts_with("kube-scheduler") && l.contains("Stopped")), "answered: {shown}");
+    }
+
+    /// The component a step's hidden setup stops (`sim stop NAME`).
+    fn stopped_by(e: &Engine) -> String {
+        let run = e.lesson.as_ref().expect("a lesson");
+        let setup = &run.lesson().steps[run.index()].setup;
+        let line = setup.iter().find(|l| l.starts_with("sim stop ")).expect("the case stops a component");
+        line["sim stop ".len()..].trim().to_string()
+    }
+
+    #[test]
+    fn a_which_loop_case_starts_in_the_present_and_never_tells_of_its_stopped_component() {
+        for name in ["which-loop", "which-controller"] {
+            cases_start_in_the_present(name);
+        }
+    }
+
+    /// Plays each case of lesson `name` (a step whose hidden setup stops a component) at 1× with
+    /// story mode on, as the page starts, answering each right.
+    fn cases_start_in_the_present(name: &str) {
+        let mut e = super::super::story_engine(&format!("?lesson={name}"));
+        assert!(e.snapshot().caption.is_none(), "a lesson's panel says what to do: no opening caption");
+        fast_forward(&mut e);
+        let mut ts = 0.0;
+        let steps = e.lesson.as_ref().unwrap().lesson().steps.clone();
+        let cases = steps.iter().skip(1).take_while(|s| s.setup.iter().any(|l| l.starts_with("sim stop "))).count();
+        assert!(cases >= 5, "{name}: {cases} cases");
+        for (case, step) in steps.iter().enumerate().skip(1).take(cases) {
+            assert!(lesson(&e).phase == Phase::Passed, "{name} case {case}: {:?}", lesson(&e).phase);
+            e.act(Action::Play);
+            e.act(Action::LessonNext);
+            let stopped = stopped_by(&e);
+            let v = lesson(&e);
+            assert_eq!(v.index, case);
+            assert!(!v.asking, "the answer buttons wait for the check");
+            let start = e.session.sim().now();
+            let caption = e.snapshot().caption.clone();
+            // Nothing of the setup's boot is replayed: at most the case's own action is told.
+            assert!(caption.as_ref().is_none_or(|c| c.component == "kubectl"), "{name} case {case} opened on {caption:?}");
+            let (mut moved_at, case_ts) = (None, ts);
+            while !lesson(&e).asking {
+                assert!(ts < 1e7, "{name} case {case}: the question never opened");
+                e.frame(ts, &still);
+                ts += 1000.0 / 60.0;
+                if moved_at.is_none() && e.session.sim().now() > start {
+                    moved_at = Some(ts);
+                }
+                if let Some(c) = &e.snapshot().caption {
+                    assert!(!c.component.starts_with(&stopped), "{name} case {case} told of {stopped}, which it stopped: {c:?}");
+                }
+                let v = lesson(&e);
+                if v.phase == Phase::Running {
+                    let w = v.waited.expect("a running case says how long it has waited");
+                    assert_eq!(w.so_far, e.session.sim().now().since(start).0);
+                    assert!(w.limit.is_some(), "{w:?}");
+                    assert_eq!(waited_words(&v).is_none(), w.after, "an after: check's row says how long so far");
+                }
+            }
+            let moved = moved_at.expect("the clock moved") - case_ts;
+            assert!(moved <= 2000.0, "{name} case {case}: the clock stood still for {moved} ms of wall time");
+            let answer = match &step.question.as_ref().unwrap().answer {
+                crate::lesson::Answer::Stated(a) => a.clone(),
+                other => panic!("{other:?}"),
+            };
+            e.act(Action::LessonAnswer(answer));
+        }
+    }
+
+    #[test]
+    fn a_step_waiting_for_its_check_says_how_long_it_has_waited() {
+        let mut e = super::super::story_engine("?lesson=desired-state");
+        assert!(e.snapshot().caption.is_none(), "no caption of the boot in a lesson");
+        let v = lesson(&e);
+        assert_eq!(waited_words(&v).as_deref(), Some("0ms of at most 2m of simulated time"));
+        let mut ts = 0.0;
+        while e.session.sim().now() < crate::model::Time(1_500) {
+            e.frame(ts, &still);
+            ts += 1000.0 / 60.0;
+        }
+        assert!(ts < 2_000.0, "the boot is not held: {ts} ms of wall time for 1.5 s");
+        let v = lesson(&e);
+        let now = e.session.sim().now();
+        assert_eq!(waited_words(&v), Some(format!("{} of at most 2m of simulated time", super::super::sim_time(now))));
+        assert_eq!(status(&v), "Waiting for the check (at most 2m of simulated time).", "the live status line stays still");
     }
 
     #[test]

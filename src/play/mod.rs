@@ -509,8 +509,14 @@ impl Engine {
 
     /// Runs and logs `line`: everything it printed, and of that what its watches printed.
     fn run_and_log(&mut self, line: &str) -> (CommandOutput, CommandOutput) {
+        self.story_listen();
         let at = self.session.sim().now().0;
         let out = self.session.execute(line);
+        // A command that moved the clock itself (`sim settle`, `sim advance`) ran unpaced, as
+        // fast-forward does: its hops are not told after it.
+        if self.session.sim().now().0 > at {
+            self.story_skip();
+        }
         let stream = self.session.take_stream();
         let mut output = out.stdout.clone();
         output.push_str(&out.stderr);

@@ -330,7 +330,7 @@ impl Engine {
             }),
             lesson_problem: self.lesson_problem.clone(),
             story: self.story.on,
-            caption: match (self.story_in_force(), self.story.story.caption()) {
+            caption: match (self.story_in_force(), self.story_caption()) {
                 (true, Some(caption)) => Some(match &old.caption {
                     Some(o) if **o == *caption => o.clone(),
                     _ => Rc::new(caption.clone()),

@@ -264,7 +264,10 @@ pub fn last_action(components: &[ComponentView]) -> Option<String> {
         for l in &c.loops {
             let Some(at) = l.last_action_at else { continue };
             if !l.last_action.is_empty() && best.as_ref().is_none_or(|(t, _)| at > *t) {
-                best = Some((at, format!("{} · {}: {}", c.name, l.name, l.last_action)));
+                // A process whose one loop bears its own name (kube-scheduler, a kubelet) is
+                // named once: `kubelet-node-2: …`, not `kubelet-node-2 · kubelet-node-2: …`.
+                let who = if l.name == c.name { c.name.clone() } else { format!("{} · {}", c.name, l.name) };
+                best = Some((at, format!("{who}: {}", l.last_action)));
             }
         }
     }

@@ -4,9 +4,9 @@
 //! After a Kill the replacement pod is created, bound and ContainerCreating within ~70 ms of
 //! simulated time: at any speed nothing can be followed. Story mode picks, out of the message
 //! trace, the hops that change what a learner sees ([`Story::observe`]), says each in words
-//! ([`Caption`]) and holds the simulation at each for [`DWELL_MS`] of wall time
-//! ([`Story::holding`]). Between beats the simulation runs at the chosen speed, so the real
-//! latencies become visible: during the ReplicaSet controller's beat the new pod already exists
+//! ([`Caption`]) and holds the simulation at each long enough to read it ([`dwell_ms`]: by its
+//! length, at least [`MIN_DWELL_MS`], divided by the page's speed; [`Story::holding`]). Between
+//! beats the simulation runs at the chosen speed, so the real latencies become visible: during the ReplicaSet controller's beat the new pod already exists
 //! and is still unscheduled.
 //!
 //! **Meaningful** (each a beat): a controller creating, deleting or scaling (the ReplicaSet and
@@ -39,34 +39,16 @@
 //! creates next are linked as a [`Replacement`], for the page's trail and the events table
 //! ([`crate::view::EventFilter::linked`]).
 //!
-//! # Wiring it into the page's engine
+//! # In the page's engine
 //!
-//! The engine owns a `story: Story` next to its `story: bool` switch. Story mode is *in force*
-//! when the switch is on and the cluster is at teaching scale: `self.story_on &&
-//! !self.is_large()` (the same threshold as [`applies_to`]`(pod_count)`; [`applies`] counts the
-//! pods itself, too slow to ask every frame at large scale).
-//! - `with_session`, `replace`, `restarted` (a new session): `Story::new()`, so the boot is told
-//!   too. `Action::ToggleStory` turning it on: `self.story.skip(sim)`, to start from the present.
-//! - `frame(ts)`, `Mode::Playing`, before `self.carry += …`: if in force and
-//!   `self.story.holding(ts)`, set `self.carry = 0.0` and skip the advance (still `publish()`).
-//!   `Mode::FastForward`: after `fast_forward(…)`, `self.story.skip(sim)` (no beats pile up).
-//! - `run_until`, right after `self.session.advance_to(t)`: if in force and
-//!   `self.story.observe(self.session.sim()).is_some()`, `return true`. The clock stays at the
-//!   beat; the rest of this frame's time is dropped, not carried (the next target is computed
-//!   from `now`), and it is not lagging.
-//! - `observe()`: if in force, `self.story.observe(sim)` (a console command's writes become
-//!   beats here), else `self.story.skip(sim)` (links are still kept).
-//! - `Action::Step`: if in force, `self.story.step(&mut self.session)` instead of `self.step()`;
-//!   `None` means no meaningful hop within [`STEP_HORIZON`] (a note can say so).
-//! - `build()`: `caption: if in force { self.story.caption() } else { None }`, as an
-//!   `Rc<Caption>` kept from the old snapshot when equal (as `keep` does).
-//! - The events table, next to `filter.pod = self.selected.clone()`: `filter.linked =
-//!   self.selected.as_ref().and_then(|(ns, name)| self.story.linked(ns, name))`; the trail is
-//!   drawn from `self.story.replacements()`.
+//! `play::story` drives it: `holding` before each playing frame's advance (with the frame's wall
+//! time and the page's speed), `observe` after each delivery (the clock stops right after one
+//! that made a beat), `skip` for what ran unpaced (fast-forward, a lesson's hidden setup, the
+//! page's opening before the learner acts), `step` for Step, `caption` for the snapshot.
 //!
 //! At 1× the Kill chain (kubectl deletes → the ReplicaSet controller creates → kube-scheduler
-//! binds → the kubelet starts it → Running) is eight beats, seven of them held before Running,
-//! and about a second of simulated time: 7 × 600 ms + ~1 s ≈ 5.2 s of wall time
+//! binds → the kubelet starts it → Running) is eight beats, seven of them held before Running
+//! (1.6 to 3.2 s each, by length), and about a second of simulated time: about 16 s of wall time
 //! (`tests/story.rs`).
 
 use crate::command::{printers, Session};
@@ -76,8 +58,33 @@ use crate::sim::{Message, MessageKind, Sim};
 use crate::store::{Change, ChangeType};
 use serde::Serialize;
 
-/// How long each beat holds the simulation, in wall-clock milliseconds.
-pub const DWELL_MS: f64 = 600.0;
+/// Reading time per character of a caption at 1×, in wall-clock milliseconds: about 22
+/// characters a second, a subtitle's pace for short technical lines.
+pub const MS_PER_CHAR: f64 = 45.0;
+/// The least a beat holds at 1×: even `kubectl: delete pod web-…-x7k2p` needs a moment to be
+/// found on the stage and read (a hop held 600 ms was gone before the eye got there).
+pub const MIN_DWELL_MS: f64 = 1600.0;
+/// The most a beat holds at 1×: a long caption (a scheduler's reason) is read in part, and a
+/// longer hold would feel like a stall.
+pub const MAX_DWELL_MS: f64 = 5000.0;
+
+/// How long a caption holds the simulation at speed 1×, in wall-clock milliseconds: its reading
+/// time by its length, within [`MIN_DWELL_MS`] and [`MAX_DWELL_MS`]. The page divides it by its
+/// speed, so slowing the clock slows the story and hastening it hastens it.
+pub fn dwell_ms(text: &str) -> f64 {
+    (text.chars().count() as f64 * MS_PER_CHAR).clamp(MIN_DWELL_MS, MAX_DWELL_MS)
+}
+
+/// How long `caption` holds at 1×: its [`dwell_ms`], except that kubectl's own write holds the
+/// least. It says back what the learner just did (the console echoes it, a lesson shows what it
+/// ran), so it is recognised rather than read, and a step's clock should not stand still behind it.
+pub fn hold_ms(caption: &Caption) -> f64 {
+    if caption.component == "kubectl" {
+        MIN_DWELL_MS
+    } else {
+        dwell_ms(&caption.text)
+    }
+}
 
 /// Story mode is for teaching scale: past this many pods the page aggregates its flow instead
 /// (the page's `LARGE_CLUSTER_PODS`).
@@ -206,14 +213,15 @@ impl Story {
         self.shown = None;
     }
 
-    /// Whether the simulation must wait at wall time `wall_ms`: a beat is on show and its
-    /// [`DWELL_MS`] has not run out. A queued beat's dwell starts at the first call that sees it.
-    pub fn holding(&mut self, wall_ms: f64) -> bool {
+    /// Whether the simulation must wait at wall time `wall_ms` at speed `speed`: a beat is on
+    /// show and its dwell ([`hold_ms`] / `speed`) has not run out. A queued beat's dwell starts
+    /// at the first call that sees it; a change of speed applies to the beat on show at once.
+    pub fn holding(&mut self, wall_ms: f64, speed: f64) -> bool {
         loop {
             if let Some(s) = &mut self.shown {
                 if !s.done {
                     let since = *s.since.get_or_insert(wall_ms);
-                    if wall_ms < since + DWELL_MS {
+                    if wall_ms < since + hold_ms(&s.beat.caption) / speed.max(f64::EPSILON) {
                         return true;
                     }
                     s.done = true;
@@ -948,22 +956,57 @@ mod tests {
     fn a_beat_holds_for_its_dwell_then_lets_go_and_the_next_waits_its_turn() {
         let beat = |n: u64| Beat { caption: Caption { text: format!("hop {n}"), seq: n, ..Default::default() }, at: Time(n) };
         let mut story = Story::new();
-        assert!(!story.holding(0.0) && story.caption().is_none());
+        assert!(!story.holding(0.0, 1.0) && story.caption().is_none());
         story.queue(beat(1));
         story.queue(beat(2));
         assert_eq!(story.caption().map(|c| c.seq), Some(1), "on show as soon as it is queued");
-        assert!(story.holding(100.0), "the dwell starts at the first holding");
-        assert!(story.holding(100.0 + DWELL_MS - 1.0));
-        assert!(story.holding(100.0 + DWELL_MS), "the second beat takes over");
+        let dwell = MIN_DWELL_MS;
+        assert_eq!(dwell_ms("hop 1"), dwell, "a short caption holds the least");
+        assert!(story.holding(100.0, 1.0), "the dwell starts at the first holding");
+        assert!(story.holding(100.0 + dwell - 1.0, 1.0));
+        assert!(story.holding(100.0 + dwell, 1.0), "the second beat takes over");
         assert_eq!(story.caption().map(|c| c.seq), Some(2));
-        assert!(story.holding(100.0 + 2.0 * DWELL_MS - 1.0));
-        assert!(!story.holding(100.0 + 2.0 * DWELL_MS));
+        assert!(story.holding(100.0 + 2.0 * dwell - 1.0, 1.0));
+        assert!(!story.holding(100.0 + 2.0 * dwell, 1.0));
         assert_eq!(story.caption().map(|c| c.seq), Some(2), "the last caption stays up");
-        assert!(!story.holding(1e9));
+        assert!(!story.holding(1e9, 1.0));
         story.queue(beat(3));
         assert_eq!(story.show_next().map(|b| b.caption.seq), Some(3), "a stepped beat is shown at once");
-        assert!(!story.holding(1e9 + 1.0), "and needs no dwell");
+        assert!(!story.holding(1e9 + 1.0, 1.0), "and needs no dwell");
         assert_eq!(story.show_next(), None);
+    }
+
+    #[test]
+    fn a_caption_holds_by_its_length_and_the_pages_speed() {
+        let (short, long) = ("kubectl: delete pod web-…-x7k2p", "kube-scheduler: no node for web-…-x7k2p: ".to_string() + &"x".repeat(300));
+        assert_eq!(dwell_ms(short), MIN_DWELL_MS, "a short line is held the least, still long enough to find and read");
+        let line = "kubelet node-2: starting web-…-w2c6p (nginx:1.14.2 already on the node)";
+        assert_eq!(dwell_ms(line), line.chars().count() as f64 * MS_PER_CHAR, "counted in characters, not bytes");
+        assert!(dwell_ms(line) > 3000.0 && dwell_ms(line) < MAX_DWELL_MS);
+        assert_eq!(dwell_ms(&long), MAX_DWELL_MS, "a long line is cut off at the most");
+        let held = |speed: f64| {
+            let mut story = Story::new();
+            story.queue(Beat { caption: Caption { text: line.into(), ..Default::default() }, at: Time(0) });
+            let mut wall = 0.0;
+            while story.holding(wall, speed) {
+                wall += 10.0;
+            }
+            wall
+        };
+        let at_1 = held(1.0);
+        assert!((at_1 - dwell_ms(line)).abs() <= 10.0, "{at_1}");
+        assert!((held(0.25) - 4.0 * at_1).abs() <= 50.0, "slowed 4×, read 4× as long");
+        assert!((held(10.0) - at_1 / 10.0).abs() <= 10.0, "hastened 10×, a tenth");
+        // A change of speed applies to the beat on show.
+        let mut story = Story::new();
+        story.queue(Beat { caption: Caption { text: line.into(), ..Default::default() }, at: Time(0) });
+        assert!(story.holding(0.0, 1.0));
+        assert!(!story.holding(dwell_ms(line) / 2.0, 2.0), "at twice the speed, half the dwell is all of it");
+        // kubectl's own write says back what the learner did: it holds the least, however long.
+        let mut mine = Caption { text: "kubectl: set image deployment web nginx=nginx:1.16.1".into(), ..Default::default() };
+        assert!(dwell_ms(&mine.text) > MIN_DWELL_MS && hold_ms(&mine) == dwell_ms(&mine.text));
+        mine.component = "kubectl".into();
+        assert_eq!(hold_ms(&mine), MIN_DWELL_MS);
     }
 
     #[test]
@@ -1143,7 +1186,7 @@ mod tests {
         let third = story.step(&mut s).unwrap();
         assert!(third.caption.text.starts_with("kube-scheduler: bind"), "{third:?}");
         assert_eq!(story.caption(), Some(&third.caption));
-        assert!(!story.holding(0.0), "a stepped beat needs no dwell");
+        assert!(!story.holding(0.0, 1.0), "a stepped beat needs no dwell");
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! The lesson panel: the step's text, the prediction with its choices, the graded feedback, the
-//! check's progress and Next.
+//! check's progress (with the simulated time waited, as a bar) and Next.
 //!
 //! It renders a [`LessonView`] (plain data from the library's [`kubeloop::lesson::LessonRun`],
 //! which the engine owns) and sends the learner's answer and Next as [`Action`]s. While a
@@ -10,9 +10,9 @@ use std::rc::Rc;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
-use kubeloop::lesson::run::Phase;
+use kubeloop::lesson::run::{Phase, Waited};
 use kubeloop::lesson::LessonView;
-use kubeloop::play::lesson::{feedback, phase_name, status};
+use kubeloop::play::lesson::{feedback, phase_name, status, waited_words};
 use kubeloop::play::Action;
 
 #[derive(Properties, PartialEq)]
@@ -66,7 +66,13 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
                 <p class="lesson-task" data-testid="lesson-task"><strong>{ "Your turn: " }</strong>{ task.clone() }</p>
             }
             if let Some(prompt) = &v.prompt {
-                { question(v, prompt, &answer, &number, on_number, on_submit) }
+                // A question asked after the check: its choices come when it opens, not while
+                // the cluster is still being watched.
+                if v.asking || v.graded.is_some() {
+                    { question(v, prompt, &answer, &number, on_number, on_submit) }
+                } else {
+                    <p class="muted" data-testid="lesson-question-later">{ format!("Once the check is done: {prompt}") }</p>
+                }
             }
             if !v.checks.is_empty() {
                 <ul class="checks" aria-label="Check" data-testid="lesson-checks">
@@ -79,6 +85,16 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
                 </ul>
             }
             <p class="lesson-status" role="status" data-testid="lesson-status">{ status(v) }</p>
+            if v.waited.is_some() {
+                <p class="lesson-waited muted">
+                    if let Some(Waited { so_far, limit: Some(limit), .. }) = v.waited {
+                        <progress class="lesson-wait" data-testid="lesson-wait" max={limit.to_string()} value={so_far.min(limit).to_string()} aria-hidden="true" />
+                    }
+                    if let Some(words) = waited_words(v) {
+                        <span data-testid="lesson-waited">{ words }</span>
+                    }
+                </p>
+            }
             if let Some(problem) = &props.problem {
                 <p class="error-banner" role="alert" data-testid="lesson-problem">{ problem.clone() }</p>
             }

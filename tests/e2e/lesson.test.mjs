@@ -157,3 +157,24 @@ test('a malformed lesson file, or one off this origin, is a clear error and the 
     assert.equal(await page.getByTestId('lesson').count(), 0);
   });
 });
+
+test('a lesson starts in the present: its first step says how long it has waited, and that moves', { timeout: 120_000 }, async () => {
+  await withPage(live.browser, { viewport: { width: 1440, height: 900 } }, async (page) => {
+    await openReady(page, `${live.server.url}?lesson=desired-state`);
+    // The lesson panel says what to do; no caption tells (or replays) the boot meanwhile.
+    assert.equal(await page.getByTestId('caption').count(), 0);
+    // The live status line stays still; the words and the bar beside it move with the clock.
+    assert.equal(await page.getByTestId('lesson-status').innerText(), 'Waiting for the check (at most 2m of simulated time).');
+    const waited = page.getByTestId('lesson-waited');
+    assert.match(await waited.innerText(), /^\S+ of at most 2m of simulated time$/);
+    const first = await waited.innerText();
+    const bar = page.getByTestId('lesson-wait');
+    const value = Number(await bar.getAttribute('value'));
+    assert.equal(await bar.getAttribute('max'), '120000');
+    await page.waitForFunction((v) => Number(document.querySelector('[data-testid="lesson-wait"]')?.value) > v, value, { timeout: 3_000 });
+    assert.notEqual(await waited.innerText(), first, 'the words move with the clock');
+    await page.screenshot({ path: join(RESULTS, 'lesson-1-waiting.png') });
+    // At the default speed, untold, the three pods are up within seconds.
+    await waitPhase(page, 'passed', 20_000);
+  });
+});

@@ -79,3 +79,64 @@ test('the which-controller lesson hides which loop of kube-controller-manager it
     await page.screenshot({ path: join(RESULTS, 'which-controller-answered.png') });
   });
 });
+
+test('a which-loop case starts in the present: its clock moves at once, and nothing tells of its stopped component', { timeout: 180_000 }, async () => {
+  await withPage(live.browser, { viewport: { width: 1440, height: 900 } }, async (page) => {
+    await openReady(page, `${live.server.url}?lesson=which-loop`);
+    await page.getByTestId('pause').click();
+    await fastForward(page);
+    await page.waitForSelector('[data-testid="lesson-next"]:not([disabled])', { timeout: 60_000 });
+    // Playing at the default speed, story mode on, as a learner would be.
+    assert.equal(await page.getByTestId('story').getAttribute('aria-pressed'), 'true');
+    await page.getByTestId('play').click();
+    await page.waitForSelector('.app[data-mode="playing"]');
+    // Recorded every frame from the click on: the caption, any spotlight on kube-scheduler (the
+    // part case 1 stops), and the simulated time.
+    await page.evaluate(() => {
+      const seen = { frames: [], started: performance.now() };
+      window.__case = seen;
+      const look = (now) => {
+        const c = document.querySelector('[data-testid="caption"]');
+        const scheduler = document.querySelector('[data-testid="component"][data-name="kube-scheduler"]');
+        seen.frames.push({
+          at: now - seen.started,
+          step: document.querySelector('[data-testid="lesson"]')?.dataset.step,
+          time: document.querySelector('.app').dataset.simTime,
+          caption: c ? `${c.dataset.component}: ${c.textContent}` : null,
+          spotlight: Boolean(scheduler && (scheduler.classList.contains('spotlight') || scheduler.querySelector('.spotlight'))),
+          asking: Boolean(document.querySelector('[data-testid="lesson-question"]:not([disabled])')),
+          choices: document.querySelectorAll('[data-testid="lesson-choice"]').length,
+        });
+        if (!seen.stop) requestAnimationFrame(look);
+      };
+      requestAnimationFrame(look);
+    });
+    await page.getByTestId('lesson-next').click();
+    await page.waitForSelector('[data-testid="lesson"][data-step="1"]');
+    // The case's wait shows, and moves.
+    const status = page.getByTestId('lesson-status');
+    assert.equal(await status.innerText(), 'Waiting for the check.');
+    await page.waitForFunction(() => Number(document.querySelector('[data-testid="lesson-wait"]')?.value) > 0, undefined, { timeout: 5_000 });
+    await page.screenshot({ path: join(RESULTS, 'which-loop-case-start.png') });
+    // Then quickly to the question.
+    await page.getByTestId('speed').selectOption({ label: '10×' });
+    await page.waitForSelector('[data-testid="lesson-question"]:not([disabled])', { timeout: 60_000 });
+    const frames = await page.evaluate(() => {
+      window.__case.stop = true;
+      return window.__case.frames;
+    });
+    const inCase = frames.filter((f) => f.step === '1');
+    assert.ok(inCase.length > 30, `frames of the case: ${inCase.length}`);
+    const start = inCase[0];
+    const moved = inCase.find((f) => f.time !== start.time);
+    assert.ok(moved, 'the clock moved');
+    assert.ok(moved.at - start.at <= 2000, `the clock stood at ${start.time} for ${Math.round(moved.at - start.at)} ms`);
+    const told = inCase.filter((f) => f.caption?.startsWith('kube-scheduler'));
+    assert.deepEqual(told, [], 'no caption of the stopped kube-scheduler');
+    assert.deepEqual(inCase.filter((f) => f.spotlight), [], 'no spotlight on kube-scheduler');
+    const early = inCase.filter((f) => !f.asking && f.choices > 0);
+    assert.deepEqual(early, [], 'the answer buttons wait for the question');
+    const captions = [...new Set(inCase.map((f) => f.caption))];
+    assert.ok(captions.every((c) => c === null || !/register node|0 of 3/.test(c)), `no replay of the boot: ${captions.join(' | ')}`);
+  });
+});
