@@ -312,7 +312,7 @@ impl Printer {
         let Format::Table { wide, show_labels, label_columns, .. } = &self.format else {
             return Vec::new();
         };
-        let mut cells = printers::row(o, now, *wide);
+        let mut cells = printers::row_for(o, now, *wide);
         if self.with_kind {
             if let Some(first) = cells.first_mut() {
                 *first = format!("{}/{first}", kind_string(o.kind()));
