@@ -173,7 +173,7 @@ fn respond(cluster: &mut Cluster, parts: &Parts, body: &[u8]) -> Response<Body> 
         Route::GroupList if get => json_response(200, &discovery::group_list()),
         Route::Group(g) if get => discovery::group(&g).map_or_else(page_not_found, |v| json_response(200, &v)),
         Route::Resources(g, v) if get => discovery::resource_list(&g, &v).map_or_else(page_not_found, |v| json_response(200, &v)),
-        Route::OpenApiV2 if get => json_response(200, &openapi::v2()),
+        Route::OpenApiV2 if get => openapi::v2(header(parts, "accept")).map_or_else(page_not_found, |v| json_response(200, &v)),
         Route::OpenApiV3(path) if get => openapi::v3(&path).map_or_else(page_not_found, |v| json_response(200, &v)),
         Route::Resource(target) => resource(cluster, parts, &query, &target, body),
         Route::UnknownResource => failure(Reason::NotFound, "the server could not find the requested resource"),

@@ -1,16 +1,89 @@
-//! `/openapi/v2` and `/openapi/v3`: the API's schema documents, which kubectl fetches before
-//! `create -f` and `apply -f`.
+//! `/openapi/v3` (and `/openapi/v2`): the API's documents, which kubectl reads before `create -f`
+//! and `apply -f`.
+//!
+//! What kubectl needs from them is to learn that the server validates fields itself: each group
+//! version's document has, for every kind, a PATCH operation tagged with the kind
+//! (`x-kubernetes-group-version-kind`) that takes the `fieldValidation` parameter, so kubectl
+//! skips its client-side schema check and sends `fieldValidation=Strict` instead, which the
+//! server answers (`api::unknown_fields`). The kinds' schemas are not served yet: `kubectl
+//! explain` has nothing to read, and client-side apply uses the patch strategies compiled into
+//! kubectl for built-in kinds. `/openapi/v2` is answered in JSON only; kubectl asks for it in
+//! protobuf and, told 404, goes on without it.
 
-use super::discovery::KUBE_VERSION;
-use serde_json::{json, Value};
+use kubeloop::model::Kind;
+use serde_json::{json, Map, Value};
 
-pub(crate) fn v2() -> Value {
-    json!({"swagger": "2.0", "info": {"title": "Kubernetes", "version": KUBE_VERSION}, "paths": {}, "definitions": {}})
+/// The group version's path in `/openapi/v3` (`api/v1`, `apis/apps/v1`).
+fn gv_path(kind: Kind) -> String {
+    let info = kind.info();
+    if info.group().is_empty() {
+        format!("api/{}", info.version())
+    } else {
+        format!("apis/{}", info.api_version)
+    }
+}
+
+pub(crate) fn v2(accept: &str) -> Option<Value> {
+    if accept.contains("protobuf") && !accept.contains("application/json") {
+        return None;
+    }
+    Some(json!({"swagger": "2.0", "info": {"title": "Kubernetes", "version": super::discovery::KUBE_VERSION}, "paths": {}, "definitions": {}}))
 }
 
 pub(crate) fn v3(path: &str) -> Option<Value> {
     if path.is_empty() {
-        return Some(json!({"paths": {}}));
+        let mut paths = Map::new();
+        for kind in Kind::ALL {
+            let p = gv_path(kind);
+            paths.insert(p.clone(), json!({"serverRelativeURL": format!("/openapi/v3/{p}")}));
+        }
+        return Some(json!({"paths": paths}));
     }
-    None
+    let kinds: Vec<Kind> = Kind::ALL.into_iter().filter(|k| gv_path(*k) == path).collect();
+    if kinds.is_empty() {
+        return None;
+    }
+    let mut paths = Map::new();
+    for kind in kinds {
+        let info = kind.info();
+        let namespace = if info.namespaced { "namespaces/{namespace}/" } else { "" };
+        let gvk = json!({"group": info.group(), "version": info.version(), "kind": info.name});
+        let parameter = |name: &str| json!({"name": name, "in": "query", "schema": {"type": "string", "uniqueItems": true}});
+        let operation = |verb: &str| {
+            json!({
+                "operationId": format!("{verb}{}", info.name),
+                "x-kubernetes-action": verb,
+                "x-kubernetes-group-version-kind": gvk,
+                "parameters": [parameter("dryRun"), parameter("fieldManager"), parameter("fieldValidation")],
+                "responses": {"200": {"description": "OK"}},
+            })
+        };
+        paths.insert(format!("/{path}/{namespace}{}/{{name}}", info.plural), json!({"put": operation("put"), "patch": operation("patch")}));
+        paths.insert(format!("/{path}/{namespace}{}", info.plural), json!({"post": operation("post")}));
+    }
+    Some(json!({
+        "openapi": "3.0.0",
+        "info": {"title": "Kubernetes", "version": super::discovery::KUBE_VERSION},
+        "paths": paths,
+        "components": {"schemas": {}},
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kinds_patch_takes_field_validation() {
+        for kind in Kind::ALL {
+            let doc = v3(&gv_path(kind)).unwrap();
+            let found = doc["paths"].as_object().unwrap().values().filter_map(|p| p.get("patch")).any(|op| {
+                op["x-kubernetes-group-version-kind"]["kind"] == kind.info().name
+                    && op["parameters"].as_array().unwrap().iter().any(|p| p["name"] == "fieldValidation")
+            });
+            assert!(found, "{kind:?}");
+        }
+        assert!(v3("apis/nope/v1").is_none());
+        assert!(v3("").unwrap()["paths"]["apis/apps/v1"]["serverRelativeURL"].is_string());
+    }
 }
