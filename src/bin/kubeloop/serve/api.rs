@@ -118,6 +118,8 @@ enum Route {
     Resources(String, String),
     OpenApiV2,
     OpenApiV3(String),
+    /// kubeloop's own: a `sim` verb from outside (`POST /kubeloop/sim`, the line as the body).
+    Sim,
     Resource(Target),
     /// A group version kubeloop serves, with a resource it does not.
     UnknownResource,
@@ -136,6 +138,7 @@ fn route(path: &str) -> Route {
         ["apis", group, version] => Route::Resources(group.to_string(), version.to_string()),
         ["openapi", "v2"] => Route::OpenApiV2,
         ["openapi", "v3", rest @ ..] => Route::OpenApiV3(rest.join("/")),
+        ["kubeloop", "sim"] => Route::Sim,
         ["api", "v1", rest @ ..] => resource_route("", "v1", rest),
         ["apis", group, version, rest @ ..] => resource_route(group, version, rest),
         _ => Route::NotFound,
@@ -175,11 +178,49 @@ fn respond(cluster: &mut Cluster, parts: &Parts, body: &[u8]) -> Response<Body> 
         Route::Resources(g, v) if get => discovery::resource_list(&g, &v).map_or_else(page_not_found, |v| json_response(200, &v)),
         Route::OpenApiV2 if get => openapi::v2(header(parts, "accept")).map_or_else(page_not_found, |v| json_response(200, &v)),
         Route::OpenApiV3(path) if get => openapi::v3(&path).map_or_else(page_not_found, |v| json_response(200, &v)),
+        Route::Sim if parts.method == Method::POST => sim(cluster, body),
         Route::Resource(target) => resource(cluster, parts, &query, &target, body),
         Route::UnknownResource => failure(Reason::NotFound, "the server could not find the requested resource"),
         Route::NotFound => page_not_found(),
         _ => method_not_allowed(&parts.method),
     }
+}
+
+/// Runs one `sim` line (`sim advance 30s`, `sim stop kube-scheduler` …) as the console would, and
+/// answers with what it printed: 200 when it succeeded, 400 when it did not. Only `sim` verbs:
+/// kubectl's own requests come through the API.
+fn sim(cluster: &mut Cluster, body: &[u8]) -> Response<Body> {
+    let line = String::from_utf8_lossy(body).trim().to_string();
+    let line = if line.starts_with("sim ") || line == "sim" { line } else { format!("sim {line}") };
+    // The clock's own verbs, which the console's page keeps in its engine rather than the session.
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let speed = match words.as_slice() {
+        ["sim", "pause"] => Some(Ok(0.0)),
+        ["sim", "resume"] => Some(Ok(1.0)),
+        ["sim", "speed", x] => Some(x.parse::<f64>().ok().filter(|x| x.is_finite() && *x >= 0.0).ok_or(format!("error: invalid speed {x:?}: must be a number, 0 or more\n"))),
+        _ => None,
+    };
+    if let Some(speed) = speed {
+        cluster.rebase_clock();
+        return match speed {
+            Ok(x) => {
+                cluster.clock.speed = x;
+                text_response(200, format!("speed {x}\n"))
+            }
+            Err(e) => text_response(400, e),
+        };
+    }
+    let out = cluster.session.execute(&line);
+    cluster.rebase_clock();
+    text_response(if out.ok { 200 } else { 400 }, format!("{}{}", out.stdout, out.stderr))
+}
+
+fn text_response(code: u16, text: String) -> Response<Body> {
+    Response::builder()
+        .status(code)
+        .header("Content-Type", "text/plain; charset=utf-8")
+        .body(Body::full(text))
+        .unwrap_or_else(|_| Response::new(Body::full("")))
 }
 
 /// What Go's HTTP mux answers for a path nothing serves.

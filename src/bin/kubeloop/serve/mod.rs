@@ -66,6 +66,13 @@ impl Clock {
 }
 
 impl Cluster {
+    /// Goes on from the simulation's present at the same speed, after a `sim` verb moved it
+    /// (`sim advance`) or changed the speed.
+    fn rebase_clock(&mut self) {
+        self.clock.wall_start = Instant::now();
+        self.clock.sim_start = self.session.sim().now();
+    }
+
     /// One tick: the simulation catches up with the wall clock, the watches with the simulation.
     fn tick(&mut self, wall: Instant) {
         let target = self.clock.target(wall);
@@ -75,7 +82,7 @@ impl Cluster {
         let stream = self.session.take_stream();
         if !stream.stdout.is_empty() || !stream.stderr.is_empty() {
             // The scenario's timeline commands and what they printed: the server's log.
-            eprint!("{}{}", stream.stdout, stream.stderr);
+            let _ = std::io::Write::write_all(&mut std::io::stderr(), format!("{}{}", stream.stdout, stream.stderr).as_bytes());
         }
         watch::deliver(self.session.sim(), &mut self.watchers, wall);
     }
@@ -95,12 +102,12 @@ pub fn serve(session: Session, config: Config) -> Result<(), String> {
     if let Some(path) = &config.kubeconfig {
         std::fs::write(path, kubeconfig(&url)).map_err(|e| format!("cannot write {path}: {e}"))?;
     }
-    println!("kubeloop serves the Kubernetes API at {url}");
-    println!("  kubectl -s {url} get pods");
+    let mut banner = format!("kubeloop serves the Kubernetes API at {url}\n  kubectl -s {url} get pods\n");
     if let Some(path) = &config.kubeconfig {
-        println!("  KUBECONFIG={path} kubectl get pods   (context \"kubeloop\")");
+        banner.push_str(&format!("  KUBECONFIG={path} kubectl get pods   (context \"kubeloop\")\n"));
     }
-    println!("Ctrl-C stops it.");
+    banner.push_str("Ctrl-C stops it.\n");
+    say(&banner);
     let now = session.sim().now();
     let cluster = Rc::new(RefCell::new(Cluster {
         session,
@@ -138,11 +145,19 @@ async fn run(listener: std::net::TcpListener, cluster: Rc<RefCell<Cluster>>) -> 
                 });
             }
             _ = tokio::signal::ctrl_c() => {
-                println!("\nstopped");
+                say("\nstopped\n");
                 return Ok(());
             }
         }
     }
+}
+
+/// Writes to standard output; a reader that has gone away (a test that read the address and
+/// closed the pipe) must not stop the server, as `println!` would by panicking.
+fn say(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
 }
 
 /// A kubeconfig with a cluster, a user and a context, each named `kubeloop`.
