@@ -123,3 +123,140 @@ fn describe_computes_what_the_console_describes() {
         assert_eq!(without_ages(&real.stdout), without_ages(&ours), "kubectl {}", args.join(" "));
     }
 }
+
+const POD: &str = "apiVersion: v1
+kind: Pod
+metadata:
+  name: solo
+  labels: {app: solo}
+spec:
+  containers:
+  - name: c
+    image: nginx:1.14.2
+";
+
+const API: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api, labels: {app: api}}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec:
+      containers:
+      - name: api
+        image: nginx:1.14.2
+        resources: {requests: {cpu: 100m, memory: 64Mi}}
+";
+
+/// Writes through the real kubectl say what the console says, and leave the served cluster as
+/// the console's: the same objects, the same pods placed on the same nodes afterwards.
+#[test]
+fn writes_say_and_do_what_the_console_does() {
+    let Some(kubectl) = kubectl_or_skip() else { return };
+    let dir = std::env::temp_dir().join(format!("kubeloop-real-kubectl-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (pod, api) = (dir.join("pod.yaml"), dir.join("api.yaml"));
+    let (pod, api) = (pod.to_str().unwrap(), api.to_str().unwrap());
+    let server = paused("30s");
+    let mut session = console("30s");
+    let write = |session: &mut Session, path: &str, text: &str| {
+        std::fs::write(path, text).unwrap();
+        session.add_file(path, text);
+    };
+    write(&mut session, pod, POD);
+    write(&mut session, api, API);
+    let target = session.sim().objects(kubeloop::model::Kind::Pod).next().unwrap().meta().name.to_string();
+    let steps: Vec<Vec<&str>> = vec![
+        vec!["create", "-f", pod],
+        vec!["create", "-f", pod],
+        vec!["apply", "-f", api],
+        vec!["apply", "-f", api],
+        vec!["scale", "deployment", "web", "--replicas=4"],
+        vec!["scale", "deployment", "nope", "--replicas=4"],
+        vec!["delete", "pod", &target, "--wait=false"],
+        vec!["delete", "pod", "nope"],
+        vec!["get", "pods", "--show-labels"],
+    ];
+    let mut failures = Vec::new();
+    let mut check = |session: &mut Session, args: &[&str]| {
+        let real = run(&kubectl, &server, args);
+        let line = format!("kubectl {}", args.join(" "));
+        let ours = session.execute(&line);
+        if (real.stdout.as_str(), real.stderr.trim_end(), real.ok) != (ours.stdout.as_str(), ours.stderr.trim_end(), ours.ok) {
+            failures.push(format!("$ {line}\n--- real kubectl:\n{}{}\n--- console:\n{}{}", real.stdout, real.stderr, ours.stdout, ours.stderr));
+        }
+    };
+    for args in &steps {
+        check(&mut session, args);
+    }
+    std::fs::write(api, API.replace("replicas: 2", "replicas: 3")).unwrap();
+    session.add_file(api, &API.replace("replicas: 2", "replicas: 3"));
+    check(&mut session, &["apply", "-f", api]);
+    server.sim("advance 20s");
+    session.execute("sim advance 20s");
+    for args in [vec!["get", "deployments"], vec!["get", "pods", "-o", "wide"], vec!["get", "replicasets"]] {
+        check(&mut session, &args);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(failures.is_empty(), "{} differ:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// Verbs the console does not have yet, checked by their effect on the served objects.
+#[test]
+fn label_annotate_patch_and_set_image_change_the_served_objects() {
+    let Some(kubectl) = kubectl_or_skip() else { return };
+    let server = paused("30s");
+    let ok = |args: &[&str]| {
+        let r = run(&kubectl, &server, args);
+        assert!(r.ok, "kubectl {}: {}{}", args.join(" "), r.stdout, r.stderr);
+        r.stdout
+    };
+    assert_eq!(ok(&["label", "deployment", "web", "tier=front"]), "deployment.apps/web labeled\n");
+    assert_eq!(ok(&["annotate", "deployment", "web", "note=hello"]), "deployment.apps/web annotated\n");
+    assert_eq!(ok(&["get", "deployment", "web", "-o=jsonpath={.metadata.labels.tier} {.metadata.annotations.note}"]), "front hello");
+    assert_eq!(ok(&["label", "deployment", "web", "tier-"]), "deployment.apps/web unlabeled\n");
+    assert_eq!(ok(&["set", "image", "deployment/web", "nginx=nginx:1.16.1"]), "deployment.apps/web image updated\n");
+    assert_eq!(ok(&["get", "deployment", "web", "-o=jsonpath={.spec.template.spec.containers[0].image}"]), "nginx:1.16.1");
+    ok(&["patch", "deployment", "web", "--type=merge", "-p", r#"{"spec":{"minReadySeconds":5}}"#]);
+    ok(&["patch", "deployment", "web", "--type=json", "-p", r#"[{"op":"replace","path":"/spec/replicas","value":2}]"#]);
+    ok(&["patch", "deployment", "web", "-p", r#"{"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.17"}]}}}}"#]);
+    let spec = ok(&["get", "deployment", "web", "-o=jsonpath={.spec.minReadySeconds} {.spec.replicas} {.spec.template.spec.containers[*].name} {.spec.template.spec.containers[0].image}"]);
+    assert_eq!(spec, "5 2 nginx nginx:1.17", "strategic merge kept the container list, merged by name");
+    let bad = run(&kubectl, &server, &["patch", "deployment", "web", "--type=json", "-p", r#"[{"op":"remove","path":"/spec/nope"}]"#]);
+    assert!(!bad.ok && bad.stderr.contains("Error from server"), "{}", bad.stderr);
+    ok(&["cordon", "node-1"]);
+    assert_eq!(ok(&["get", "node", "node-1", "-o=jsonpath={.spec.unschedulable}"]), "true");
+    ok(&["taint", "node", "node-2", "dedicated=x:NoSchedule"]);
+    assert_eq!(ok(&["get", "node", "node-2", "-o=jsonpath={.spec.taints[0].key}"]), "dedicated");
+}
+
+/// The worked example from a shell, at speed: `kubectl delete pod`, then `kubectl wait` sees the
+/// Deployment Available again, with a new pod in the old one's place.
+#[test]
+fn worked_example_end_to_end() {
+    let Some(kubectl) = kubectl_or_skip() else { return };
+    let server = Server::start(&["--seed", SEED, "--speed", "5"]);
+    let ok = |args: &[&str]| {
+        let r = run(&kubectl, &server, args);
+        assert!(r.ok, "kubectl {}: {}{}", args.join(" "), r.stdout, r.stderr);
+        r.stdout
+    };
+    let pods = |stdout: String| stdout.lines().map(str::to_string).collect::<Vec<_>>();
+    ok(&["wait", "--for=condition=Available", "deployment/web", "--timeout=120s"]);
+    ok(&["wait", "--for=condition=Ready", "pod", "-l", "app=web", "--timeout=120s"]);
+    let before = pods(ok(&["get", "pods", "-l", "app=web", "-o", "name"]));
+    assert_eq!(before.len(), 3, "{before:?}");
+    let deleted = before[0].clone();
+    assert_eq!(ok(&["delete", &deleted]), format!("pod \"{}\" deleted\n", deleted.trim_start_matches("pod/")));
+    ok(&["wait", "--for=condition=Available", "deployment/web", "--timeout=120s"]);
+    ok(&["wait", "--for=condition=Ready", "pod", "-l", "app=web", "--timeout=120s"]);
+    let after = pods(ok(&["get", "pods", "-l", "app=web", "-o", "name"]));
+    assert_eq!(after.len(), 3, "{after:?}");
+    assert!(!after.contains(&deleted), "{deleted} is gone: {after:?}");
+    let new: Vec<&String> = after.iter().filter(|p| !before.contains(p)).collect();
+    assert_eq!(new.len(), 1, "one replacement: {before:?} -> {after:?}");
+    let available = ok(&["get", "deployment", "web", "-o=jsonpath={.status.conditions[?(@.type==\"Available\")].status}"]);
+    assert_eq!(available, "True");
+}
