@@ -10,7 +10,7 @@ use std::process::{Child, Command, Stdio};
 
 /// A `kubeloop serve` on a free loopback port, stopped when dropped.
 pub struct Server {
-    child: Child,
+    child: Option<Child>,
     pub url: String,
     /// `127.0.0.1:PORT`.
     pub address: String,
@@ -34,7 +34,12 @@ impl Server {
         std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
         let url = first.split_whitespace().find(|w| w.starts_with("http://")).unwrap_or_else(|| panic!("no address in {first:?}")).to_string();
         let address = url.trim_start_matches("http://").to_string();
-        Server { child, url, address }
+        Server { child: Some(child), url, address }
+    }
+
+    /// Another handle on a running server (for another thread), which stops nothing when dropped.
+    pub fn connect(address: &str) -> Server {
+        Server { child: None, url: format!("http://{address}"), address: address.to_string() }
     }
 
     /// One HTTP/1.1 request; the status code and the body.
@@ -67,8 +72,10 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        if let Some(child) = &mut self.child {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
     }
 }
 

@@ -253,7 +253,7 @@ fn resource(cluster: &mut Cluster, parts: &Parts, query: &Query, target: &Target
         (&Method::PUT, Some(name)) => update(cluster, parts, target, name, body, false),
         (&Method::PATCH, Some(name)) => patch_object(cluster, parts, target, name, body),
         (&Method::DELETE, Some(name)) => delete(cluster, query, target, name, body),
-        (&Method::DELETE, None) => delete_collection(cluster, target),
+        (&Method::DELETE, None) => delete_collection(cluster, query, target),
         _ => method_not_allowed(method),
     }
 }
@@ -570,8 +570,17 @@ fn delete_request(target: &Target, name: &str, query: &Query, body: &[u8]) -> Re
     } else {
         serde_json::from_slice(body).map_err(|e| failure(Reason::BadRequest, &format!("error decoding DeleteOptions: {e}")))?
     };
+    if let Some(kind) = options.get("kind").and_then(Value::as_str).filter(|k| *k != "DeleteOptions") {
+        return Err(failure(Reason::BadRequest, &format!("the body of the request is a {kind}, not DeleteOptions")));
+    }
     let mut request = DeleteRequest::new(ObjectKey::new(target.kind, target.namespace.as_deref().unwrap_or_default(), name));
-    let grace = options.get("gracePeriodSeconds").and_then(Value::as_i64).or_else(|| query.get("gracePeriodSeconds").and_then(|g| g.parse().ok()));
+    let from_query = match query.get("gracePeriodSeconds") {
+        Some(text) => Some(text.parse::<i64>().map_err(|_| {
+            failure(Reason::BadRequest, &format!("gracePeriodSeconds: Invalid value: {text:?}: strconv.ParseInt: parsing {text:?}: invalid syntax"))
+        })?),
+        None => None,
+    };
+    let grace = options.get("gracePeriodSeconds").and_then(Value::as_i64).or(from_query);
     request.grace_period_seconds = grace;
     request.uid = options.pointer("/preconditions/uid").and_then(Value::as_str).map(str::to_string);
     let policy = options.get("propagationPolicy").and_then(Value::as_str).or(query.get("propagationPolicy"));
@@ -589,21 +598,42 @@ fn delete(cluster: &mut Cluster, query: &Query, target: &Target, name: &str, bod
     }
 }
 
-fn delete_collection(cluster: &mut Cluster, target: &Target) -> Response<Body> {
+fn delete_collection(cluster: &mut Cluster, query: &Query, target: &Target) -> Response<Body> {
     if target.kind == Kind::Namespace {
         return method_not_allowed(&Method::DELETE);
     }
-    let request = ApiRequest::DeleteCollection { kind: target.kind, namespace: target.namespace.clone().unwrap_or_default() };
-    match cluster.session.sim_mut().submit(request) {
-        Ok(ApiResponse::List { items, resource_version }) => {
-            let info = target.kind.info();
-            let items: Vec<Value> = items.iter().map(|o| wire(o)).collect();
-            json_response(200, &json!({"kind": format!("{}List", info.name), "apiVersion": info.api_version,
-                "metadata": {"resourceVersion": resource_version.to_string()}, "items": items}))
+    let filter = match filter(target, query) {
+        Ok(f) => f,
+        Err(r) => return r,
+    };
+    let info = target.kind.info();
+    let whole_namespace = target.namespace.is_some() && query.get("labelSelector").is_none() && query.get("fieldSelector").is_none();
+    let (items, revision) = if whole_namespace || !target.kind.namespaced() && filter.labels.is_none() && query.get("fieldSelector").is_none() {
+        let request = ApiRequest::DeleteCollection { kind: target.kind, namespace: target.namespace.clone().unwrap_or_default() };
+        match cluster.session.sim_mut().submit(request) {
+            Ok(ApiResponse::List { items, resource_version }) => (items, resource_version),
+            Ok(_) => (Vec::new(), cluster.session.sim().api().etcd.revision()),
+            Err(e) => return api_error(&e, Some(target.kind), ""),
         }
-        Ok(_) => success(200),
-        Err(e) => api_error(&e, Some(target.kind), ""),
-    }
+    } else {
+        // Across namespaces or by selector: the objects the filter admits, deleted one by one, as
+        // the registry's deletecollection deletes each it lists.
+        let keys: Vec<ObjectKey> = cluster.session.sim().objects(target.kind).filter(|o| filter.admits(o)).map(|o| o.key()).collect();
+        let mut left = Vec::new();
+        for key in keys {
+            match cluster.session.sim_mut().submit(ApiRequest::Delete(DeleteRequest::new(key.clone()))) {
+                Ok(_) | Err(ApiError { reason: Reason::NotFound, .. }) => {}
+                Err(e) => return api_error(&e, Some(target.kind), &key.name),
+            }
+            if let Some(o) = cluster.session.sim().api().get(&key) {
+                left.push(o.clone());
+            }
+        }
+        (left, cluster.session.sim().api().etcd.revision())
+    };
+    let items: Vec<Value> = items.iter().map(|o| wire(o)).collect();
+    json_response(200, &json!({"kind": format!("{}List", info.name), "apiVersion": info.api_version,
+        "metadata": {"resourceVersion": revision.to_string()}, "items": items}))
 }
 
 fn subresource(cluster: &mut Cluster, parts: &Parts, query: &Query, target: &Target, sub: &str, body: &[u8]) -> Response<Body> {
