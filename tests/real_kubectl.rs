@@ -49,7 +49,11 @@ fn as_of_1_32(minor: u32, args: &[&str], mut run: serve::Run) -> serve::Run {
             }
         });
         // and System Info no longer has the deprecated, empty `Kube-Proxy Version:` line.
-        run.stdout = map_lines(&run.stdout, |l| if l.starts_with("  Kubelet Version:") { format!("{l}\n  Kube-Proxy Version:") } else { l.to_string() });
+        run.stdout =
+            map_lines(
+                &run.stdout,
+                |l| if l.starts_with("  Kubelet Version:") { format!("{l}\n  Kube-Proxy Version:") } else { l.to_string() },
+            );
     }
     run
 }
@@ -133,7 +137,10 @@ fn get_prints_what_the_console_prints() {
     let mut failures = Vec::new();
     for args in &commands {
         let real = run(&kubectl, &server, args);
-        let line = format!("kubectl {}", args.iter().map(|a| if a.contains(' ') { format!("'{a}'") } else { a.to_string() }).collect::<Vec<_>>().join(" "));
+        let line = format!(
+            "kubectl {}",
+            args.iter().map(|a| if a.contains(' ') { format!("'{a}'") } else { a.to_string() }).collect::<Vec<_>>().join(" ")
+        );
         let ours = session.execute(&line);
         if (real.stdout.as_str(), real.stderr.trim_end(), real.ok) != (ours.stdout.as_str(), ours.stderr.trim_end(), ours.ok) {
             failures.push(format!(
@@ -152,7 +159,8 @@ fn jsonpath_reads_the_served_objects() {
     let server = paused("30s");
     let session = console("30s");
     let pods: Vec<serde_json::Value> = session.sim().objects(kubeloop::model::Kind::Pod).map(|p| p.to_json()).collect();
-    let field = |path: &str| pods.iter().map(|p| p.pointer(path).and_then(|v| v.as_str()).unwrap_or_default().to_string()).collect::<Vec<_>>();
+    let field =
+        |path: &str| pods.iter().map(|p| p.pointer(path).and_then(|v| v.as_str()).unwrap_or_default().to_string()).collect::<Vec<_>>();
     let expected = format!("{} {}", field("/metadata/name").join(" "), field("/status/podIP").join(" "));
     let real = run(&kubectl, &server, &["get", "pods", "-o=jsonpath={.items[*].metadata.name} {.items[*].status.podIP}"]);
     assert!(real.ok, "{}", real.stderr);
@@ -242,7 +250,8 @@ fn writes_say_and_do_what_the_console_does() {
         let line = format!("kubectl {}", args.join(" "));
         let ours = session.execute(&line);
         if (real.stdout.as_str(), real.stderr.trim_end(), real.ok) != (ours.stdout.as_str(), ours.stderr.trim_end(), ours.ok) {
-            failures.push(format!("$ {line}\n--- real kubectl:\n{}{}\n--- console:\n{}{}", real.stdout, real.stderr, ours.stdout, ours.stderr));
+            failures
+                .push(format!("$ {line}\n--- real kubectl:\n{}{}\n--- console:\n{}{}", real.stdout, real.stderr, ours.stdout, ours.stderr));
         }
     };
     for args in &steps {
@@ -306,7 +315,11 @@ fn worked_example_end_to_end() {
     let before = pods(ok(&["get", "pods", "-l", "app=web", "-o", "name"]));
     assert_eq!(before.len(), 3, "{before:?}");
     let deleted = before[0].clone();
-    assert_eq!(ok(&["delete", &deleted]), format!("pod \"{}\" deleted\n", deleted.trim_start_matches("pod/")), "kubectl waited for the deletion");
+    assert_eq!(
+        ok(&["delete", &deleted]),
+        format!("pod \"{}\" deleted\n", deleted.trim_start_matches("pod/")),
+        "kubectl waited for the deletion"
+    );
     ok(&["wait", "--for=condition=Available", "deployment/web", "--timeout=120s"]);
     ok(&["wait", "--for=condition=Ready", "pod", "-l", "app=web", "--timeout=120s"]);
     let after = pods(ok(&["get", "pods", "-l", "app=web", "-o", "name"]));

@@ -30,42 +30,99 @@ fn status(body: &str) -> Value {
     serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body}"))
 }
 
+/// A request (method, path, headers, body) and the code and reason it must get.
+type Case<'a> = (&'a str, String, Vec<(&'a str, &'a str)>, Vec<u8>, u16, &'a str);
+
 #[test]
 fn bad_requests_get_kube_apiservers_answer_and_change_nothing() {
     let server = paused();
     let before = revision(&server);
-    let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}});
+    let pod =
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}});
     let json_type = [("Content-Type", "application/json")];
-    let cases: Vec<(&str, String, Vec<(&str, &str)>, Vec<u8>, u16, &str)> = vec![
+    let cases: Vec<Case> = vec![
         ("POST", "/api/v1/namespaces/default/pods".into(), json_type.to_vec(), b"{not json".to_vec(), 400, "BadRequest"),
         ("POST", "/api/v1/namespaces/default/services".into(), json_type.to_vec(), pod.to_string().into_bytes(), 400, "BadRequest"),
-        ("POST", "/apis/apps/v1/namespaces/default/deployments".into(), json_type.to_vec(), pod.to_string().into_bytes(), 400, "BadRequest"),
-        ("POST", "/api/v1/namespaces/kube-system/pods".into(), json_type.to_vec(), {
-            let mut p = pod.clone();
-            p["metadata"]["namespace"] = "default".into();
-            p.to_string().into_bytes()
-        }, 400, "BadRequest"),
+        (
+            "POST",
+            "/apis/apps/v1/namespaces/default/deployments".into(),
+            json_type.to_vec(),
+            pod.to_string().into_bytes(),
+            400,
+            "BadRequest",
+        ),
+        (
+            "POST",
+            "/api/v1/namespaces/kube-system/pods".into(),
+            json_type.to_vec(),
+            {
+                let mut p = pod.clone();
+                p["metadata"]["namespace"] = "default".into();
+                p.to_string().into_bytes()
+            },
+            400,
+            "BadRequest",
+        ),
         ("PUT", "/api/v1/namespaces/default/pods/other".into(), json_type.to_vec(), pod.to_string().into_bytes(), 400, "BadRequest"),
-        ("POST", "/api/v1/namespaces/default/pods".into(), vec![("Content-Type", "application/vnd.kubernetes.protobuf")], b"\x6b\x38\x73\x00".to_vec(), 415, "UnsupportedMediaType"),
-        ("PATCH", "/apis/apps/v1/namespaces/default/deployments/web".into(), json_type.to_vec(), b"{}".to_vec(), 415, "UnsupportedMediaType"),
-        ("POST", "/api/v1/namespaces/default/pods".into(), json_type.to_vec(), vec![b' '; 3 * 1024 * 1024 + 1], 413, "RequestEntityTooLarge"),
+        (
+            "POST",
+            "/api/v1/namespaces/default/pods".into(),
+            vec![("Content-Type", "application/vnd.kubernetes.protobuf")],
+            b"\x6b\x38\x73\x00".to_vec(),
+            415,
+            "UnsupportedMediaType",
+        ),
+        (
+            "PATCH",
+            "/apis/apps/v1/namespaces/default/deployments/web".into(),
+            json_type.to_vec(),
+            b"{}".to_vec(),
+            415,
+            "UnsupportedMediaType",
+        ),
+        (
+            "POST",
+            "/api/v1/namespaces/default/pods".into(),
+            json_type.to_vec(),
+            vec![b' '; 3 * 1024 * 1024 + 1],
+            413,
+            "RequestEntityTooLarge",
+        ),
         ("GET", "/api/v1/widgets".into(), vec![], vec![], 404, "NotFound"),
         ("GET", "/api/v1/pods?labelSelector=app%20in%20(a".into(), vec![], vec![], 400, "BadRequest"),
         ("GET", "/api/v1/pods?fieldSelector=spec.nope%3Dx".into(), vec![], vec![], 400, "BadRequest"),
         ("GET", "/api/v1/namespaces/default/pods/nope".into(), vec![], vec![], 404, "NotFound"),
-        ("POST", "/api/v1/namespaces/default/pods".into(), json_type.to_vec(), {
-            let mut p = pod.clone();
-            p["spec"]["containers"][0]["image"] = "".into();
-            p.to_string().into_bytes()
-        }, 422, "Invalid"),
-        ("DELETE", "/apis/apps/v1/namespaces/default/deployments/web".into(), json_type.to_vec(), br#"{"propagationPolicy":"Orphan"}"#.to_vec(), 400, "BadRequest"),
+        (
+            "POST",
+            "/api/v1/namespaces/default/pods".into(),
+            json_type.to_vec(),
+            {
+                let mut p = pod.clone();
+                p["spec"]["containers"][0]["image"] = "".into();
+                p.to_string().into_bytes()
+            },
+            422,
+            "Invalid",
+        ),
+        (
+            "DELETE",
+            "/apis/apps/v1/namespaces/default/deployments/web".into(),
+            json_type.to_vec(),
+            br#"{"propagationPolicy":"Orphan"}"#.to_vec(),
+            400,
+            "BadRequest",
+        ),
         ("POST", "/api/v1/namespaces/default/pods/x/exec".into(), vec![], vec![], 400, "BadRequest"),
     ];
     for (method, path, headers, body, code, reason) in cases {
         let (got, text) = server.http(method, &path, &headers, &body);
         assert_eq!(got, code, "{method} {path}: {text}");
         let s = status(&text);
-        assert_eq!((s["kind"].as_str(), s["status"].as_str(), s["reason"].as_str(), s["code"].as_u64()), (Some("Status"), Some("Failure"), Some(reason), Some(u64::from(code))), "{method} {path}: {text}");
+        assert_eq!(
+            (s["kind"].as_str(), s["status"].as_str(), s["reason"].as_str(), s["code"].as_u64()),
+            (Some("Status"), Some("Failure"), Some(reason), Some(u64::from(code))),
+            "{method} {path}: {text}"
+        );
         assert!(s["message"].as_str().is_some_and(|m| !m.is_empty()), "{text}");
     }
     assert_eq!(revision(&server), before, "no bad request wrote anything");
@@ -78,13 +135,21 @@ fn invalid_objects_name_their_fields_as_kubectl_reads_them() {
     let server = paused();
     let body = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "bad"},
         "spec": {"replicas": -1, "selector": {"matchLabels": {"a": "b"}}, "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}});
-    let (code, text) = server.http("POST", "/apis/apps/v1/namespaces/default/deployments", &[("Content-Type", "application/json")], body.to_string().as_bytes());
+    let (code, text) = server.http(
+        "POST",
+        "/apis/apps/v1/namespaces/default/deployments",
+        &[("Content-Type", "application/json")],
+        body.to_string().as_bytes(),
+    );
     assert_eq!(code, 422, "{text}");
     let s = status(&text);
     assert_eq!(s["details"]["kind"], "Deployment");
     assert_eq!(s["details"]["group"], "apps");
     assert_eq!(s["details"]["name"], "bad");
-    assert_eq!(s["details"]["causes"][0], json!({"reason": "FieldValueInvalid", "field": "spec.replicas", "message": "Invalid value: -1: must be greater than or equal to 0"}));
+    assert_eq!(
+        s["details"]["causes"][0],
+        json!({"reason": "FieldValueInvalid", "field": "spec.replicas", "message": "Invalid value: -1: must be greater than or equal to 0"})
+    );
 }
 
 #[test]
@@ -146,7 +211,8 @@ fn a_watch_hears_a_write_and_a_compacted_revision_is_gone() {
     });
     std::thread::sleep(std::time::Duration::from_millis(300));
     let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "watched"}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}});
-    let (code, text) = server.http("POST", "/api/v1/namespaces/default/pods", &[("Content-Type", "application/json")], pod.to_string().as_bytes());
+    let (code, text) =
+        server.http("POST", "/api/v1/namespaces/default/pods", &[("Content-Type", "application/json")], pod.to_string().as_bytes());
     assert_eq!(code, 201, "{text}");
     let (code, body) = watching.join().unwrap();
     assert_eq!(code, 200);
@@ -169,7 +235,12 @@ fn deletecollection_by_selector_deletes_only_what_it_selects() {
     let server = paused();
     let pod = |name: &str, app: &str| json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": {"app": app}}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}});
     for (name, app) in [("a", "x"), ("b", "y")] {
-        let (code, text) = server.http("POST", "/api/v1/namespaces/default/pods", &[("Content-Type", "application/json")], pod(name, app).to_string().as_bytes());
+        let (code, text) = server.http(
+            "POST",
+            "/api/v1/namespaces/default/pods",
+            &[("Content-Type", "application/json")],
+            pod(name, app).to_string().as_bytes(),
+        );
         assert_eq!(code, 201, "{text}");
     }
     let (code, text) = server.http("DELETE", "/api/v1/pods?labelSelector=app%3Dx", &[], b"");
@@ -210,10 +281,19 @@ fn the_server_survives_malformed_requests() {
         "/apis",
         "/openapi/v3/apis/nope/v1",
     ];
-    let types = ["application/json", "application/merge-patch+json", "application/json-patch+json", "application/strategic-merge-patch+json", "text/plain", "application/yaml"];
-    let bodies: [&[u8]; 8] = [b"", b"{", b"[]", b"null", b"{\"kind\":\"Pod\"}", b"[{\"op\":\"move\"}]", b"{\"spec\":{\"replicas\":\"x\"}}", b"\xff\xfe"];
+    let types = [
+        "application/json",
+        "application/merge-patch+json",
+        "application/json-patch+json",
+        "application/strategic-merge-patch+json",
+        "text/plain",
+        "application/yaml",
+    ];
+    let bodies: [&[u8]; 8] =
+        [b"", b"{", b"[]", b"null", b"{\"kind\":\"Pod\"}", b"[{\"op\":\"move\"}]", b"{\"spec\":{\"replicas\":\"x\"}}", b"\xff\xfe"];
     for _ in 0..300 {
-        let (method, path, content_type, body) = (methods[next(5)], paths[next(paths.len())], types[next(types.len())], bodies[next(bodies.len())]);
+        let (method, path, content_type, body) =
+            (methods[next(5)], paths[next(paths.len())], types[next(types.len())], bodies[next(bodies.len())]);
         let collection = path.split('?').next().is_some_and(|p| p.ends_with("/pods"));
         if (method == "GET" && path.contains("watch=true")) || (method == "DELETE" && collection) {
             // A watch waits for changes; a DELETE of a collection is a deletecollection.

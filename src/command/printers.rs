@@ -99,8 +99,6 @@ pub fn row_for(object: &Object, now: Time, wide: bool) -> Vec<String> {
     row(object, now, true).into_iter().zip(columns).filter(|(_, (_, priority))| wide || *priority == 0).map(|(cell, _)| cell).collect()
 }
 
-
-
 /// The cells of one row of `kubectl get` for any object.
 pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
     match object {

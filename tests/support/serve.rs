@@ -32,7 +32,8 @@ impl Server {
         reader.read_line(&mut first).expect("it prints its address");
         // The rest of what it prints, read and dropped, so that its output never blocks it.
         std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
-        let url = first.split_whitespace().find(|w| w.starts_with("http://")).unwrap_or_else(|| panic!("no address in {first:?}")).to_string();
+        let url =
+            first.split_whitespace().find(|w| w.starts_with("http://")).unwrap_or_else(|| panic!("no address in {first:?}")).to_string();
         let address = url.trim_start_matches("http://").to_string();
         Server { child: Some(child), url, address }
     }
@@ -45,7 +46,8 @@ impl Server {
     /// One HTTP/1.1 request; the status code and the body.
     pub fn http(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> (u16, String) {
         let mut stream = TcpStream::connect(&self.address).expect("the server accepts");
-        let mut request = format!("{method} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nContent-Length: {}\r\n", self.address, body.len());
+        let mut request =
+            format!("{method} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nContent-Length: {}\r\n", self.address, body.len());
         for (name, value) in headers {
             request.push_str(&format!("{name}: {value}\r\n"));
         }
@@ -130,5 +132,9 @@ pub fn run(kubectl: &PathBuf, server: &Server, args: &[&str]) -> Run {
         .env_remove("KUBERNETES_SERVICE_HOST")
         .output()
         .expect("kubectl runs");
-    Run { ok: out.status.success(), stdout: String::from_utf8_lossy(&out.stdout).into_owned(), stderr: String::from_utf8_lossy(&out.stderr).into_owned() }
+    Run {
+        ok: out.status.success(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
 }

@@ -6,6 +6,10 @@
 //! written as kube-apiserver writes them: objects with `apiVersion` and `kind`, lists whose items
 //! carry neither, `meta.k8s.io/v1` Tables when asked, and `metav1.Status` for every failure.
 
+// A refusal is carried as the answer itself (`Err(Response)`): one per request, built once and
+// sent, so its size next to a `Result`'s happy path costs nothing that matters.
+#![allow(clippy::result_large_err)]
+
 use super::body::Body;
 use super::discovery;
 use super::filter::Filter;
@@ -82,15 +86,13 @@ fn percent_decode(text: &str) -> String {
     while i < bytes.len() {
         match bytes[i] {
             b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() => {
-                match u8::from_str_radix(std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap_or("zz"), 16) {
-                    Ok(b) => {
-                        out.push(b);
-                        i += 2;
-                    }
-                    Err(_) => out.push(b'%'),
+            b'%' if i + 2 < bytes.len() => match u8::from_str_radix(std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap_or("zz"), 16) {
+                Ok(b) => {
+                    out.push(b);
+                    i += 2;
                 }
-            }
+                Err(_) => out.push(b'%'),
+            },
             b => out.push(b),
         }
         i += 1;
@@ -158,12 +160,7 @@ fn resource_route(group: &str, version: &str, rest: &[&str]) -> Route {
     if rest.len() > 3 || (namespace.is_some() && !kind.namespaced()) {
         return Route::UnknownResource;
     }
-    Route::Resource(Target {
-        kind,
-        namespace,
-        name: rest.get(1).map(|s| s.to_string()),
-        subresource: rest.get(2).map(|s| s.to_string()),
-    })
+    Route::Resource(Target { kind, namespace, name: rest.get(1).map(|s| s.to_string()), subresource: rest.get(2).map(|s| s.to_string()) })
 }
 
 fn respond(cluster: &mut Cluster, parts: &Parts, body: &[u8]) -> Response<Body> {
@@ -197,7 +194,12 @@ fn sim(cluster: &mut Cluster, body: &[u8]) -> Response<Body> {
     let speed = match words.as_slice() {
         ["sim", "pause"] => Some(Ok(0.0)),
         ["sim", "resume"] => Some(Ok(1.0)),
-        ["sim", "speed", x] => Some(x.parse::<f64>().ok().filter(|x| x.is_finite() && *x >= 0.0).ok_or(format!("error: invalid speed {x:?}: must be a number, 0 or more\n"))),
+        ["sim", "speed", x] => Some(
+            x.parse::<f64>()
+                .ok()
+                .filter(|x| x.is_finite() && *x >= 0.0)
+                .ok_or(format!("error: invalid speed {x:?}: must be a number, 0 or more\n")),
+        ),
         _ => None,
     };
     if let Some(speed) = speed {
@@ -314,7 +316,12 @@ fn list(cluster: &mut Cluster, query: &Query, target: &Target, accept: &str) -> 
     let start: usize = match query.get("continue").filter(|c| !c.is_empty()) {
         Some(token) => match token.parse() {
             Ok(n) => n,
-            Err(_) => return failure(Reason::BadRequest, "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)"),
+            Err(_) => {
+                return failure(
+                    Reason::BadRequest,
+                    "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)",
+                )
+            }
         },
         None => 0,
     };
@@ -452,12 +459,18 @@ fn decode(target: &Target, mut value: Value) -> Result<Object, Response<Body>> {
         let message = format!("the API version in the data ({api_version}) does not match the expected API version ({})", info.api_version);
         return Err(failure(Reason::BadRequest, &message));
     } else if kind != info.name {
-        return Err(failure(Reason::BadRequest, &format!("the kind in the data ({kind}) does not match the expected kind ({})", info.name)));
+        return Err(failure(
+            Reason::BadRequest,
+            &format!("the kind in the data ({kind}) does not match the expected kind ({})", info.name),
+        ));
     }
     let body_namespace = value.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or_default().to_string();
     if let Some(ns) = &target.namespace {
         if !body_namespace.is_empty() && body_namespace != *ns {
-            return Err(failure(Reason::BadRequest, "the namespace of the provided object does not match the namespace sent on the request"));
+            return Err(failure(
+                Reason::BadRequest,
+                "the namespace of the provided object does not match the namespace sent on the request",
+            ));
         }
         if let Some(meta) = value.get_mut("metadata").and_then(Value::as_object_mut) {
             meta.insert("namespace".into(), ns.clone().into());
@@ -576,7 +589,10 @@ fn delete_request(target: &Target, name: &str, query: &Query, body: &[u8]) -> Re
     let mut request = DeleteRequest::new(ObjectKey::new(target.kind, target.namespace.as_deref().unwrap_or_default(), name));
     let from_query = match query.get("gracePeriodSeconds") {
         Some(text) => Some(text.parse::<i64>().map_err(|_| {
-            failure(Reason::BadRequest, &format!("gracePeriodSeconds: Invalid value: {text:?}: strconv.ParseInt: parsing {text:?}: invalid syntax"))
+            failure(
+                Reason::BadRequest,
+                &format!("gracePeriodSeconds: Invalid value: {text:?}: strconv.ParseInt: parsing {text:?}: invalid syntax"),
+            )
         })?),
         None => None,
     };
@@ -585,7 +601,8 @@ fn delete_request(target: &Target, name: &str, query: &Query, body: &[u8]) -> Re
     request.uid = options.pointer("/preconditions/uid").and_then(Value::as_str).map(str::to_string);
     let policy = options.get("propagationPolicy").and_then(Value::as_str).or(query.get("propagationPolicy"));
     if let Some(p) = policy.filter(|p| *p != "Background") {
-        let message = format!("propagationPolicy {p} is not modelled by kubeloop: its garbage collector deletes dependents in the background only");
+        let message =
+            format!("propagationPolicy {p} is not modelled by kubeloop: its garbage collector deletes dependents in the background only");
         return Err(failure(Reason::BadRequest, &message));
     }
     Ok(request)
@@ -608,32 +625,36 @@ fn delete_collection(cluster: &mut Cluster, query: &Query, target: &Target) -> R
     };
     let info = target.kind.info();
     let whole_namespace = target.namespace.is_some() && query.get("labelSelector").is_none() && query.get("fieldSelector").is_none();
-    let (items, revision) = if whole_namespace || !target.kind.namespaced() && filter.labels.is_none() && query.get("fieldSelector").is_none() {
-        let request = ApiRequest::DeleteCollection { kind: target.kind, namespace: target.namespace.clone().unwrap_or_default() };
-        match cluster.session.sim_mut().submit(request) {
-            Ok(ApiResponse::List { items, resource_version }) => (items, resource_version),
-            Ok(_) => (Vec::new(), cluster.session.sim().api().etcd.revision()),
-            Err(e) => return api_error(&e, Some(target.kind), ""),
-        }
-    } else {
-        // Across namespaces or by selector: the objects the filter admits, deleted one by one, as
-        // the registry's deletecollection deletes each it lists.
-        let keys: Vec<ObjectKey> = cluster.session.sim().objects(target.kind).filter(|o| filter.admits(o)).map(|o| o.key()).collect();
-        let mut left = Vec::new();
-        for key in keys {
-            match cluster.session.sim_mut().submit(ApiRequest::Delete(DeleteRequest::new(key.clone()))) {
-                Ok(_) | Err(ApiError { reason: Reason::NotFound, .. }) => {}
-                Err(e) => return api_error(&e, Some(target.kind), &key.name),
+    let (items, revision) =
+        if whole_namespace || !target.kind.namespaced() && filter.labels.is_none() && query.get("fieldSelector").is_none() {
+            let request = ApiRequest::DeleteCollection { kind: target.kind, namespace: target.namespace.clone().unwrap_or_default() };
+            match cluster.session.sim_mut().submit(request) {
+                Ok(ApiResponse::List { items, resource_version }) => (items, resource_version),
+                Ok(_) => (Vec::new(), cluster.session.sim().api().etcd.revision()),
+                Err(e) => return api_error(&e, Some(target.kind), ""),
             }
-            if let Some(o) = cluster.session.sim().api().get(&key) {
-                left.push(o.clone());
+        } else {
+            // Across namespaces or by selector: the objects the filter admits, deleted one by one, as
+            // the registry's deletecollection deletes each it lists.
+            let keys: Vec<ObjectKey> = cluster.session.sim().objects(target.kind).filter(|o| filter.admits(o)).map(|o| o.key()).collect();
+            let mut left = Vec::new();
+            for key in keys {
+                match cluster.session.sim_mut().submit(ApiRequest::Delete(DeleteRequest::new(key.clone()))) {
+                    Ok(_) | Err(ApiError { reason: Reason::NotFound, .. }) => {}
+                    Err(e) => return api_error(&e, Some(target.kind), &key.name),
+                }
+                if let Some(o) = cluster.session.sim().api().get(&key) {
+                    left.push(o.clone());
+                }
             }
-        }
-        (left, cluster.session.sim().api().etcd.revision())
-    };
+            (left, cluster.session.sim().api().etcd.revision())
+        };
     let items: Vec<Value> = items.iter().map(|o| wire(o)).collect();
-    json_response(200, &json!({"kind": format!("{}List", info.name), "apiVersion": info.api_version,
-        "metadata": {"resourceVersion": revision.to_string()}, "items": items}))
+    json_response(
+        200,
+        &json!({"kind": format!("{}List", info.name), "apiVersion": info.api_version,
+        "metadata": {"resourceVersion": revision.to_string()}, "items": items}),
+    )
 }
 
 fn subresource(cluster: &mut Cluster, parts: &Parts, query: &Query, target: &Target, sub: &str, body: &[u8]) -> Response<Body> {
@@ -711,7 +732,10 @@ mod tests {
     #[test]
     fn paths_route_to_kinds_namespaces_and_subresources() {
         let Route::Resource(t) = route("/api/v1/namespaces/default/pods/web/status") else { panic!() };
-        assert_eq!((t.kind, t.namespace.as_deref(), t.name.as_deref(), t.subresource.as_deref()), (Kind::Pod, Some("default"), Some("web"), Some("status")));
+        assert_eq!(
+            (t.kind, t.namespace.as_deref(), t.name.as_deref(), t.subresource.as_deref()),
+            (Kind::Pod, Some("default"), Some("web"), Some("status"))
+        );
         let Route::Resource(t) = route("/api/v1/namespaces/kube-system") else { panic!() };
         assert_eq!((t.kind, t.name.as_deref()), (Kind::Namespace, Some("kube-system")));
         let Route::Resource(t) = route("/api/v1/namespaces/x/finalize") else { panic!() };

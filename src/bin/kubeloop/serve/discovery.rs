@@ -18,7 +18,14 @@ const VERBS: [&str; 8] = ["create", "delete", "deletecollection", "get", "list",
 fn has_status(kind: Kind) -> bool {
     !matches!(
         kind,
-        Kind::ConfigMap | Kind::Secret | Kind::Event | Kind::Lease | Kind::EndpointSlice | Kind::Endpoints | Kind::StorageClass | Kind::ControllerRevision
+        Kind::ConfigMap
+            | Kind::Secret
+            | Kind::Event
+            | Kind::Lease
+            | Kind::EndpointSlice
+            | Kind::Endpoints
+            | Kind::StorageClass
+            | Kind::ControllerRevision
     )
 }
 

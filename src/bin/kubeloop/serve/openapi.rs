@@ -27,7 +27,9 @@ pub(crate) fn v2(accept: &str) -> Option<Value> {
     if accept.contains("protobuf") && !accept.contains("application/json") {
         return None;
     }
-    Some(json!({"swagger": "2.0", "info": {"title": "Kubernetes", "version": super::discovery::KUBE_VERSION}, "paths": {}, "definitions": {}}))
+    Some(
+        json!({"swagger": "2.0", "info": {"title": "Kubernetes", "version": super::discovery::KUBE_VERSION}, "paths": {}, "definitions": {}}),
+    )
 }
 
 pub(crate) fn v3(path: &str) -> Option<Value> {

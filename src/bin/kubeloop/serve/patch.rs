@@ -229,7 +229,8 @@ mod tests {
     #[test]
     fn strategic_merge_patch_merges_containers_by_name() {
         let t = json!({"spec": {"containers": [{"name": "a", "image": "x:1"}, {"name": "b", "image": "y:1"}]}});
-        let p = json!({"spec": {"$setElementOrder/containers": [{"name": "a"}, {"name": "b"}], "containers": [{"name": "b", "image": "y:2"}]}});
+        let p =
+            json!({"spec": {"$setElementOrder/containers": [{"name": "a"}, {"name": "b"}], "containers": [{"name": "b", "image": "y:2"}]}});
         let out = apply(PatchType::Strategic, &t, &p).unwrap();
         assert_eq!(out, json!({"spec": {"containers": [{"name": "a", "image": "x:1"}, {"name": "b", "image": "y:2"}]}}));
         let del = apply(PatchType::Strategic, &t, &json!({"spec": {"containers": [{"name": "a", "$patch": "delete"}]}})).unwrap();
@@ -239,7 +240,11 @@ mod tests {
     #[test]
     fn json_patch_is_all_or_nothing() {
         let t = json!({"spec": {"replicas": 1, "l": [1]}});
-        let ok = apply(PatchType::Json, &t, &json!([{"op": "replace", "path": "/spec/replicas", "value": 3}, {"op": "add", "path": "/spec/l/-", "value": 2}]));
+        let ok = apply(
+            PatchType::Json,
+            &t,
+            &json!([{"op": "replace", "path": "/spec/replicas", "value": 3}, {"op": "add", "path": "/spec/l/-", "value": 2}]),
+        );
         assert_eq!(ok.unwrap(), json!({"spec": {"replicas": 3, "l": [1, 2]}}));
         assert!(apply(PatchType::Json, &t, &json!([{"op": "remove", "path": "/spec/nope"}])).is_err());
         assert!(apply(PatchType::Json, &t, &json!({"op": "add"})).is_err());

@@ -32,7 +32,7 @@ impl Include {
 pub(crate) fn wants_table(accept: &str) -> bool {
     accept.split(',').any(|t| {
         let params: Vec<&str> = t.split(';').map(str::trim).collect();
-        params.contains(&"as=Table") && params.iter().any(|p| *p == "g=meta.k8s.io") && params.first() == Some(&"application/json")
+        params.contains(&"as=Table") && params.contains(&"g=meta.k8s.io") && params.first() == Some(&"application/json")
     })
 }
 
@@ -80,7 +80,9 @@ mod tests {
 
     #[test]
     fn kubectls_accept_header_asks_for_a_table() {
-        assert!(wants_table("application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json"));
+        assert!(wants_table(
+            "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json"
+        ));
         assert!(!wants_table("application/json"));
         assert!(!wants_table("application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io"));
     }

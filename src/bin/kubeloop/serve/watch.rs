@@ -58,7 +58,10 @@ impl Watcher {
 
     fn bookmark(&self, revision: u64) -> bool {
         let info = self.kind.info();
-        self.send("BOOKMARK", json!({"kind": info.name, "apiVersion": info.api_version, "metadata": {"resourceVersion": revision.to_string()}}))
+        self.send(
+            "BOOKMARK",
+            json!({"kind": info.name, "apiVersion": info.api_version, "metadata": {"resourceVersion": revision.to_string()}}),
+        )
     }
 
     /// The initial-events-end bookmark `sendInitialEvents=true` asks for.
