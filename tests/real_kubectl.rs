@@ -330,3 +330,47 @@ fn worked_example_end_to_end() {
     let available = ok(&["get", "deployment", "web", "-o=jsonpath={.status.conditions[?(@.type==\"Available\")].status}"]);
     assert_eq!(available, "True");
 }
+
+/// `kubectl get -w`: the list, then a line per change as the watch hears it — what the console's
+/// own `get -w` prints for the same changes.
+#[test]
+fn get_watch_prints_what_the_console_prints() {
+    let Some(kubectl) = kubectl_or_skip() else { return };
+    let server = paused("30s");
+    let mut session = console("30s");
+    let mut watch = std::process::Command::new(&kubectl)
+        .args(["-s", &server.url, "get", "pods", "-w"])
+        .env("KUBECONFIG", "/dev/null")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("kubectl runs");
+    let stdout = watch.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let read_until_quiet = |rx: &std::sync::mpsc::Receiver<String>| {
+        let mut lines = Vec::new();
+        while let Ok(line) = rx.recv_timeout(std::time::Duration::from_millis(1500)) {
+            lines.push(line);
+        }
+        lines
+    };
+    let mut real = read_until_quiet(&rx);
+    let ours_list = session.execute("kubectl get pods -w");
+    let pod = session.sim().objects(kubeloop::model::Kind::Pod).next().unwrap().meta().name.to_string();
+    run(&kubectl, &server, &["delete", "pod", &pod, "--wait=false"]);
+    server.sim("advance 5s");
+    real.extend(read_until_quiet(&rx));
+    let _ = watch.kill();
+    let _ = watch.wait();
+    let mut ours: Vec<String> = ours_list.stdout.lines().map(str::to_string).collect();
+    session.execute(&format!("kubectl delete pod {pod} --wait=false"));
+    session.execute("sim advance 5s");
+    ours.extend(session.take_stream().stdout.lines().filter(|l| !l.starts_with("$ ") && !l.contains(" deleted")).map(str::to_string));
+    assert_eq!(real, ours);
+    assert!(real.len() > 4, "the watch printed changes: {real:?}");
+}

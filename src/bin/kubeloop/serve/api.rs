@@ -25,6 +25,7 @@ use hyper::http::request::Parts;
 use hyper::{Method, Request, Response};
 use kubeloop::api::{ApiError, ApiRequest, ApiResponse, DeleteRequest, ListRequest, Reason};
 use kubeloop::command::printers;
+use kubeloop::command::sim_verbs::format_sim_time;
 use kubeloop::model::{Kind, Object, ObjectKey};
 use serde_json::{json, Value};
 use std::cell::RefCell;
@@ -211,6 +212,17 @@ fn sim(cluster: &mut Cluster, body: &[u8]) -> Response<Body> {
             }
             Err(e) => text_response(400, e),
         };
+    }
+    // `advance` steps as the clock does, so that watches hear each change when it happens.
+    if let ["sim", "advance", d] = words.as_slice() {
+        if let Ok(d) = kubeloop::model::Duration::parse(d) {
+            let target = cluster.session.sim().now() + d;
+            cluster.advance_to(target, std::time::Instant::now());
+            cluster.rebase_clock();
+            let now = kubeloop::model::Duration(cluster.session.sim().now().0);
+            let (d, now) = (format_sim_time(d), format_sim_time(now));
+            return text_response(200, format!("advanced {d} to {now}\n"));
+        }
     }
     let out = cluster.session.execute(&line);
     cluster.rebase_clock();

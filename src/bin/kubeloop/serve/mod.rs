@@ -77,14 +77,32 @@ impl Cluster {
     fn tick(&mut self, wall: Instant) {
         let target = self.clock.target(wall);
         if target > self.session.sim().now() {
-            self.session.advance_to(target);
+            self.advance_to(target, wall);
         }
+        watch::deliver(self.session.sim(), &mut self.watchers, wall);
+    }
+
+    /// Moves the simulation to `target` one simulated instant at a time, the watches hearing each
+    /// instant's changes as they happen (so a Table row's age is its age when it changed, as
+    /// kube-apiserver sends it, and the console's `get -w` prints it).
+    fn advance_to(&mut self, target: Time, wall: Instant) {
+        loop {
+            let next = self.session.sim().next_time().filter(|t| *t < target);
+            self.session.advance_to(next.unwrap_or(target));
+            watch::deliver(self.session.sim(), &mut self.watchers, wall);
+            if next.is_none() {
+                break;
+            }
+        }
+        self.log_stream();
+    }
+
+    fn log_stream(&mut self) {
         let stream = self.session.take_stream();
         if !stream.stdout.is_empty() || !stream.stderr.is_empty() {
             // The scenario's timeline commands and what they printed: the server's log.
             let _ = std::io::Write::write_all(&mut std::io::stderr(), format!("{}{}", stream.stdout, stream.stderr).as_bytes());
         }
-        watch::deliver(self.session.sim(), &mut self.watchers, wall);
     }
 }
 
