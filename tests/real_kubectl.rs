@@ -195,6 +195,7 @@ metadata:
   name: solo
   labels: {app: solo}
 spec:
+  dnsPolicy: ClusterFirst
   containers:
   - name: c
     image: nginx:1.14.2
@@ -257,6 +258,14 @@ fn writes_say_and_do_what_the_console_does() {
     for args in &steps {
         check(&mut session, args);
     }
+    // The field kubeloop does not simulate is named, by the server's Warning header.
+    let warned = run(&kubectl, &server, &["apply", "-f", pod]);
+    assert!(
+        warned.stderr.contains("Warning: kubeloop does not simulate spec.dnsPolicy: it is not stored and has no effect here"),
+        "{}",
+        warned.stderr
+    );
+    session.execute(&format!("kubectl apply -f {pod}"));
     std::fs::write(api, API.replace("replicas: 2", "replicas: 3")).unwrap();
     session.add_file(api, &API.replace("replicas: 2", "replicas: 3"));
     check(&mut session, &["apply", "-f", api]);

@@ -24,6 +24,7 @@ use hyper::body::Incoming;
 use hyper::http::request::Parts;
 use hyper::{Method, Request, Response};
 use kubeloop::api::{ApiError, ApiRequest, ApiResponse, DeleteRequest, ListRequest, Reason};
+use kubeloop::command::kubectl::unmodelled;
 use kubeloop::command::printers;
 use kubeloop::command::sim_verbs::format_sim_time;
 use kubeloop::model::{Kind, Object, ObjectKey};
@@ -456,7 +457,15 @@ fn unsupported_media(types: &[&str]) -> Response<Body> {
 }
 
 /// Decodes a body as an object of the path's kind, in the path's namespace.
-fn decode(target: &Target, mut value: Value) -> Result<Object, Response<Body>> {
+/// An object decoded from a body, and the warnings kubectl relays for it.
+struct Decoded {
+    object: Object,
+    /// The fields kubeloop reads but does not simulate, as the console names them
+    /// (`kubectl::unmodelled`), sent as `Warning` headers.
+    warnings: Vec<String>,
+}
+
+fn decode(target: &Target, mut value: Value) -> Result<Decoded, Response<Body>> {
     let info = target.kind.info();
     let api_version = value.get("apiVersion").and_then(Value::as_str).unwrap_or_default().to_string();
     let kind = value.get("kind").and_then(Value::as_str).unwrap_or_default().to_string();
@@ -492,15 +501,32 @@ fn decode(target: &Target, mut value: Value) -> Result<Object, Response<Body>> {
     } else if target.kind.namespaced() {
         return Err(failure(Reason::BadRequest, "the namespace of the object is missing from the request path"));
     }
-    Object::from_json(value).map_err(|e| failure(Reason::BadRequest, &e))
+    let object = Object::from_json(value.clone()).map_err(|e| {
+        // As the console's kubectl words the API server's refusal to decode (`kubectl::apply`).
+        let detail = e.split_once(": ").map_or(e.as_str(), |(_, d)| d);
+        let version = info.version();
+        failure(Reason::BadRequest, &format!("{} in version {version:?} cannot be handled as a {}: {detail}", info.name, info.name))
+    })?;
+    let mut warnings = unmodelled::warnings(&value, &wire(&object));
+    warnings.extend(unmodelled::approximations(&object));
+    Ok(Decoded { object, warnings })
 }
 
-fn submit_write(cluster: &mut Cluster, request: ApiRequest, kind: Kind, name: &str, code: u16) -> Response<Body> {
-    match cluster.session.sim_mut().submit(request) {
+fn submit_write(cluster: &mut Cluster, request: ApiRequest, kind: Kind, name: &str, code: u16, warnings: &[String]) -> Response<Body> {
+    let mut response = match cluster.session.sim_mut().submit(request) {
         Ok(ApiResponse::Object(o)) => json_response(code, &wire(&o)),
         Ok(_) => success(code),
-        Err(e) => api_error(&e, Some(kind), name),
+        Err(e) => return api_error(&e, Some(kind), name),
+    };
+    for warning in warnings {
+        // `Warning: 299 - "text"`, which kubectl prints as `Warning: text`.
+        let text = warning.strip_prefix("Warning: ").unwrap_or(warning);
+        let quoted = serde_json::to_string(text).unwrap_or_default();
+        if let Ok(value) = hyper::header::HeaderValue::from_str(&format!("299 - {quoted}")) {
+            response.headers_mut().append("Warning", value);
+        }
     }
+    response
 }
 
 fn success(code: u16) -> Response<Body> {
@@ -508,12 +534,12 @@ fn success(code: u16) -> Response<Body> {
 }
 
 fn create(cluster: &mut Cluster, parts: &Parts, target: &Target, body: &[u8]) -> Response<Body> {
-    let object = match read_body(parts, body).and_then(|v| decode(target, v)) {
-        Ok(o) => o,
+    let Decoded { object, warnings } = match read_body(parts, body).and_then(|v| decode(target, v)) {
+        Ok(d) => d,
         Err(r) => return r,
     };
     let name = object.meta().name.to_string();
-    submit_write(cluster, ApiRequest::Create(object), target.kind, &name, 201)
+    submit_write(cluster, ApiRequest::Create(object), target.kind, &name, 201, &warnings)
 }
 
 fn check_name(object: &Object, name: &str) -> Result<(), Response<Body>> {
@@ -526,15 +552,15 @@ fn check_name(object: &Object, name: &str) -> Result<(), Response<Body>> {
 }
 
 fn update(cluster: &mut Cluster, parts: &Parts, target: &Target, name: &str, body: &[u8], status: bool) -> Response<Body> {
-    let object = match read_body(parts, body).and_then(|v| decode(target, v)) {
-        Ok(o) => o,
+    let Decoded { object, warnings } = match read_body(parts, body).and_then(|v| decode(target, v)) {
+        Ok(d) => d,
         Err(r) => return r,
     };
     if let Err(r) = check_name(&object, name) {
         return r;
     }
     let request = if status { ApiRequest::UpdateStatus(object) } else { ApiRequest::Update(object) };
-    submit_write(cluster, request, target.kind, name, 200)
+    submit_write(cluster, request, target.kind, name, 200, if status { &[] } else { &warnings })
 }
 
 /// The object a request names, or the failure to answer.
@@ -577,15 +603,15 @@ fn patch_with(cluster: &mut Cluster, parts: &Parts, target: &Target, name: &str,
         Err(r) => return r,
     };
     let result = patched(parts, body, &wire(&current)).and_then(|v| decode(target, v));
-    let object = match result {
-        Ok(o) => o,
+    let Decoded { object, warnings } = match result {
+        Ok(d) => d,
         Err(r) => return r,
     };
     if let Err(r) = check_name(&object, name) {
         return r;
     }
     let request = if status { ApiRequest::UpdateStatus(object) } else { ApiRequest::Update(object) };
-    submit_write(cluster, request, target.kind, name, 200)
+    submit_write(cluster, request, target.kind, name, 200, if status { &[] } else { &warnings })
 }
 
 /// `DeleteOptions` from the body and the query.
@@ -622,7 +648,7 @@ fn delete_request(target: &Target, name: &str, query: &Query, body: &[u8]) -> Re
 
 fn delete(cluster: &mut Cluster, query: &Query, target: &Target, name: &str, body: &[u8]) -> Response<Body> {
     match delete_request(target, name, query, body) {
-        Ok(request) => submit_write(cluster, ApiRequest::Delete(request), target.kind, name, 200),
+        Ok(request) => submit_write(cluster, ApiRequest::Delete(request), target.kind, name, 200, &[]),
         Err(r) => r,
     }
 }
@@ -693,7 +719,7 @@ fn subresource(cluster: &mut Cluster, parts: &Parts, query: &Query, target: &Tar
             &format!("kubeloop simulates containers and does not run them: pods/{sub} is not available in a simulated cluster"),
         ),
         (Kind::Namespace, "finalize", &Method::PUT) => match read_body(parts, body).and_then(|v| decode(target, v)) {
-            Ok(o) => submit_write(cluster, ApiRequest::Finalize(o), target.kind, name, 200),
+            Ok(d) => submit_write(cluster, ApiRequest::Finalize(d.object), target.kind, name, 200, &[]),
             Err(r) => r,
         },
         (_, "status" | "scale" | "binding" | "eviction" | "log" | "finalize", _) => method_not_allowed(method),
