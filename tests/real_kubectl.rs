@@ -383,3 +383,34 @@ fn get_watch_prints_what_the_console_prints() {
     assert_eq!(real, ours);
     assert!(real.len() > 4, "the watch printed changes: {real:?}");
 }
+
+/// Rollouts and a drain at speed: `set image` then `rollout status` waits for the new
+/// ReplicaSet, `history` lists both revisions, `undo` and `restart` roll again, and `drain`
+/// evicts a node's pods (through pods/eviction) until the Deployment runs on the other node.
+#[test]
+fn rollouts_and_drain_at_speed() {
+    let Some(kubectl) = kubectl_or_skip() else { return };
+    let server = Server::start(&["--seed", SEED, "--speed", "10"]);
+    let ok = |args: &[&str]| {
+        let r = run(&kubectl, &server, args);
+        assert!(r.ok, "kubectl {}: {}{}", args.join(" "), r.stdout, r.stderr);
+        r.stdout
+    };
+    let image = || ok(&["get", "deployment", "web", "-o=jsonpath={.spec.template.spec.containers[0].image}"]);
+    ok(&["rollout", "status", "deployment/web", "--timeout=120s"]);
+    ok(&["set", "image", "deployment/web", "nginx=nginx:1.16.1"]);
+    assert!(ok(&["rollout", "status", "deployment/web", "--timeout=120s"]).ends_with("deployment \"web\" successfully rolled out\n"));
+    let history = ok(&["rollout", "history", "deployment/web"]);
+    assert!(history.contains("\n1 ") && history.contains("\n2 "), "{history}");
+    assert_eq!(ok(&["rollout", "undo", "deployment/web"]), "deployment.apps/web rolled back\n");
+    ok(&["rollout", "status", "deployment/web", "--timeout=120s"]);
+    assert_eq!(image(), "nginx:1.14.2");
+    assert_eq!(ok(&["rollout", "restart", "deployment/web"]), "deployment.apps/web restarted\n");
+    ok(&["rollout", "status", "deployment/web", "--timeout=120s"]);
+    let drained = ok(&["drain", "node-2", "--ignore-daemonsets", "--timeout=120s"]);
+    assert!(drained.contains("evicted") && drained.ends_with("node/node-2 drained\n"), "{drained}");
+    ok(&["wait", "--for=condition=Available", "deployment/web", "--timeout=120s"]);
+    ok(&["wait", "--for=condition=Ready", "pod", "-l", "app=web", "--timeout=120s"]);
+    let nodes = ok(&["get", "pods", "-l", "app=web", "-o=jsonpath={.items[*].spec.nodeName}"]);
+    assert!(!nodes.is_empty() && nodes.split(' ').all(|n| n == "node-1"), "{nodes}");
+}

@@ -267,7 +267,7 @@ fn resource(cluster: &mut Cluster, parts: &Parts, query: &Query, target: &Target
         (&Method::POST, None) => create(cluster, parts, target, body),
         (&Method::PUT, Some(name)) => update(cluster, parts, target, name, body, false),
         (&Method::PATCH, Some(name)) => patch_object(cluster, parts, target, name, body),
-        (&Method::DELETE, Some(name)) => delete(cluster, query, target, name, body),
+        (&Method::DELETE, Some(name)) => delete(cluster, parts, query, target, name, body),
         (&Method::DELETE, None) => delete_collection(cluster, query, target),
         _ => method_not_allowed(method),
     }
@@ -646,7 +646,18 @@ fn delete_request(target: &Target, name: &str, query: &Query, body: &[u8]) -> Re
     Ok(request)
 }
 
-fn delete(cluster: &mut Cluster, query: &Query, target: &Target, name: &str, body: &[u8]) -> Response<Body> {
+/// A body in a media type kube-apiserver reads and kubeloop does not (protobuf): 415, which
+/// client-go answers by sending the request again as JSON.
+fn unreadable(parts: &Parts, body: &[u8]) -> Option<Response<Body>> {
+    let content_type = header(parts, "content-type").split(';').next().unwrap_or_default().trim();
+    let readable = ["", "application/json", "application/yaml"].contains(&content_type);
+    (!body.is_empty() && !readable).then(|| unsupported_media(&["application/json", "application/yaml"]))
+}
+
+fn delete(cluster: &mut Cluster, parts: &Parts, query: &Query, target: &Target, name: &str, body: &[u8]) -> Response<Body> {
+    if let Some(refused) = unreadable(parts, body) {
+        return refused;
+    }
     match delete_request(target, name, query, body) {
         Ok(request) => submit_write(cluster, ApiRequest::Delete(request), target.kind, name, 200, &[]),
         Err(r) => r,
@@ -705,7 +716,7 @@ fn subresource(cluster: &mut Cluster, parts: &Parts, query: &Query, target: &Tar
         (_, "status", &Method::PATCH) => patch_with(cluster, parts, target, name, body, true),
         (kind, "scale", _) if discovery::has_scale(kind) => super::scale::handle(cluster, parts, target, name, body),
         (Kind::Pod, "binding", &Method::POST) => bind(cluster, parts, target, name, body),
-        (Kind::Pod, "eviction", &Method::POST) => evict(cluster, query, target, name, body),
+        (Kind::Pod, "eviction", &Method::POST) => evict(cluster, parts, query, target, name, body),
         (Kind::Pod, "log", &Method::GET) => match current(cluster, target, name) {
             // No container writes anything the simulation keeps: an honest empty log.
             Ok(_) => Response::builder()
@@ -742,8 +753,11 @@ fn bind(cluster: &mut Cluster, parts: &Parts, target: &Target, name: &str, body:
     }
 }
 
-fn evict(cluster: &mut Cluster, query: &Query, target: &Target, name: &str, body: &[u8]) -> Response<Body> {
-    let eviction: Value = serde_json::from_slice(body).unwrap_or(json!({}));
+fn evict(cluster: &mut Cluster, parts: &Parts, query: &Query, target: &Target, name: &str, body: &[u8]) -> Response<Body> {
+    let eviction = match read_body(parts, body) {
+        Ok(v) => v,
+        Err(r) => return r,
+    };
     let options = eviction.get("deleteOptions").map(|o| serde_json::to_vec(o).unwrap_or_default()).unwrap_or_default();
     match delete_request(target, name, query, &options) {
         Ok(request) => match cluster.session.sim_mut().submit(ApiRequest::Evict(request)) {

@@ -105,9 +105,16 @@ pub(crate) fn resource_list(group: &str, version: &str) -> Option<Value> {
                 "name": format!("{}/{sub}", kind.plural()), "singularName": "", "namespaced": kind.namespaced(),
                 "kind": sub_kind, "verbs": verbs,
             });
-            if sub == "scale" {
-                r["group"] = "autoscaling".into();
-                r["version"] = "v1".into();
+            // Subresources that speak another group's kind say which (kubectl drain looks for
+            // pods/eviction's group and version before it evicts rather than deletes).
+            let other_group = match sub {
+                "scale" => Some(("autoscaling", "v1")),
+                "eviction" => Some(("policy", "v1")),
+                _ => None,
+            };
+            if let Some((g, v)) = other_group {
+                r["group"] = g.into();
+                r["version"] = v.into();
             }
             resources.push(r);
         }
