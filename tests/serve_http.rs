@@ -311,3 +311,57 @@ fn the_server_survives_malformed_requests() {
     }
     assert_eq!(get_json(&server, "/version")["gitVersion"], "v1.32.0");
 }
+
+/// `--kubeconfig` writes a kubeconfig whose context `kubeloop` reaches the server, with no other
+/// flag; Ctrl-C (SIGINT) stops the server cleanly, saying so.
+#[test]
+fn kubeconfig_and_ctrl_c() {
+    use std::io::{BufRead, BufReader};
+    let path = std::env::temp_dir().join(format!("kubeloop-kubeconfig-{}.yaml", std::process::id()));
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kubeloop"))
+        .args(["serve", "--address", "127.0.0.1:0", "--speed", "0", "--kubeconfig"])
+        .arg(&path)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    out.read_line(&mut first).unwrap();
+    let url = first.split_whitespace().find(|w| w.starts_with("http://")).unwrap().to_string();
+    let config = std::fs::read_to_string(&path).unwrap();
+    assert!(config.contains(&format!("server: {url}")) && config.contains("current-context: kubeloop"), "{config}");
+    let docs = yaml_serde::from_str::<serde_json::Value>(&config).unwrap();
+    assert_eq!(docs["contexts"][0]["name"], "kubeloop");
+    assert_eq!(docs["contexts"][0]["context"]["cluster"], "kubeloop");
+    assert_eq!(docs["users"][0]["name"], "kubeloop");
+    if let Some(kubectl) = serve::kubectl() {
+        let got = std::process::Command::new(kubectl).args(["get", "namespaces", "-o", "name"]).env("KUBECONFIG", &path).output().unwrap();
+        assert!(String::from_utf8_lossy(&got.stdout).contains("namespace/default"), "{got:?}");
+    }
+    let status = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    let exit = child.wait().unwrap();
+    assert!(exit.success(), "Ctrl-C stops it cleanly: {exit:?}");
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut out, &mut rest).unwrap();
+    assert!(rest.ends_with("stopped\n"), "{rest:?}");
+    let _ = std::fs::remove_file(&path);
+}
+
+/// Served beyond loopback, it warns that nothing authenticates the clients.
+#[test]
+fn another_address_than_loopback_is_served_with_a_warning() {
+    use std::io::{BufRead, BufReader};
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kubeloop"))
+        .args(["serve", "--address", "0.0.0.0:0", "--speed", "0"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().unwrap()).read_line(&mut line).unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(line.starts_with("warning: serving the Kubernetes API on 0.0.0.0:") && line.contains("no authentication"), "{line}");
+}
