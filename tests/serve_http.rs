@@ -365,3 +365,37 @@ fn another_address_than_loopback_is_served_with_a_warning() {
     let _ = child.wait();
     assert!(line.starts_with("warning: serving the Kubernetes API on 0.0.0.0:") && line.contains("no authentication"), "{line}");
 }
+
+/// `sim` verbs from outside: `kubeloop sim --server URL …`, and the same binary as the kubectl
+/// plugin `kubectl-sim` (`kubectl sim …`), which finds the server in `$KUBELOOP_SERVER`.
+#[test]
+fn sim_verbs_from_another_terminal() {
+    let server = Server::start(&["--speed", "0"]);
+    let kubeloop = env!("CARGO_BIN_EXE_kubeloop");
+    let out = std::process::Command::new(kubeloop).args(["sim", "--server", &server.url, "advance", "30s"]).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "advanced 30s to 30s\n");
+    let bad = std::process::Command::new(kubeloop).args(["sim", "--server", &server.url, "fly"]).output().unwrap();
+    assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).starts_with("error: unknown sim command \"fly\""), "{bad:?}");
+    let plugins = std::env::temp_dir().join(format!("kubeloop-plugin-{}", std::process::id()));
+    std::fs::create_dir_all(&plugins).unwrap();
+    let plugin = plugins.join("kubectl-sim");
+    let _ = std::fs::remove_file(&plugin);
+    std::os::unix::fs::symlink(kubeloop, &plugin).unwrap();
+    let stopped =
+        std::process::Command::new(&plugin).args(["stop", "kube-scheduler"]).env("KUBELOOP_SERVER", &server.url).output().unwrap();
+    assert!(stopped.status.success(), "{stopped:?}");
+    if let Some(kubectl) = serve::kubectl() {
+        let path = format!("{}:{}", plugins.display(), std::env::var("PATH").unwrap_or_default());
+        let status = std::process::Command::new(kubectl)
+            .args(["sim", "status"])
+            .env("PATH", path)
+            .env("KUBELOOP_SERVER", &server.url)
+            .output()
+            .unwrap();
+        assert!(status.status.success(), "{status:?}");
+        let text = String::from_utf8_lossy(&status.stdout);
+        assert!(text.lines().any(|l| l.starts_with("kube-scheduler ") && l.contains(" Stopped ")), "{text}");
+    }
+    let _ = std::fs::remove_dir_all(&plugins);
+}

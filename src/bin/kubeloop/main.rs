@@ -23,6 +23,7 @@ const USAGE: &str = "Usage:
   kubeloop run SCENARIO [--seed N] [--until DURATION] [--trace text|json]
   kubeloop shell [SCENARIO] [--seed N]
   kubeloop serve [SCENARIO] [--seed N] [--address HOST:PORT] [--speed X] [--kubeconfig PATH]
+  kubeloop sim [--server URL] VERB...
   kubeloop scenarios
   kubeloop --help | --version
 
@@ -39,6 +40,9 @@ serve  runs the simulation against the wall clock (--speed 1 by default; 0 pause
        one), for the real kubectl: `kubectl -s http://ADDRESS get pods`. --kubeconfig writes a
        kubeconfig whose context `kubeloop` points there. No authentication: another address than
        loopback is served with a warning. Ctrl-C stops it.
+sim    sends a sim verb (advance 30s, stop kube-scheduler, speed 2, pause, resume …) to a running
+       serve at --server (default $KUBELOOP_SERVER, else http://127.0.0.1:6443). Installed as
+       kubectl-sim, it is the kubectl plugin `kubectl sim VERB...`.
 ";
 
 /// The most simulated time `run` spends settling after the timeline when no --until is given.
@@ -46,6 +50,11 @@ const SETTLE_AFTER_TIMELINE: Duration = Duration::mins(5);
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    // Installed as `kubectl-sim`, kubectl runs it for `kubectl sim VERB…`.
+    let invoked_as = std::env::args().next().unwrap_or_default();
+    if std::path::Path::new(&invoked_as).file_name().is_some_and(|n| n == "kubectl-sim") {
+        return remote_sim(&args);
+    }
     match args.first().map(String::as_str) {
         None | Some("--help" | "-h" | "help") => {
             out(USAGE);
@@ -65,6 +74,7 @@ fn main() -> ExitCode {
         Some("run") => with_usage(run(&args[1..])),
         Some("shell") => with_usage(shell(&args[1..])),
         Some("serve") => with_usage(serve(&args[1..])),
+        Some("sim") => remote_sim(&args[1..]),
         Some(other) => usage_error(&format!("unknown command {other:?}")),
     }
 }
@@ -244,6 +254,31 @@ fn drive(session: &mut Session, until: Time, flush: &mut impl FnMut(&mut Session
         flush(session);
         if next.is_none() || session.sim().now() >= until {
             break;
+        }
+    }
+}
+
+/// `sim [--server URL] VERB…`: the verb to a running `kubeloop serve`.
+fn remote_sim(args: &[String]) -> ExitCode {
+    let (server, words) = match args {
+        [flag, url, rest @ ..] if flag == "--server" => (url.clone(), rest),
+        [flag, rest @ ..] if flag.starts_with("--server=") => (flag["--server=".len()..].to_string(), rest),
+        rest => (serve::remote::default_server(), rest),
+    };
+    if words.is_empty() {
+        return usage_error("sim needs a VERB (see `sim help` in `kubeloop shell`)");
+    }
+    match serve::remote::send(&server, &words.join(" ")) {
+        Ok(text) => {
+            out(&text);
+            ExitCode::SUCCESS
+        }
+        Err(text) => {
+            err(&text);
+            if !text.ends_with('\n') {
+                err("\n");
+            }
+            ExitCode::FAILURE
         }
     }
 }
