@@ -131,6 +131,7 @@ fn get_prints_what_the_console_prints() {
         vec!["get", "services", "-o", "wide"],
         vec!["get", "services", "-A"],
         vec!["get", "namespaces"],
+        vec!["get", "all"],
         vec!["get", "pods", "-n", "kube-system"],
         vec!["get", "deployment", "nope"],
     ];
@@ -239,6 +240,13 @@ fn writes_say_and_do_what_the_console_does() {
         vec!["create", "-f", pod],
         vec!["apply", "-f", api],
         vec!["apply", "-f", api],
+        // kubectl's typed clients send these as protobuf.
+        vec!["create", "deployment", "api2", "--image=nginx:1.14.2", "--replicas=2"],
+        vec!["create", "namespace", "team"],
+        vec!["create", "configmap", "cfg", "--from-literal=a=b"],
+        vec!["create", "secret", "generic", "s", "--from-literal=x=y"],
+        vec!["create", "job", "pi", "--image=perl:5.34.0", "--", "perl", "-Mbignum=bpi", "-wle", "print bpi(20)"],
+        vec!["create", "poddisruptionbudget", "pdb", "--selector=app=web", "--min-available=2"],
         vec!["scale", "deployment", "web", "--replicas=4"],
         vec!["scale", "deployment", "nope", "--replicas=4"],
         vec!["delete", "pod", &target, "--wait=false"],

@@ -15,6 +15,7 @@ use super::discovery;
 use super::filter::Filter;
 use super::openapi;
 use super::patch::{self, PatchType};
+use super::proto;
 use super::status::{self, api_error, failure, json_response};
 use super::table::{self, Include};
 use super::watch::Watcher;
@@ -439,7 +440,8 @@ pub(crate) fn read_body(parts: &Parts, body: &[u8]) -> Result<Value, Response<Bo
             }
             Ok(docs.remove(0))
         }
-        _ => Err(unsupported_media(&["application/json", "application/yaml"])),
+        "application/vnd.kubernetes.protobuf" => proto::decode_body(body).map_err(|e| failure(Reason::BadRequest, &e)),
+        _ => Err(unsupported_media(&["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"])),
     }
 }
 
@@ -615,12 +617,10 @@ fn patch_with(cluster: &mut Cluster, parts: &Parts, target: &Target, name: &str,
 }
 
 /// `DeleteOptions` from the body and the query.
-fn delete_request(target: &Target, name: &str, query: &Query, body: &[u8]) -> Result<DeleteRequest, Response<Body>> {
-    let options: Value = if body.is_empty() {
-        json!({})
-    } else {
-        serde_json::from_slice(body).map_err(|e| failure(Reason::BadRequest, &format!("error decoding DeleteOptions: {e}")))?
-    };
+fn delete_request(target: &Target, name: &str, query: &Query, options: &Value) -> Result<DeleteRequest, Response<Body>> {
+    if !options.is_object() {
+        return Err(failure(Reason::BadRequest, "error decoding DeleteOptions: expected an object"));
+    }
     if let Some(kind) = options.get("kind").and_then(Value::as_str).filter(|k| *k != "DeleteOptions") {
         return Err(failure(Reason::BadRequest, &format!("the body of the request is a {kind}, not DeleteOptions")));
     }
@@ -646,19 +646,9 @@ fn delete_request(target: &Target, name: &str, query: &Query, body: &[u8]) -> Re
     Ok(request)
 }
 
-/// A body in a media type kube-apiserver reads and kubeloop does not (protobuf): 415, which
-/// client-go answers by sending the request again as JSON.
-fn unreadable(parts: &Parts, body: &[u8]) -> Option<Response<Body>> {
-    let content_type = header(parts, "content-type").split(';').next().unwrap_or_default().trim();
-    let readable = ["", "application/json", "application/yaml"].contains(&content_type);
-    (!body.is_empty() && !readable).then(|| unsupported_media(&["application/json", "application/yaml"]))
-}
-
 fn delete(cluster: &mut Cluster, parts: &Parts, query: &Query, target: &Target, name: &str, body: &[u8]) -> Response<Body> {
-    if let Some(refused) = unreadable(parts, body) {
-        return refused;
-    }
-    match delete_request(target, name, query, body) {
+    let options = if body.is_empty() { Ok(json!({})) } else { read_body(parts, body) };
+    match options.and_then(|options| delete_request(target, name, query, &options)) {
         Ok(request) => submit_write(cluster, ApiRequest::Delete(request), target.kind, name, 200, &[]),
         Err(r) => r,
     }
@@ -758,7 +748,7 @@ fn evict(cluster: &mut Cluster, parts: &Parts, query: &Query, target: &Target, n
         Ok(v) => v,
         Err(r) => return r,
     };
-    let options = eviction.get("deleteOptions").map(|o| serde_json::to_vec(o).unwrap_or_default()).unwrap_or_default();
+    let options = eviction.get("deleteOptions").cloned().unwrap_or(json!({}));
     match delete_request(target, name, query, &options) {
         Ok(request) => match cluster.session.sim_mut().submit(ApiRequest::Evict(request)) {
             Ok(_) => success(201),

@@ -119,6 +119,8 @@ pub(crate) fn resource_list(group: &str, version: &str) -> Option<Value> {
             resources.push(r);
         }
     }
+    // kube-apiserver's installer lists a group version's paths sorted by name.
+    resources.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
     let gv = if group.is_empty() { version.to_string() } else { format!("{group}/{version}") };
     Some(json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources}))
 }

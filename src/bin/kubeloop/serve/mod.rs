@@ -16,6 +16,7 @@ mod discovery;
 mod filter;
 mod openapi;
 mod patch;
+mod proto;
 pub mod remote;
 mod scale;
 mod status;
