@@ -132,6 +132,11 @@ fn get_prints_what_the_console_prints() {
         vec!["get", "services", "-A"],
         vec!["get", "namespaces"],
         vec!["get", "all"],
+        vec!["get", "events"],
+        vec!["get", "events", "-o", "wide"],
+        vec!["get", "endpointslices", "-A"],
+        vec!["get", "leases", "-n", "kube-node-lease"],
+        vec!["get", "pods", "-o", "wide", "--show-labels", "-L", "app"],
         vec!["get", "pods", "-n", "kube-system"],
         vec!["get", "deployment", "nope"],
     ];
