@@ -291,7 +291,8 @@ fn writes_say_and_do_what_the_console_does() {
     assert!(failures.is_empty(), "{} differ:\n{}", failures.len(), failures.join("\n"));
 }
 
-/// Verbs the console does not have yet, checked by their effect on the served objects.
+/// Verbs the console does not have (or prints differently), checked by their effect on the
+/// served objects.
 #[test]
 fn label_annotate_patch_and_set_image_change_the_served_objects() {
     let Some(kubectl) = kubectl_or_skip() else { return };
@@ -314,6 +315,14 @@ fn label_annotate_patch_and_set_image_change_the_served_objects() {
     assert_eq!(spec, "5 2 nginx nginx:1.17", "strategic merge kept the container list, merged by name");
     let bad = run(&kubectl, &server, &["patch", "deployment", "web", "--type=json", "-p", r#"[{"op":"remove","path":"/spec/nope"}]"#]);
     assert!(!bad.ok && bad.stderr.contains("Error from server"), "{}", bad.stderr);
+    assert_eq!(ok(&["expose", "deployment", "web", "--port=80"]), "service/web exposed\n");
+    assert_eq!(ok(&["get", "service", "web", "-o=jsonpath={.spec.selector.app} {.spec.ports[0].port}"]), "web 80");
+    assert_eq!(ok(&["run", "one", "--image=busybox:1.36", "--", "sleep", "3600"]), "pod/one created\n");
+    let resources = ok(&["api-resources"]);
+    let deployments = resources.lines().find(|l| l.starts_with("deployments ")).unwrap_or_default();
+    assert_eq!(deployments.split_whitespace().collect::<Vec<_>>(), ["deployments", "deploy", "apps/v1", "true", "Deployment"]);
+    let custom = ok(&["get", "pod", "one", "-o", "custom-columns=NAME:.metadata.name,IMAGE:.spec.containers[0].image"]);
+    assert_eq!(custom, "NAME   IMAGE\none    busybox:1.36\n");
     ok(&["cordon", "node-1"]);
     assert_eq!(ok(&["get", "node", "node-1", "-o=jsonpath={.spec.unschedulable}"]), "true");
     ok(&["taint", "node", "node-2", "dedicated=x:NoSchedule"]);
