@@ -407,3 +407,45 @@ fn sim_verbs_from_another_terminal() {
     }
     let _ = std::fs::remove_dir_all(&plugins);
 }
+
+/// A write with a stale resourceVersion is 409 Conflict and changes nothing; a watch that asks
+/// for them gets bookmarks, and one that asks for its initial events gets them and then the
+/// bookmark that says they are over.
+#[test]
+fn conflicts_bookmarks_and_initial_events() {
+    let server = paused();
+    let deployment = get_json(&server, "/apis/apps/v1/namespaces/default/deployments/web");
+    let mut stale = deployment.clone();
+    stale["metadata"]["resourceVersion"] = "1".into();
+    stale["spec"]["replicas"] = 5.into();
+    let before = revision(&server);
+    let (code, text) = server.http(
+        "PUT",
+        "/apis/apps/v1/namespaces/default/deployments/web",
+        &[("Content-Type", "application/json")],
+        stale.to_string().as_bytes(),
+    );
+    assert_eq!(code, 409, "{text}");
+    assert_eq!(status(&text)["reason"], "Conflict");
+    assert_eq!(revision(&server), before);
+
+    let (code, body) =
+        server.http("GET", &format!("/api/v1/nodes?watch=1&resourceVersion={before}&allowWatchBookmarks=true&timeoutSeconds=2"), &[], b"");
+    assert_eq!(code, 200);
+    let events: Vec<Value> = body.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(events.iter().any(|e| e["type"] == "BOOKMARK" && e["object"]["metadata"]["resourceVersion"].is_string()), "{body}");
+
+    let (code, body) = server.http(
+        "GET",
+        "/api/v1/nodes?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=1",
+        &[],
+        b"",
+    );
+    assert_eq!(code, 200);
+    let events: Vec<Value> = body.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let added: Vec<&str> =
+        events.iter().filter(|e| e["type"] == "ADDED").filter_map(|e| e["object"]["metadata"]["name"].as_str()).collect();
+    assert_eq!(added, ["node-1", "node-2"]);
+    assert_eq!(events[2]["type"], "BOOKMARK");
+    assert_eq!(events[2]["object"]["metadata"]["annotations"]["k8s.io/initial-events-end"], "true");
+}
