@@ -383,25 +383,29 @@ fn get_watch_prints_what_the_console_prints() {
             let _ = tx.send(line);
         }
     });
-    let read_until_quiet = |rx: &std::sync::mpsc::Receiver<String>| {
-        let mut lines = Vec::new();
-        while let Ok(line) = rx.recv_timeout(std::time::Duration::from_millis(1500)) {
-            lines.push(line);
-        }
-        lines
-    };
-    let mut real = read_until_quiet(&rx);
     let ours_list = session.execute("kubectl get pods -w");
     let pod = session.sim().objects(kubeloop::model::Kind::Pod).next().unwrap().meta().name.to_string();
+    let mut ours: Vec<String> = ours_list.stdout.lines().map(str::to_string).collect();
+    // The list first (the watch starts from its revision, so nothing after it can be missed,
+    // however late kubectl opens it), then the changes; each line waited for generously.
+    let wait = std::time::Duration::from_secs(30);
+    let mut real: Vec<String> = (0..ours.len()).map_while(|_| rx.recv_timeout(wait).ok()).collect();
+    // kubectl opens its watch as soon as it has printed the list: a row's age is its age when the
+    // server sends it, so the watch must be open before the clock moves.
+    std::thread::sleep(std::time::Duration::from_millis(500));
     run(&kubectl, &server, &["delete", "pod", &pod, "--wait=false"]);
     server.sim("advance 5s");
-    real.extend(read_until_quiet(&rx));
-    let _ = watch.kill();
-    let _ = watch.wait();
-    let mut ours: Vec<String> = ours_list.stdout.lines().map(str::to_string).collect();
     session.execute(&format!("kubectl delete pod {pod} --wait=false"));
     session.execute("sim advance 5s");
     ours.extend(session.take_stream().stdout.lines().filter(|l| !l.starts_with("$ ") && !l.contains(" deleted")).map(str::to_string));
+    while real.len() < ours.len() {
+        let Ok(line) = rx.recv_timeout(wait) else { break };
+        real.push(line);
+    }
+    // Nothing more than the console printed.
+    real.extend(rx.recv_timeout(std::time::Duration::from_millis(500)));
+    let _ = watch.kill();
+    let _ = watch.wait();
     assert_eq!(real, ours);
     assert!(real.len() > 4, "the watch printed changes: {real:?}");
 }
