@@ -290,7 +290,7 @@ fn object_response(code: u16, object: &Object, cluster: &Cluster, accept: &str, 
             Err(e) => return failure(Reason::BadRequest, &e),
         };
         let meta = json!({"resourceVersion": object.meta().resource_version.to_string()});
-        let t = table::table(object.kind(), &[(object, wire(object))], cluster.session.sim().now(), include, meta);
+        let t = table::table(object.kind(), &[object], cluster.session.sim().now(), include, meta);
         return json_response(code, &t);
     }
     json_response(code, &wire(object))
@@ -348,7 +348,7 @@ fn list(cluster: &mut Cluster, query: &Query, target: &Target, accept: &str) -> 
         meta["remainingItemCount"] = (admitted.len() - end).into();
     }
     if table::wants_table(accept) {
-        let rows: Vec<(&Object, Value)> = page.iter().map(|o| (o.as_ref(), wire(o))).collect();
+        let rows: Vec<&Object> = page.iter().map(|o| o.as_ref()).collect();
         return json_response(200, &table::table(target.kind, &rows, cluster.session.sim().now(), include, meta));
     }
     let items: Vec<Value> = page

@@ -49,10 +49,9 @@ impl Watcher {
 
     /// An object as this watch carries it: the object, or a one-row Table.
     pub(crate) fn encode(&self, object: &Object, now: Time, revision: u64) -> Value {
-        let wire = printers::object_json(object);
         match self.table {
-            None => wire,
-            Some(include) => table::table(self.kind, &[(object, wire)], now, include, json!({"resourceVersion": revision.to_string()})),
+            None => printers::object_json(object),
+            Some(include) => table::table(self.kind, &[object], now, include, json!({"resourceVersion": revision.to_string()})),
         }
     }
 
