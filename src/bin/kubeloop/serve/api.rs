@@ -16,7 +16,7 @@ use super::filter::Filter;
 use super::openapi;
 use super::patch::{self, PatchType};
 use super::proto;
-use super::status::{self, api_error, failure, json_response};
+use super::status::{self, api_error, failure, json_response, json_text_response};
 use super::table::{self, Include};
 use super::watch::Watcher;
 use super::Cluster;
@@ -290,8 +290,8 @@ fn object_response(code: u16, object: &Object, cluster: &Cluster, accept: &str, 
             Err(e) => return failure(Reason::BadRequest, &e),
         };
         let meta = json!({"resourceVersion": object.meta().resource_version.to_string()});
-        let t = table::table(object.kind(), &[object], cluster.session.sim().now(), include, meta);
-        return json_response(code, &t);
+        let t = table::table(object.kind(), &[object], cluster.session.sim().now(), include, &meta);
+        return json_text_response(code, t);
     }
     json_response(code, &wire(object))
 }
@@ -349,7 +349,7 @@ fn list(cluster: &mut Cluster, query: &Query, target: &Target, accept: &str) -> 
     }
     if table::wants_table(accept) {
         let rows: Vec<&Object> = page.iter().map(|o| o.as_ref()).collect();
-        return json_response(200, &table::table(target.kind, &rows, cluster.session.sim().now(), include, meta));
+        return json_text_response(200, table::table(target.kind, &rows, cluster.session.sim().now(), include, &meta));
     }
     let items: Vec<Value> = page
         .iter()
@@ -410,7 +410,7 @@ fn watch(cluster: &mut Cluster, query: &Query, target: &Target, accept: &str) ->
         // Without a resourceVersion (or asked to), the watch starts with the current state.
         watcher.revision = revision;
         for o in sim.objects(target.kind).filter(|o| watcher.filter.admits(o)) {
-            watcher.send("ADDED", watcher.encode(o, sim.now(), revision));
+            watcher.send_text("ADDED", &watcher.encode(o, sim.now(), revision));
         }
         if send_initial {
             watcher.initial_events_end(revision);

@@ -11,7 +11,11 @@ use serde_json::{json, Value};
 
 /// A JSON answer with a status code.
 pub(crate) fn json_response(code: u16, value: &Value) -> Response<Body> {
-    let text = serde_json::to_vec(value).unwrap_or_default();
+    json_text_response(code, serde_json::to_vec(value).unwrap_or_default())
+}
+
+/// An answer already written as JSON text.
+pub(crate) fn json_text_response(code: u16, text: impl Into<hyper::body::Bytes>) -> Response<Body> {
     Response::builder()
         .status(StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR))
         .header("Content-Type", "application/json")

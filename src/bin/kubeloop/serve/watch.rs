@@ -42,16 +42,20 @@ pub(crate) struct Watcher {
 impl Watcher {
     /// Sends one event; false once the client has gone.
     pub(crate) fn send(&self, type_: &str, object: Value) -> bool {
-        let mut line = serde_json::to_vec(&json!({"type": type_, "object": object})).unwrap_or_default();
-        line.push(b'\n');
+        self.send_text(type_, &object.to_string())
+    }
+
+    /// Sends one event whose object is already JSON text.
+    pub(crate) fn send_text(&self, type_: &str, object: &str) -> bool {
+        let line = format!("{{\"type\":\"{type_}\",\"object\":{object}}}\n");
         self.tx.send(Bytes::from(line)).is_ok()
     }
 
-    /// An object as this watch carries it: the object, or a one-row Table.
-    pub(crate) fn encode(&self, object: &Object, now: Time, revision: u64) -> Value {
+    /// An object as this watch carries it, as JSON text: the object, or a one-row Table.
+    pub(crate) fn encode(&self, object: &Object, now: Time, revision: u64) -> String {
         match self.table {
-            None => printers::object_json(object),
-            Some(include) => table::table(self.kind, &[object], now, include, json!({"resourceVersion": revision.to_string()})),
+            None => printers::object_json(object).to_string(),
+            Some(include) => table::table(self.kind, &[object], now, include, &json!({"resourceVersion": revision.to_string()})),
         }
     }
 
@@ -104,7 +108,7 @@ impl Watcher {
             events.push((type_, change.object.clone(), change.revision));
         }
         for (type_, object, revision) in events {
-            if !self.send(type_, self.encode(&object, sim.now(), revision)) {
+            if !self.send_text(type_, &self.encode(&object, sim.now(), revision)) {
                 return false;
             }
         }
