@@ -30,7 +30,8 @@ ROOTS = [
     "k8s.io.api.batch.v1.Job", "k8s.io.api.batch.v1.CronJob", "k8s.io.api.policy.v1.PodDisruptionBudget",
     "k8s.io.api.policy.v1.Eviction", "k8s.io.api.coordination.v1.Lease", "k8s.io.api.discovery.v1.EndpointSlice",
     "k8s.io.api.storage.v1.StorageClass", "k8s.io.api.autoscaling.v2.HorizontalPodAutoscaler",
-    "k8s.io.api.autoscaling.v1.Scale", "k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions",
+    "k8s.io.api.autoscaling.v1.Scale", "k8s.io.api.autoscaling.v1.HorizontalPodAutoscaler",
+    "k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions",
     "k8s.io.apimachinery.pkg.runtime.Unknown",
 ]
 SCALARS = {"string", "bool", "int32", "int64", "bytes", "double", "float", "uint32", "uint64"}

@@ -252,6 +252,8 @@ fn writes_say_and_do_what_the_console_does() {
         vec!["create", "secret", "generic", "s", "--from-literal=x=y"],
         vec!["create", "job", "pi", "--image=perl:5.34.0", "--", "perl", "-Mbignum=bpi", "-wle", "print bpi(20)"],
         vec!["create", "poddisruptionbudget", "pdb", "--selector=app=web", "--min-available=2"],
+        vec!["autoscale", "deployment", "api2", "--min=2", "--max=5", "--cpu-percent=50"],
+        vec!["get", "hpa"],
         vec!["scale", "deployment", "web", "--replicas=4"],
         vec!["scale", "deployment", "nope", "--replicas=4"],
         vec!["delete", "pod", &target, "--wait=false"],

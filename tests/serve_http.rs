@@ -449,3 +449,27 @@ fn conflicts_bookmarks_and_initial_events() {
     assert_eq!(events[2]["type"], "BOOKMARK");
     assert_eq!(events[2]["object"]["metadata"]["annotations"]["k8s.io/initial-events-end"], "true");
 }
+
+/// An older version still served (autoscaling/v1 HorizontalPodAutoscalers) is read and written in
+/// that version, and stored in the current one.
+#[test]
+fn an_older_version_is_served_converted() {
+    let server = paused();
+    let hpa = json!({"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "web"},
+        "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "minReplicas": 1, "maxReplicas": 4, "targetCPUUtilizationPercentage": 60}});
+    let (code, text) = server.http(
+        "POST",
+        "/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers",
+        &[("Content-Type", "application/json")],
+        hpa.to_string().as_bytes(),
+    );
+    assert_eq!(code, 201, "{text}");
+    assert_eq!(status(&text)["apiVersion"], "autoscaling/v1");
+    let v1 = get_json(&server, "/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers/web");
+    assert_eq!((v1["apiVersion"].as_str(), v1["spec"]["targetCPUUtilizationPercentage"].as_i64()), (Some("autoscaling/v1"), Some(60)));
+    let v2 = get_json(&server, "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers/web");
+    assert_eq!(v2["spec"]["metrics"][0]["resource"]["target"]["averageUtilization"], 60);
+    let group = get_json(&server, "/apis/autoscaling");
+    assert_eq!(group["preferredVersion"]["version"], "v2");
+    assert_eq!(group["versions"].as_array().unwrap().len(), 2);
+}

@@ -107,6 +107,8 @@ fn percent_decode(text: &str) -> String {
 #[derive(Debug)]
 pub(crate) struct Target {
     pub(crate) kind: Kind,
+    /// The group version the path names (`autoscaling/v1` for an HPA read in the older version).
+    pub(crate) api_version: String,
     pub(crate) namespace: Option<String>,
     pub(crate) name: Option<String>,
     pub(crate) subresource: Option<String>,
@@ -163,7 +165,14 @@ fn resource_route(group: &str, version: &str, rest: &[&str]) -> Route {
     if rest.len() > 3 || (namespace.is_some() && !kind.namespaced()) {
         return Route::UnknownResource;
     }
-    Route::Resource(Target { kind, namespace, name: rest.get(1).map(|s| s.to_string()), subresource: rest.get(2).map(|s| s.to_string()) })
+    let api_version = if group.is_empty() { version.to_string() } else { format!("{group}/{version}") };
+    Route::Resource(Target {
+        kind,
+        api_version,
+        namespace,
+        name: rest.get(1).map(|s| s.to_string()),
+        subresource: rest.get(2).map(|s| s.to_string()),
+    })
 }
 
 fn respond(cluster: &mut Cluster, parts: &Parts, body: &[u8]) -> Response<Body> {
@@ -283,7 +292,20 @@ fn wire(object: &Object) -> Value {
     printers::object_json(object)
 }
 
-fn object_response(code: u16, object: &Object, cluster: &Cluster, accept: &str, query: &Query) -> Response<Body> {
+/// An object as kube-apiserver writes it in the version the path names.
+pub(crate) fn wire_for(target: &Target, object: &Object) -> Value {
+    as_version(wire(object), &target.api_version)
+}
+
+/// The stored version's JSON converted to the one asked for (an older version still served).
+pub(crate) fn as_version(value: Value, api_version: &str) -> Value {
+    if api_version == kubeloop::model::autoscaling::V1 && value["kind"] == "HorizontalPodAutoscaler" {
+        return kubeloop::model::autoscaling::to_v1(value);
+    }
+    value
+}
+
+fn object_response(code: u16, object: &Object, cluster: &Cluster, target: &Target, accept: &str, query: &Query) -> Response<Body> {
     if table::wants_table(accept) {
         let include = match Include::parse(query.get("includeObject")) {
             Ok(i) => i,
@@ -293,13 +315,13 @@ fn object_response(code: u16, object: &Object, cluster: &Cluster, accept: &str, 
         let t = table::table(object.kind(), &[object], cluster.session.sim().now(), include, &meta);
         return json_text_response(code, t);
     }
-    json_response(code, &wire(object))
+    json_response(code, &wire_for(target, object))
 }
 
 fn get(cluster: &mut Cluster, query: &Query, target: &Target, name: &str, accept: &str) -> Response<Body> {
     let key = ObjectKey::new(target.kind, target.namespace.as_deref().unwrap_or_default(), name);
     match cluster.session.sim_mut().submit(ApiRequest::Get(key)) {
-        Ok(ApiResponse::Object(o)) => object_response(200, &o, cluster, accept, query),
+        Ok(ApiResponse::Object(o)) => object_response(200, &o, cluster, target, accept, query),
         Ok(_) => failure(Reason::InternalError, "unexpected answer"),
         Err(e) => api_error(&e, Some(target.kind), name),
     }
@@ -354,7 +376,7 @@ fn list(cluster: &mut Cluster, query: &Query, target: &Target, accept: &str) -> 
     let items: Vec<Value> = page
         .iter()
         .map(|o| {
-            let mut v = wire(o);
+            let mut v = wire_for(target, o);
             if let Some(m) = v.as_object_mut() {
                 m.remove("apiVersion");
                 m.remove("kind");
@@ -363,7 +385,7 @@ fn list(cluster: &mut Cluster, query: &Query, target: &Target, accept: &str) -> 
         })
         .collect();
     let info = target.kind.info();
-    json_response(200, &json!({"kind": format!("{}List", info.name), "apiVersion": info.api_version, "metadata": meta, "items": items}))
+    json_response(200, &json!({"kind": format!("{}List", info.name), "apiVersion": target.api_version, "metadata": meta, "items": items}))
 }
 
 fn watch(cluster: &mut Cluster, query: &Query, target: &Target, accept: &str) -> Response<Body> {
@@ -398,6 +420,7 @@ fn watch(cluster: &mut Cluster, query: &Query, target: &Target, accept: &str) ->
     let revision = sim.api().etcd.revision();
     let mut watcher = Watcher {
         kind: target.kind,
+        api_version: target.api_version.clone(),
         filter,
         revision: from.unwrap_or(revision),
         tx,
@@ -476,10 +499,11 @@ fn decode(target: &Target, mut value: Value) -> Result<Decoded, Response<Body>> 
     }
     if api_version.is_empty() || kind.is_empty() {
         // kube-apiserver defaults a missing group version and kind from the path.
-        value["apiVersion"] = info.api_version.into();
+        value["apiVersion"] = target.api_version.clone().into();
         value["kind"] = info.name.into();
-    } else if api_version != info.api_version {
-        let message = format!("the API version in the data ({api_version}) does not match the expected API version ({})", info.api_version);
+    } else if api_version != target.api_version {
+        let message =
+            format!("the API version in the data ({api_version}) does not match the expected API version ({})", target.api_version);
         return Err(failure(Reason::BadRequest, &message));
     } else if kind != info.name {
         return Err(failure(
@@ -509,16 +533,18 @@ fn decode(target: &Target, mut value: Value) -> Result<Decoded, Response<Body>> 
         let version = info.version();
         failure(Reason::BadRequest, &format!("{} in version {version:?} cannot be handled as a {}: {detail}", info.name, info.name))
     })?;
-    let mut warnings = unmodelled::warnings(&value, &wire(&object));
+    // Fields are judged in the stored version (an autoscaling/v1 CPU target is a v2 metric).
+    let stored = if target.api_version == info.api_version { value } else { kubeloop::model::autoscaling::from_v1(value) };
+    let mut warnings = unmodelled::warnings(&stored, &wire(&object));
     warnings.extend(unmodelled::approximations(&object));
     Ok(Decoded { object, warnings })
 }
 
-fn submit_write(cluster: &mut Cluster, request: ApiRequest, kind: Kind, name: &str, code: u16, warnings: &[String]) -> Response<Body> {
+fn submit_write(cluster: &mut Cluster, request: ApiRequest, target: &Target, name: &str, code: u16, warnings: &[String]) -> Response<Body> {
     let mut response = match cluster.session.sim_mut().submit(request) {
-        Ok(ApiResponse::Object(o)) => json_response(code, &wire(&o)),
+        Ok(ApiResponse::Object(o)) => json_response(code, &wire_for(target, &o)),
         Ok(_) => success(code),
-        Err(e) => return api_error(&e, Some(kind), name),
+        Err(e) => return api_error(&e, Some(target.kind), name),
     };
     for warning in warnings {
         // `Warning: 299 - "text"`, which kubectl prints as `Warning: text`.
@@ -541,7 +567,7 @@ fn create(cluster: &mut Cluster, parts: &Parts, target: &Target, body: &[u8]) ->
         Err(r) => return r,
     };
     let name = object.meta().name.to_string();
-    submit_write(cluster, ApiRequest::Create(object), target.kind, &name, 201, &warnings)
+    submit_write(cluster, ApiRequest::Create(object), target, &name, 201, &warnings)
 }
 
 fn check_name(object: &Object, name: &str) -> Result<(), Response<Body>> {
@@ -562,7 +588,7 @@ fn update(cluster: &mut Cluster, parts: &Parts, target: &Target, name: &str, bod
         return r;
     }
     let request = if status { ApiRequest::UpdateStatus(object) } else { ApiRequest::Update(object) };
-    submit_write(cluster, request, target.kind, name, 200, if status { &[] } else { &warnings })
+    submit_write(cluster, request, target, name, 200, if status { &[] } else { &warnings })
 }
 
 /// The object a request names, or the failure to answer.
@@ -604,7 +630,7 @@ fn patch_with(cluster: &mut Cluster, parts: &Parts, target: &Target, name: &str,
         Ok(o) => o,
         Err(r) => return r,
     };
-    let result = patched(parts, body, &wire(&current)).and_then(|v| decode(target, v));
+    let result = patched(parts, body, &wire_for(target, &current)).and_then(|v| decode(target, v));
     let Decoded { object, warnings } = match result {
         Ok(d) => d,
         Err(r) => return r,
@@ -613,7 +639,7 @@ fn patch_with(cluster: &mut Cluster, parts: &Parts, target: &Target, name: &str,
         return r;
     }
     let request = if status { ApiRequest::UpdateStatus(object) } else { ApiRequest::Update(object) };
-    submit_write(cluster, request, target.kind, name, 200, if status { &[] } else { &warnings })
+    submit_write(cluster, request, target, name, 200, if status { &[] } else { &warnings })
 }
 
 /// `DeleteOptions` from the body and the query.
@@ -649,7 +675,7 @@ fn delete_request(target: &Target, name: &str, query: &Query, options: &Value) -
 fn delete(cluster: &mut Cluster, parts: &Parts, query: &Query, target: &Target, name: &str, body: &[u8]) -> Response<Body> {
     let options = if body.is_empty() { Ok(json!({})) } else { read_body(parts, body) };
     match options.and_then(|options| delete_request(target, name, query, &options)) {
-        Ok(request) => submit_write(cluster, ApiRequest::Delete(request), target.kind, name, 200, &[]),
+        Ok(request) => submit_write(cluster, ApiRequest::Delete(request), target, name, 200, &[]),
         Err(r) => r,
     }
 }
@@ -688,7 +714,7 @@ fn delete_collection(cluster: &mut Cluster, query: &Query, target: &Target) -> R
             }
             (left, cluster.session.sim().api().etcd.revision())
         };
-    let items: Vec<Value> = items.iter().map(|o| wire(o)).collect();
+    let items: Vec<Value> = items.iter().map(|o| wire_for(target, o)).collect();
     json_response(
         200,
         &json!({"kind": format!("{}List", info.name), "apiVersion": info.api_version,
@@ -720,7 +746,7 @@ fn subresource(cluster: &mut Cluster, parts: &Parts, query: &Query, target: &Tar
             &format!("kubeloop simulates containers and does not run them: pods/{sub} is not available in a simulated cluster"),
         ),
         (Kind::Namespace, "finalize", &Method::PUT) => match read_body(parts, body).and_then(|v| decode(target, v)) {
-            Ok(d) => submit_write(cluster, ApiRequest::Finalize(d.object), target.kind, name, 200, &[]),
+            Ok(d) => submit_write(cluster, ApiRequest::Finalize(d.object), target, name, 200, &[]),
             Err(r) => r,
         },
         (_, "status" | "scale" | "binding" | "eviction" | "log" | "finalize", _) => method_not_allowed(method),

@@ -50,31 +50,54 @@ pub(crate) fn api_versions(address: &str) -> Value {
     })
 }
 
-/// The groups (not the core group) in the order of the kinds.
-fn groups() -> Vec<(&'static str, &'static str)> {
-    let mut out: Vec<(&str, &str)> = Vec::new();
+/// The group versions a kind is served at: the one stored, and an older one that converts to it
+/// (autoscaling/v1 HorizontalPodAutoscalers, `Kind::serves`).
+pub(crate) fn api_versions_of(kind: Kind) -> Vec<&'static str> {
+    let mut out = vec![kind.api_version()];
+    if kind == Kind::HorizontalPodAutoscaler {
+        out.push(kubeloop::model::autoscaling::V1);
+    }
+    out
+}
+
+fn gv(group: &str, version: &str) -> String {
+    if group.is_empty() {
+        version.to_string()
+    } else {
+        format!("{group}/{version}")
+    }
+}
+
+/// The groups (not the core group) in the order of the kinds, each with its versions, the
+/// preferred (stored) one first.
+fn groups() -> Vec<(&'static str, Vec<&'static str>)> {
+    let mut out: Vec<(&str, Vec<&str>)> = Vec::new();
     for kind in Kind::ALL {
-        let info = kind.info();
-        if !info.group().is_empty() && !out.iter().any(|(g, _)| *g == info.group()) {
-            out.push((info.group(), info.version()));
+        for api_version in api_versions_of(kind) {
+            let Some((group, version)) = api_version.split_once('/') else { continue };
+            match out.iter_mut().find(|(g, _)| *g == group) {
+                Some((_, versions)) if !versions.contains(&version) => versions.push(version),
+                Some(_) => {}
+                None => out.push((group, vec![version])),
+            }
         }
     }
     out
 }
 
-fn group_value(group: &str, version: &str) -> Value {
-    let gv = json!({"groupVersion": format!("{group}/{version}"), "version": version});
-    json!({"name": group, "versions": [gv.clone()], "preferredVersion": gv})
+fn group_value(group: &str, versions: &[&str]) -> Value {
+    let list: Vec<Value> = versions.iter().map(|v| json!({"groupVersion": gv(group, v), "version": v})).collect();
+    json!({"name": group, "versions": list, "preferredVersion": list[0]})
 }
 
 pub(crate) fn group_list() -> Value {
-    let groups: Vec<Value> = groups().into_iter().map(|(g, v)| group_value(g, v)).collect();
+    let groups: Vec<Value> = groups().iter().map(|(g, v)| group_value(g, v)).collect();
     json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
 }
 
 pub(crate) fn group(name: &str) -> Option<Value> {
     let (g, v) = groups().into_iter().find(|(g, _)| *g == name)?;
-    let mut value = group_value(g, v);
+    let mut value = group_value(g, &v);
     value["kind"] = "APIGroup".into();
     value["apiVersion"] = "v1".into();
     Some(value)
@@ -82,15 +105,12 @@ pub(crate) fn group(name: &str) -> Option<Value> {
 
 /// The kind a group version serves under a resource name (`pods`, `deployments`).
 pub(crate) fn kind_of(group: &str, version: &str, plural: &str) -> Option<Kind> {
-    Kind::ALL.into_iter().find(|k| {
-        let info = k.info();
-        info.plural == plural && info.group() == group && info.version() == version
-    })
+    Kind::ALL.into_iter().find(|k| k.plural() == plural && k.serves(&gv(group, version)))
 }
 
 /// Whether any kind is served in the group version.
 pub(crate) fn serves(group: &str, version: &str) -> bool {
-    Kind::ALL.into_iter().any(|k| k.info().group() == group && k.info().version() == version)
+    Kind::ALL.into_iter().any(|k| k.serves(&gv(group, version)))
 }
 
 pub(crate) fn resource_list(group: &str, version: &str) -> Option<Value> {
@@ -98,7 +118,7 @@ pub(crate) fn resource_list(group: &str, version: &str) -> Option<Value> {
         return None;
     }
     let mut resources = Vec::new();
-    for kind in Kind::ALL.into_iter().filter(|k| k.info().group() == group && k.info().version() == version) {
+    for kind in Kind::ALL.into_iter().filter(|k| k.serves(&gv(group, version))) {
         resources.push(resource(kind));
         for (sub, sub_kind, verbs) in subresources(kind) {
             let mut r = json!({
@@ -121,8 +141,7 @@ pub(crate) fn resource_list(group: &str, version: &str) -> Option<Value> {
     }
     // kube-apiserver's installer lists a group version's paths sorted by name.
     resources.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
-    let gv = if group.is_empty() { version.to_string() } else { format!("{group}/{version}") };
-    Some(json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources}))
+    Some(json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv(group, version), "resources": resources}))
 }
 
 fn resource(kind: Kind) -> Value {
@@ -174,6 +193,8 @@ mod tests {
             assert!(names.contains(&info.plural), "{names:?}");
         }
         assert!(resource_list("apps", "v2").is_none());
+        assert_eq!(kind_of("autoscaling", "v1", "horizontalpodautoscalers"), Some(Kind::HorizontalPodAutoscaler));
+        assert_eq!(group("autoscaling").unwrap()["preferredVersion"]["version"], "v2");
         assert!(group("apps").is_some() && group("nope").is_none());
     }
 }

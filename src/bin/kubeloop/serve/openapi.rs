@@ -13,14 +13,18 @@
 use kubeloop::model::Kind;
 use serde_json::{json, Map, Value};
 
-/// The group version's path in `/openapi/v3` (`api/v1`, `apis/apps/v1`).
-fn gv_path(kind: Kind) -> String {
-    let info = kind.info();
-    if info.group().is_empty() {
-        format!("api/{}", info.version())
+/// A group version's path in `/openapi/v3` (`api/v1`, `apis/apps/v1`).
+fn gv_path(api_version: &str) -> String {
+    if api_version.contains('/') {
+        format!("apis/{api_version}")
     } else {
-        format!("apis/{}", info.api_version)
+        format!("api/{api_version}")
     }
+}
+
+/// Every (kind, group version) served.
+fn served() -> Vec<(Kind, &'static str)> {
+    Kind::ALL.into_iter().flat_map(|k| super::discovery::api_versions_of(k).into_iter().map(move |v| (k, v))).collect()
 }
 
 pub(crate) fn v2(accept: &str) -> Option<Value> {
@@ -35,21 +39,22 @@ pub(crate) fn v2(accept: &str) -> Option<Value> {
 pub(crate) fn v3(path: &str) -> Option<Value> {
     if path.is_empty() {
         let mut paths = Map::new();
-        for kind in Kind::ALL {
-            let p = gv_path(kind);
+        for (_, api_version) in served() {
+            let p = gv_path(api_version);
             paths.insert(p.clone(), json!({"serverRelativeURL": format!("/openapi/v3/{p}")}));
         }
         return Some(json!({"paths": paths}));
     }
-    let kinds: Vec<Kind> = Kind::ALL.into_iter().filter(|k| gv_path(*k) == path).collect();
+    let kinds: Vec<(Kind, &str)> = served().into_iter().filter(|(_, v)| gv_path(v) == path).collect();
     if kinds.is_empty() {
         return None;
     }
     let mut paths = Map::new();
-    for kind in kinds {
+    for (kind, api_version) in kinds {
         let info = kind.info();
         let namespace = if info.namespaced { "namespaces/{namespace}/" } else { "" };
-        let gvk = json!({"group": info.group(), "version": info.version(), "kind": info.name});
+        let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+        let gvk = json!({"group": group, "version": version, "kind": info.name});
         let parameter = |name: &str| json!({"name": name, "in": "query", "schema": {"type": "string", "uniqueItems": true}});
         let operation = |verb: &str| {
             json!({
@@ -78,7 +83,7 @@ mod tests {
     #[test]
     fn every_kinds_patch_takes_field_validation() {
         for kind in Kind::ALL {
-            let doc = v3(&gv_path(kind)).unwrap();
+            let doc = v3(&gv_path(kind.api_version())).unwrap();
             let found = doc["paths"].as_object().unwrap().values().filter_map(|p| p.get("patch")).any(|op| {
                 op["x-kubernetes-group-version-kind"]["kind"] == kind.info().name
                     && op["parameters"].as_array().unwrap().iter().any(|p| p["name"] == "fieldValidation")

@@ -27,6 +27,8 @@ const BOOKMARK_EVERY: Duration = Duration::from_secs(10);
 
 pub(crate) struct Watcher {
     pub(crate) kind: Kind,
+    /// The group version it was opened at, which its objects are written in.
+    pub(crate) api_version: String,
     pub(crate) filter: Filter,
     /// The last revision this watch has seen.
     pub(crate) revision: u64,
@@ -54,7 +56,7 @@ impl Watcher {
     /// An object as this watch carries it, as JSON text: the object, or a one-row Table.
     pub(crate) fn encode(&self, object: &Object, now: Time, revision: u64) -> String {
         match self.table {
-            None => printers::object_json(object).to_string(),
+            None => super::api::as_version(printers::object_json(object), &self.api_version).to_string(),
             Some(include) => table::table(self.kind, &[object], now, include, &json!({"resourceVersion": revision.to_string()})),
         }
     }
@@ -63,7 +65,7 @@ impl Watcher {
         let info = self.kind.info();
         self.send(
             "BOOKMARK",
-            json!({"kind": info.name, "apiVersion": info.api_version, "metadata": {"resourceVersion": revision.to_string()}}),
+            json!({"kind": info.name, "apiVersion": self.api_version, "metadata": {"resourceVersion": revision.to_string()}}),
         )
     }
 
@@ -72,7 +74,7 @@ impl Watcher {
         let info = self.kind.info();
         self.send(
             "BOOKMARK",
-            json!({"kind": info.name, "apiVersion": info.api_version, "metadata": {
+            json!({"kind": info.name, "apiVersion": self.api_version, "metadata": {
                 "resourceVersion": revision.to_string(), "annotations": {"k8s.io/initial-events-end": "true"}}}),
         )
     }
