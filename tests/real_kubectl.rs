@@ -39,6 +39,12 @@ fn as_of_1_32(minor: u32, args: &[&str], mut run: serve::Run) -> serve::Run {
             run.stderr = format!("error: no objects passed to scale {rest}");
         }
     }
+    // `autoscale --cpu-percent` is deprecated in favour of `--cpu`, on stderr.
+    if args.first() == Some(&"autoscale") {
+        run.stderr =
+            map_lines(&run.stderr, |l| if l.starts_with("Flag --cpu-percent has been deprecated") { String::new() } else { l.to_string() });
+        run.stderr = run.stderr.trim_start_matches('\n').to_string();
+    }
     // describe's events name the container they are about: `spec.containers{nginx}: Pulled …`.
     if args.first() == Some(&"describe") {
         run.stdout = map_lines(&run.stdout, |l| {
