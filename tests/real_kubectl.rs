@@ -326,6 +326,14 @@ fn label_annotate_patch_and_set_image_change_the_served_objects() {
     assert_eq!(ok(&["expose", "deployment", "web", "--port=80"]), "service/web exposed\n");
     assert_eq!(ok(&["get", "service", "web", "-o=jsonpath={.spec.selector.app} {.spec.ports[0].port}"]), "web 80");
     assert_eq!(ok(&["run", "one", "--image=busybox:1.36", "--", "sleep", "3600"]), "pod/one created\n");
+    assert_eq!(
+        ok(&["create", "cronjob", "tick", "--image=busybox:1.36", "--schedule=*/5 * * * *", "--", "date"]),
+        "cronjob.batch/tick created\n"
+    );
+    assert_eq!(
+        ok(&["get", "cronjob", "tick", "-o=jsonpath={.spec.schedule} {.spec.jobTemplate.spec.template.spec.containers[0].command}"]),
+        r#"*/5 * * * * ["date"]"#
+    );
     let resources = ok(&["api-resources"]);
     let deployments = resources.lines().find(|l| l.starts_with("deployments ")).unwrap_or_default();
     assert_eq!(deployments.split_whitespace().collect::<Vec<_>>(), ["deployments", "deploy", "apps/v1", "true", "Deployment"]);
