@@ -473,3 +473,22 @@ fn an_older_version_is_served_converted() {
     assert_eq!(group["preferredVersion"]["version"], "v2");
     assert_eq!(group["versions"].as_array().unwrap().len(), 2);
 }
+
+/// Stopping the simulated kube-apiserver ends the open watches and refuses requests (503);
+/// started again, it serves.
+#[test]
+fn a_stopped_kube_apiserver_ends_watches_and_refuses() {
+    let server = paused();
+    let address = server.address.clone();
+    let began = std::time::Instant::now();
+    let watching = std::thread::spawn(move || Server::connect(&address).http("GET", "/api/v1/pods?watch=1&timeoutSeconds=20", &[], b""));
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    server.sim("stop kube-apiserver");
+    let (code, _) = watching.join().unwrap();
+    assert_eq!(code, 200);
+    assert!(began.elapsed() < std::time::Duration::from_secs(10), "the watch ended with the server, not its timeout");
+    let (code, text) = server.http("GET", "/api/v1/pods", &[], b"");
+    assert_eq!(code, 503, "{text}");
+    server.sim("start kube-apiserver");
+    assert_eq!(server.http("GET", "/api/v1/pods", &[], b"").0, 200);
+}

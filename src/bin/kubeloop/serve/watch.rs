@@ -123,7 +123,12 @@ impl Watcher {
     }
 }
 
-/// Brings every open watch up to date, dropping those that ended.
+/// Brings every open watch up to date, dropping those that ended. A stopped kube-apiserver
+/// (`sim stop kube-apiserver`) ends them all, as its connections close; clients re-list.
 pub(crate) fn deliver(sim: &Sim, watchers: &mut Vec<Watcher>, wall: Instant) {
+    if sim.control_plane_refusal().is_some_and(|e| e.is_transport()) {
+        watchers.clear();
+        return;
+    }
     watchers.retain_mut(|w| w.catch_up(sim, wall));
 }
