@@ -10,10 +10,12 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BIN="$ROOT/target/release/kubeloop"
 KUBECTL="${KUBECTL:-kubectl}"
 OUT="$(mktemp -d)"
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$OUT"' EXIT
+SERVER=""
+trap '[[ -n "$SERVER" ]] && kill "$SERVER" 2>/dev/null; rm -rf "$OUT"' EXIT
 
 start() { # start SCENARIO SPEED: starts a server, sets URL
   "$BIN" serve "$1" --address 127.0.0.1:0 --speed "$2" >"$OUT/serve.out" 2>/dev/null &
+  SERVER=$!
   for _ in $(seq 100); do
     URL="$(grep -o 'http://[0-9.:]*' "$OUT/serve.out" | head -n1 || true)"
     [[ -n "$URL" ]] && return
@@ -37,7 +39,8 @@ for _ in $(seq 200); do
 done >"$OUT/times-all"
 stats() { sort -n "$1" | awk '{a[NR]=$1} END {printf "median %.1f ms, p95 %.1f ms", a[int((NR+1)/2)]*1000, a[int(NR*0.95)]*1000}'; }
 echo "GET pods as a Table, $pods pods in the cluster: limit=500 (kubectl's page): $(stats "$OUT/times"); all 3,000 in one Table: $(stats "$OUT/times-all")"
-kill %1; wait 2>/dev/null || true
+kill "$SERVER"
+wait "$SERVER" 2>/dev/null || true
 
 start default 1
 cat >"$OUT/d.yaml" <<'YAML'
