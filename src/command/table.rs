@@ -7,7 +7,9 @@
 //! a column is as wide as its widest cell plus the padding, the last cell of a line is never
 //! padded, a line without any tab ends the current block (so the next lines align on their
 //! own), and an explicit flush (describe's Events table) starts a fresh block. Reproducing the
-//! algorithm reproduces all of that, including the ragged lines of `kubectl get -w`.
+//! algorithm reproduces all of that. `kubectl get` (and so `get -w`) writes through liggitt's fork
+//! of the tabwriter with its `RememberWidths` flag: a column never narrows after a flush, so a
+//! watch's rows line up with the list above them and with each other, widening as they must.
 
 /// One tab-terminated (or line-ending) cell.
 #[derive(Clone, Debug, Default)]
@@ -26,18 +28,35 @@ pub struct TabWriter {
     lines: Vec<Vec<Cell>>,
     cell: String,
     widths: Vec<usize>,
+    /// `RememberWidths`: the widest each column has been, kept across flushes.
+    remember: Option<Vec<usize>>,
 }
 
 impl TabWriter {
     /// `tabwriter.NewWriter(out, minwidth, _tabwidth, padding, ' ', 0)`. With a space pad
     /// character the tab width never matters, so it is not a parameter.
     pub fn new(minwidth: usize, padding: usize) -> Self {
-        TabWriter { minwidth, padding, out: String::new(), lines: vec![Vec::new()], cell: String::new(), widths: Vec::new() }
+        TabWriter {
+            minwidth,
+            padding,
+            out: String::new(),
+            lines: vec![Vec::new()],
+            cell: String::new(),
+            widths: Vec::new(),
+            remember: None,
+        }
     }
 
-    /// The writer `kubectl get` prints tables through (cli-runtime `GetNewTabWriter`).
+    /// The writer `kubectl get` prints tables through (cli-runtime `GetNewTabWriter`: minwidth 6,
+    /// padding 3, `RememberWidths`).
     pub fn for_tables() -> Self {
-        Self::new(6, 3)
+        TabWriter { remember: Some(Vec::new()), ..Self::new(6, 3) }
+    }
+
+    /// Flushes and takes what was written so far, keeping the remembered widths for what follows.
+    pub fn take(&mut self) -> String {
+        self.flush();
+        std::mem::take(&mut self.out)
     }
 
     /// The writer `kubectl describe` and `rollout history` use (`tabbedString`).
@@ -107,6 +126,19 @@ impl TabWriter {
             while this < line1 && column + 1 < self.lines[this].len() {
                 width = width.max(self.lines[this][column].width + self.padding);
                 this += 1;
+            }
+            if let Some(max) = &mut self.remember {
+                // liggitt/tabwriter's RememberWidths, step for step.
+                if max.len() < self.widths.len() {
+                    max.extend_from_slice(&self.widths[max.len()..]);
+                }
+                if max.len() == column {
+                    max.push(width);
+                } else if max[column] > width {
+                    width = max[column];
+                } else {
+                    max[column] = width;
+                }
             }
             self.widths.push(width);
             self.format(line0, this);

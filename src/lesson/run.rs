@@ -600,7 +600,7 @@ steps:
         let errors = run.start(&mut s);
         assert_eq!(
             errors,
-            vec!["kubectl scale deployment/nope --replicas=1: Error from server (NotFound): deployments.apps \"nope\" not found"]
+            vec!["kubectl scale deployment/nope --replicas=1: error: no objects passed to scale deployments.apps \"nope\" not found"]
         );
         assert_eq!(run.phase(), Phase::Passed);
     }

@@ -34,6 +34,47 @@ pub fn from_v1(mut value: serde_json::Value) -> serde_json::Value {
     value
 }
 
+/// The stored (autoscaling/v2) HPA as an autoscaling/v1 client reads it (upstream's
+/// `Convert_autoscaling_HorizontalPodAutoscaler_To_v1_HorizontalPodAutoscaler`): the CPU
+/// utilization metric becomes `targetCPUUtilizationPercentage` and its current value
+/// `currentCPUUtilizationPercentage`; what v1 has no field for (the behavior, the conditions) is
+/// kept in the `autoscaling.alpha.kubernetes.io/…` annotations as JSON, as upstream keeps it.
+pub fn to_v1(mut value: serde_json::Value) -> serde_json::Value {
+    use serde_json::{json, Value};
+    let is_cpu = |m: &Value| m["type"] == "Resource" && m["resource"]["name"] == "cpu";
+    value["apiVersion"] = json!(V1);
+    let mut annotations = Vec::new();
+    if let Some(spec) = value.get_mut("spec").and_then(Value::as_object_mut) {
+        if let Some(Value::Array(metrics)) = spec.remove("metrics") {
+            if let Some(target) = metrics.iter().find(|m| is_cpu(m)).and_then(|m| m["resource"]["target"].get("averageUtilization")) {
+                spec.insert("targetCPUUtilizationPercentage".into(), target.clone());
+            }
+        }
+        if let Some(behavior) = spec.remove("behavior") {
+            annotations.push(("autoscaling.alpha.kubernetes.io/behavior", behavior.to_string()));
+        }
+    }
+    if let Some(status) = value.get_mut("status").and_then(Value::as_object_mut) {
+        if let Some(Value::Array(metrics)) = status.remove("currentMetrics") {
+            if let Some(current) = metrics.iter().find(|m| is_cpu(m)).and_then(|m| m["resource"]["current"].get("averageUtilization")) {
+                status.insert("currentCPUUtilizationPercentage".into(), current.clone());
+            }
+        }
+        if let Some(conditions) = status.remove("conditions") {
+            annotations.push(("autoscaling.alpha.kubernetes.io/conditions", conditions.to_string()));
+        }
+    }
+    if !annotations.is_empty() {
+        let meta = value["metadata"].as_object_mut().map(|m| m.entry("annotations").or_insert_with(|| json!({})));
+        if let Some(Value::Object(map)) = meta {
+            for (key, text) in annotations {
+                map.insert(key.into(), Value::String(text));
+            }
+        }
+    }
+    value
+}
+
 /// `autoscaling.DefaultCPUUtilization`: the target when an HPA names no metric.
 pub const DEFAULT_CPU_UTILIZATION: i32 = 80;
 
@@ -319,3 +360,30 @@ decode_struct!(HorizontalPodAutoscalerCondition {
     reason: "reason" Default,
     message: "message" Default,
 });
+
+#[cfg(test)]
+mod version_tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn v1_is_the_cpu_target_and_annotations_and_converts_back() {
+        let v2 = json!({
+            "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "web"},
+            "spec": {"minReplicas": 1, "maxReplicas": 5, "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}]},
+            "status": {"currentReplicas": 2, "desiredReplicas": 2,
+                "currentMetrics": [{"type": "Resource", "resource": {"name": "cpu", "current": {"averageUtilization": 30}}}],
+                "conditions": [{"type": "AbleToScale", "status": "True"}]},
+        });
+        let v1 = to_v1(v2.clone());
+        assert_eq!(v1["apiVersion"], V1);
+        assert_eq!(v1["spec"]["targetCPUUtilizationPercentage"], 50);
+        assert!(v1["spec"].get("metrics").is_none());
+        assert_eq!(v1["status"]["currentCPUUtilizationPercentage"], 30);
+        assert_eq!(
+            v1["metadata"]["annotations"]["autoscaling.alpha.kubernetes.io/conditions"],
+            r#"[{"status":"True","type":"AbleToScale"}]"#
+        );
+        assert_eq!(from_v1(v1)["spec"], v2["spec"]);
+    }
+}

@@ -714,7 +714,7 @@ mod tests {
         let s = e.act(Action::Console("kubectl scale deployment nope --replicas=2".into())).expect("the console shows the error");
         let last: Vec<_> = s.console.iter().rev().take(2).map(|l| (l.kind, l.text.as_str())).collect();
         assert_eq!(last[1], (ConsoleKind::Input, "$ kubectl scale deployment nope --replicas=2"));
-        assert_eq!(last[0], (ConsoleKind::Error, "Error from server (NotFound): deployments.apps \"nope\" not found"));
+        assert_eq!(last[0], (ConsoleKind::Error, "error: no objects passed to scale deployments.apps \"nope\" not found"));
         assert_eq!(e.session.sim().trace().hash(), hash, "nothing reached the cluster");
         assert!(!s.commands[0].ok);
     }

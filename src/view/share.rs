@@ -206,7 +206,7 @@ mod tests {
         assert!(errors[0].ends_with("(replaying \"kubectl scael deployment web\" at 1000 ms)"), "{}", errors[0]);
         assert_eq!(
             errors[1],
-            "Error from server (NotFound): deployments.apps \"nope\" not found (replaying \"kubectl scale deployment nope --replicas=2\" at 2000 ms)"
+            "error: no objects passed to scale deployments.apps \"nope\" not found (replaying \"kubectl scale deployment nope --replicas=2\" at 2000 ms)"
         );
         assert!(errors[2].ends_with("(replaying \"sim node add \\\"node-9\" at 2500 ms)"), "{}", errors[2]);
         // The good command after them still ran, at its time, and the clock reached `at`.

@@ -496,10 +496,9 @@ fn events_table(w: &mut PrefixWriter, events: Option<&[Rc<Object>]>, now: Time) 
         let first = age(e.first_timestamp, now);
         let interval = if e.count > 1 { format!("{} (x{} over {first})", age(e.last_timestamp, now), e.count) } else { first };
         let source = if e.source.component.is_empty() { e.reporting_component.as_str() } else { e.source.component.as_str() };
-        let mut message = e.message.trim().to_string();
-        if !e.involved_object.field_path.is_empty() {
-            message = format!("{}: {message}", e.involved_object.field_path);
-        }
+        // Only the message: kubectl 1.27 to 1.33 print no field path here (checked with each
+        // against `kubeloop serve`).
+        let message = e.message.trim();
         w.write(1, &format!("{}\t{}\t{interval}\t{source}\t{message}\n", e.type_, e.reason));
     }
 }
@@ -1387,6 +1386,8 @@ pub fn describe_node(sim: &Sim, n: &Node, events: Option<&[Rc<Object>]>, now: Ti
         ("Architecture", info.architecture.as_str()),
         ("Container Runtime Version", info.container_runtime_version.as_str()),
         ("Kubelet Version", info.kubelet_version.as_str()),
+        // Deprecated and left empty by kubelets since 1.31; kubectl 1.27 to 1.33 still print it.
+        ("Kube-Proxy Version", ""),
     ] {
         w.write(0, &format!("  {k}:\t{v}\n"));
     }
@@ -1544,7 +1545,7 @@ mod tests {
              \x20 Type     Reason     Age                From               Message\n\
              \x20 ----     ------     ----               ----               -------\n\
              \x20 Normal   Scheduled  70s                default-scheduler  Successfully assigned default/web-1 to node-1\n\
-             \x20 Warning  BackOff    20s (x3 over 60s)  kubelet            spec.containers{nginx}: Back-off restarting failed container nginx\n"
+             \x20 Warning  BackOff    20s (x3 over 60s)  kubelet            Back-off restarting failed container nginx\n"
         );
     }
 

@@ -181,8 +181,13 @@ pub fn run(session: &mut Session, args: &[String]) -> CommandOutput {
     let multi_kind = kinds.len() > 1 || positional.first().is_some_and(|p| p.split(',').any(|t| t.eq_ignore_ascii_case("all")));
     let printer = Printer { format: format.clone(), with_namespace: all_namespaces, with_kind: multi_kind };
     let mut printed = String::new();
+    let mut writer = TabWriter::for_tables();
     if !f.bool("watch-only") {
-        printed = printer.print(&objects, now, single);
+        printed = match (&format, watch) {
+            // A watch's list goes through the writer its rows will, which remembers the widths.
+            (Format::Table { .. }, true) => printer.table_into(&mut writer, &objects, now, true),
+            _ => printer.print(&objects, now, single),
+        };
     }
     let nothing = objects.is_empty() && out.ok;
     if nothing && !watch && matches!(format, Format::Table { .. } | Format::Name) && !f.bool("ignore-not-found") {
@@ -201,7 +206,8 @@ pub fn run(session: &mut Session, args: &[String]) -> CommandOutput {
             Selection::Kinds(_) => None,
         };
         let header_printed = !objects.is_empty() && !f.bool("watch-only");
-        let tw = TableWatch { kind: kinds[0], query, name, printer, last_revision: session.sim().api().etcd.revision(), header_printed };
+        let last_revision = session.sim().api().etcd.revision();
+        let tw = TableWatch { kind: kinds[0], query, name, printer, last_revision, header_printed, writer };
         session.add_watch(Watch::Table(tw));
     }
     out
@@ -312,7 +318,7 @@ impl Printer {
         let Format::Table { wide, show_labels, label_columns, .. } = &self.format else {
             return Vec::new();
         };
-        let mut cells = printers::row(o, now, *wide);
+        let mut cells = printers::row_for(o, now, *wide);
         if self.with_kind {
             if let Some(first) = cells.first_mut() {
                 *first = format!("{}/{first}", kind_string(o.kind()));
@@ -332,9 +338,13 @@ impl Printer {
 
     /// One kind's table; `header` unless `--no-headers` (or a watch row after the first).
     fn table(&self, objects: &[Rc<Object>], now: Time, header: bool) -> String {
+        self.table_into(&mut TabWriter::for_tables(), objects, now, header)
+    }
+
+    /// A table through a given writer (a watch's, which remembers its column widths).
+    fn table_into(&self, w: &mut TabWriter, objects: &[Rc<Object>], now: Time, header: bool) -> String {
         let Some(first) = objects.first() else { return String::new() };
         let no_headers = matches!(self.format, Format::Table { no_headers: true, .. });
-        let mut w = TabWriter::for_tables();
         if header && !no_headers {
             w.write(&self.header(first.kind()).join("\t"));
             w.write("\n");
@@ -343,13 +353,14 @@ impl Printer {
             w.write(&self.cells(o, now).join("\t"));
             w.write("\n");
         }
-        w.finish()
+        w.take()
     }
 
-    /// One changed object as a watch prints it: alone, with the header if none came yet.
-    fn watch_row(&self, o: &Rc<Object>, now: Time, header: bool) -> String {
+    /// One changed object as a watch prints it: alone, with the header if none came yet,
+    /// through the watch's writer.
+    fn watch_row(&self, w: &mut TabWriter, o: &Rc<Object>, now: Time, header: bool) -> String {
         match &self.format {
-            Format::Table { .. } => self.table(std::slice::from_ref(o), now, header),
+            Format::Table { .. } => self.table_into(w, std::slice::from_ref(o), now, header),
             _ => self.print(std::slice::from_ref(o), now, true),
         }
     }
@@ -363,6 +374,8 @@ pub struct TableWatch {
     printer: Printer,
     last_revision: u64,
     header_printed: bool,
+    /// The writer the list was printed through, so the rows keep its column widths.
+    writer: TabWriter,
 }
 
 impl TableWatch {
@@ -379,6 +392,7 @@ impl TableWatch {
             },
             last_revision: sim.api().etcd.revision(),
             header_printed: false,
+            writer: TabWriter::for_tables(),
         }
     }
 
@@ -396,7 +410,7 @@ impl TableWatch {
                 if o.kind() != self.kind || !self.query.admits(o) || self.name.as_ref().is_some_and(|n| *n != o.meta().name) {
                     continue;
                 }
-                out.push_str(&self.printer.watch_row(o, now, !self.header_printed));
+                out.push_str(&self.printer.watch_row(&mut self.writer, o, now, !self.header_printed));
                 self.header_printed = true;
             }
         }

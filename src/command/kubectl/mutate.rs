@@ -303,15 +303,23 @@ pub fn run_scale(session: &mut Session, args: &[String]) -> CommandOutput {
         Ok(k) => k,
         Err(e) => return e,
     };
-    let mut out = CommandOutput::empty();
+    // kubectl gets every object first; with none found it says so, wrapping what it was told
+    // (`no objects passed to scale %w`), otherwise it scales those found and then reports the rest.
+    let mut missing = Vec::new();
+    let mut found = Vec::new();
     for key in keys {
-        let object = match live(session, &key) {
-            Ok(o) => o,
-            Err(e) => {
-                out.fail(&e);
-                continue;
-            }
-        };
+        match session.sim().api().get(&key).cloned() {
+            Some(o) => found.push((key, o)),
+            None => missing.push(ApiError::not_found(key.kind, &key.name)),
+        }
+    }
+    if found.is_empty() {
+        let errors: Vec<String> = missing.iter().map(|e| e.message.clone()).collect();
+        let wrapped = if errors.len() == 1 { errors[0].clone() } else { format!("[{}]", errors.join(", ")) };
+        return CommandOutput::err(format!("error: no objects passed to scale {wrapped}"));
+    }
+    let mut out = CommandOutput::empty();
+    for (key, object) in found {
         let current = match &*object {
             Object::Deployment(d) => d.spec.replicas.unwrap_or(1),
             Object::ReplicaSet(rs) => rs.spec.replicas.unwrap_or(1),
@@ -341,6 +349,9 @@ pub fn run_scale(session: &mut Session, args: &[String]) -> CommandOutput {
             Ok(_) => out.say(&format!("{}/{} scaled", kind_string(key.kind), key.name)),
             Err(e) => out.fail(&e.kubectl_message()),
         }
+    }
+    for e in missing {
+        out.fail(&e.kubectl_message());
     }
     out
 }

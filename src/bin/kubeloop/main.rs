@@ -3,7 +3,10 @@
 //! `kubeloop run SCENARIO` plays a scenario and prints the cluster's events the way
 //! `kubectl get events --watch` shows them (or the message trace with `--trace`), then the final
 //! state; `kubeloop shell [SCENARIO]` reads command lines from standard input and prints what
-//! each prints, for scripts and tests. Standard library only: no argument-parsing crate.
+//! each prints, for scripts and tests; `kubeloop serve [SCENARIO]` serves the simulation's
+//! Kubernetes API over HTTP for the real kubectl (`serve/`). No argument-parsing crate.
+
+mod serve;
 
 use kubeloop::command::{self, CommandOutput, Scenario, Session};
 use kubeloop::model::{Duration, Time};
@@ -19,6 +22,8 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 const USAGE: &str = "Usage:
   kubeloop run SCENARIO [--seed N] [--until DURATION] [--trace text|json]
   kubeloop shell [SCENARIO] [--seed N]
+  kubeloop serve [SCENARIO] [--seed N] [--address HOST:PORT] [--speed X] [--kubeconfig PATH]
+  kubeloop sim [--server URL] VERB...
   kubeloop scenarios
   kubeloop --help | --version
 
@@ -30,6 +35,14 @@ run    plays the scenario's timeline and prints the cluster's events as `kubectl
        every message between components instead: one line each (text) or one JSON object each.
 shell  reads command lines (kubectl commands or sim verbs) from standard input and prints each
        one's output; errors go to standard error. The exit status is the last command's.
+serve  runs the simulation against the wall clock (--speed 1 by default; 0 pauses it) and serves
+       its Kubernetes API over HTTP at --address (127.0.0.1:6443 by default; port 0 picks a free
+       one), for the real kubectl: `kubectl -s http://ADDRESS get pods`. --kubeconfig writes a
+       kubeconfig whose context `kubeloop` points there. No authentication: another address than
+       loopback is served with a warning. Ctrl-C stops it.
+sim    sends a sim verb (advance 30s, stop kube-scheduler, speed 2, pause, resume …) to a running
+       serve at --server (default $KUBELOOP_SERVER, else http://127.0.0.1:6443). Installed as
+       kubectl-sim, it is the kubectl plugin `kubectl sim VERB...`.
 ";
 
 /// The most simulated time `run` spends settling after the timeline when no --until is given.
@@ -37,6 +50,11 @@ const SETTLE_AFTER_TIMELINE: Duration = Duration::mins(5);
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    // Installed as `kubectl-sim`, kubectl runs it for `kubectl sim VERB…`.
+    let invoked_as = std::env::args().next().unwrap_or_default();
+    if std::path::Path::new(&invoked_as).file_name().is_some_and(|n| n == "kubectl-sim") {
+        return remote_sim(&args);
+    }
     match args.first().map(String::as_str) {
         None | Some("--help" | "-h" | "help") => {
             out(USAGE);
@@ -55,6 +73,8 @@ fn main() -> ExitCode {
         }
         Some("run") => with_usage(run(&args[1..])),
         Some("shell") => with_usage(shell(&args[1..])),
+        Some("serve") => with_usage(serve(&args[1..])),
+        Some("sim") => remote_sim(&args[1..]),
         Some(other) => usage_error(&format!("unknown command {other:?}")),
     }
 }
@@ -74,10 +94,13 @@ struct Options {
     seed: Option<u64>,
     until: Option<Duration>,
     trace: Option<String>,
+    address: Option<String>,
+    speed: Option<f64>,
+    kubeconfig: Option<String>,
 }
 
 fn options(args: &[String], allowed: &[&str]) -> Result<Options, String> {
-    let mut o = Options { scenario: None, seed: None, until: None, trace: None };
+    let mut o = Options { scenario: None, seed: None, until: None, trace: None, address: None, speed: None, kubeconfig: None };
     let mut i = 0;
     while i < args.len() {
         let arg = &args[i];
@@ -105,6 +128,12 @@ fn options(args: &[String], allowed: &[&str]) -> Result<Options, String> {
             "until" => o.until = Some(Duration::parse(&value)?),
             "trace" if value == "text" || value == "json" => o.trace = Some(value),
             "trace" => return Err(format!("invalid --trace {value:?}: must be text or json")),
+            "address" => o.address = Some(value),
+            "speed" => match value.parse::<f64>() {
+                Ok(x) if x.is_finite() && x >= 0.0 => o.speed = Some(x),
+                _ => return Err(format!("invalid --speed {value:?}: must be a number, 0 or more")),
+            },
+            "kubeconfig" => o.kubeconfig = Some(value),
             _ => unreachable!("only allowed flags reach here"),
         }
     }
@@ -227,6 +256,47 @@ fn drive(session: &mut Session, until: Time, flush: &mut impl FnMut(&mut Session
             break;
         }
     }
+}
+
+/// `sim [--server URL] VERB…`: the verb to a running `kubeloop serve`.
+fn remote_sim(args: &[String]) -> ExitCode {
+    let (server, words) = match args {
+        [flag, url, rest @ ..] if flag == "--server" => (url.clone(), rest),
+        [flag, rest @ ..] if flag.starts_with("--server=") => (flag["--server=".len()..].to_string(), rest),
+        rest => (serve::remote::default_server(), rest),
+    };
+    if words.is_empty() {
+        return usage_error("sim needs a VERB (see `sim help` in `kubeloop shell`)");
+    }
+    match serve::remote::send(&server, &words.join(" ")) {
+        Ok(text) => {
+            out(&text);
+            ExitCode::SUCCESS
+        }
+        Err(text) => {
+            err(&text);
+            if !text.ends_with('\n') {
+                err("\n");
+            }
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn serve(args: &[String]) -> Result<ExitCode, String> {
+    let o = options(args, &["seed", "address", "speed", "kubeconfig"])?;
+    let scenario = match o.scenario {
+        Some(name) => load_scenario(&name)?,
+        None => Scenario::builtin("default").ok_or("the default scenario is missing")?,
+    };
+    let session = new_session(scenario, o.seed)?;
+    let config = serve::Config {
+        address: o.address.unwrap_or_else(|| "127.0.0.1:6443".into()),
+        speed: o.speed.unwrap_or(1.0),
+        kubeconfig: o.kubeconfig,
+    };
+    serve::serve(session, config)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn shell(args: &[String]) -> Result<ExitCode, String> {

@@ -1,0 +1,205 @@
+//! `kubeloop serve`: the simulation behind the Kubernetes API over HTTP, so that real clients —
+//! the real kubectl, client libraries, operators — drive it.
+//!
+//! A third shell on the library, beside the command line (`run`, `shell`) and the page, and like
+//! them it uses only the library's public API: a `command::Session` holds the simulation (and plays
+//! a scenario's timeline), every request goes through `Sim::submit` as a keyboard's kubectl does,
+//! and watches read etcd's change log. The simulation runs against the wall clock at `--speed`
+//! (0: paused). The simulation is not `Send` (it shares data through `Rc`), so everything runs on
+//! one thread: a current-thread tokio runtime with a `LocalSet`, where the clock, the listener and
+//! each connection are local tasks taking turns with the one `RefCell` that holds the cluster.
+//! HTTP is hyper's HTTP/1.1 server; nothing here is in the library or the page's wasm.
+
+mod api;
+mod body;
+mod discovery;
+mod filter;
+mod openapi;
+mod patch;
+mod proto;
+pub mod remote;
+mod scale;
+mod status;
+mod table;
+mod watch;
+
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::TokioIo;
+use kubeloop::command::Session;
+use kubeloop::model::Time;
+use std::cell::RefCell;
+use std::convert::Infallible;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+use watch::Watcher;
+
+/// How often the clock moves the simulation on and the watches hear what changed.
+const TICK: Duration = Duration::from_millis(10);
+
+/// What `kubeloop serve` was asked for.
+pub struct Config {
+    pub address: String,
+    pub speed: f64,
+    pub kubeconfig: Option<String>,
+}
+
+/// The cluster behind the API: the session, the wall clock it follows, and the open watches.
+pub(crate) struct Cluster {
+    session: Session,
+    /// The address clients reach, for discovery's `serverAddressByClientCIDRs`.
+    address: String,
+    watchers: Vec<Watcher>,
+    clock: Clock,
+}
+
+/// Simulated time as a function of wall time: `sim_start + (wall - wall_start) × speed`.
+struct Clock {
+    wall_start: Instant,
+    sim_start: Time,
+    speed: f64,
+}
+
+impl Clock {
+    fn target(&self, wall: Instant) -> Time {
+        let elapsed = wall.duration_since(self.wall_start).as_secs_f64() * 1000.0 * self.speed;
+        Time(self.sim_start.0 + elapsed as u64)
+    }
+}
+
+impl Cluster {
+    /// Goes on from the simulation's present at the same speed, after a `sim` verb moved it
+    /// (`sim advance`) or changed the speed.
+    fn rebase_clock(&mut self) {
+        self.clock.wall_start = Instant::now();
+        self.clock.sim_start = self.session.sim().now();
+    }
+
+    /// One tick: the simulation catches up with the wall clock, the watches with the simulation.
+    fn tick(&mut self, wall: Instant) {
+        let target = self.clock.target(wall);
+        if target > self.session.sim().now() {
+            self.advance_to(target, wall);
+        }
+        watch::deliver(self.session.sim(), &mut self.watchers, wall);
+    }
+
+    /// Moves the simulation to `target` one simulated instant at a time, the watches hearing each
+    /// instant's changes as they happen (so a Table row's age is its age when it changed, as
+    /// kube-apiserver sends it, and the console's `get -w` prints it).
+    fn advance_to(&mut self, target: Time, wall: Instant) {
+        loop {
+            let next = self.session.sim().next_time().filter(|t| *t < target);
+            self.session.advance_to(next.unwrap_or(target));
+            watch::deliver(self.session.sim(), &mut self.watchers, wall);
+            if next.is_none() {
+                break;
+            }
+        }
+        self.log_stream();
+    }
+
+    fn log_stream(&mut self) {
+        let stream = self.session.take_stream();
+        if !stream.stdout.is_empty() || !stream.stderr.is_empty() {
+            // The scenario's timeline commands and what they printed: the server's log.
+            let _ = std::io::Write::write_all(&mut std::io::stderr(), format!("{}{}", stream.stdout, stream.stderr).as_bytes());
+        }
+    }
+}
+
+/// Runs the server until Ctrl-C. The error is for the command line's usage message.
+pub fn serve(session: Session, config: Config) -> Result<(), String> {
+    let listener = std::net::TcpListener::bind(&config.address).map_err(|e| format!("cannot listen on {}: {e}", config.address))?;
+    listener.set_nonblocking(true).map_err(|e| e.to_string())?;
+    let address = listener.local_addr().map_err(|e| e.to_string())?;
+    if !address.ip().is_loopback() {
+        eprintln!(
+            "warning: serving the Kubernetes API on {address} with no authentication: anyone who can reach it can change the simulated cluster"
+        );
+    }
+    let url = format!("http://{address}");
+    if let Some(path) = &config.kubeconfig {
+        std::fs::write(path, kubeconfig(&url)).map_err(|e| format!("cannot write {path}: {e}"))?;
+    }
+    let mut banner = format!("kubeloop serves the Kubernetes API at {url}\n  kubectl -s {url} get pods\n");
+    if let Some(path) = &config.kubeconfig {
+        banner.push_str(&format!("  KUBECONFIG={path} kubectl get pods   (context \"kubeloop\")\n"));
+    }
+    banner.push_str("Ctrl-C stops it.\n");
+    say(&banner);
+    let now = session.sim().now();
+    let cluster = Rc::new(RefCell::new(Cluster {
+        session,
+        address: address.to_string(),
+        watchers: Vec::new(),
+        clock: Clock { wall_start: Instant::now(), sim_start: now, speed: config.speed },
+    }));
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
+    let local = tokio::task::LocalSet::new();
+    local.block_on(&runtime, run(listener, cluster))
+}
+
+async fn run(listener: std::net::TcpListener, cluster: Rc<RefCell<Cluster>>) -> Result<(), String> {
+    let listener = tokio::net::TcpListener::from_std(listener).map_err(|e| e.to_string())?;
+    let clock = cluster.clone();
+    tokio::task::spawn_local(async move {
+        let mut interval = tokio::time::interval(TICK);
+        interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        loop {
+            interval.tick().await;
+            clock.borrow_mut().tick(Instant::now());
+        }
+    });
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                let Ok((stream, _)) = accepted else { continue };
+                let cluster = cluster.clone();
+                tokio::task::spawn_local(async move {
+                    let service = service_fn(move |request| {
+                        let cluster = cluster.clone();
+                        async move { Ok::<_, Infallible>(api::handle(cluster, request).await) }
+                    });
+                    let _ = http1::Builder::new().serve_connection(TokioIo::new(stream), service).await;
+                });
+            }
+            _ = tokio::signal::ctrl_c() => {
+                say("\nstopped\n");
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// Writes to standard output; a reader that has gone away (a test that read the address and
+/// closed the pipe) must not stop the server, as `println!` would by panicking.
+fn say(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+}
+
+/// A kubeconfig with a cluster, a user and a context, each named `kubeloop`.
+fn kubeconfig(url: &str) -> String {
+    format!(
+        "apiVersion: v1
+kind: Config
+clusters:
+- name: kubeloop
+  cluster:
+    server: {url}
+users:
+- name: kubeloop
+  user: {{}}
+contexts:
+- name: kubeloop
+  context:
+    cluster: kubeloop
+    user: kubeloop
+    namespace: default
+current-context: kubeloop
+preferences: {{}}
+"
+    )
+}

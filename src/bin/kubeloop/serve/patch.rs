@@ -1,0 +1,253 @@
+//! The three patch types a PATCH request may carry, applied to an object's JSON: JSON merge
+//! patch (RFC 7386), JSON patch (RFC 6902) and strategic merge patch.
+//!
+//! The strategic merge here knows the list fields of the built-in kinds that kubectl patches and
+//! their merge keys (containers by name, ports by containerPort …), the `$patch: delete|replace`
+//! directive and ignores the `$setElementOrder`/`$retainKeys` hints; any other list is replaced,
+//! as strategic merge does for a list without a merge key.
+
+use serde_json::{Map, Value};
+
+/// The patch types, by their media type.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum PatchType {
+    Merge,
+    Json,
+    Strategic,
+    Apply,
+}
+
+impl PatchType {
+    pub(crate) fn from_content_type(content_type: &str) -> Option<PatchType> {
+        match content_type.split(';').next().unwrap_or_default().trim() {
+            "application/merge-patch+json" => Some(PatchType::Merge),
+            "application/json-patch+json" => Some(PatchType::Json),
+            "application/strategic-merge-patch+json" => Some(PatchType::Strategic),
+            "application/apply-patch+yaml" | "application/apply-patch+cbor" => Some(PatchType::Apply),
+            _ => None,
+        }
+    }
+}
+
+/// Applies a patch document to `target`, or says why it cannot (kube-apiserver's 400/422 text).
+pub(crate) fn apply(kind: PatchType, target: &Value, patch: &Value) -> Result<Value, String> {
+    match kind {
+        PatchType::Merge => Ok(merge(target, patch)),
+        PatchType::Strategic => {
+            if !patch.is_object() {
+                return Err("unable to find api field in struct  for the json field \"\"".into());
+            }
+            Ok(strategic(target, patch, ""))
+        }
+        PatchType::Json => json_patch(target, patch),
+        PatchType::Apply => Err("server-side apply is not modelled by kubeloop yet".into()),
+    }
+}
+
+/// RFC 7386: objects merge key by key, `null` removes, anything else replaces.
+pub(crate) fn merge(target: &Value, patch: &Value) -> Value {
+    let Value::Object(p) = patch else { return patch.clone() };
+    let mut out = match target {
+        Value::Object(t) => t.clone(),
+        _ => Map::new(),
+    };
+    for (k, v) in p {
+        if v.is_null() {
+            out.remove(k);
+        } else {
+            let merged = merge(out.get(k).unwrap_or(&Value::Null), v);
+            out.insert(k.clone(), merged);
+        }
+    }
+    Value::Object(out)
+}
+
+/// The merge key of the lists the built-in kinds declare one for (`patchMergeKey`), by field name.
+fn merge_key(field: &str) -> Option<&'static str> {
+    Some(match field {
+        "containers" | "initContainers" | "ephemeralContainers" | "env" | "volumes" | "imagePullSecrets" => "name",
+        "volumeMounts" => "mountPath",
+        "volumeDevices" => "devicePath",
+        "ports" => "containerPort",
+        "conditions" => "type",
+        "ownerReferences" => "uid",
+        "hostAliases" => "ip",
+        "topologySpreadConstraints" => "topologyKey",
+        "resourceClaims" => "name",
+        _ => return None,
+    })
+}
+
+/// Strategic merge: as a merge patch, but lists with a merge key merge element by element.
+fn strategic(target: &Value, patch: &Value, field: &str) -> Value {
+    match patch {
+        Value::Object(p) => {
+            if p.get("$patch").and_then(Value::as_str) == Some("replace") {
+                let mut p = p.clone();
+                p.remove("$patch");
+                return Value::Object(p);
+            }
+            let mut out = match target {
+                Value::Object(t) => t.clone(),
+                _ => Map::new(),
+            };
+            for (k, v) in p {
+                if k.starts_with('$') {
+                    continue;
+                }
+                if v.is_null() {
+                    out.remove(k);
+                    continue;
+                }
+                let merged = strategic(out.get(k).unwrap_or(&Value::Null), v, k);
+                out.insert(k.clone(), merged);
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => match (merge_key(field), target) {
+            (Some(key), Value::Array(current)) => merge_list(current, items, key),
+            _ => Value::Array(items.iter().filter(|i| i.get("$patch").is_none()).cloned().collect()),
+        },
+        other => other.clone(),
+    }
+}
+
+fn merge_list(current: &[Value], patch: &[Value], key: &str) -> Value {
+    let mut out: Vec<Value> = current.to_vec();
+    for item in patch {
+        let id = item.get(key);
+        let at = id.and_then(|id| out.iter().position(|c| c.get(key) == Some(id)));
+        let delete = item.get("$patch").and_then(Value::as_str) == Some("delete");
+        match (at, delete) {
+            (Some(i), true) => {
+                out.remove(i);
+            }
+            (None, true) => {}
+            (Some(i), false) => out[i] = strategic(&out[i], item, ""),
+            (None, false) => out.push(strategic(&Value::Null, item, "")),
+        }
+    }
+    Value::Array(out)
+}
+
+/// RFC 6902: a list of operations, all or nothing.
+fn json_patch(target: &Value, patch: &Value) -> Result<Value, String> {
+    let Value::Array(ops) = patch else {
+        return Err("json: cannot unmarshal object into Go value of type jsonpatch.Patch".into());
+    };
+    let mut doc = target.clone();
+    for op in ops {
+        let name = op.get("op").and_then(Value::as_str).unwrap_or_default();
+        let path = op.get("path").and_then(Value::as_str).ok_or("missing path")?;
+        match name {
+            "add" => add(&mut doc, path, value_of(op)?)?,
+            "remove" => {
+                remove(&mut doc, path)?;
+            }
+            "replace" => {
+                remove(&mut doc, path)?;
+                add(&mut doc, path, value_of(op)?)?;
+            }
+            "test" => {
+                if doc.pointer(path) != Some(&value_of(op)?) {
+                    return Err(format!("testing value {path} failed: test failed"));
+                }
+            }
+            "move" | "copy" => {
+                let from = op.get("from").and_then(Value::as_str).ok_or("missing from")?;
+                let value = if name == "move" { remove(&mut doc, from)? } else { doc.pointer(from).cloned().ok_or(missing(from))? };
+                add(&mut doc, path, value)?;
+            }
+            other => return Err(format!("Unexpected kind: {other}")),
+        }
+    }
+    Ok(doc)
+}
+
+fn value_of(op: &Value) -> Result<Value, String> {
+    op.get("value").cloned().ok_or_else(|| "missing value".into())
+}
+
+fn missing(path: &str) -> String {
+    format!("doc is missing path: \"{path}\": missing value")
+}
+
+fn split(path: &str) -> Result<(&str, String), String> {
+    let (parent, last) = path.rsplit_once('/').ok_or_else(|| missing(path))?;
+    Ok((parent, last.replace("~1", "/").replace("~0", "~")))
+}
+
+fn add(doc: &mut Value, path: &str, value: Value) -> Result<(), String> {
+    if path.is_empty() {
+        *doc = value;
+        return Ok(());
+    }
+    let (parent, last) = split(path)?;
+    match doc.pointer_mut(parent) {
+        Some(Value::Object(m)) => {
+            m.insert(last, value);
+            Ok(())
+        }
+        Some(Value::Array(a)) => {
+            let i = if last == "-" { a.len() } else { last.parse::<usize>().map_err(|_| missing(path))? };
+            if i > a.len() {
+                return Err(missing(path));
+            }
+            a.insert(i, value);
+            Ok(())
+        }
+        _ => Err(missing(path)),
+    }
+}
+
+fn remove(doc: &mut Value, path: &str) -> Result<Value, String> {
+    let (parent, last) = split(path)?;
+    match doc.pointer_mut(parent) {
+        Some(Value::Object(m)) => m.remove(&last).ok_or_else(|| missing(path)),
+        Some(Value::Array(a)) => {
+            let i = last.parse::<usize>().map_err(|_| missing(path))?;
+            if i >= a.len() {
+                return Err(missing(path));
+            }
+            Ok(a.remove(i))
+        }
+        _ => Err(missing(path)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn merge_patch_replaces_lists_and_null_removes() {
+        let t = json!({"a": {"b": 1, "c": 2}, "l": [1, 2]});
+        assert_eq!(merge(&t, &json!({"a": {"b": null, "d": 3}, "l": [3]})), json!({"a": {"c": 2, "d": 3}, "l": [3]}));
+    }
+
+    #[test]
+    fn strategic_merge_patch_merges_containers_by_name() {
+        let t = json!({"spec": {"containers": [{"name": "a", "image": "x:1"}, {"name": "b", "image": "y:1"}]}});
+        let p =
+            json!({"spec": {"$setElementOrder/containers": [{"name": "a"}, {"name": "b"}], "containers": [{"name": "b", "image": "y:2"}]}});
+        let out = apply(PatchType::Strategic, &t, &p).unwrap();
+        assert_eq!(out, json!({"spec": {"containers": [{"name": "a", "image": "x:1"}, {"name": "b", "image": "y:2"}]}}));
+        let del = apply(PatchType::Strategic, &t, &json!({"spec": {"containers": [{"name": "a", "$patch": "delete"}]}})).unwrap();
+        assert_eq!(del["spec"]["containers"], json!([{"name": "b", "image": "y:1"}]));
+    }
+
+    #[test]
+    fn json_patch_is_all_or_nothing() {
+        let t = json!({"spec": {"replicas": 1, "l": [1]}});
+        let ok = apply(
+            PatchType::Json,
+            &t,
+            &json!([{"op": "replace", "path": "/spec/replicas", "value": 3}, {"op": "add", "path": "/spec/l/-", "value": 2}]),
+        );
+        assert_eq!(ok.unwrap(), json!({"spec": {"replicas": 3, "l": [1, 2]}}));
+        assert!(apply(PatchType::Json, &t, &json!([{"op": "remove", "path": "/spec/nope"}])).is_err());
+        assert!(apply(PatchType::Json, &t, &json!({"op": "add"})).is_err());
+        assert!(apply(PatchType::Json, &t, &json!([{"op": "test", "path": "/spec/replicas", "value": 2}])).is_err());
+    }
+}

@@ -1,0 +1,75 @@
+"""The official Python `kubernetes` client against `kubeloop serve` (run by tests/python_client.rs).
+
+Usage: client.py URL — a paused server of the default scenario, 30 s in. Every call decodes the
+server's answers into the client's typed models, so a field written as no real API server would
+write it fails here. Prints "ok" at the end; any failure raises.
+"""
+
+import sys
+import urllib.request
+
+from kubernetes import client, watch
+from kubernetes.client.rest import ApiException
+
+url = sys.argv[1]
+configuration = client.Configuration()
+configuration.host = url
+api = client.ApiClient(configuration)
+core, apps = client.CoreV1Api(api), client.AppsV1Api(api)
+
+
+def sim(line):
+    urllib.request.urlopen(urllib.request.Request(url + "/kubeloop/sim", data=line.encode(), method="POST")).read()
+
+
+# list: the Deployment's three pods, typed, with their times parsed.
+pods = core.list_namespaced_pod("default", label_selector="app=web")
+assert len(pods.items) == 3, pods.items
+assert all(p.status.phase == "Running" and p.metadata.creation_timestamp.year == 2026 for p in pods.items)
+rv = pods.metadata.resource_version
+
+# create, then a watch from before the create hears it.
+pod = client.V1Pod(
+    metadata=client.V1ObjectMeta(name="py", labels={"app": "py"}),
+    spec=client.V1PodSpec(containers=[client.V1Container(name="c", image="nginx:1.14.2")]),
+)
+created = core.create_namespaced_pod("default", pod)
+assert created.metadata.uid and created.metadata.resource_version
+events = [(e["type"], e["object"].metadata.name) for e in watch.Watch().stream(core.list_namespaced_pod, "default", resource_version=rv, timeout_seconds=1)]
+assert ("ADDED", "py") in events, events
+
+# patch (a strategic merge patch of the labels) and the scale subresource.
+patched = core.patch_namespaced_pod("py", "default", {"metadata": {"labels": {"tier": "front"}}})
+assert patched.metadata.labels == {"app": "py", "tier": "front"}, patched.metadata.labels
+apps.patch_namespaced_deployment_scale("web", "default", {"spec": {"replicas": 4}})
+assert apps.read_namespaced_deployment_scale("web", "default").spec.replicas == 4
+assert apps.read_namespaced_deployment("web", "default").spec.replicas == 4
+
+# errors are ApiExceptions with kube-apiserver's Status.
+try:
+    core.read_namespaced_pod("nope", "default")
+    raise AssertionError("no 404")
+except ApiException as e:
+    assert e.status == 404 and '"reason":"NotFound"' in e.body.replace(" ", ""), e.body
+
+# A watch from a revision etcd has compacted ends with 410; the client re-lists and watches on.
+sim("advance 11m")
+try:
+    list(watch.Watch().stream(core.list_namespaced_pod, "default", resource_version=rv, timeout_seconds=1))
+    raise AssertionError("no 410")
+except ApiException as e:
+    assert e.status == 410, e
+relisted = core.list_namespaced_pod("default")
+assert len([p for p in relisted.items if p.metadata.labels.get("app") == "web"]) == 4
+w = watch.Watch()
+core.delete_namespaced_pod("py", "default")
+seen = [(e["type"], e["object"].metadata.name) for e in w.stream(core.list_namespaced_pod, "default", resource_version=relisted.metadata.resource_version, timeout_seconds=1)]
+assert ("MODIFIED", "py") in seen or ("DELETED", "py") in seen, seen
+
+# delete: the pod is going (its grace period) or gone.
+try:
+    going = core.read_namespaced_pod("py", "default")
+    assert going.metadata.deletion_timestamp is not None
+except ApiException as e:
+    assert e.status == 404
+print("ok")
