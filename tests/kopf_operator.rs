@@ -104,6 +104,8 @@ fn wait_labelled_event(server: &serve::Server, operator: &Operator, pod: &str) {
         if let Some(event) = events.iter().find(about_pod) {
             assert_eq!(event["source"]["component"], "kopf", "{event}");
             assert_eq!(event["type"], "Normal", "{event}");
+            // Kept as kopf wrote them, as kube-apiserver keeps them.
+            assert!(event["eventTime"].is_string() && event["action"].is_string(), "{event}");
             return;
         }
         assert!(Instant::now() < deadline, "after {PATIENCE:?} no Labelled event about {pod} in {body}; kopf's log:\n{}", operator.log());
