@@ -54,6 +54,13 @@ impl Operator {
     fn log(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
+
+    /// Fails the test at once if kopf has stopped (it gave up on something the server said).
+    fn assert_running(&mut self) {
+        if let Ok(Some(status)) = self.child.try_wait() {
+            panic!("kopf stopped ({status}); its log:\n{}", self.log());
+        }
+    }
 }
 
 impl Drop for Operator {
@@ -80,20 +87,21 @@ fn web_pods(server: &serve::Server) -> Vec<(String, bool)> {
 }
 
 /// Waits (bounded) until there are `count` pods of the Deployment, all labelled by kopf.
-fn wait_all_labelled(server: &serve::Server, operator: &Operator, count: usize) -> Vec<String> {
+fn wait_all_labelled(server: &serve::Server, operator: &mut Operator, count: usize) -> Vec<String> {
     let deadline = Instant::now() + PATIENCE;
     loop {
         let pods = web_pods(server);
         if pods.len() == count && pods.iter().all(|(_, seen)| *seen) {
             return pods.into_iter().map(|(name, _)| name).collect();
         }
+        operator.assert_running();
         assert!(Instant::now() < deadline, "after {PATIENCE:?} the pods are {pods:?}; kopf's log:\n{}", operator.log());
         std::thread::sleep(Duration::from_millis(200));
     }
 }
 
 /// Waits (bounded) until kopf's Event `Labelled` about this pod is on the server.
-fn wait_labelled_event(server: &serve::Server, operator: &Operator, pod: &str) {
+fn wait_labelled_event(server: &serve::Server, operator: &mut Operator, pod: &str) {
     let deadline = Instant::now() + PATIENCE;
     loop {
         let (code, body) = server.http("GET", "/api/v1/namespaces/default/events?fieldSelector=reason%3DLabelled", &[], b"");
@@ -108,6 +116,7 @@ fn wait_labelled_event(server: &serve::Server, operator: &Operator, pod: &str) {
             assert!(event["eventTime"].is_string() && event["action"].is_string(), "{event}");
             return;
         }
+        operator.assert_running();
         assert!(Instant::now() < deadline, "after {PATIENCE:?} no Labelled event about {pod} in {body}; kopf's log:\n{}", operator.log());
         std::thread::sleep(Duration::from_millis(200));
     }
@@ -144,18 +153,18 @@ fn a_kopf_operator_labels_every_pod_of_the_deployment_and_its_replacement() {
     server.sim("advance 30s");
     assert_eq!(web_pods(&server).len(), 3, "the Deployment's pods are running before kopf starts");
 
-    let operator = Operator::start(&kopf, &kubeconfig, dir.join("kopf.log"));
-    let before = wait_all_labelled(&server, &operator, 3);
+    let mut operator = Operator::start(&kopf, &kubeconfig, dir.join("kopf.log"));
+    let before = wait_all_labelled(&server, &mut operator, 3);
 
     delete_pod(&server, &before[0]);
     // The ReplicaSet controller replaces the terminating pod; kopf labels the new one.
     server.sim("advance 5s");
-    let after = wait_all_labelled(&server, &operator, 3);
+    let after = wait_all_labelled(&server, &mut operator, 3);
     assert!(!after.contains(&before[0]), "the deleted pod {} is replaced: {after:?}", before[0]);
     let replacement = after.iter().find(|n| !before.contains(n)).expect("a new pod");
     // kopf's Events (POSTed with its own times, `…+00:00` offsets) were accepted and are served.
-    wait_labelled_event(&server, &operator, replacement);
+    wait_labelled_event(&server, &mut operator, replacement);
     for pod in &before {
-        wait_labelled_event(&server, &operator, pod);
+        wait_labelled_event(&server, &mut operator, pod);
     }
 }
