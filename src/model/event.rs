@@ -27,7 +27,7 @@ pub struct Event {
     pub first_timestamp: Option<Time>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_timestamp: Option<Time>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub count: i32,
     #[serde(default, rename = "type")]
     pub type_: Name,
@@ -35,6 +35,17 @@ pub struct Event {
     pub reporting_component: Name,
     #[serde(default, skip_serializing_if = "str::is_empty")]
     pub reporting_instance: Name,
+    /// Written by clients of the newer recorder (events.k8s.io) and by some operators (kopf);
+    /// the simulation's own recorders leave it empty, as client-go's core/v1 recorder does.
+    #[serde(default, skip_serializing_if = "str::is_empty")]
+    pub action: Name,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event_time: Option<MicroTime>,
+}
+
+/// `count` is `omitempty` in core/v1: an Event a client posted without one is written without one.
+fn is_zero(n: &i32) -> bool {
+    *n == 0
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -100,6 +111,8 @@ decode_struct!(Event {
     type_: "type" Default,
     reporting_component: "reportingComponent" Default,
     reporting_instance: "reportingInstance" Default,
+    action: "action" Default,
+    event_time: "eventTime" Default,
 });
 decode_struct!(ObjectReference {
     kind: "kind" Default,
@@ -122,3 +135,27 @@ decode_struct!(LeaseSpec {
     lease_duration_seconds: "leaseDurationSeconds" Default,
     renew_time: "renewTime" Default,
 });
+
+#[cfg(test)]
+mod tests {
+    use crate::model::Object;
+    use serde_json::json;
+
+    #[test]
+    fn an_event_a_client_posts_keeps_its_action_and_event_time() {
+        let posted = json!({
+            "apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": "kopf-event-x", "namespace": "default"},
+            "involvedObject": {"kind": "Pod", "name": "web-1", "namespace": "default"},
+            "reason": "Labelled", "message": "labelled", "type": "Normal", "action": "Action?",
+            "source": {"component": "kopf"}, "reportingComponent": "kopf", "reportingInstance": "dev",
+            "firstTimestamp": "2026-01-01T00:00:05.250000+00:00", "eventTime": "2026-01-01T00:00:05.250000+00:00",
+        });
+        let event = Object::from_json(posted).expect("a valid Event");
+        let written = event.to_json();
+        assert_eq!(written["action"], "Action?");
+        assert_eq!(written["eventTime"], "2026-01-01T00:00:05.250000Z");
+        assert_eq!(written["firstTimestamp"], "2026-01-01T00:00:05Z");
+        assert!(written.get("count").is_none(), "count is omitempty: {written}");
+    }
+}

@@ -98,16 +98,18 @@ impl Time {
         let micros = (self.0 % 1000) * 1000;
         format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{micros:06}Z")
     }
-    /// Parses the forms `rfc3339` and `rfc3339_micro` produce (and any RFC 3339 in UTC).
+    /// Parses the forms `rfc3339` and `rfc3339_micro` produce, and any RFC 3339 time as
+    /// kube-apiserver reads one (Go's `time.RFC3339`): fractional seconds of any length and a
+    /// `Z` or a numeric `±hh:mm` offset — clients such as kopf write `…T05:37:26.159000+00:00`.
     pub fn parse_rfc3339(text: &str) -> Option<Time> {
         let b = text.as_bytes();
-        if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || !text.ends_with('Z') {
+        if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' || b[16] != b':' {
             return None;
         }
         let num = |r: std::ops::Range<usize>| text.get(r)?.parse::<u64>().ok();
         let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
         let (h, mi, s) = (num(11..13)?, num(14..16)?, num(17..19)?);
-        let frac = &text[19..text.len() - 1];
+        let (frac, offset_secs) = split_offset(text.get(19..)?)?;
         let millis = match frac.strip_prefix('.') {
             Some(digits) if !digits.is_empty() && digits.bytes().all(|c| c.is_ascii_digit()) => {
                 let padded = format!("{digits:0<3}");
@@ -116,11 +118,35 @@ impl Time {
             None if frac.is_empty() => 0,
             _ => return None,
         };
+        if mo == 0 || mo > 12 || d == 0 || d > 31 || h > 23 || mi > 59 || s > 60 {
+            return None;
+        }
         let days = days_from_civil(y as i64, mo as u32, d as u32);
-        let unix = days * 86_400 + (h * 3600 + mi * 60 + s) as i64;
+        let unix = days * 86_400 + (h * 3600 + mi * 60 + s) as i64 - offset_secs;
         let rel = unix - EPOCH_UNIX_SECS as i64;
         (rel >= 0).then(|| Time(rel as u64 * 1000 + millis))
     }
+}
+
+/// Splits what follows the seconds of an RFC 3339 time into the fraction (`.159`, or empty) and
+/// the zone's offset east of UTC in seconds (`Z`: 0, `+01:00`: 3600).
+fn split_offset(rest: &str) -> Option<(&str, i64)> {
+    if let Some(frac) = rest.strip_suffix('Z') {
+        return Some((frac, 0));
+    }
+    let at = rest.len().checked_sub(6)?;
+    let (frac, zone) = rest.split_at_checked(at)?;
+    let z = zone.as_bytes();
+    let sign = match z[0] {
+        b'+' => 1,
+        b'-' => -1,
+        _ => return None,
+    };
+    if z[3] != b':' || !zone[1..3].bytes().chain(zone[4..].bytes()).all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let (hh, mm) = (zone[1..3].parse::<i64>().ok()?, zone[4..].parse::<i64>().ok()?);
+    (hh < 24 && mm < 60).then_some((frac, sign * (hh * 3600 + mm * 60)))
 }
 
 pub(crate) fn civil_from_unix(secs: u64) -> (i64, u32, u32, u64, u64, u64) {
@@ -271,5 +297,23 @@ mod tests {
         assert_eq!(t.rfc3339_micro(), "2026-03-01T01:02:03.456000Z");
         assert_eq!(Time::parse_rfc3339(&t.rfc3339_micro()), Some(t));
         assert_eq!(Time::parse_rfc3339("2025-12-31T23:59:59Z"), None);
+    }
+
+    #[test]
+    fn times_with_a_numeric_offset_parse_as_kube_apiserver_reads_them() {
+        let t = Time(86_400_000 * 59 + 3_723_456);
+        assert_eq!(Time::parse_rfc3339("2026-03-01T01:02:03.456000+00:00"), Some(t));
+        assert_eq!(Time::parse_rfc3339("2026-03-01T02:02:03.456+01:00"), Some(t));
+        assert_eq!(Time::parse_rfc3339("2026-02-28T23:32:03.456-01:30"), Some(t));
+        assert_eq!(Time::parse_rfc3339("2026-03-01T01:02:03+00:00"), Some(Time(86_400_000 * 59 + 3_723_000)));
+        for bad in [
+            "2026-03-01T01:02:03+0000",
+            "2026-03-01T01:02:03+00:0x",
+            "2026-03-01T01:02:03 00:00",
+            "2026-03-01T01:02:03.+00:00",
+            "2026-13-01T01:02:03Z",
+        ] {
+            assert_eq!(Time::parse_rfc3339(bad), None, "{bad}");
+        }
     }
 }

@@ -174,6 +174,8 @@ impl EventRecorder {
             type_: spec.type_.into(),
             reporting_component: self.component.clone(),
             reporting_instance: self.host.clone(),
+            action: Name::default(),
+            event_time: None,
         }
     }
 

@@ -6,6 +6,7 @@ write it fails here. Prints "ok" at the end; any failure raises.
 """
 
 import sys
+import threading
 import urllib.request
 
 from kubernetes import client, watch
@@ -52,8 +53,40 @@ try:
 except ApiException as e:
     assert e.status == 404 and '"reason":"NotFound"' in e.body.replace(" ", ""), e.body
 
-# A watch from a revision etcd has compacted ends with 410; the client re-lists and watches on.
+# A watch open across a compaction goes on (etcd does not cancel a watch that has caught up):
+# it hears a pod created before the compaction (so it is open), then one created after it.
+outlived = []
+opened = threading.Event()
+
+
+def watch_across(since):
+    for e in watch.Watch().stream(core.list_namespaced_pod, "default", resource_version=since, timeout_seconds=3):
+        outlived.append((e["type"], e["object"].metadata.name))
+        opened.set()
+
+
+def pod_named(name):
+    return client.V1Pod(metadata=client.V1ObjectMeta(name=name), spec=pod.spec)
+
+
+since = core.list_namespaced_pod("default").metadata.resource_version
+watcher = threading.Thread(target=watch_across, args=(since,))
+watcher.start()
+core.create_namespaced_pod("default", pod_named("before"))
+assert opened.wait(5), "the watch heard nothing"
 sim("advance 11m")
+core.create_namespaced_pod("default", pod_named("after"))
+watcher.join(10)
+assert not watcher.is_alive() and ("ADDED", "before") in outlived and ("ADDED", "after") in outlived, outlived
+for name in ("before", "after"):
+    core.delete_namespaced_pod(name, "default", grace_period_seconds=0)
+try:  # the revision it started from is gone: the watch did outlive a compaction
+    list(watch.Watch().stream(core.list_namespaced_pod, "default", resource_version=since, timeout_seconds=1))
+    raise AssertionError("no 410")
+except ApiException as e:
+    assert e.status == 410, e
+
+# A watch from a revision etcd has compacted ends with 410; the client re-lists and watches on.
 try:
     list(watch.Watch().stream(core.list_namespaced_pod, "default", resource_version=rv, timeout_seconds=1))
     raise AssertionError("no 410")

@@ -1,0 +1,170 @@
+//! A real operator framework against `kubeloop serve`: kopf runs `tests/python/label_pods.py`,
+//! which labels every pod it sees `seen-by: kopf`, and every pod of the default scenario's
+//! Deployment gets the label — the ones there when kopf starts, and the replacement for one that
+//! `kubectl delete pod` took away. kopf scans discovery, lists and watches pods, PATCHes them
+//! with merge patches and POSTs a core/v1 Event about each pod it labelled: the test shows the server
+//! answers all of that as kube-apiserver would, or kopf would not get its work done.
+//!
+//! Needs kopf: `$KUBELOOP_KOPF`, or the venv `scripts/setup.sh` installs into `target/kopf-venv`;
+//! skipped without one, except in CI, where it fails.
+
+#[path = "support/serve.rs"]
+mod serve;
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long kopf may take (wall time) to label what it should; it takes about a second.
+const PATIENCE: Duration = Duration::from_secs(60);
+
+fn kopf() -> Option<PathBuf> {
+    if let Some(k) = std::env::var_os("KUBELOOP_KOPF").filter(|k| !k.is_empty()) {
+        return Some(PathBuf::from(k));
+    }
+    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/kopf-venv/bin/kopf");
+    venv.is_file().then_some(venv)
+}
+
+/// The running operator, killed when dropped (so also when an assertion fails); its log is kept
+/// in a file for the failure message.
+struct Operator {
+    child: Child,
+    log: PathBuf,
+}
+
+impl Operator {
+    fn start(kopf: &Path, kubeconfig: &Path, log: PathBuf) -> Operator {
+        let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/label_pods.py");
+        let file = std::fs::File::create(&log).expect("the log file");
+        let child = Command::new(kopf)
+            .args(["run", "--standalone", "--all-namespaces", "--verbose"])
+            .arg(script)
+            .env("KUBECONFIG", kubeconfig)
+            .env_remove("KUBERNETES_SERVICE_HOST")
+            .stdin(Stdio::null())
+            .stdout(file.try_clone().expect("the log file"))
+            .stderr(file)
+            .spawn()
+            .expect("kopf starts");
+        Operator { child, log }
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// Fails the test at once if kopf has stopped (it gave up on something the server said).
+    fn assert_running(&mut self) {
+        if let Ok(Some(status)) = self.child.try_wait() {
+            panic!("kopf stopped ({status}); its log:\n{}", self.log());
+        }
+    }
+}
+
+impl Drop for Operator {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The Deployment's pods that are not going away: name and whether kopf labelled them.
+fn web_pods(server: &serve::Server) -> Vec<(String, bool)> {
+    let (code, body) = server.http("GET", "/api/v1/namespaces/default/pods?labelSelector=app%3Dweb", &[], b"");
+    assert_eq!(code, 200, "{body}");
+    let list: Value = serde_json::from_str(&body).unwrap_or_else(|e| panic!("{e}: {body}"));
+    let items = list["items"].as_array().cloned().unwrap_or_default();
+    items
+        .iter()
+        .filter(|pod| pod["metadata"]["deletionTimestamp"].is_null())
+        .map(|pod| {
+            let name = pod["metadata"]["name"].as_str().unwrap_or_default().to_string();
+            (name, pod["metadata"]["labels"]["seen-by"] == "kopf")
+        })
+        .collect()
+}
+
+/// Waits (bounded) until there are `count` pods of the Deployment, all labelled by kopf.
+fn wait_all_labelled(server: &serve::Server, operator: &mut Operator, count: usize) -> Vec<String> {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let pods = web_pods(server);
+        if pods.len() == count && pods.iter().all(|(_, seen)| *seen) {
+            return pods.into_iter().map(|(name, _)| name).collect();
+        }
+        operator.assert_running();
+        assert!(Instant::now() < deadline, "after {PATIENCE:?} the pods are {pods:?}; kopf's log:\n{}", operator.log());
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// Waits (bounded) until kopf's Event `Labelled` about this pod is on the server.
+fn wait_labelled_event(server: &serve::Server, operator: &mut Operator, pod: &str) {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let (code, body) = server.http("GET", "/api/v1/namespaces/default/events?fieldSelector=reason%3DLabelled", &[], b"");
+        assert_eq!(code, 200, "{body}");
+        let list: Value = serde_json::from_str(&body).unwrap_or_else(|e| panic!("{e}: {body}"));
+        let events = list["items"].as_array().cloned().unwrap_or_default();
+        let about_pod = |e: &&Value| e["involvedObject"]["kind"] == "Pod" && e["involvedObject"]["name"] == pod;
+        if let Some(event) = events.iter().find(about_pod) {
+            assert_eq!(event["source"]["component"], "kopf", "{event}");
+            assert_eq!(event["type"], "Normal", "{event}");
+            // Kept as kopf wrote them, as kube-apiserver keeps them.
+            assert!(event["eventTime"].is_string() && event["action"].is_string(), "{event}");
+            return;
+        }
+        operator.assert_running();
+        assert!(Instant::now() < deadline, "after {PATIENCE:?} no Labelled event about {pod} in {body}; kopf's log:\n{}", operator.log());
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// `kubectl delete pod NAME` with the real kubectl where there is one (without waiting for the
+/// paused clock to finish the grace period), else the same DELETE request it sends.
+fn delete_pod(server: &serve::Server, name: &str) {
+    match serve::kubectl() {
+        Some(kubectl) => {
+            let run = serve::run(&kubectl, server, &["delete", "pod", name, "--wait=false"]);
+            assert!(run.ok && run.stdout.contains(&format!("pod \"{name}\" deleted")), "{}{}", run.stdout, run.stderr);
+        }
+        None => {
+            let (code, body) = server.http("DELETE", &format!("/api/v1/namespaces/default/pods/{name}"), &[], b"");
+            assert_eq!(code, 200, "{body}");
+        }
+    }
+}
+
+#[test]
+fn a_kopf_operator_labels_every_pod_of_the_deployment_and_its_replacement() {
+    let Some(kopf) = kopf() else {
+        assert!(std::env::var_os("CI").is_none(), "CI needs kopf: run scripts/setup.sh or set $KUBELOOP_KOPF");
+        eprintln!("skipped: no kopf (run scripts/setup.sh)");
+        return;
+    };
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("kopf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a directory for the kubeconfig and kopf's log");
+    let kubeconfig = dir.join("kubeconfig");
+    // Paused: simulated time moves only when the test says (`sim advance`), so nothing of the
+    // cluster depends on how fast kopf or this machine is.
+    let server = serve::Server::start(&["--seed", "7", "--speed", "0", "--kubeconfig", kubeconfig.to_str().expect("a UTF-8 path")]);
+    server.sim("advance 30s");
+    assert_eq!(web_pods(&server).len(), 3, "the Deployment's pods are running before kopf starts");
+
+    let mut operator = Operator::start(&kopf, &kubeconfig, dir.join("kopf.log"));
+    let before = wait_all_labelled(&server, &mut operator, 3);
+
+    delete_pod(&server, &before[0]);
+    // The ReplicaSet controller replaces the terminating pod; kopf labels the new one.
+    server.sim("advance 5s");
+    let after = wait_all_labelled(&server, &mut operator, 3);
+    assert!(!after.contains(&before[0]), "the deleted pod {} is replaced: {after:?}", before[0]);
+    let replacement = after.iter().find(|n| !before.contains(n)).expect("a new pod");
+    // kopf's Events (POSTed with its own times, `…+00:00` offsets) were accepted and are served.
+    wait_labelled_event(&server, &mut operator, replacement);
+    for pod in &before {
+        wait_labelled_event(&server, &mut operator, pod);
+    }
+}
