@@ -26,8 +26,9 @@ pub struct Focus<'a> {
     pub pinned: &'a [String],
     /// The caption's process and, if it names one, its loop (`view::stage::caption_target`).
     pub lit: Option<(&'a str, Option<&'a str>)>,
-    /// A lesson asks which loop stopped: every loop stays unfolded, since folding the idle ones
-    /// would point at the stopped one (and a stopped loop must not be told apart by its look).
+    /// A lesson is playing: every loop stays unfolded. Its steps name loops for the learner to
+    /// find and watch, and when it asks which loop stopped, folding the idle ones would point at
+    /// the stopped one (a stopped loop must not be told apart by its look).
     pub keep_all: bool,
 }
 
@@ -50,7 +51,7 @@ pub enum Why {
     Lit,
     /// The learner unfolded it.
     Pinned,
-    /// A lesson keeps every loop unfolded.
+    /// A lesson is playing.
     Lesson,
 }
 
@@ -175,7 +176,7 @@ mod tests {
         let pins = vec![qualified("kube-controller-manager", "cronjob-controller")];
         assert_eq!(reason("cronjob-controller", &Focus { pinned: &pins, ..Focus::default() }), Some(Why::Pinned));
         let lesson = Focus { keep_all: true, ..Focus::default() };
-        assert!(fold(k, &lesson).folded.is_empty(), "a lesson that asks which loop stopped folds nothing");
+        assert!(fold(k, &lesson).folded.is_empty(), "a lesson folds nothing");
         // A process with one loop is lit by the caption's naming of the process alone.
         let kubelet = c.iter().find(|c| c.name == "kubelet-node-1").unwrap();
         let lit = Focus { lit: Some(("kubelet-node-1", None)), ..Focus::default() };

@@ -16,11 +16,12 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::loops_view::{component_item, TokenLayer};
+use crate::loops_view::{component_item, Room, TokenLayer};
 use crate::services_view::{pod_anchor, ServicesBand, TrafficDots};
 use kubeloop::play::Action;
 use kubeloop::view::cluster::{ClusterView, NodeView, PodView, Usage};
 use kubeloop::view::flow::Hop;
+use kubeloop::view::gap::GapView;
 use kubeloop::view::loops::ComponentView;
 use kubeloop::view::page::{node_fault_command, node_fault_words, NODE_FAULTS};
 use kubeloop::view::services::{Dot, ServiceView};
@@ -35,6 +36,8 @@ pub struct StageProps {
     pub caption: Option<Rc<Caption>>,
     /// Killed pods and the pods created in their place: each chip shows its end of the trail.
     pub replacements: Rc<Vec<Replacement>>,
+    /// The followed Deployment's gap: its missing replicas are ghost slots in the pending area.
+    pub gap: Rc<GapView>,
     /// The Services that select pods, and how many more there are.
     pub services: Rc<(Vec<ServiceView>, usize)>,
     /// `sim traffic`'s newest connections.
@@ -46,6 +49,8 @@ pub struct StageProps {
     pub show_tokens: bool,
     /// Show no component's running or stopped state (a lesson asks which loop stopped).
     pub conceal: bool,
+    /// A lesson is playing: no loop folds into its dial.
+    pub keep_all: bool,
     pub on_action: Callback<Action>,
 }
 
@@ -67,6 +72,15 @@ pub fn Stage(props: &StageProps) -> Html {
     // The caption's pod, as the pods' keys name it (`pod/NAME` → `NAME`).
     let lit_pod = props.caption.as_ref().and_then(|c| c.object.strip_prefix("pod/")).map(AttrValue::from);
     let components = &props.components;
+    // The loops the learner unfolded by hand; a click on a folded dial or a row's fold button
+    // toggles one. The callback is made once (its dispatcher is stable), so the node boxes,
+    // which compare it, are not redrawn by every render of the stage.
+    let pins = use_reducer(Pins::default);
+    let on_pin = {
+        let dispatcher = pins.dispatcher();
+        use_callback((), move |name: String, _| dispatcher.dispatch(name))
+    };
+    let room = Room { pinned: &pins.0, conceal: props.conceal, keep_all: props.keep_all, on_action: &props.on_action, on_pin: &on_pin };
     html! {
         <section class={classes!("stage", compact.then_some("compact"))} aria-labelledby="stage-title" data-testid="cluster-frame">
             <h2 id="stage-title" class="panel-title stage-title">
@@ -81,7 +95,7 @@ pub fn Stage(props: &StageProps) -> Html {
                     </li>
                     { for plane(components).into_iter().map(|c| {
                         let spotlight = (lit_component == Some(c.name.as_str())).then(|| lit_loop.flatten().unwrap_or_default());
-                        component_item(c, spotlight, props.conceal, &props.on_action)
+                        component_item(c, spotlight, &room)
                     }) }
                 </ul>
             }
@@ -89,9 +103,10 @@ pub fn Stage(props: &StageProps) -> Html {
                 { caption_strip(props.caption.as_deref(), components) }
                 <div class="pending" role="group" aria-label="Pods waiting for a node" data-testid="pending">
                     <span class="pending-label">{ format!("Pending: no node yet ({})", pending.len()) }</span>
-                    if pending.is_empty() {
+                    if pending.is_empty() && props.gap.missing() == 0 {
                         <span class="muted pending-empty">{ "A new pod waits here until kube-scheduler binds it to a node." }</span>
                     }
+                    { ghosts(&props.gap) }
                     <PodList pods={Pods::Waiting(shown)} compact={compact} replacements={props.replacements.clone()} selected={selected.map(AttrValue::from)} spotlight={lit_pod.clone()} on_action={props.on_action.clone()} />
                     if pending.len() > UNSCHEDULED_SHOWN {
                         <span class="muted">{ format!("…and {} more", pending.len() - UNSCHEDULED_SHOWN) }</span>
@@ -111,7 +126,8 @@ pub fn Stage(props: &StageProps) -> Html {
                     let spot = lit_pod.clone().filter(|name| holds(name));
                     let lit = lit_component.filter(|c| c.ends_with(&format!("-{}", node.name))).map(AttrValue::from);
                     html! { <NodeBox key={node.name.clone()} node={node.clone()} procs={on_node(components, &node.name)} compact={compact} replacements={props.replacements.clone()}
-                        selected={here} spotlight={spot} lit={lit} conceal={props.conceal} on_action={props.on_action.clone()} /> }
+                        selected={here} spotlight={spot} lit={lit} conceal={props.conceal} keep_all={props.keep_all}
+                        pinned={pins.0.clone()} on_pin={on_pin.clone()} on_action={props.on_action.clone()} /> }
                 }) }
             </ul>
             if props.show_tokens {
@@ -122,6 +138,22 @@ pub fn Stage(props: &StageProps) -> Html {
                 <TrafficDots dots={props.dots.clone()} pods={drawn_pods(&props.cluster)} />
             }
         </section>
+    }
+}
+
+/// The loops unfolded by hand (`PROCESS/LOOP`); a dispatched name is toggled.
+#[derive(Default, PartialEq)]
+struct Pins(Rc<Vec<String>>);
+
+impl Reducible for Pins {
+    type Action = String;
+    fn reduce(self: Rc<Self>, name: String) -> Rc<Self> {
+        let mut next = (*self.0).clone();
+        match next.iter().position(|p| *p == name) {
+            Some(i) => drop(next.remove(i)),
+            None => next.push(name),
+        }
+        Rc::new(Pins(Rc::new(next)))
     }
 }
 
@@ -140,6 +172,27 @@ fn caption_strip(caption: Option<&Caption>, components: &[ComponentView]) -> Htm
         None => html! {
             <p class="caption placeholder">{ last_action(components).unwrap_or_else(|| "Every loop is idle.".to_string()) }</p>
         },
+    }
+}
+
+/// The followed Deployment's missing replicas as ghost slots where they will appear (a new pod
+/// waits here for a node), and its pods past the claim as a count of those going.
+fn ghosts(gap: &GapView) -> Html {
+    let name = gap.deployment.split('/').nth(1).unwrap_or_default();
+    let (missing, extra) = (gap.missing(), gap.extra());
+    html! {
+        <>
+            if missing > 0 {
+                <ul class="ghosts" aria-label={format!("{missing} pods of {name} claimed and not yet created")} data-testid="ghosts">
+                    { for (0..missing).map(|i| html! {
+                        <li key={i} class="ghost" data-testid="ghost-pod" title={format!("a pod deployment {name} claims; its ReplicaSet controller has not created it yet")}>{ format!("{name}-…") }</li>
+                    }) }
+                </ul>
+            }
+            if extra > 0 {
+                <span class="going" data-testid="extra-pods" title="the ReplicaSet controller deletes the pods past the claim">{ format!("{extra} more than claimed: going") }</span>
+            }
+        </>
     }
 }
 
@@ -167,6 +220,10 @@ pub struct NodeBoxProps {
     /// The caption's component, if it runs here.
     pub lit: Option<AttrValue>,
     pub conceal: bool,
+    pub keep_all: bool,
+    /// The loops unfolded by hand, and the callback that toggles one.
+    pub pinned: Rc<Vec<String>>,
+    pub on_pin: Callback<String>,
     pub on_action: Callback<Action>,
 }
 
@@ -174,6 +231,13 @@ pub struct NodeBoxProps {
 #[component]
 pub fn NodeBox(props: &NodeBoxProps) -> Html {
     let n = &props.node;
+    let room = Room {
+        pinned: &props.pinned,
+        conceal: props.conceal,
+        keep_all: props.keep_all,
+        on_action: &props.on_action,
+        on_pin: &props.on_pin,
+    };
     let tone = match n.ready.as_str() {
         "True" => "ready",
         "False" => "not-ready",
@@ -190,7 +254,7 @@ pub fn NodeBox(props: &NodeBoxProps) -> Html {
                 }
             </div>
             <ul class="procs">
-                { for props.procs.iter().map(|c| component_item(c, (props.lit.as_deref() == Some(c.name.as_str())).then_some(""), props.conceal, &props.on_action)) }
+                { for props.procs.iter().map(|c| component_item(c, (props.lit.as_deref() == Some(c.name.as_str())).then_some(""), &room)) }
             </ul>
             if !props.compact {
                 <div class="bars">
@@ -286,6 +350,12 @@ pub fn PodList(props: &PodListProps) -> Html {
     }
 }
 
+/// The callback of a pod's Kill control: `Action::Kill` kills the selected pod.
+fn kill(on_action: &Callback<Action>) -> Callback<MouseEvent> {
+    let cb = on_action.clone();
+    Callback::from(move |_: MouseEvent| cb.emit(Action::Kill))
+}
+
 /// One pod: a button showing kubectl's STATUS by colour and in its label, keyed by the pod.
 /// Plain elements rather than a component: a large cluster creates pods by the thousand, and
 /// the list they sit in is only redrawn when its node's box changed.
@@ -321,6 +391,12 @@ fn pod_chip(p: &PodView, compact: bool, selected: bool, lit: bool, trail: Option
                     }
                 }
             </button>
+            // Kill on the pod itself: the selected pod carries the same DELETE the side panel's
+            // Kill sends, so the first thing to try is where the eye already is.
+            if selected {
+                <button type="button" class="pod-kill danger" data-testid="pod-kill" aria-label={format!("Kill pod {}", p.name)}
+                    title={format!("kubectl delete pod {}", p.name)} onclick={kill(on_action)}>{ "✕ Kill" }</button>
+            }
             if let Some(t) = trail {
                 <span class={format!("pod-trail {}", t.role)} data-testid="trail" data-role={t.role} data-other={t.other} aria-hidden="true">{ t.text }</span>
             }
