@@ -64,6 +64,8 @@ pub struct GapView {
     /// finished), counted at teaching scale only (else 0): `desired - pods` are missing,
     /// drawn as ghost slots where they will appear.
     pub pods: i32,
+    /// Whether `pods` and `going` were counted (teaching scale).
+    pub counted: bool,
     /// Its pods being deleted (Terminating): drawn, but counted by no status.
     pub going: i32,
     /// Empty, or why the status differs from the pods drawn while a loop is still at it, in one
@@ -83,21 +85,22 @@ struct Counted {
 }
 
 impl GapView {
-    /// Replicas claimed that no pod stands for yet (the ghost slots).
+    /// Replicas claimed that no pod stands for yet (the ghost slots); none past teaching scale,
+    /// where the pods are not counted.
     pub fn missing(&self) -> i32 {
-        if self.deployment.is_empty() {
-            0
-        } else {
+        if self.counted {
             (self.desired - self.pods).max(0)
+        } else {
+            0
         }
     }
 
     /// Pods past the claim, that the ReplicaSet controller is to delete.
     pub fn extra(&self) -> i32 {
-        if self.deployment.is_empty() {
-            0
-        } else {
+        if self.counted {
             (self.pods - self.desired).max(0)
+        } else {
+            0
         }
     }
 }
@@ -184,7 +187,7 @@ impl GapHistory {
         let teaching = crate::view::story::applies(sim);
         if let Some(d) = deployment.filter(|_| teaching) {
             let c = self.count_pods(sim, d);
-            (view.pods, view.going) = (c.pods, c.going);
+            (view.pods, view.going, view.counted) = (c.pods, c.going, true);
             view.lag = lag_note(&view, c);
         }
         if let Some(d) = deployment.filter(|_| now >= self.status_since + STALE_AFTER_MS) {
@@ -383,6 +386,17 @@ mod tests {
         s.settle(Duration::mins(2)).unwrap();
         g.observe(s.sim());
         assert_eq!((g.view().pods, g.view().going, g.view().lag.as_str()), (1, 0, ""), "settled: nothing to explain");
+    }
+
+    #[test]
+    fn past_teaching_scale_nothing_is_counted_so_nothing_is_missing() {
+        let mut s = Session::new(Scenario::builtin("default").unwrap(), Some(1)).unwrap();
+        let mut g = GapHistory::new("default", "web");
+        assert!(s.execute("kubectl scale deployment web --replicas=400").ok);
+        s.settle(Duration::mins(5)).unwrap();
+        g.observe(s.sim());
+        assert!(!crate::view::story::applies(s.sim()));
+        assert_eq!((g.view().desired, g.view().counted, g.view().missing(), g.view().extra()), (400, false, 0, 0));
     }
 
     #[test]

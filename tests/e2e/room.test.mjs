@@ -23,13 +23,20 @@ const kcm = (page) => page.locator('[data-testid="component"][data-name="kube-co
 test('idle loops fold into named dials; a kill unfolds the loops at work; a dial unfolds and folds by hand', { timeout: 120_000 }, async () => {
   await withPage(live.browser, { viewport: { width: 1440, height: 900 } }, async (page) => {
     await settledPaused(page);
-    // Settled and paused for a while of simulated time: every controller is idle, so folded.
+    // Settled, and 10 s of simulated time on (at 10×) every controller is idle, so folded.
+    const rs = kcm(page).locator('[data-testid="folded-loop"][data-loop="replicaset-controller"]');
+    await page.getByTestId('speed').selectOption({ label: '10×' });
+    await page.getByTestId('play').click();
+    await rs.waitFor({ timeout: 30_000 });
+    await page.getByTestId('pause').click();
+    await page.getByTestId('speed').selectOption({ label: '1×' });
     const folded = kcm(page).locator('[data-testid="folded-loop"]');
     assert.ok((await folded.count()) >= 15, `most of kube-controller-manager's loops are dials: ${await folded.count()}`);
     assert.equal(await kcm(page).locator('.loop').count() + (await folded.count()), 19, 'every loop is drawn, one way or the other');
     await page.screenshot({ path: join(RESULTS, 'room-folded.png') });
     // A dial has an accessible name, and shows its name on focus.
-    const rs = kcm(page).locator('[data-testid="folded-loop"][data-loop="replicaset-controller"]');
+    const rsAgain = kcm(page).locator('[data-testid="folded-loop"][data-loop="replicaset-controller"]');
+    assert.equal(await rsAgain.count(), 1);
     assert.match(await rs.getAttribute('aria-label'), /^replicaset-controller, idle/);
     await rs.focus();
     assert.equal(await rs.locator('.fold-name').isVisible(), true, 'named beside the dial on focus');

@@ -197,10 +197,10 @@ test('the stage fits 1440×900 with the gap beside it: every pod and component n
     const pending = await page.getByTestId('pending').boundingBox();
     assert.ok(pending.height >= 40, `the pending area has room: ${JSON.stringify(pending)}`);
     // Pods are bigger than the 60×19 chips with 11 px text they were.
-    const chip = await page.locator('[data-testid="node"] [data-testid="pod"]').first().evaluate((e) => {
-      const r = e.getBoundingClientRect();
-      return { width: r.width, height: r.height, font: parseFloat(getComputedStyle(e).fontSize) };
-    });
+    // Its layout size (a chip that just landed on its node is still scaling in).
+    const chip = await page.locator('[data-testid="node"] [data-testid="pod"]').first().evaluate((e) => (
+      { width: e.offsetWidth, height: e.offsetHeight, font: parseFloat(getComputedStyle(e).fontSize) }
+    ));
     assert.ok(chip.height >= 24 && chip.width >= 70 && chip.font >= 13, `a pod chip: ${JSON.stringify(chip)}`);
     assert.equal(await page.locator('.pod-legend li').count(), 7, 'the colour legend');
     assert.match(await page.locator('[data-testid="component"][data-name="kube-scheduler"]').getAttribute('title'), /picks a node/);
@@ -252,12 +252,19 @@ test('presentation mode: labels of 18 px or more, and every pod and component na
 test('a 360×740 phone shows the first node with its pods and the pending area in its first screen', { timeout: 120_000 }, async () => {
   await withPage(live.browser, { viewport: { width: 360, height: 740 } }, async (page) => {
     await openReady(page, live.server.url);
+    await page.waitForSelector('[data-testid="node"] >> nth=1', { timeout: 30_000 });
+    assert.equal(await page.evaluate(() => window.scrollY), 0);
+    for (const selector of ['[data-testid="node"] >> nth=0', '[data-testid="pending"]']) {
+      const box = await page.locator(selector).boundingBox();
+      assert.ok(box && box.y >= 0 && box.y + box.height <= 740 && box.x + box.width <= 360, `${selector} in the first screen: ${JSON.stringify(box)}`);
+    }
+    // Settled, the first node's pods are in the first screen too.
     await page.getByTestId('pause').click();
     await fastForward(page);
     await waitForPods(page, (list) => list.length === 3 && list.every((p) => p.status === 'Running'));
     await page.evaluate(() => window.scrollTo(0, 0));
     const first = page.locator('[data-testid="node"]').first();
-    const selectors = ['[data-testid="node"] >> nth=0', '[data-testid="pending"]'];
+    const selectors = ['[data-testid="pending"]'];
     const onFirst = await first.locator('[data-testid="pod"]').count();
     assert.ok(onFirst > 0, 'the first node runs pods');
     for (let i = 0; i < onFirst; i++) selectors.push(`[data-testid="node"] >> nth=0 >> [data-testid="pod"] >> nth=${i}`);
@@ -287,7 +294,8 @@ test('a selected pod carries its own Kill control, which deletes it', { timeout:
     await page.keyboard.press('Enter');
     await page.locator('[data-testid="command"] code', { hasText: `kubectl delete pod ${victim}` }).waitFor();
     await page.getByTestId('play').click();
-    await waitForPods(page, (list) => list.filter((p) => p.status === 'Running').length === 3 && !list.some((p) => p.name === victim), 60_000);
+    await page.locator(`[data-testid="pod"][data-name="${victim}"]`).waitFor({ state: 'detached', timeout: 60_000 });
+    await waitForPods(page, (list) => list.filter((p) => p.status === 'Running').length === 3, 60_000);
   });
 });
 
