@@ -8,7 +8,8 @@
 //! node box (`kubeloop::view::stage` decides which is which).
 //!
 //! Each node box is its own component with an `Rc<NodeView>` prop: a frame that changes one node
-//! re-renders one box. Pods are buttons (select one, then Kill it in the side panel), keyed by
+//! re-renders one box. Pods are buttons (select one, then Kill it on the pod itself or in the
+//! side panel), keyed by
 //! name so a pod keeps its element while it lives; new pods, status colours and bars animate
 //! with CSS, not with per-frame renders.
 

@@ -1,8 +1,10 @@
 //! The loops on the stage and the messages between them.
 //!
 //! Every process is a box — kube-apiserver, etcd with its revision, kube-controller-manager with
-//! a row per controller, kube-scheduler on the control plane row, a kubelet row in each node's
-//! box — and each loop has a dial that lights observe, compare or act and turns a third for
+//! its controllers, kube-scheduler on the control plane row, a kubelet and a kube-proxy in each
+//! node's box. A loop at work (or just done, stopped, captioned, pinned) is a row with its words;
+//! an idle one folds into a dial in its process's head (`kubeloop::view::focus` decides). Each
+//! loop has a dial that lights observe, compare or act and turns a third for
 //! every turn the loop takes (a CSS transition on `--turns`, so it is seen to turn even when a
 //! turn lasts a simulated millisecond), with its queue depth and last action in words.
 //!
