@@ -299,6 +299,49 @@ test('a selected pod carries its own Kill control, which deletes it', { timeout:
   });
 });
 
+test('a claim with no pod yet is a ghost slot in the pending area, and a lagging status is explained in one line', { timeout: 120_000 }, async () => {
+  await withPage(live.browser, { viewport: { width: 1440, height: 900 } }, async (page) => {
+    await settledPlaying(page);
+    await page.getByTestId('pause').click();
+    assert.equal(await page.getByTestId('ghost-pod').count(), 0, 'settled: no replica missing');
+    // Scaled to 5 while paused: the claim is written, no pod is created yet.
+    await page.getByTestId('replicas-plus').click();
+    await page.getByTestId('replicas-plus').click();
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="ghost-pod"]').length === 2);
+    assert.match(await page.getByTestId('ghosts').getAttribute('aria-label'), /^2 pods of web claimed and not yet created$/);
+    await page.screenshot({ path: join(RESULTS, 'stage-ghosts.png') });
+    // Step by step each ghost gives way to a real pod; on the way the status lags the pods.
+    const lags = new Set();
+    for (let i = 0; i < 400 && (await page.getByTestId('ghost-pod').count()); i++) {
+      await page.getByTestId('step').click();
+      const ghosts = await page.getByTestId('ghost-pod').count();
+      const drawn = (await pods(page)).length;
+      assert.equal(ghosts + drawn, 5, 'a ghost for each claimed pod not yet drawn');
+    }
+    assert.equal(await page.getByTestId('ghost-pod').count(), 0);
+    // Scaled down to 1: the four going are drawn Terminating, and the panel says why they do
+    // not count.
+    const input = page.getByTestId('replicas-input');
+    await input.fill('1');
+    await input.press('Enter');
+    for (let i = 0; i < 600; i++) {
+      await page.getByTestId('step').click();
+      const lag = page.getByTestId('gap-lag');
+      if (await lag.count()) lags.add(await lag.innerText());
+      if ([...lags].some((l) => /Terminating: no status counts a pod being deleted$/.test(l))) break;
+    }
+    assert.ok([...lags].some((l) => /^\d pods? drawn (is|are) Terminating: no status counts a pod being deleted$/.test(l)), [...lags].join(' | '));
+  });
+});
+
+test('the console is tall enough to read a describe without a long scroll', { timeout: 60_000 }, async () => {
+  await withPage(live.browser, { viewport: { width: 1440, height: 900 } }, async (page) => {
+    await openReady(page, live.server.url);
+    const height = await page.locator('.console .transcript').evaluate((e) => e.clientHeight);
+    assert.ok(height >= 400, `the console's transcript is ${height} px tall`);
+  });
+});
+
 test('the lesson picker lists the built-in lessons and opens one', { timeout: 60_000 }, async () => {
   await withPage(live.browser, {}, async (page) => {
     await openReady(page, live.server.url);
