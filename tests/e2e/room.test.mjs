@@ -80,7 +80,8 @@ test('a stopped loop stays unfolded while its process runs', { timeout: 120_000 
 });
 
 /**
- * Where the stage's names and pods are under something else: for each component name and pod,
+ * Where the stage's names and pods are under something else: for each process's and loop's name
+ * and each pod,
  * the element at its centre (tokens made hit-testable for the look, since they are
  * pointer-events: none) must be it or inside it. Returns the covered ones and how many tokens
  * were showing.
@@ -88,7 +89,7 @@ test('a stopped loop stays unfolded while its process runs', { timeout: 120_000 
 function covered(page) {
   return page.evaluate(() => {
     const out = [];
-    for (const el of document.querySelectorAll('.stage .component-name, .stage [data-testid="pod"]')) {
+    for (const el of document.querySelectorAll('.stage .component-name, .stage .loop-name, .stage [data-testid="pod"]')) {
       const r = el.getBoundingClientRect();
       if (!r.width || r.bottom < 0 || r.top > innerHeight) continue;
       const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
