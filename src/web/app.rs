@@ -192,6 +192,7 @@ pub fn App(props: &AppProps) -> Html {
                         show_tokens={p.shows_panel("flow")}
                         conceal={conceal}
                         keep_all={s.lesson.is_some()}
+                        pins={s.pins.clone()}
                         on_action={on_action.clone()}
                     />
                 }

@@ -52,6 +52,8 @@ pub struct StageProps {
     pub conceal: bool,
     /// A lesson is playing: no loop folds into its dial.
     pub keep_all: bool,
+    /// The loops the learner unfolded by hand (`PROCESS/LOOP`).
+    pub pins: Rc<Vec<String>>,
     pub on_action: Callback<Action>,
 }
 
@@ -73,15 +75,7 @@ pub fn Stage(props: &StageProps) -> Html {
     // The caption's pod, as the pods' keys name it (`pod/NAME` → `NAME`).
     let lit_pod = props.caption.as_ref().and_then(|c| c.object.strip_prefix("pod/")).map(AttrValue::from);
     let components = &props.components;
-    // The loops the learner unfolded by hand; a click on a folded dial or a row's fold button
-    // toggles one. The callback is made once (its dispatcher is stable), so the node boxes,
-    // which compare it, are not redrawn by every render of the stage.
-    let pins = use_reducer(Pins::default);
-    let on_pin = {
-        let dispatcher = pins.dispatcher();
-        use_callback((), move |name: String, _| dispatcher.dispatch(name))
-    };
-    let room = Room { pinned: &pins.0, conceal: props.conceal, keep_all: props.keep_all, on_action: &props.on_action, on_pin: &on_pin };
+    let room = Room { pinned: &props.pins, conceal: props.conceal, keep_all: props.keep_all, on_action: &props.on_action };
     html! {
         <section class={classes!("stage", compact.then_some("compact"))} aria-labelledby="stage-title" data-testid="cluster-frame">
             <h2 id="stage-title" class="panel-title stage-title">
@@ -128,7 +122,7 @@ pub fn Stage(props: &StageProps) -> Html {
                     let lit = lit_component.filter(|c| c.ends_with(&format!("-{}", node.name))).map(AttrValue::from);
                     html! { <NodeBox key={node.name.clone()} node={node.clone()} procs={on_node(components, &node.name)} compact={compact} replacements={props.replacements.clone()}
                         selected={here} spotlight={spot} lit={lit} conceal={props.conceal} keep_all={props.keep_all}
-                        pinned={pins.0.clone()} on_pin={on_pin.clone()} on_action={props.on_action.clone()} /> }
+                        pinned={props.pins.clone()} on_action={props.on_action.clone()} /> }
                 }) }
             </ul>
             if props.show_tokens {
@@ -139,22 +133,6 @@ pub fn Stage(props: &StageProps) -> Html {
                 <TrafficDots dots={props.dots.clone()} pods={drawn_pods(&props.cluster)} />
             }
         </section>
-    }
-}
-
-/// The loops unfolded by hand (`PROCESS/LOOP`); a dispatched name is toggled.
-#[derive(Default, PartialEq)]
-struct Pins(Rc<Vec<String>>);
-
-impl Reducible for Pins {
-    type Action = String;
-    fn reduce(self: Rc<Self>, name: String) -> Rc<Self> {
-        let mut next = (*self.0).clone();
-        match next.iter().position(|p| *p == name) {
-            Some(i) => drop(next.remove(i)),
-            None => next.push(name),
-        }
-        Rc::new(Pins(Rc::new(next)))
     }
 }
 
@@ -184,10 +162,9 @@ fn ghosts(gap: &GapView) -> Html {
     html! {
         <>
             if missing > 0 {
-                <ul class="ghosts" aria-label={format!("{missing} pods of {name} claimed and not yet created")} data-testid="ghosts">
-                    { for (0..missing).map(|i| html! {
-                        <li key={i} class="ghost" data-testid="ghost-pod" title={format!("a pod deployment {name} claims; its ReplicaSet controller has not created it yet")}>{ format!("{name}-…") }</li>
-                    }) }
+                <ul class="ghosts" aria-label={format!("{missing} pods of {name} claimed and not yet created")} data-testid="ghosts"
+                    title="claimed by the Deployment; its ReplicaSet controller has not created them yet">
+                    { for (0..missing).map(|i| html! { <li key={i} class="ghost" data-testid="ghost-pod">{ format!("{name}-…") }</li> }) }
                 </ul>
             }
             if extra > 0 {
@@ -222,9 +199,8 @@ pub struct NodeBoxProps {
     pub lit: Option<AttrValue>,
     pub conceal: bool,
     pub keep_all: bool,
-    /// The loops unfolded by hand, and the callback that toggles one.
+    /// The loops unfolded by hand.
     pub pinned: Rc<Vec<String>>,
-    pub on_pin: Callback<String>,
     pub on_action: Callback<Action>,
 }
 
@@ -232,13 +208,7 @@ pub struct NodeBoxProps {
 #[component]
 pub fn NodeBox(props: &NodeBoxProps) -> Html {
     let n = &props.node;
-    let room = Room {
-        pinned: &props.pinned,
-        conceal: props.conceal,
-        keep_all: props.keep_all,
-        on_action: &props.on_action,
-        on_pin: &props.on_pin,
-    };
+    let room = Room { pinned: &props.pinned, conceal: props.conceal, keep_all: props.keep_all, on_action: &props.on_action };
     let tone = match n.ready.as_str() {
         "True" => "ready",
         "False" => "not-ready",

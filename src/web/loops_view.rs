@@ -35,9 +35,8 @@ pub struct Room<'a> {
     pub conceal: bool,
     /// A lesson is playing: nothing folds (`kubeloop::view::focus::Focus::keep_all`).
     pub keep_all: bool,
+    /// Every control's action, a pin's too (`Action::Pin`).
     pub on_action: &'a Callback<Action>,
-    /// Pins or unpins a loop (`PROCESS/LOOP`).
-    pub on_pin: &'a Callback<String>,
 }
 
 /// One process with its loops: a box on the control plane row, or a row in its node's box.
@@ -83,7 +82,7 @@ pub fn component_head(c: &ComponentView, folded: &[&LoopView], room: &Room) -> H
             <span class="component-name">{ c.name.clone() }</span>
             if !folded.is_empty() {
                 <span class="folded" role="group" aria-label={format!("Idle loops of {}", c.name)}>
-                    { for folded.iter().map(|l| folded_dial(c, l, room.on_pin)) }
+                    { for folded.iter().map(|l| folded_dial(c, l, room.on_action)) }
                 </span>
             }
             if !room.conceal {
@@ -98,12 +97,9 @@ pub fn component_head(c: &ComponentView, folded: &[&LoopView], room: &Room) -> H
 
 /// An idle loop folded into its dial: a button named for the loop (its name also shows beside
 /// it on hover and focus) that unfolds it, pinned, until folded again.
-fn folded_dial(c: &ComponentView, l: &LoopView, on_pin: &Callback<String>) -> Html {
+fn folded_dial(c: &ComponentView, l: &LoopView, on_action: &Callback<Action>) -> Html {
     let qualified = qualified(&c.name, &l.name);
-    let onclick = {
-        let (on_pin, qualified) = (on_pin.clone(), qualified.clone());
-        Callback::from(move |_: MouseEvent| on_pin.emit(qualified.clone()))
-    };
+    let onclick = pin(&qualified, on_action);
     let short = l.name.trim_end_matches("-controller").to_string();
     html! {
         <button type="button" class="fold-dial" data-testid="folded-loop" data-loop={l.name.clone()} data-name={qualified}
@@ -158,18 +154,21 @@ fn loop_row(l: &LoopView, owner: &ComponentView, lit: bool, pinned: bool, room: 
             <span class={if l.queue_depth > 0 { "loop-queue busy" } else { "loop-queue" }}>{ format!("queue {}", l.queue_depth) }</span>
             <span class="loop-last">{ last }</span>
             if pinned {
-                { fold_button(&qualified(&owner.name, &l.name), room.on_pin) }
+                { fold_button(&qualified(&owner.name, &l.name), room.on_action) }
             }
         </li>
     }
 }
 
+/// A click that pins or unpins loop `qualified` (`PROCESS/LOOP`).
+fn pin(qualified: &str, on_action: &Callback<Action>) -> Callback<MouseEvent> {
+    let (on_action, qualified) = (on_action.clone(), qualified.to_string());
+    Callback::from(move |_: MouseEvent| on_action.emit(Action::Pin(qualified.clone())))
+}
+
 /// Folds a loop the learner unfolded back into its dial.
-fn fold_button(qualified: &str, on_pin: &Callback<String>) -> Html {
-    let onclick = {
-        let (on_pin, qualified) = (on_pin.clone(), qualified.to_string());
-        Callback::from(move |_: MouseEvent| on_pin.emit(qualified.clone()))
-    };
+fn fold_button(qualified: &str, on_action: &Callback<Action>) -> Html {
+    let onclick = pin(qualified, on_action);
     html! {
         <button type="button" class="fold" data-testid="fold-loop" data-name={qualified.to_string()} aria-expanded="true"
             aria-label={format!("Fold {qualified} into its dial")} title="Fold into its dial" {onclick}>{ "▴" }</button>
