@@ -98,13 +98,6 @@ pub fn fold<'a>(c: &'a ComponentView, focus: &Focus) -> Folding<'a> {
     out
 }
 
-/// The words a folded dial gives for its loop (its accessible name and hover title).
-pub fn folded_words(c: &ComponentView, l: &LoopView) -> String {
-    let what = if l.last_action.is_empty() { "nothing yet".to_string() } else { format!("last: {}", l.last_action) };
-    let name = if l.name == c.name { l.name.clone() } else { qualified(&c.name, &l.name) };
-    format!("{name}: idle, {what}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,17 +179,5 @@ mod tests {
         let c = components(s.sim());
         let scheduler = c.iter().find(|c| c.role == "scheduler").unwrap();
         assert_eq!(fold(scheduler, &Focus::default()).shown.len(), 1);
-    }
-
-    #[test]
-    fn a_folded_dial_names_its_loop_and_what_it_last_did() {
-        let s = settled();
-        let c = components(s.sim());
-        let k = kcm(&c);
-        let rs = k.loops.iter().find(|l| l.name == "replicaset-controller").unwrap();
-        let words = folded_words(k, rs);
-        assert!(words.starts_with("kube-controller-manager/replicaset-controller: idle, last: "), "{words}");
-        let cron = k.loops.iter().find(|l| l.name == "cronjob-controller").unwrap();
-        assert_eq!(folded_words(k, cron), "kube-controller-manager/cronjob-controller: idle, nothing yet");
     }
 }

@@ -69,7 +69,7 @@ pub struct GapView {
     /// Its pods being deleted (Terminating): drawn, but counted by no status.
     pub going: i32,
     /// Empty, or why the status differs from the pods drawn while a loop is still at it, in one
-    /// line ("ready 2 is the status a sync behind: 3 pods are ready").
+    /// line ("ready 2 is the status, a sync behind the pods drawn: ready 3").
     pub lag: String,
 }
 
@@ -318,19 +318,16 @@ fn pods_may_differ(sim: &Sim, at: u64) -> bool {
 /// then the Deployment controller copies its ReplicaSets' counts), and Terminating pods are
 /// drawn but counted by no status.
 fn lag_note(view: &GapView, c: Counted) -> String {
-    let pods = |n: i32| if n == 1 { "1 pod".to_string() } else { format!("{n} pods") };
-    if view.current != c.pods {
-        let are = if c.pods == 1 { "exists" } else { "exist" };
-        format!("current {} is the status, a sync behind: {} {are}", view.current, pods(c.pods))
+    let (what, status, drawn) = if view.current != c.pods {
+        ("current", view.current, c.pods)
     } else if view.ready != c.ready {
-        let are = if c.ready == 1 { "is" } else { "are" };
-        format!("ready {} is the status, a sync behind: {} {are} ready", view.ready, pods(c.ready))
+        ("ready", view.ready, c.ready)
     } else if c.going > 0 {
-        let are = if c.going == 1 { "is" } else { "are" };
-        format!("{} drawn {are} Terminating: no status counts a pod being deleted", pods(c.going))
+        return format!("Terminating pods drawn: {}; no status counts a pod being deleted", c.going);
     } else {
-        String::new()
-    }
+        return String::new();
+    };
+    format!("{what} {status} is the status, a sync behind the pods drawn: {what} {drawn}")
 }
 
 /// Why a status that disagrees with the pods is stale, or empty when it agrees.
@@ -381,8 +378,8 @@ mod tests {
             }
         }
         assert!(extra > 0, "right after the scale, more pods than claimed");
-        assert!(notes.contains("4 pods drawn are Terminating: no status counts a pod being deleted"), "{notes:?}");
-        assert!(notes.iter().any(|n| n.starts_with("current 5 is the status, a sync behind: 1 pod exists")), "{notes:?}");
+        assert!(notes.contains("Terminating pods drawn: 4; no status counts a pod being deleted"), "{notes:?}");
+        assert!(notes.contains("current 5 is the status, a sync behind the pods drawn: current 1"), "{notes:?}");
         s.settle(Duration::mins(2)).unwrap();
         g.observe(s.sim());
         assert_eq!((g.view().pods, g.view().going, g.view().lag.as_str()), (1, 0, ""), "settled: nothing to explain");

@@ -162,13 +162,12 @@ fn ghosts(gap: &GapView) -> Html {
     html! {
         <>
             if missing > 0 {
-                <ul class="ghosts" aria-label={format!("{missing} pods of {name} claimed and not yet created")} data-testid="ghosts"
-                    title="claimed by the Deployment; its ReplicaSet controller has not created them yet">
+                <ul class="ghosts" aria-label={format!("{missing} pods of {name} claimed and not yet created")}>
                     { for (0..missing).map(|i| html! { <li key={i} class="ghost" data-testid="ghost-pod">{ format!("{name}-…") }</li> }) }
                 </ul>
             }
             if extra > 0 {
-                <span class="going" data-testid="extra-pods" title="the ReplicaSet controller deletes the pods past the claim">{ format!("{extra} more than claimed: going") }</span>
+                <span class="going">{ format!("{extra} more than claimed: going") }</span>
             }
         </>
     }
@@ -365,8 +364,7 @@ fn pod_chip(p: &PodView, compact: bool, selected: bool, lit: bool, trail: Option
             // Kill on the pod itself: the selected pod carries the same DELETE the side panel's
             // Kill sends, so the first thing to try is where the eye already is.
             if selected {
-                <button type="button" class="pod-kill danger" data-testid="pod-kill" aria-label={format!("Kill pod {}", p.name)}
-                    title={format!("kubectl delete pod {}", p.name)} onclick={kill(on_action)}>{ "✕ Kill" }</button>
+                <button type="button" class="pod-kill danger" data-testid="pod-kill" aria-label={format!("Kill pod {}", p.name)} onclick={kill(on_action)}>{ "✕ Kill" }</button>
             }
             if let Some(t) = trail {
                 <span class={format!("pod-trail {}", t.role)} data-testid="trail" data-role={t.role} data-other={t.other} aria-hidden="true">{ t.text }</span>

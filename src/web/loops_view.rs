@@ -21,7 +21,7 @@ use kubeloop::model::Time;
 use kubeloop::play::{sim_time, Action};
 use kubeloop::view::cluster::ClusterView;
 use kubeloop::view::flow::Hop;
-use kubeloop::view::focus::{fold, folded_words, qualified, Focus, Why};
+use kubeloop::view::focus::{fold, qualified, Focus, Why};
 use kubeloop::view::loops::{ComponentView, LoopView};
 use kubeloop::view::page::switch_command;
 use kubeloop::view::stage::{anchor, labelled, role_words, tokens};
@@ -81,7 +81,7 @@ pub fn component_head(c: &ComponentView, folded: &[&LoopView], room: &Room) -> H
         <div class="component-head">
             <span class="component-name">{ c.name.clone() }</span>
             if !folded.is_empty() {
-                <span class="folded" role="group" aria-label={format!("Idle loops of {}", c.name)}>
+                <span class="folded">
                     { for folded.iter().map(|l| folded_dial(c, l, room.on_action)) }
                 </span>
             }
@@ -102,8 +102,8 @@ fn folded_dial(c: &ComponentView, l: &LoopView, on_action: &Callback<Action>) ->
     let onclick = pin(&qualified, on_action);
     let short = l.name.trim_end_matches("-controller").to_string();
     html! {
-        <button type="button" class="fold-dial" data-testid="folded-loop" data-loop={l.name.clone()} data-name={qualified}
-            aria-expanded="false" aria-label={format!("{}, idle: show its row", l.name)} title={folded_words(c, l)} {onclick}>
+        <button type="button" class="fold-dial" data-testid="folded-loop" data-loop={l.name.clone()}
+            aria-label={format!("{}, idle: show its row", l.name)} {onclick}>
             { dial(&l.phase, l.turns) }
             <span class="fold-name" aria-hidden="true">{ short }</span>
         </button>
@@ -170,8 +170,7 @@ fn pin(qualified: &str, on_action: &Callback<Action>) -> Callback<MouseEvent> {
 fn fold_button(qualified: &str, on_action: &Callback<Action>) -> Html {
     let onclick = pin(qualified, on_action);
     html! {
-        <button type="button" class="fold" data-testid="fold-loop" data-name={qualified.to_string()} aria-expanded="true"
-            aria-label={format!("Fold {qualified} into its dial")} title="Fold into its dial" {onclick}>{ "▴" }</button>
+        <button type="button" class="fold" data-testid="fold-loop" aria-label={format!("Fold {qualified} into its dial")} {onclick}>{ "▴" }</button>
     }
 }
 
