@@ -472,7 +472,7 @@ mod tests {
         let mut e = test_engine("");
         let pin = "kube-controller-manager/job-controller".to_string();
         let pinned = e.act(Action::Pin(pin.clone())).expect("the page changes");
-        assert_eq!(*pinned.pins, [pin.clone()]);
+        assert_eq!(pinned.pins.as_slice(), std::slice::from_ref(&pin));
         let unpinned = e.act(Action::Pin(pin)).expect("and back");
         assert!(unpinned.pins.is_empty());
     }
