@@ -155,10 +155,12 @@ fn caption_strip(caption: Option<&Caption>, components: &[ComponentView]) -> Htm
 }
 
 /// The followed Deployment's missing replicas as ghost slots where they will appear (a new pod
-/// waits here for a node), and its pods past the claim as a count of those going.
+/// waits here for a node). Pods past the claim need no mark of their own: once the ReplicaSet
+/// controller deletes them they are drawn Terminating, and the gap panel says why they count in
+/// no status.
 fn ghosts(gap: &GapView) -> Html {
     let name = gap.deployment.split('/').nth(1).unwrap_or_default();
-    let (missing, extra) = (gap.missing(), gap.extra());
+    let missing = gap.missing();
     html! {
         <>
             if missing > 0 {
@@ -166,9 +168,7 @@ fn ghosts(gap: &GapView) -> Html {
                     { for (0..missing).map(|i| html! { <li key={i} class="ghost" data-testid="ghost-pod">{ format!("{name}-…") }</li> }) }
                 </ul>
             }
-            if extra > 0 {
-                <span class="going">{ format!("{extra} more than claimed: going") }</span>
-            }
+
         </>
     }
 }

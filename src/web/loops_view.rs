@@ -100,12 +100,10 @@ pub fn component_head(c: &ComponentView, folded: &[&LoopView], room: &Room) -> H
 fn folded_dial(c: &ComponentView, l: &LoopView, on_action: &Callback<Action>) -> Html {
     let qualified = qualified(&c.name, &l.name);
     let onclick = pin(&qualified, on_action);
-    let short = l.name.trim_end_matches("-controller").to_string();
+    // Its name shows beside it on hover and focus from `data-loop` (style.css, `::after`).
     html! {
-        <button type="button" class="fold-dial" data-testid="folded-loop" data-loop={l.name.clone()}
-            aria-label={format!("{}, idle: show its row", l.name)} {onclick}>
+        <button type="button" class="fold-dial" data-testid="folded-loop" data-loop={l.name.clone()} aria-label={l.name.clone()} {onclick}>
             { dial(&l.phase, l.turns) }
-            <span class="fold-name" aria-hidden="true">{ short }</span>
         </button>
     }
 }
