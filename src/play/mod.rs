@@ -92,6 +92,9 @@ pub enum Action {
     ToggleHints,
     /// Turns story mode (paced, captioned playback of the meaningful hops) on or off.
     ToggleStory,
+    /// Unfolds a loop (`PROCESS/LOOP`) on the stage and keeps it so, or folds it back if it was
+    /// (`view::focus`: a learner's pin).
+    Pin(String),
     /// A line typed in the console.
     Console(String),
     /// Ctrl-C in the console: end every open watch.
@@ -148,6 +151,8 @@ pub struct Engine {
     throttle: Throttle,
     note: String,
     selected: Option<(String, String)>,
+    /// The loops the learner unfolded by hand (`Action::Pin`).
+    pins: Vec<String>,
     filter: EventFilter,
     commands: VecDeque<CommandEntry>,
     command_seq: u64,
@@ -245,6 +250,7 @@ impl Engine {
             throttle: Throttle::new(),
             note: String::new(),
             selected: None,
+            pins: Vec::new(),
             filter: EventFilter { limit: EVENT_ROWS, ..Default::default() },
             commands: VecDeque::new(),
             command_seq: 0,
@@ -427,6 +433,10 @@ impl Engine {
                 self.selected = None;
                 self.events_dirty = true;
             }
+            Action::Pin(name) => match self.pins.iter().position(|p| *p == name) {
+                Some(i) => drop(self.pins.remove(i)),
+                None => self.pins.push(name),
+            },
             Action::Kill => {
                 if let Some((ns, name)) = self.selected.clone() {
                     self.run(&page::kill_command(&ns, &name));

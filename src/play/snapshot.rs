@@ -90,6 +90,8 @@ pub struct Snapshot {
     /// Killed pods and the pods their ReplicaSets made to replace them, oldest first: the
     /// stage draws a trail from one to the other.
     pub replacements: Rc<Vec<Replacement>>,
+    /// The loops the learner unfolded by hand (`PROCESS/LOOP`).
+    pub pins: Rc<Vec<String>>,
     /// The Services that select pods, with their endpoints and traffic (at most
     /// `view::services::SERVICES_SHOWN`), and how many more there are.
     pub services: Rc<(Vec<ServiceView>, usize)>,
@@ -126,6 +128,7 @@ impl Snapshot {
             story: true,
             caption: None,
             replacements: Rc::default(),
+            pins: Rc::default(),
             services: Rc::default(),
             dots: Rc::default(),
         }
@@ -338,6 +341,7 @@ impl Engine {
                 _ => None,
             },
             replacements: keep(&old.replacements, self.story_replacements()),
+            pins: keep(&old.pins, self.pins.clone()),
             // A large cluster reads its Services with the panels; draws no dots.
             services: if panels { keep(&old.services, services(sim)) } else { old.services.clone() },
             dots: if large { Rc::default() } else { keep(&old.dots, dots(sim)) },
@@ -461,5 +465,15 @@ mod tests {
         assert!(e.run("sim traffic stop"));
         let stopped = e.refresh().unwrap_or_else(|| e.snapshot());
         assert!(stopped.services.0[0].traffic.is_none(), "the flow ended");
+    }
+
+    #[test]
+    fn a_pin_is_kept_until_pinned_again() {
+        let mut e = test_engine("");
+        let pin = "kube-controller-manager/job-controller".to_string();
+        let pinned = e.act(Action::Pin(pin.clone())).expect("the page changes");
+        assert_eq!(pinned.pins.as_slice(), std::slice::from_ref(&pin));
+        let unpinned = e.act(Action::Pin(pin)).expect("and back");
+        assert!(unpinned.pins.is_empty());
     }
 }

@@ -77,8 +77,9 @@ pub struct Flight {
 /// The flight of `mover` landing at `to`, sent from `from` (`None` when the sender has no box on
 /// the stage: the mover only appears where it lands). With `reduced_motion` it never moves.
 ///
-/// The shape: it grows at its sender (the first 8 %), travels to its receiver (until 70 %),
-/// stays there, and is gone at the end. Never half transparent: a faded label would fail
+/// The shape: it grows at its sender (the first 8 %), travels to its receiver (until
+/// [`LANDS`]), and is gone a moment after it lands: a label that stayed on its receiver's box
+/// covered what the learner reads there. Never half transparent: a faded label would fail
 /// contrast, so its opacity steps from 1 to 0 at the very end.
 pub fn flight(mover: Mover, from: Option<Point>, to: Point, reduced_motion: bool) -> Flight {
     let duration_ms = mover.duration_ms();
@@ -88,8 +89,7 @@ pub fn flight(mover: Mover, from: Option<Point>, to: Point, reduced_motion: bool
         Some(from) if !reduced_motion => vec![
             keyframe(0.0, at(from, "0.6"), 1.0, "linear"),
             keyframe(0.08, at(from, "1"), 1.0, mover.easing()),
-            keyframe(0.7, at(to, "1"), 1.0, "linear"),
-            keyframe(0.99, at(to, "1"), 1.0, "step-end"),
+            keyframe(LANDS, at(to, "1"), 1.0, "step-end"),
             keyframe(1.0, at(to, "1"), 0.0, "linear"),
         ],
         _ => vec![
@@ -100,6 +100,9 @@ pub fn flight(mover: Mover, from: Option<Point>, to: Point, reduced_motion: bool
     };
     Flight { duration_ms, keyframes }
 }
+
+/// Where in its flight a moving token reaches its receiver; it is gone at the end, 5 % later.
+pub const LANDS: f64 = 0.95;
 
 /// To the whole pixel: enough for a path, the same text natively and in wasm, and formatted as
 /// an integer (a float's formatting code would cost the page's first load about 3 KB).
@@ -131,9 +134,9 @@ mod tests {
         assert_eq!((first.offset, first.transform.as_str(), first.opacity), (0.0, "translate(300px, 600px) scale(0.6)", 1.0));
         let grown = &f.keyframes[1];
         assert_eq!((grown.transform.as_str(), grown.easing), ("translate(300px, 600px) scale(1)", "ease-in-out"));
-        let landed = f.keyframes.iter().find(|k| k.offset == 0.7).unwrap();
-        assert_eq!(landed.transform, "translate(700px, 100px) scale(1)");
-        assert!(f.keyframes.iter().skip_while(|k| k.offset < 0.7).all(|k| k.transform == landed.transform));
+        let landed = f.keyframes.iter().find(|k| k.transform == "translate(700px, 100px) scale(1)").unwrap();
+        assert!(landed.offset >= 0.95, "gone a moment after it lands, not staying on the receiver: {landed:?}");
+        assert!(f.keyframes.iter().skip_while(|k| k.offset < landed.offset).all(|k| k.transform == landed.transform));
         let last = f.keyframes.last().unwrap();
         assert_eq!((last.offset, last.opacity), (1.0, 0.0));
         // Opaque until the last step: never a half-transparent label.

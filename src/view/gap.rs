@@ -60,6 +60,49 @@ pub struct GapView {
     /// [`STALE_AFTER_MS`] and disagrees with the pods that exist ("status says 3 ready, but 0
     /// pods exist: no loop has updated it").
     pub stale: String,
+    /// The Deployment's pods as its controllers count them (selected, not terminating, not
+    /// finished), counted at teaching scale only (else 0): `desired - pods` are missing,
+    /// drawn as ghost slots where they will appear.
+    pub pods: i32,
+    /// Whether `pods` and `going` were counted (teaching scale).
+    pub counted: bool,
+    /// Its pods being deleted (Terminating): drawn, but counted by no status.
+    pub going: i32,
+    /// Empty, or why the status differs from the pods drawn while a loop is still at it, in one
+    /// line ("ready 2 is the status, a sync behind the pods drawn: ready 3").
+    pub lag: String,
+}
+
+/// A Deployment's pods, counted as its controllers count them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Counted {
+    /// Selected, not being deleted, not finished.
+    pods: i32,
+    /// Of those, ready.
+    ready: i32,
+    /// Selected, being deleted, not finished.
+    going: i32,
+}
+
+impl GapView {
+    /// Replicas claimed that no pod stands for yet (the ghost slots); none past teaching scale,
+    /// where the pods are not counted.
+    pub fn missing(&self) -> i32 {
+        if self.counted {
+            (self.desired - self.pods).max(0)
+        } else {
+            0
+        }
+    }
+
+    /// Pods past the claim, that the ReplicaSet controller is to delete.
+    pub fn extra(&self) -> i32 {
+        if self.counted {
+            (self.pods - self.desired).max(0)
+        } else {
+            0
+        }
+    }
 }
 
 /// SVG path data for the chart: one `d` per series, in a `width` × `height` box.
@@ -88,9 +131,9 @@ pub struct GapHistory {
     status_since: u64,
     /// Since when the steady status has disagreed with the pods, if it does.
     mismatch_since: Option<u64>,
-    /// The pods counted at an etcd revision (revision, existing, ready), so the pods are not
+    /// The pods counted at an etcd revision, so the pods are not
     /// walked again until a Pod or a Deployment has changed since.
-    counted: Option<(u64, i32, i32)>,
+    counted: Option<(u64, Counted)>,
     /// How many times the pods were walked (tests bound it).
     pod_walks: u64,
 }
@@ -138,13 +181,24 @@ impl GapHistory {
         }
         // Pods are counted only under a status that has stood still (a busy cluster's keeps
         // moving), and the note waits until the disagreement itself has lasted.
+        // At teaching scale the pods are counted at every look (a walk only when a pod was
+        // written): the stage draws the missing replicas and the gap panel says why the status
+        // differs from the pods drawn. Past it, only under a status that has stood still.
+        let teaching = crate::view::story::applies(sim);
+        if let Some(d) = deployment.filter(|_| teaching) {
+            let c = self.count_pods(sim, d);
+            (view.pods, view.going, view.counted) = (c.pods, c.going, true);
+            view.lag = lag_note(&view, c);
+        }
         if let Some(d) = deployment.filter(|_| now >= self.status_since + STALE_AFTER_MS) {
-            let (pods, ready) = self.count_pods(sim, d);
+            let Counted { pods, ready, .. } = self.count_pods(sim, d);
             let note = stale_note(view.current, view.ready, pods, ready);
             if note.is_empty() {
                 self.mismatch_since = None;
             } else if now >= *self.mismatch_since.get_or_insert(now) + STALE_AFTER_MS {
                 view.stale = note;
+                // Stale says it all: no loop is closing this one.
+                view.lag.clear();
             }
         }
         let sample = GapSample { t: now, desired: view.desired, current: view.current, ready: view.ready };
@@ -173,32 +227,36 @@ impl GapHistory {
             available: st.available_replicas,
             ready_cell: format!("{}/{desired}", st.ready_replicas),
             converged: desired == st.replicas && desired == st.ready_replicas,
-            stale: String::new(),
+            ..GapView::default()
         }
     }
 
     /// The Deployment's pods as its controllers count them (selected, not terminating, not
     /// finished), and how many are ready; walked again only when a Pod or a Deployment changed.
-    fn count_pods(&mut self, sim: &Sim, d: &Deployment) -> (i32, i32) {
+    fn count_pods(&mut self, sim: &Sim, d: &Deployment) -> Counted {
         let etcd = &sim.api().etcd;
         let revision = etcd.revision();
-        if let Some((at, pods, ready)) = self.counted {
+        if let Some((at, counted)) = self.counted {
             if !pods_may_differ(sim, at) {
-                self.counted = Some((revision, pods, ready));
-                return (pods, ready);
+                self.counted = Some((revision, counted));
+                return counted;
             }
         }
         self.pod_walks += 1;
-        let (mut pods, mut ready) = (0, 0);
+        let mut c = Counted::default();
         for pod in etcd.list(Kind::Pod, Some(&self.namespace)).filter_map(|o| o.as_pod()) {
-            if pod.metadata.is_deleting() || pod.is_terminal() || !d.spec.selector.matches(&pod.metadata.labels) {
+            if pod.is_terminal() || !d.spec.selector.matches(&pod.metadata.labels) {
                 continue;
             }
-            pods += 1;
-            ready += i32::from(pod.is_ready());
+            if pod.metadata.is_deleting() {
+                c.going += 1;
+                continue;
+            }
+            c.pods += 1;
+            c.ready += i32::from(pod.is_ready());
         }
-        self.counted = Some((revision, pods, ready));
-        (pods, ready)
+        self.counted = Some((revision, c));
+        c
     }
 
     /// The chart at `now`: the last [`WINDOW_MS`] (or the whole run, if shorter, but at least
@@ -255,6 +313,23 @@ fn pods_may_differ(sim: &Sim, at: u64) -> bool {
     }
 }
 
+/// Why the status differs from the pods drawn while the loops are still at it, in one line, or
+/// empty: the status is written after the pods change (the ReplicaSet controller counts them,
+/// then the Deployment controller copies its ReplicaSets' counts), and Terminating pods are
+/// drawn but counted by no status.
+fn lag_note(view: &GapView, c: Counted) -> String {
+    let (what, status, drawn) = if view.current != c.pods {
+        ("current", view.current, c.pods)
+    } else if view.ready != c.ready {
+        ("ready", view.ready, c.ready)
+    } else if c.going > 0 {
+        return format!("Terminating pods drawn: {}; no status counts a pod being deleted", c.going);
+    } else {
+        return String::new();
+    };
+    format!("{what} {status} is the status, a sync behind the pods drawn: {what} {drawn}")
+}
+
 /// Why a status that disagrees with the pods is stale, or empty when it agrees.
 fn stale_note(current: i32, ready: i32, pods: i32, ready_pods: i32) -> String {
     if current != pods {
@@ -272,6 +347,54 @@ mod tests {
     use super::*;
     use crate::command::{Scenario, Session};
     use crate::model::Duration;
+
+    #[test]
+    fn missing_replicas_are_counted_and_a_lagging_status_is_explained_in_one_line() {
+        let mut s = Session::new(Scenario::builtin("default").unwrap(), Some(1)).unwrap();
+        let mut g = GapHistory::new("default", "web");
+        s.settle(Duration::mins(2)).unwrap();
+        g.observe(s.sim());
+        assert_eq!((g.view().pods, g.view().missing(), g.view().extra(), g.view().lag.as_str()), (3, 0, 0, ""), "settled");
+        // Claimed with no loop to act on it: two ghost slots.
+        assert!(s.execute("sim stop kube-controller-manager").ok);
+        assert!(s.execute("kubectl scale deployment web --replicas=5").ok);
+        g.observe(s.sim());
+        assert_eq!((g.view().desired, g.view().pods, g.view().missing()), (5, 3, 2));
+        assert!(s.execute("sim start kube-controller-manager").ok);
+        s.settle(Duration::mins(2)).unwrap();
+        g.observe(s.sim());
+        assert_eq!((g.view().pods, g.view().missing(), g.view().lag.as_str()), (5, 0, ""));
+        // Scaled down to one: the four going are drawn Terminating, and the panel says why
+        // current does not count them; on the way the status lags the pods.
+        assert!(s.execute("kubectl scale deployment web --replicas=1").ok);
+        let mut notes = std::collections::BTreeSet::new();
+        let mut extra = 0;
+        for _ in 0..3000 {
+            s.advance(Duration::millis(2));
+            g.observe(s.sim());
+            extra = extra.max(g.view().extra());
+            if !g.view().lag.is_empty() {
+                notes.insert(g.view().lag.clone());
+            }
+        }
+        assert!(extra > 0, "right after the scale, more pods than claimed");
+        assert!(notes.contains("Terminating pods drawn: 4; no status counts a pod being deleted"), "{notes:?}");
+        assert!(notes.contains("current 5 is the status, a sync behind the pods drawn: current 1"), "{notes:?}");
+        s.settle(Duration::mins(2)).unwrap();
+        g.observe(s.sim());
+        assert_eq!((g.view().pods, g.view().going, g.view().lag.as_str()), (1, 0, ""), "settled: nothing to explain");
+    }
+
+    #[test]
+    fn past_teaching_scale_nothing_is_counted_so_nothing_is_missing() {
+        let mut s = Session::new(Scenario::builtin("default").unwrap(), Some(1)).unwrap();
+        let mut g = GapHistory::new("default", "web");
+        assert!(s.execute("kubectl scale deployment web --replicas=400").ok);
+        s.settle(Duration::mins(5)).unwrap();
+        g.observe(s.sim());
+        assert!(!crate::view::story::applies(s.sim()));
+        assert_eq!((g.view().desired, g.view().counted, g.view().missing(), g.view().extra()), (400, false, 0, 0));
+    }
 
     #[test]
     fn the_gap_opens_on_scale_up_and_closes_when_the_pods_are_ready() {

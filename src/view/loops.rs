@@ -22,6 +22,8 @@ pub struct LoopView {
     pub turns: u64,
     /// Switched off on its own while its process runs (a loop of kube-controller-manager).
     pub stopped: bool,
+    /// It acted within `view::focus::RECENT_MS` of simulated time: it stays unfolded on the stage.
+    pub recent: bool,
 }
 
 /// One process.
@@ -58,7 +60,7 @@ fn role(id: &ComponentId) -> &'static str {
     }
 }
 
-fn loop_view(l: crate::runtime::LoopStatus) -> LoopView {
+fn loop_view(l: crate::runtime::LoopStatus, now: u64) -> LoopView {
     let phase = match l.phase {
         crate::runtime::LoopPhase::Observe => "observe",
         crate::runtime::LoopPhase::Compare => "compare",
@@ -73,6 +75,7 @@ fn loop_view(l: crate::runtime::LoopStatus) -> LoopView {
         last_action_at: l.last_action_at.map(|t| t.0),
         turns: l.turns,
         stopped: l.stopped,
+        recent: crate::view::focus::recent(l.last_action_at.map(|t| t.0), now),
     }
 }
 
@@ -94,7 +97,7 @@ pub fn components(sim: &Sim) -> Vec<ComponentView> {
             role: role(id).into(),
             state: if running { "running" } else { "stopped" }.into(),
             detail,
-            loops: sim.loops(id).into_iter().map(loop_view).collect(),
+            loops: sim.loops(id).into_iter().map(|l| loop_view(l, sim.now().0)).collect(),
         });
     }
     for id in sim.component_ids().filter(|id| !fixed.contains(id) && **id != ComponentId::User) {
@@ -107,7 +110,7 @@ pub fn components(sim: &Sim) -> Vec<ComponentView> {
                 ComponentId::KubeProxy(node) => crate::view::services::table_words(sim, node),
                 _ => String::new(),
             },
-            loops: sim.loops(id).into_iter().map(loop_view).collect(),
+            loops: sim.loops(id).into_iter().map(|l| loop_view(l, sim.now().0)).collect(),
         });
     }
     // ComponentId orders the control plane before kubelets; keep kube-controller-manager before

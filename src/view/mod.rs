@@ -22,6 +22,7 @@ pub mod events;
 pub mod explain;
 pub mod flight;
 pub mod flow;
+pub mod focus;
 pub mod gap;
 pub mod hints;
 pub mod loops;

@@ -184,12 +184,15 @@ pub fn App(props: &AppProps) -> Html {
                         hops={s.hops.clone()}
                         caption={s.caption.clone()}
                         replacements={s.replacements.clone()}
+                        gap={s.gap.clone()}
                         services={s.services.clone()}
                         dots={s.dots.clone()}
                         selected={selected.map(AttrValue::from)}
                         show_plane={p.shows_panel("loops")}
                         show_tokens={p.shows_panel("flow")}
                         conceal={conceal}
+                        keep_all={s.lesson.is_some()}
+                        pins={s.pins.clone()}
                         on_action={on_action.clone()}
                     />
                 }

@@ -8,7 +8,8 @@
 //! node box (`kubeloop::view::stage` decides which is which).
 //!
 //! Each node box is its own component with an `Rc<NodeView>` prop: a frame that changes one node
-//! re-renders one box. Pods are buttons (select one, then Kill it in the side panel), keyed by
+//! re-renders one box. Pods are buttons (select one, then Kill it on the pod itself or in the
+//! side panel), keyed by
 //! name so a pod keeps its element while it lives; new pods, status colours and bars animate
 //! with CSS, not with per-frame renders.
 
@@ -16,11 +17,12 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::loops_view::{component_item, TokenLayer};
+use crate::loops_view::{component_item, Room, TokenLayer};
 use crate::services_view::{pod_anchor, ServicesBand, TrafficDots};
 use kubeloop::play::Action;
 use kubeloop::view::cluster::{ClusterView, NodeView, PodView, Usage};
 use kubeloop::view::flow::Hop;
+use kubeloop::view::gap::GapView;
 use kubeloop::view::loops::ComponentView;
 use kubeloop::view::page::{node_fault_command, node_fault_words, NODE_FAULTS};
 use kubeloop::view::services::{Dot, ServiceView};
@@ -35,6 +37,8 @@ pub struct StageProps {
     pub caption: Option<Rc<Caption>>,
     /// Killed pods and the pods created in their place: each chip shows its end of the trail.
     pub replacements: Rc<Vec<Replacement>>,
+    /// The followed Deployment's gap: its missing replicas are ghost slots in the pending area.
+    pub gap: Rc<GapView>,
     /// The Services that select pods, and how many more there are.
     pub services: Rc<(Vec<ServiceView>, usize)>,
     /// `sim traffic`'s newest connections.
@@ -46,6 +50,10 @@ pub struct StageProps {
     pub show_tokens: bool,
     /// Show no component's running or stopped state (a lesson asks which loop stopped).
     pub conceal: bool,
+    /// A lesson is playing: no loop folds into its dial.
+    pub keep_all: bool,
+    /// The loops the learner unfolded by hand (`PROCESS/LOOP`).
+    pub pins: Rc<Vec<String>>,
     pub on_action: Callback<Action>,
 }
 
@@ -67,6 +75,7 @@ pub fn Stage(props: &StageProps) -> Html {
     // The caption's pod, as the pods' keys name it (`pod/NAME` → `NAME`).
     let lit_pod = props.caption.as_ref().and_then(|c| c.object.strip_prefix("pod/")).map(AttrValue::from);
     let components = &props.components;
+    let room = Room { pinned: &props.pins, conceal: props.conceal, keep_all: props.keep_all, on_action: &props.on_action };
     html! {
         <section class={classes!("stage", compact.then_some("compact"))} aria-labelledby="stage-title" data-testid="cluster-frame">
             <h2 id="stage-title" class="panel-title stage-title">
@@ -81,7 +90,7 @@ pub fn Stage(props: &StageProps) -> Html {
                     </li>
                     { for plane(components).into_iter().map(|c| {
                         let spotlight = (lit_component == Some(c.name.as_str())).then(|| lit_loop.flatten().unwrap_or_default());
-                        component_item(c, spotlight, props.conceal, &props.on_action)
+                        component_item(c, spotlight, &room)
                     }) }
                 </ul>
             }
@@ -89,9 +98,10 @@ pub fn Stage(props: &StageProps) -> Html {
                 { caption_strip(props.caption.as_deref(), components) }
                 <div class="pending" role="group" aria-label="Pods waiting for a node" data-testid="pending">
                     <span class="pending-label">{ format!("Pending: no node yet ({})", pending.len()) }</span>
-                    if pending.is_empty() {
+                    if pending.is_empty() && props.gap.missing() == 0 {
                         <span class="muted pending-empty">{ "A new pod waits here until kube-scheduler binds it to a node." }</span>
                     }
+                    { ghosts(&props.gap) }
                     <PodList pods={Pods::Waiting(shown)} compact={compact} replacements={props.replacements.clone()} selected={selected.map(AttrValue::from)} spotlight={lit_pod.clone()} on_action={props.on_action.clone()} />
                     if pending.len() > UNSCHEDULED_SHOWN {
                         <span class="muted">{ format!("…and {} more", pending.len() - UNSCHEDULED_SHOWN) }</span>
@@ -111,7 +121,8 @@ pub fn Stage(props: &StageProps) -> Html {
                     let spot = lit_pod.clone().filter(|name| holds(name));
                     let lit = lit_component.filter(|c| c.ends_with(&format!("-{}", node.name))).map(AttrValue::from);
                     html! { <NodeBox key={node.name.clone()} node={node.clone()} procs={on_node(components, &node.name)} compact={compact} replacements={props.replacements.clone()}
-                        selected={here} spotlight={spot} lit={lit} conceal={props.conceal} on_action={props.on_action.clone()} /> }
+                        selected={here} spotlight={spot} lit={lit} conceal={props.conceal} keep_all={props.keep_all}
+                        pinned={props.pins.clone()} on_action={props.on_action.clone()} /> }
                 }) }
             </ul>
             if props.show_tokens {
@@ -143,6 +154,25 @@ fn caption_strip(caption: Option<&Caption>, components: &[ComponentView]) -> Htm
     }
 }
 
+/// The followed Deployment's missing replicas as ghost slots where they will appear (a new pod
+/// waits here for a node). Pods past the claim need no mark of their own: once the ReplicaSet
+/// controller deletes them they are drawn Terminating, and the gap panel says why they count in
+/// no status.
+fn ghosts(gap: &GapView) -> Html {
+    let name = gap.deployment.split('/').nth(1).unwrap_or_default();
+    let missing = gap.missing();
+    html! {
+        <>
+            if missing > 0 {
+                <ul class="ghosts" aria-label={format!("{missing} pods of {name} claimed and not yet created")}>
+                    { for (0..missing).map(|i| html! { <li key={i} class="ghost" data-testid="ghost-pod">{ format!("{name}-…") }</li> }) }
+                </ul>
+            }
+
+        </>
+    }
+}
+
 /// What the pods' colours mean, in kubectl's STATUS words.
 fn legend() -> Html {
     html! {
@@ -167,6 +197,9 @@ pub struct NodeBoxProps {
     /// The caption's component, if it runs here.
     pub lit: Option<AttrValue>,
     pub conceal: bool,
+    pub keep_all: bool,
+    /// The loops unfolded by hand.
+    pub pinned: Rc<Vec<String>>,
     pub on_action: Callback<Action>,
 }
 
@@ -174,6 +207,7 @@ pub struct NodeBoxProps {
 #[component]
 pub fn NodeBox(props: &NodeBoxProps) -> Html {
     let n = &props.node;
+    let room = Room { pinned: &props.pinned, conceal: props.conceal, keep_all: props.keep_all, on_action: &props.on_action };
     let tone = match n.ready.as_str() {
         "True" => "ready",
         "False" => "not-ready",
@@ -190,7 +224,7 @@ pub fn NodeBox(props: &NodeBoxProps) -> Html {
                 }
             </div>
             <ul class="procs">
-                { for props.procs.iter().map(|c| component_item(c, (props.lit.as_deref() == Some(c.name.as_str())).then_some(""), props.conceal, &props.on_action)) }
+                { for props.procs.iter().map(|c| component_item(c, (props.lit.as_deref() == Some(c.name.as_str())).then_some(""), &room)) }
             </ul>
             if !props.compact {
                 <div class="bars">
@@ -286,6 +320,12 @@ pub fn PodList(props: &PodListProps) -> Html {
     }
 }
 
+/// The callback of a pod's Kill control: `Action::Kill` kills the selected pod.
+fn kill(on_action: &Callback<Action>) -> Callback<MouseEvent> {
+    let cb = on_action.clone();
+    Callback::from(move |_: MouseEvent| cb.emit(Action::Kill))
+}
+
 /// One pod: a button showing kubectl's STATUS by colour and in its label, keyed by the pod.
 /// Plain elements rather than a component: a large cluster creates pods by the thousand, and
 /// the list they sit in is only redrawn when its node's box changed.
@@ -321,6 +361,11 @@ fn pod_chip(p: &PodView, compact: bool, selected: bool, lit: bool, trail: Option
                     }
                 }
             </button>
+            // Kill on the pod itself: the selected pod carries the same DELETE the side panel's
+            // Kill sends, so the first thing to try is where the eye already is.
+            if selected {
+                <button type="button" class="pod-kill danger" data-testid="pod-kill" aria-label={format!("Kill pod {}", p.name)} onclick={kill(on_action)}>{ "✕ Kill" }</button>
+            }
             if let Some(t) = trail {
                 <span class={format!("pod-trail {}", t.role)} data-testid="trail" data-role={t.role} data-other={t.other} aria-hidden="true">{ t.text }</span>
             }

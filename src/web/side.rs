@@ -90,6 +90,8 @@ pub fn GapPanel(props: &GapPanelProps) -> Html {
                 </dl>
                 if !g.stale.is_empty() {
                     <p class="gap-stale" data-testid="gap-stale">{ g.stale.clone() }</p>
+                } else if !g.lag.is_empty() {
+                    <p class="gap-lag" data-testid="gap-lag">{ g.lag.clone() }</p>
                 }
                 <svg class="gap-chart" viewBox={format!("0 0 {} {}", c.width, c.height)} role="img" preserveAspectRatio="none"
                     aria-label={format!("Desired, current and ready over the last {}; now {} desired, {} current, {} ready", sim_time(Time(c.span)), g.desired, g.current, g.ready)}>

@@ -1,7 +1,9 @@
 // Accessibility: axe-core, run inside the page in real Chromium, finds no serious or critical
 // violation in the light or the dark scheme, on a wide screen or a phone, with a theme forced
 // against the system's (?theme=light on a dark system and the reverse) and in presentation
-// mode, with a pod selected (so the scheduler's table and the chain highlight are checked too).
+// mode, with a pod selected (so the scheduler's table, the chain highlight and the pod's own Kill
+// are checked too), with idle loops folded into dials beside loops unfolded as rows, and again
+// with a folded loop unfolded by hand (its fold button).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,7 +19,7 @@ const CASES = [
   ...['light', 'dark'].flatMap((colorScheme) => [WIDE, { width: 360, height: 740 }].map((viewport) => ({ colorScheme, viewport, query: '' }))),
   { colorScheme: 'dark', viewport: WIDE, query: '?theme=light' },
   { colorScheme: 'light', viewport: WIDE, query: '?theme=dark' },
-  { colorScheme: 'light', viewport: { width: 1920, height: 1080 }, query: '?presentation=on' },
+  { colorScheme: 'light', viewport: { width: 1920, height: 970 }, query: '?presentation=on' },
   // The Services band, its endpoints in every state's colour and the kube-proxy table lines.
   ...['light', 'dark'].map((colorScheme) => ({ colorScheme, viewport: WIDE, query: '?scenario=service' })),
   { colorScheme: 'dark', viewport: { width: 360, height: 740 }, query: '?scenario=service' },
@@ -42,12 +44,21 @@ for (const { colorScheme, viewport, query } of CASES) {
         }
         await page.locator('[data-testid="pod"]').first().click();
         await page.getByTestId('explanation').waitFor();
+        await page.getByTestId('pod-kill').waitFor();
         await page.addScriptTag({ path: AXE });
-        const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
-        const bad = result.violations
-          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-          .map((v) => `${v.impact} ${v.id}: ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
-        assert.deepEqual(bad, [], bad.join('\n'));
+        const check = async (when) => {
+          const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+          const bad = result.violations
+            .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+            .map((v) => `${when}: ${v.impact} ${v.id}: ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+          assert.deepEqual(bad, [], bad.join('\n'));
+        };
+        assert.ok((await page.getByTestId('folded-loop').count()) > 0, 'some loops are folded');
+        assert.ok((await page.locator('.loop').count()) > 0, 'some loops are rows');
+        await check('folded');
+        await page.getByTestId('folded-loop').first().click();
+        await page.getByTestId('fold-loop').first().waitFor();
+        await check('unfolded by hand');
       });
     });
   }

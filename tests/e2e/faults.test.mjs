@@ -92,6 +92,9 @@ test('controller manager stopped: a killed pod is not replaced until it starts a
 test('one loop of kube-controller-manager is switched off by its dial: only its gap stays open', { timeout: 120_000 }, async () => {
   await withPage(live.browser, { viewport: { width: 1440, height: 900 } }, async (page) => {
     await settledPage(page);
+    // Idle long enough, the loop is folded into its dial in the process's head: unfold it.
+    const folded = component(page, 'kube-controller-manager').locator('[data-testid="folded-loop"][data-loop="replicaset-controller"]');
+    if (await folded.count()) await folded.click();
     const dial = page.locator('[data-testid="loop-switch"][data-name="kube-controller-manager/replicaset-controller"]');
     const row = component(page, 'kube-controller-manager').locator('[data-loop="replicaset-controller"]');
     assert.equal(await dial.getAttribute('aria-checked'), 'true');

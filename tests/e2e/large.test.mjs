@@ -5,7 +5,8 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setUp, withPage, openReady } from './harness.mjs';
+import { join } from 'node:path';
+import { setUp, withPage, openReady, RESULTS } from './harness.mjs';
 
 const live = setUp();
 
@@ -49,5 +50,32 @@ test('a large cluster draws its pods compactly and its off-screen panels when sc
     assert.ok(await page.locator('[data-testid="event-row"]').first().isVisible(), 'event rows are visible');
     const box = await page.locator('.events-panel').boundingBox();
     assert.ok(box.height > 100, `the events panel has its real height once shown: ${JSON.stringify(box)}`);
+  });
+});
+
+test('a large cluster\'s node boxes are compact: at least 50 of 100 in the first screen at 1440×900', { timeout: 180_000 }, async () => {
+  await withPage(live.browser, { viewport: { width: 1440, height: 900 } }, async (page) => {
+    await openReady(page, `${live.server.url}?scenario=large&seed=1`);
+    await page.getByTestId('speed').selectOption('100');
+    await page.waitForSelector('.app.large .stage.compact', { timeout: 90_000 });
+    // Every node running its share of the 3,000 pods.
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="pod"][data-node^="node-"]').length >= 2900, undefined, { timeout: 150_000, polling: 1000 });
+    await page.getByTestId('pause').click();
+    await page.evaluate(() => window.scrollTo(0, 0));
+    const inView = await page.$$eval('[data-testid="node"]', (nodes) =>
+      nodes.filter((n) => {
+        const r = n.getBoundingClientRect();
+        return r.top >= 0 && r.bottom <= innerHeight && r.left >= 0 && r.right <= innerWidth;
+      }).length,
+    );
+    await page.screenshot({ path: join(RESULTS, 'large-1440.png') });
+    assert.ok(inView >= 50, `${inView} node boxes are wholly in the first screen`);
+    // Each box's header holds its kubelet's and kube-proxy's dials, named for assistive technology.
+    const first = page.locator('[data-testid="node"]').first();
+    for (const process of ['kubelet', 'kube-proxy']) {
+      const box = first.locator(`[data-testid="component"][data-name^="${process}-"]`);
+      assert.equal(await box.count(), 1);
+      assert.ok(await box.locator('svg.dial').first().isVisible(), `${process} is a dial`);
+    }
   });
 });

@@ -64,12 +64,22 @@ test('a bad replica count shows kubectl\'s error beside the box and changes noth
     const input = page.getByTestId('replicas-input');
     for (const [typed, message] of [
       ['-1', 'error: The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0'],
-      ['abc', 'error: invalid argument "abc" for "--replicas" flag: strconv.ParseInt: parsing "abc": invalid syntax'],
+      ['abc', 'error: invalid argument "abc" for "--replicas" flag: strconv.ParseInt: parsing "abc": invalid syntax\nSee \'kubectl scale --help\' for usage.'],
+      // Typed key by key over what the box held, as a learner types it.
+      ['-3', 'error: The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0'],
     ]) {
-      await input.fill(typed);
+      if (typed === '-3') {
+        await input.click();
+        await input.press('Control+A');
+        await input.pressSequentially(typed, { delay: 80 });
+      } else {
+        await input.fill(typed);
+      }
       await input.press('Enter');
       const error = page.getByTestId('replicas-error');
-      await error.filter({ hasText: message }).waitFor();
+      await page.waitForFunction((m) => document.querySelector('[data-testid="replicas-error"]')?.innerText === m, message);
+      // kubectl's lines stay lines (the error keeps its line break).
+      assert.equal(await error.innerText(), message);
       assert.equal(await input.getAttribute('aria-invalid'), 'true');
       assert.equal(await input.inputValue(), typed, 'the bad value stays in the box to be corrected');
       assert.equal((await gap(page)).desired, 3, 'nothing changed');
@@ -157,32 +167,69 @@ test('a token flies from its sender\'s box to its receiver\'s as a transform, an
   });
 });
 
-test('the stage fits 1440×900 with the gap beside it; a new pod is seen pending', { timeout: 120_000 }, async () => {
+/**
+ * What is not inside the viewport: every pod and every component's name must be (the stage
+ * scrolled to the top, as the page opens).
+ */
+async function outside(page) {
+  return page.evaluate(() => {
+    const out = [];
+    const { innerWidth: w, innerHeight: h } = window;
+    for (const el of document.querySelectorAll('[data-testid="pod"], .stage .component-name')) {
+      const r = el.getBoundingClientRect();
+      if (r.left < 0 || r.top < 0 || r.right > w || r.bottom > h || r.width === 0) {
+        out.push(`${el.dataset.name ?? el.textContent} at ${Math.round(r.left)},${Math.round(r.top)}–${Math.round(r.right)},${Math.round(r.bottom)}`);
+      }
+    }
+    return out;
+  });
+}
+
+test('the stage fits 1440×900 with the gap beside it: every pod and component name in view; a new pod is seen pending', { timeout: 120_000 }, async () => {
   await withPage(live.browser, { viewport: { width: 1440, height: 900 }, colorScheme: 'light' }, async (page) => {
     await settledPlaying(page);
+    assert.deepEqual(await outside(page), [], 'every pod and component name is inside 1440×900');
+    assert.ok((await page.locator('.stage .component-name').count()) >= 8, 'the control plane and both nodes\' processes');
     const stage = await page.getByTestId('cluster-frame').boundingBox();
     assert.ok(stage.y + stage.height <= 900, `the stage fits the first screen: ${JSON.stringify(stage)}`);
     const gapBox = await page.getByTestId('gap').boundingBox();
     assert.ok(gapBox.y + gapBox.height <= 900, `the gap fits the first screen: ${JSON.stringify(gapBox)}`);
     const pending = await page.getByTestId('pending').boundingBox();
     assert.ok(pending.height >= 40, `the pending area has room: ${JSON.stringify(pending)}`);
+    // Pods are bigger than the 60×19 chips with 11 px text they were.
+    // Its layout size (a chip that just landed on its node is still scaling in).
+    const chip = await page.locator('[data-testid="node"] [data-testid="pod"]').first().evaluate((e) => (
+      { width: e.offsetWidth, height: e.offsetHeight, font: parseFloat(getComputedStyle(e).fontSize) }
+    ));
+    assert.ok(chip.height >= 24 && chip.width >= 70 && chip.font >= 13, `a pod chip: ${JSON.stringify(chip)}`);
     assert.equal(await page.locator('.pod-legend li').count(), 7, 'the colour legend');
     assert.match(await page.locator('[data-testid="component"][data-name="kube-scheduler"]').getAttribute('title'), /picks a node/);
-    // Paused, a new pod waits in the pending area until the scheduler binds it.
+    // Paused, a new pod waits in the pending area until the scheduler binds it; the nodes below
+    // do not move while the pending area fills and empties.
     await page.getByTestId('pause').click();
+    const nodeY = () => page.locator('[data-testid="node"]').first().evaluate((e) => e.getBoundingClientRect().top);
+    const ys = [await nodeY()];
     await page.getByTestId('replicas-plus').click();
-    let waiting;
-    for (let i = 0; i < 300 && !waiting; i++) {
+    let waiting = 0;
+    let bound = false;
+    for (let i = 0; i < 400 && !bound; i++) {
       await page.getByTestId('step').click();
-      waiting = await page.locator('[data-testid="pending"] [data-testid="pod"]').count();
+      const now = await page.locator('[data-testid="pending"] [data-testid="pod"]').count();
+      ys.push(await nodeY());
+      if (now) waiting += 1;
+      else if (waiting) bound = true;
+      if (waiting === 1) await page.screenshot({ path: join(RESULTS, 'stage-1440-pending.png') });
     }
     assert.ok(waiting, 'the new pod waited in the pending area');
+    assert.ok(bound, 'and left it once bound');
+    assert.ok(Math.max(...ys) - Math.min(...ys) <= 1, `the nodes did not move: ${Math.min(...ys)}–${Math.max(...ys)}`);
+    await fastForward(page);
     await page.screenshot({ path: join(RESULTS, 'stage-1440.png') });
   });
 });
 
-test('presentation mode: labels of 18 px or more, and the stage fits 1920×1080', { timeout: 120_000 }, async () => {
-  await withPage(live.browser, { viewport: { width: 1920, height: 1080 } }, async (page) => {
+test('presentation mode: labels of 18 px or more, and every pod and component name fits 1920×970', { timeout: 120_000 }, async () => {
+  await withPage(live.browser, { viewport: { width: 1920, height: 970 } }, async (page) => {
     await settledPlaying(page, '?presentation=on');
     assert.equal(await page.getByTestId('presentation').getAttribute('aria-pressed'), 'true');
     const smallest = await page.$$eval('.stage *', (els) =>
@@ -192,8 +239,9 @@ test('presentation mode: labels of 18 px or more, and the stage fits 1920×1080'
     assert.ok(smallest >= 18, `the smallest label on the stage is ${smallest}px`);
     // Taken before the fit is judged, so that a stage that does not fit can be looked at.
     await page.screenshot({ path: join(RESULTS, 'stage-presentation-1920.png') });
+    assert.deepEqual(await outside(page), [], 'every pod and component name is inside 1920×970');
     const stage = await page.getByTestId('cluster-frame').boundingBox();
-    assert.ok(stage.y + stage.height <= 1080 && stage.x + stage.width <= 1920, `the stage fits: ${JSON.stringify(stage)}`);
+    assert.ok(stage.y + stage.height <= 970 && stage.x + stage.width <= 1920, `the stage fits: ${JSON.stringify(stage)}`);
     // The toolbar's toggle turns it off and on again.
     await page.getByTestId('presentation').click();
     assert.equal(await page.getByTestId('presentation').getAttribute('aria-pressed'), 'false');
@@ -201,7 +249,7 @@ test('presentation mode: labels of 18 px or more, and the stage fits 1920×1080'
   });
 });
 
-test('a 360×740 phone shows a node box and the pending area in its first screen', { timeout: 120_000 }, async () => {
+test('a 360×740 phone shows the first node with its pods and the pending area in its first screen', { timeout: 120_000 }, async () => {
   await withPage(live.browser, { viewport: { width: 360, height: 740 } }, async (page) => {
     await openReady(page, live.server.url);
     await page.waitForSelector('[data-testid="node"] >> nth=1', { timeout: 30_000 });
@@ -210,7 +258,87 @@ test('a 360×740 phone shows a node box and the pending area in its first screen
       const box = await page.locator(selector).boundingBox();
       assert.ok(box && box.y >= 0 && box.y + box.height <= 740 && box.x + box.width <= 360, `${selector} in the first screen: ${JSON.stringify(box)}`);
     }
+    // Settled, the first node's pods are in the first screen too.
+    await page.getByTestId('pause').click();
+    await fastForward(page);
+    await waitForPods(page, (list) => list.length === 3 && list.every((p) => p.status === 'Running'));
+    await page.evaluate(() => window.scrollTo(0, 0));
+    const first = page.locator('[data-testid="node"]').first();
+    const selectors = ['[data-testid="pending"]'];
+    const onFirst = await first.locator('[data-testid="pod"]').count();
+    assert.ok(onFirst > 0, 'the first node runs pods');
+    for (let i = 0; i < onFirst; i++) selectors.push(`[data-testid="node"] >> nth=0 >> [data-testid="pod"] >> nth=${i}`);
+    for (const selector of selectors) {
+      const box = await page.locator(selector).boundingBox();
+      assert.ok(box && box.y >= 0 && box.y + box.height <= 740 && box.x + box.width <= 360, `${selector} in the first screen: ${JSON.stringify(box)}`);
+    }
     await page.screenshot({ path: join(RESULTS, 'stage-360.png') });
+  });
+});
+
+test('a selected pod carries its own Kill control, which deletes it', { timeout: 120_000 }, async () => {
+  await withPage(live.browser, { viewport: { width: 1440, height: 900 } }, async (page) => {
+    await settledPlaying(page);
+    await page.getByTestId('pause').click();
+    assert.equal(await page.getByTestId('pod-kill').count(), 0, 'no Kill until a pod is selected');
+    const victim = (await pods(page))[0].name;
+    await page.locator(`[data-testid="pod"][data-name="${victim}"]`).click();
+    const kill = page.getByTestId('pod-kill');
+    assert.equal(await kill.count(), 1);
+    assert.equal(await kill.getAttribute('aria-label'), `Kill pod ${victim}`);
+    assert.ok(await kill.isVisible());
+    // Keyboard: Tab from the pod reaches it.
+    await page.locator(`[data-testid="pod"][data-name="${victim}"]`).focus();
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), 'pod-kill');
+    await page.keyboard.press('Enter');
+    await page.locator('[data-testid="command"] code', { hasText: `kubectl delete pod ${victim}` }).waitFor();
+    await page.getByTestId('play').click();
+    await page.locator(`[data-testid="pod"][data-name="${victim}"]`).waitFor({ state: 'detached', timeout: 60_000 });
+    await waitForPods(page, (list) => list.filter((p) => p.status === 'Running').length === 3, 60_000);
+  });
+});
+
+test('a claim with no pod yet is a ghost slot in the pending area, and a lagging status is explained in one line', { timeout: 120_000 }, async () => {
+  await withPage(live.browser, { viewport: { width: 1440, height: 900 } }, async (page) => {
+    await settledPlaying(page);
+    await page.getByTestId('pause').click();
+    assert.equal(await page.getByTestId('ghost-pod').count(), 0, 'settled: no replica missing');
+    // Scaled to 5 while paused: the claim is written, no pod is created yet.
+    await page.getByTestId('replicas-plus').click();
+    await page.getByTestId('replicas-plus').click();
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="ghost-pod"]').length === 2);
+    assert.match(await page.locator('.ghosts').getAttribute('aria-label'), /^2 pods of web claimed and not yet created$/);
+    await page.screenshot({ path: join(RESULTS, 'stage-ghosts.png') });
+    // Step by step each ghost gives way to a real pod; on the way the status lags the pods.
+    const lags = new Set();
+    for (let i = 0; i < 400 && (await page.getByTestId('ghost-pod').count()); i++) {
+      await page.getByTestId('step').click();
+      const ghosts = await page.getByTestId('ghost-pod').count();
+      const drawn = (await pods(page)).length;
+      assert.equal(ghosts + drawn, 5, 'a ghost for each claimed pod not yet drawn');
+    }
+    assert.equal(await page.getByTestId('ghost-pod').count(), 0);
+    // Scaled down to 1: the four going are drawn Terminating, and the panel says why they do
+    // not count.
+    const input = page.getByTestId('replicas-input');
+    await input.fill('1');
+    await input.press('Enter');
+    for (let i = 0; i < 600; i++) {
+      await page.getByTestId('step').click();
+      const lag = page.getByTestId('gap-lag');
+      if (await lag.count()) lags.add(await lag.innerText());
+      if ([...lags].some((l) => /no status counts a pod being deleted$/.test(l))) break;
+    }
+    assert.ok([...lags].some((l) => /^Terminating pods drawn: \d; no status counts a pod being deleted$/.test(l)), [...lags].join(' | '));
+  });
+});
+
+test('the console is tall enough to read a describe without a long scroll', { timeout: 60_000 }, async () => {
+  await withPage(live.browser, { viewport: { width: 1440, height: 900 } }, async (page) => {
+    await openReady(page, live.server.url);
+    const height = await page.locator('.console .transcript').evaluate((e) => e.clientHeight);
+    assert.ok(height >= 400, `the console's transcript is ${height} px tall`);
   });
 });
 
