@@ -99,8 +99,16 @@ import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
  * first load 431.7 -> 435.1 KB. It bought a frame's style and layout: on the default scenario
  * 1.9 s of every 3 s of the main thread went to restyling and laying out the stage while tokens
  * flew, 0.12 s after; the slow link's first node box came under 1 s.
+ *
+ * Session 30: 732 -> 738 KB for issue 29's second pass of the stage and the fidelity fixes that
+ * came with it, measured on each branch against 730.7 KB before: story pacing, the opening caption
+ * and a lesson step's wait bar 731.8 (+1.1); TerminatePod's final container states, the PLEG's
+ * back-off and images::canonical 731.5 (+0.8); one printer for the console and the server's Tables
+ * 731.4 (+0.7); folded loops (view::focus, pins), ghost slots and the gap's lag line, Kill on the
+ * pod and compact node boxes 732.7 (+2.0, after cutting ~1 KB); merged, with the keep list
+ * re-recorded, 736 KB. The first load stays under its 440 KB.
  */
-const CEILING_BROTLI_BYTES = 732 * 1024;
+const CEILING_BROTLI_BYTES = 738 * 1024;
 /** The first load's ceiling, brotli: FIRST_LOAD's files. */
 const FIRST_LOAD_CEILING_BROTLI_BYTES = 440 * 1024;
 /** What the page needs before it comes alive: the glue and the primary module. */
