@@ -6,7 +6,35 @@
 //! each prints, for scripts and tests; `kubeloop serve [SCENARIO]` serves the simulation's
 //! Kubernetes API over HTTP for the real kubectl (`serve/`). No argument-parsing crate.
 
+#[cfg(not(target_arch = "wasm32"))]
 mod serve;
+
+// The command line is native, but `cargo test --target wasm32-unknown-unknown` (the page's browser
+// tests) builds every binary of the package too, and the HTTP crates are native only: on wasm32,
+// `serve` and `sim --server` are a stub that says so.
+#[cfg(target_arch = "wasm32")]
+mod serve {
+    #[allow(dead_code)] // the native Config's fields, set by `serve` and read by nothing here
+    pub struct Config {
+        pub address: String,
+        pub speed: f64,
+        pub kubeconfig: Option<String>,
+    }
+
+    pub fn serve(_: kubeloop::command::Session, _: Config) -> Result<(), String> {
+        Err("kubeloop serve runs natively only".into())
+    }
+
+    pub mod remote {
+        pub fn default_server() -> String {
+            String::new()
+        }
+
+        pub fn send(_: &str, _: &str) -> Result<String, String> {
+            Err("kubeloop sim --server runs natively only".into())
+        }
+    }
+}
 
 use kubeloop::command::{self, CommandOutput, Scenario, Session};
 use kubeloop::model::{Duration, Time};
