@@ -386,7 +386,7 @@ fn get_watch_prints_what_the_console_prints() {
     let server = paused("30s");
     let mut session = console("30s");
     let mut watch = std::process::Command::new(&kubectl)
-        .args(["-s", &server.url, "get", "pods", "-w"])
+        .args(["-s", &server.url, "--cache-dir", &serve::cache_dir(&server), "get", "pods", "-w"])
         .env("KUBECONFIG", "/dev/null")
         .stdout(std::process::Stdio::piped())
         .spawn()

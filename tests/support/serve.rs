@@ -122,11 +122,21 @@ pub struct Run {
     pub stderr: String,
 }
 
-/// Runs kubectl against the server, with no kubeconfig of the machine's in the way.
+/// kubectl's discovery and HTTP cache for this server, new to this test process. kubectl keeps
+/// discovery on disk per host and port for hours, so a port an earlier build's server had would
+/// otherwise answer from that build's discovery (seen: `get all` in another order).
+pub fn cache_dir(server: &Server) -> String {
+    let dir = std::env::temp_dir().join(format!("kubeloop-kubectl-cache-{}-{}", std::process::id(), server.address.replace(':', "_")));
+    dir.to_string_lossy().into_owned()
+}
+
+/// Runs kubectl against the server, with no kubeconfig or cache of the machine's in the way.
 pub fn run(kubectl: &PathBuf, server: &Server, args: &[&str]) -> Run {
     let out = Command::new(kubectl)
         .arg("-s")
         .arg(&server.url)
+        .arg("--cache-dir")
+        .arg(cache_dir(server))
         .args(args)
         .env("KUBECONFIG", "/dev/null")
         .env_remove("KUBERNETES_SERVICE_HOST")
