@@ -320,8 +320,9 @@ pub fn percent_encode(text: &str) -> String {
     out
 }
 
-/// `%XX` and `+` decoding for query values; malformed escapes are kept as they are.
-fn percent_decode(text: &str) -> String {
+/// `%XX` and `+` decoding for query values, as Go's `url.ParseQuery` reads a query; malformed
+/// escapes are kept as they are. The page's address and `kubeloop serve`'s requests both use it.
+pub fn percent_decode(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;

@@ -29,6 +29,7 @@ use kubeloop::command::kubectl::unmodelled;
 use kubeloop::command::printers;
 use kubeloop::command::sim_verbs::format_sim_time;
 use kubeloop::model::{Kind, Object, ObjectKey};
+use kubeloop::view::page::percent_decode;
 use serde_json::{json, Value};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -79,28 +80,6 @@ impl Query {
     fn flag(&self, name: &str) -> bool {
         matches!(self.get(name), Some("true" | "1"))
     }
-}
-
-/// Percent-decoding with `+` as a space, as Go's `url.ParseQuery` reads a query.
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() => match u8::from_str_radix(std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap_or("zz"), 16) {
-                Ok(b) => {
-                    out.push(b);
-                    i += 2;
-                }
-                Err(_) => out.push(b'%'),
-            },
-            b => out.push(b),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// What a resource path names.
@@ -584,11 +563,16 @@ fn update(cluster: &mut Cluster, parts: &Parts, target: &Target, name: &str, bod
         Ok(d) => d,
         Err(r) => return r,
     };
+    write_update(cluster, target, name, object, &warnings, status)
+}
+
+/// An update (or a status update) of `name` with the decoded object: PUT and PATCH end here.
+fn write_update(cluster: &mut Cluster, target: &Target, name: &str, object: Object, warnings: &[String], status: bool) -> Response<Body> {
     if let Err(r) = check_name(&object, name) {
         return r;
     }
     let request = if status { ApiRequest::UpdateStatus(object) } else { ApiRequest::Update(object) };
-    submit_write(cluster, request, target, name, 200, if status { &[] } else { &warnings })
+    submit_write(cluster, request, target, name, 200, if status { &[] } else { warnings })
 }
 
 /// The object a request names, or the failure to answer.
@@ -603,20 +587,14 @@ pub(crate) fn current(cluster: &mut Cluster, target: &Target, name: &str) -> Res
 
 /// A PATCH body applied to a JSON document.
 pub(crate) fn patched(parts: &Parts, body: &[u8], document: &Value) -> Result<Value, Response<Body>> {
-    let Some(kind) = PatchType::from_content_type(header(parts, "content-type")) else {
+    // Server-side apply is not served yet: refused as the other unsupported types are.
+    let Some(kind) = PatchType::from_content_type(header(parts, "content-type")).filter(|k| *k != PatchType::Apply) else {
         return Err(unsupported_media(&[
             "application/json-patch+json",
             "application/merge-patch+json",
             "application/strategic-merge-patch+json",
         ]));
     };
-    if kind == PatchType::Apply {
-        return Err(unsupported_media(&[
-            "application/json-patch+json",
-            "application/merge-patch+json",
-            "application/strategic-merge-patch+json",
-        ]));
-    }
     let patch: Value = serde_json::from_slice(body).map_err(|e| failure(Reason::BadRequest, &format!("error decoding patch: {e}")))?;
     patch::apply(kind, document, &patch).map_err(|e| failure(Reason::BadRequest, &e))
 }
@@ -635,11 +613,7 @@ fn patch_with(cluster: &mut Cluster, parts: &Parts, target: &Target, name: &str,
         Ok(d) => d,
         Err(r) => return r,
     };
-    if let Err(r) = check_name(&object, name) {
-        return r;
-    }
-    let request = if status { ApiRequest::UpdateStatus(object) } else { ApiRequest::Update(object) };
-    submit_write(cluster, request, target, name, 200, if status { &[] } else { &warnings })
+    write_update(cluster, target, name, object, &warnings, status)
 }
 
 /// `DeleteOptions` from the body and the query.
