@@ -118,6 +118,9 @@ for (const [label, viewport, query] of [
       await page.getByTestId('kill-pod').click();
       await page.getByTestId('replicas-plus').click();
       await page.getByTestId('play').click();
+      // Playwright scrolls each control into view to click it; the look is at the page's top,
+      // where the stage starts (a scrolled page once put the sticky toolbar over a name).
+      await page.evaluate(() => scrollTo(0, 0));
       const problems = [];
       let samples = 0;
       let withTokens = 0;
