@@ -132,6 +132,9 @@ impl Engine {
     /// One animation frame at wall time `ts` (ms). `clock` reads the wall clock for the budget.
     /// Returns a new snapshot when anything on the page changed.
     pub fn frame(&mut self, ts: f64, clock: &dyn Fn() -> f64) -> Option<std::rc::Rc<super::Snapshot>> {
+        if self.attach.is_some() {
+            return self.attach_frame(ts);
+        }
         let dt = self.clock.frame_dt(ts);
         let started = clock();
         let large = self.is_large();

@@ -20,6 +20,7 @@
 //! [`lesson`] (the lesson runner's side of the engine). This file holds the [`Engine`], the
 //! [`Action`]s the page sends it, and loading and restarting runs.
 
+pub mod attach;
 pub mod clock;
 pub mod console;
 pub mod governor;
@@ -28,6 +29,7 @@ pub mod lesson;
 pub mod snapshot;
 pub mod story;
 
+pub use attach::{AttachedView, Request};
 pub use clock::{sim_time, speed_label, Mode, FAST_FORWARD_LIMIT, MAX_FRAME_MS};
 pub use console::{ConsoleKind, ConsoleLine};
 pub use snapshot::{HintsShown, Offscreen, Selection, ShareView, Snapshot, LARGE_CLUSTER_PODS};
@@ -168,6 +170,8 @@ pub struct Engine {
     lesson_steps_reported: BTreeSet<usize>,
     /// Story mode: on by default.
     story: StoryMode,
+    /// Attached to a Kubernetes API (`?cluster=`): the cluster drawn is observed, not run.
+    attach: Option<Box<attach::Attach>>,
     snapshot: Rc<Snapshot>,
 }
 
@@ -176,6 +180,12 @@ impl Engine {
     /// speed and autoplay, and replays the permalink's commands. `errors` are the parameters'
     /// own, shown in the banner. A scenario URL is left in [`Engine::take_fetch`] for the app.
     pub fn new(params: PageParams, errors: Vec<String>) -> Engine {
+        if let Some(base) = params.cluster.clone() {
+            let mut engine = Engine::attached(&base);
+            (engine.errors, engine.params) = (errors, params);
+            engine.snapshot = engine.build();
+            return engine;
+        }
         let mut errors = errors;
         let mut params = params;
         // A lesson names its own scenario and seed (an explicit ?seed= still wins).
@@ -262,6 +272,7 @@ impl Engine {
             lesson_fetch: None,
             lesson_steps_reported: BTreeSet::new(),
             story: StoryMode::new(),
+            attach: None,
             snapshot,
         };
         engine.pick_deployment();
@@ -406,6 +417,9 @@ impl Engine {
     /// Does what a control asks. Returns the new snapshot if anything changed.
     pub fn act(&mut self, action: Action) -> Option<Rc<Snapshot>> {
         self.throttle.panels_due = true;
+        if self.attach.is_some() && self.attach_act(&action) {
+            return self.publish();
+        }
         match action {
             Action::Play => {
                 self.clock.mode = Mode::Playing;

@@ -9,6 +9,7 @@
 //! the events and the gap chart a few times a second, the "what is wrong?" tracker once a
 //! second, and a panel the browser skips as off screen not at all until it comes back.
 
+use super::attach::AttachedView;
 use super::clock::Mode;
 use super::console::ConsoleLine;
 use super::{CommandEntry, Engine};
@@ -97,6 +98,8 @@ pub struct Snapshot {
     pub services: Rc<(Vec<ServiceView>, usize)>,
     /// The newest `sim traffic` connections, drawn as dots (none past teaching scale).
     pub dots: Rc<Vec<Dot>>,
+    /// Attached to a Kubernetes API (`?cluster=`): which, how it is read, what was told.
+    pub attached: Option<Rc<AttachedView>>,
 }
 
 impl Snapshot {
@@ -131,6 +134,7 @@ impl Snapshot {
             pins: Rc::default(),
             services: Rc::default(),
             dots: Rc::default(),
+            attached: None,
         }
     }
 
@@ -286,6 +290,10 @@ impl Engine {
         let step = if now.0 < WINDOW_MS { MIN_SPAN_MS / 240 } else { WINDOW_MS / 240 };
         let chart_now = now.0 / step * step;
         let large = self.cluster.view().pod_count > LARGE_CLUSTER_PODS;
+        let (attached_components, attached_caption, attached) = match self.attach_views() {
+            Some((c, caption, view)) => (Some(c), Some(caption), Some(view)),
+            None => (None, None, None),
+        };
         Rc::new(Snapshot {
             time_ms: now.0,
             seed: sim.seed(),
@@ -297,7 +305,11 @@ impl Engine {
             errors: keep(&old.errors, self.errors.clone()),
             share: self.share.clone(),
             cluster: self.cluster.view().clone(),
-            components: if shown(off.loops) { keep(&old.components, components(sim)) } else { old.components.clone() },
+            components: match attached_components {
+                Some(c) => keep(&old.components, c),
+                None if shown(off.loops) => keep(&old.components, components(sim)),
+                None => old.components.clone(),
+            },
             gap: keep(&old.gap, self.gap.view().clone()),
             // A large cluster redraws its chart with the panels, not every frame.
             chart: if panels { keep(&old.chart, self.gap.chart(chart_now, 240, 64)) } else { old.chart.clone() },
@@ -333,7 +345,7 @@ impl Engine {
             }),
             lesson_problem: self.lesson_problem.clone(),
             story: self.story.on,
-            caption: match (self.story_in_force(), self.story_caption()) {
+            caption: match (self.story_in_force(), attached_caption.as_ref().map_or(self.story_caption(), Option::as_ref)) {
                 (true, Some(caption)) => Some(match &old.caption {
                     Some(o) if **o == *caption => o.clone(),
                     _ => Rc::new(caption.clone()),
@@ -345,6 +357,10 @@ impl Engine {
             // A large cluster reads its Services with the panels; draws no dots.
             services: if panels { keep(&old.services, services(sim)) } else { old.services.clone() },
             dots: if large { Rc::default() } else { keep(&old.dots, dots(sim)) },
+            attached: attached.map(|a| match &old.attached {
+                Some(o) if **o == a => o.clone(),
+                _ => Rc::new(a),
+            }),
         })
     }
 }

@@ -31,7 +31,7 @@ pub(crate) struct StoryMode {
     pub(crate) story: Story,
     /// Nothing has been done in this run yet: the story follows without telling, and the
     /// caption is the opening one.
-    quiet: bool,
+    pub(crate) quiet: bool,
     /// [`INTRO`] as a caption that names no component and no object (it spotlights nothing).
     intro: Caption,
 }

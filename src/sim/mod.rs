@@ -15,6 +15,7 @@ pub mod faults;
 pub mod invariants;
 pub mod machine;
 pub mod metrics;
+mod observed;
 pub mod process;
 mod queue;
 pub mod reference;

@@ -16,6 +16,7 @@
 //! Every view type is `Serialize` (for scripts and golden tests) and `Eq`, so `Rc`-shared views
 //! compare by pointer first and the shell can skip unchanged parts cheaply.
 
+pub mod attach;
 pub mod cluster;
 pub mod embed;
 pub mod events;

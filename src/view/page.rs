@@ -99,6 +99,9 @@ pub struct PageParams {
     pub commands: Vec<Recorded>,
     /// The simulated time to run to after the replay (a permalink's `at=`); the clock then waits.
     pub at: Option<u64>,
+    /// `?cluster=PATH`: the page draws the Kubernetes API at this path of its own origin (as
+    /// `kubectl proxy --www` serves both) instead of running the simulation.
+    pub cluster: Option<String>,
 }
 
 impl Default for PageParams {
@@ -116,6 +119,7 @@ impl Default for PageParams {
             origins: Vec::new(),
             commands: Vec::new(),
             at: None,
+            cluster: None,
         }
     }
 }
@@ -183,6 +187,22 @@ pub fn check_file_url(what: &str, url: &str, origin: &str) -> Result<(), String>
         ));
     }
     Ok(())
+}
+
+/// Checks `?cluster=`: a path on the page's own origin (`/`, `/k8s/`), where `kubectl proxy
+/// --www` serves the API beside the page. Anything that could leave the origin (a scheme, `//`,
+/// a backslash) is refused before any request is made: the page sends no request elsewhere, and
+/// a browser would need CORS for it anyway.
+pub fn check_cluster_path(value: &str) -> Result<String, String> {
+    let on_origin = value.starts_with('/') && !value.starts_with("//") && !value.contains('\\') && !value.contains(['?', '#']);
+    if !on_origin {
+        return Err(invalid(
+            "cluster",
+            value,
+            "must be a path on this page's own origin, such as / (serve the page with kubectl proxy --www=DIST --www-prefix=/kubeloop/ --api-prefix=/ and open /kubeloop/?cluster=/)",
+        ));
+    }
+    Ok(value.to_string())
 }
 
 /// Reads the address's query string (`?scenario=NAME&seed=N&...`). See [`parse_pairs`].
@@ -259,6 +279,7 @@ fn apply(params: &mut PageParams, key: &str, value: &str) -> Result<(), String> 
             params.commands.push(Recorded { at, command: command.to_string() });
         }
         "at" => params.at = Some(value.parse::<u64>().map_err(|_| invalid("at", value, "must be whole simulated milliseconds"))?),
+        "cluster" => params.cluster = Some(check_cluster_path(value)?),
         _ => {}
     }
     Ok(())
@@ -410,6 +431,18 @@ pub fn node_fault_words(verb: &str) -> &'static str {
 mod tests {
     use super::*;
     use crate::command::Session;
+
+    #[test]
+    fn cluster_is_a_path_on_the_pages_own_origin_and_nothing_else() {
+        assert_eq!(parse_query("?cluster=/").0.cluster.as_deref(), Some("/"));
+        assert_eq!(parse_query("?cluster=%2Fk8s%2F").0.cluster.as_deref(), Some("/k8s/"));
+        for bad in ["http://evil.example/", "//evil.example/", "evil.example", "", "/\\evil", "javascript:alert(1)"] {
+            let (params, errors) = parse_pairs([("cluster".to_string(), bad.to_string())]);
+            assert_eq!(params.cluster, None, "{bad}");
+            assert_eq!(errors.len(), 1, "{bad}");
+            assert!(errors[0].starts_with("error: invalid value") && errors[0].contains("kubectl proxy --www"), "{}", errors[0]);
+        }
+    }
 
     #[test]
     fn each_node_fault_is_a_sim_command_with_its_words() {
