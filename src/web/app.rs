@@ -135,9 +135,12 @@ pub fn App(props: &AppProps) -> Html {
     // A lesson asking which loop stopped hides every component's state, and the hints that
     // would name it, until it is answered.
     let conceal = s.lesson.as_ref().is_some_and(|l| l.conceal_components);
+    // Attached to a real cluster: no switch (nothing here runs its loops), no simulation's tools.
+    let attached = s.attached.clone();
+    let sim_only = attached.is_none();
     let selected = s.selection.as_ref().map(|sel| format!("{}/{}", sel.namespace, sel.name));
     let stage = p.shows_panel("cluster") || p.shows_panel("loops") || p.shows_panel("flow");
-    let workbench = (p.shows_panel("console") || p.shows_panel("editor")).then(|| {
+    let workbench = (sim_only && (p.shows_panel("console") || p.shows_panel("editor"))).then(|| {
         html! {
             <section class="workbench" aria-label="Console and editor">
                 if p.shows_panel("console") {
@@ -155,7 +158,9 @@ pub fn App(props: &AppProps) -> Html {
             if p.shows_panel("header") {
                 { header(kubeloop::VERSION) }
             }
-            if p.controls.as_ref().is_none_or(|c| !c.is_empty()) {
+            if let Some(a) = &attached {
+                { crate::attach_view::attach_bar(a, s.mode, s.story, &on_action) }
+            } else if p.controls.as_ref().is_none_or(|c| !c.is_empty()) {
                 <Toolbar
                     time_ms={s.time_ms}
                     mode={s.mode}
@@ -190,13 +195,16 @@ pub fn App(props: &AppProps) -> Html {
                         selected={selected.map(AttrValue::from)}
                         show_plane={p.shows_panel("loops")}
                         show_tokens={p.shows_panel("flow")}
-                        conceal={conceal}
+                        conceal={conceal || !sim_only}
                         keep_all={s.lesson.is_some()}
                         pins={s.pins.clone()}
                         on_action={on_action.clone()}
                     />
                 }
                 <aside class="side">
+                    if let Some(a) = &attached {
+                        { crate::attach_view::told_panel(a) }
+                    }
                     if let Some(lesson) = &s.lesson {
                         if p.shows_panel("lesson") {
                             <LessonPanel view={lesson.clone()} problem={s.lesson_problem.clone().map(AttrValue::from)} on_action={on_action.clone()} />
@@ -291,7 +299,11 @@ fn start_frames(shared: Rc<Shared>, root: NodeRef, show: impl Fn(Rc<Snapshot>) +
     // Only a host needs the outbox and the height; reading the height forces a layout.
     let listens = shared.listens();
     shared.engine.borrow_mut().set_host_listens(listens);
+    let attached = shared.engine.borrow().is_attached();
     *callback.borrow_mut() = Some(Closure::new(move |ts: f64| {
+        if attached {
+            crate::attach::pump(&shared, ts);
+        }
         if let Some(next) = handle_inbox(&shared) {
             show(next);
         }
@@ -326,6 +338,15 @@ fn handle_inbox(shared: &Rc<Shared>) -> Option<Rc<Snapshot>> {
             Incoming::Message(json) => engine.receive(&json),
             Incoming::Fetched(url, text) => engine.fetched(&url, text),
             Incoming::FetchedLesson(url, text) => engine.lesson_fetched(&url, text),
+            Incoming::AttachAnswer(id, code, content_type, body) => engine.attach_answer(id, code, &content_type, &body),
+            Incoming::AttachLine(id, line) => {
+                engine.attach_line(id, &line);
+                None
+            }
+            Incoming::AttachEnded(id, failure) => {
+                engine.attach_ended(id, failure);
+                None
+            }
         };
         latest = next.or(latest);
     }

@@ -219,7 +219,8 @@ pub fn NodeBox(props: &NodeBoxProps) -> Html {
             <div class="node-head">
                 <span class="node-name">{ n.name.clone() }</span>
                 <span class="node-status">{ n.status.clone() }</span>
-                if !props.compact {
+                // A node of a real cluster (its kubelet observed, not run here) takes no simulated fault.
+                if !props.compact && !props.procs.iter().any(|c| c.state == "observed") {
                     { node_faults(&n.name, &props.on_action) }
                 }
             </div>

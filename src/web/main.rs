@@ -19,6 +19,8 @@
 #![cfg_attr(not(target_arch = "wasm32"), allow(dead_code, unused_imports))]
 
 mod app;
+mod attach;
+mod attach_view;
 mod cluster_view;
 mod console;
 mod controls;

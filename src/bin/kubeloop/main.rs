@@ -19,6 +19,13 @@ mod serve {
         pub address: String,
         pub speed: f64,
         pub kubeconfig: Option<String>,
+        pub www: Option<std::path::PathBuf>,
+    }
+
+    pub mod www {
+        pub fn page_dir(_: Option<&str>) -> Result<Option<std::path::PathBuf>, String> {
+            Ok(None)
+        }
     }
 
     pub fn serve(_: kubeloop::command::Session, _: Config) -> Result<(), String> {
@@ -50,7 +57,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 const USAGE: &str = "Usage:
   kubeloop run SCENARIO [--seed N] [--until DURATION] [--trace text|json]
   kubeloop shell [SCENARIO] [--seed N]
-  kubeloop serve [SCENARIO] [--seed N] [--address HOST:PORT] [--speed X] [--kubeconfig PATH]
+  kubeloop serve [SCENARIO] [--seed N] [--address HOST:PORT] [--speed X] [--kubeconfig PATH] [--www DIR]
   kubeloop sim [--server URL] VERB...
   kubeloop scenarios
   kubeloop --help | --version
@@ -67,7 +74,8 @@ serve  runs the simulation against the wall clock (--speed 1 by default; 0 pause
        its Kubernetes API over HTTP at --address (127.0.0.1:6443 by default; port 0 picks a free
        one), for the real kubectl: `kubectl -s http://ADDRESS get pods`. --kubeconfig writes a
        kubeconfig whose context `kubeloop` points there. No authentication: another address than
-       loopback is served with a warning. Ctrl-C stops it.
+       loopback is served with a warning. It also serves the page (--www DIR, default dist/ when
+       there is one) at /kubeloop/?cluster=/: the stage attached to this cluster. Ctrl-C stops it.
 sim    sends a sim verb (advance 30s, stop kube-scheduler, speed 2, pause, resume …) to a running
        serve at --server (default $KUBELOOP_SERVER, else http://127.0.0.1:6443). Installed as
        kubectl-sim, it is the kubectl plugin `kubectl sim VERB...`.
@@ -125,10 +133,11 @@ struct Options {
     address: Option<String>,
     speed: Option<f64>,
     kubeconfig: Option<String>,
+    www: Option<String>,
 }
 
 fn options(args: &[String], allowed: &[&str]) -> Result<Options, String> {
-    let mut o = Options { scenario: None, seed: None, until: None, trace: None, address: None, speed: None, kubeconfig: None };
+    let mut o = Options { scenario: None, seed: None, until: None, trace: None, address: None, speed: None, kubeconfig: None, www: None };
     let mut i = 0;
     while i < args.len() {
         let arg = &args[i];
@@ -162,6 +171,7 @@ fn options(args: &[String], allowed: &[&str]) -> Result<Options, String> {
                 _ => return Err(format!("invalid --speed {value:?}: must be a number, 0 or more")),
             },
             "kubeconfig" => o.kubeconfig = Some(value),
+            "www" => o.www = Some(value),
             _ => unreachable!("only allowed flags reach here"),
         }
     }
@@ -312,7 +322,7 @@ fn remote_sim(args: &[String]) -> ExitCode {
 }
 
 fn serve(args: &[String]) -> Result<ExitCode, String> {
-    let o = options(args, &["seed", "address", "speed", "kubeconfig"])?;
+    let o = options(args, &["seed", "address", "speed", "kubeconfig", "www"])?;
     let scenario = match o.scenario {
         Some(name) => load_scenario(&name)?,
         None => Scenario::builtin("default").ok_or("the default scenario is missing")?,
@@ -322,6 +332,7 @@ fn serve(args: &[String]) -> Result<ExitCode, String> {
         address: o.address.unwrap_or_else(|| "127.0.0.1:6443".into()),
         speed: o.speed.unwrap_or(1.0),
         kubeconfig: o.kubeconfig,
+        www: serve::www::page_dir(o.www.as_deref())?,
     };
     serve::serve(session, config)?;
     Ok(ExitCode::SUCCESS)

@@ -22,6 +22,7 @@ mod scale;
 mod status;
 mod table;
 mod watch;
+pub mod www;
 
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
@@ -42,6 +43,8 @@ pub struct Config {
     pub address: String,
     pub speed: f64,
     pub kubeconfig: Option<String>,
+    /// The page's directory, served under `/kubeloop/` (`www::page_dir`).
+    pub www: Option<std::path::PathBuf>,
 }
 
 /// The cluster behind the API: the session, the wall clock it follows, and the open watches.
@@ -126,6 +129,10 @@ pub fn serve(session: Session, config: Config) -> Result<(), String> {
     if let Some(path) = &config.kubeconfig {
         banner.push_str(&format!("  KUBECONFIG={path} kubectl get pods   (context \"kubeloop\")\n"));
     }
+    match &config.www {
+        Some(dir) => banner.push_str(&format!("The stage, attached to this cluster: {url}{}   (the page from {})\n", www::STAGE, dir.display())),
+        None => banner.push_str("The stage is not served: no dist/ here (build the page with `trunk build --release`, or pass --www DIR)\n"),
+    }
     banner.push_str("Ctrl-C stops it.\n");
     say(&banner);
     let now = session.sim().now();
@@ -137,10 +144,10 @@ pub fn serve(session: Session, config: Config) -> Result<(), String> {
     }));
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
     let local = tokio::task::LocalSet::new();
-    local.block_on(&runtime, run(listener, cluster))
+    local.block_on(&runtime, run(listener, cluster, config.www.map(Rc::new)))
 }
 
-async fn run(listener: std::net::TcpListener, cluster: Rc<RefCell<Cluster>>) -> Result<(), String> {
+async fn run(listener: std::net::TcpListener, cluster: Rc<RefCell<Cluster>>, page: Option<Rc<std::path::PathBuf>>) -> Result<(), String> {
     let listener = tokio::net::TcpListener::from_std(listener).map_err(|e| e.to_string())?;
     let clock = cluster.clone();
     tokio::task::spawn_local(async move {
@@ -156,10 +163,17 @@ async fn run(listener: std::net::TcpListener, cluster: Rc<RefCell<Cluster>>) -> 
             accepted = listener.accept() => {
                 let Ok((stream, _)) = accepted else { continue };
                 let cluster = cluster.clone();
+                let page = page.clone();
                 tokio::task::spawn_local(async move {
-                    let service = service_fn(move |request| {
+                    let service = service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
                         let cluster = cluster.clone();
-                        async move { Ok::<_, Infallible>(api::handle(cluster, request).await) }
+                        let page = page.clone().filter(|_| www::is_page(request.uri().path()));
+                        async move {
+                            Ok::<_, Infallible>(match page {
+                                Some(dir) => www::serve(&dir, request.method(), request.uri().path()),
+                                None => api::handle(cluster, request).await,
+                            })
+                        }
                     });
                     let _ = http1::Builder::new().serve_connection(TokioIo::new(stream), service).await;
                 });
