@@ -60,6 +60,13 @@ const TOLD_KEPT: usize = 12;
 const CATCH_UP: usize = 300;
 /// Wall milliseconds before a list or watch that failed is tried again.
 const RETRY_MS: f64 = 2000.0;
+/// The kinds watched as streams. A browser opens at most six HTTP/1.1 connections to one server
+/// (`kubectl proxy` serves HTTP/1.1), and each open watch holds one: seven watches would leave a
+/// kind unwatched and the Kill button's request waiting behind them. So the kinds whose every
+/// step a story tells are streamed, and the rest are listed again every [`RELIST_MS`].
+const WATCHED: [Kind; 3] = [Kind::Node, Kind::Pod, Kind::Event];
+/// Wall milliseconds between lists of a kind that is not watched.
+const RELIST_MS: f64 = 2000.0;
 
 /// Where the page is with one kind.
 #[derive(Clone, Debug, PartialEq)]
@@ -160,7 +167,11 @@ impl Attach {
         }
     }
 
-    fn watch(&mut self, i: usize) {
+    fn watch(&mut self, i: usize, ts: f64) {
+        if !WATCHED.contains(&self.kinds[i].kind) {
+            self.kinds[i].stage = Stage::Idle { retry_at: ts + RELIST_MS };
+            return;
+        }
         let id = self.id();
         let k = &mut self.kinds[i];
         k.stage = Stage::Watching(id);
@@ -185,11 +196,11 @@ impl Attach {
         if let Some(p) = &self.problem {
             return p.clone();
         }
-        let watching = self.kinds.iter().filter(|k| matches!(k.stage, Stage::Watching(_))).count();
-        if watching == self.kinds.len() {
-            format!("watching {watching} kinds (nodes, pods, replicasets, deployments, services, endpointslices, events)")
+        if self.kinds.iter().all(|k| k.listed) {
+            "watching nodes, pods and events; listing replicasets, deployments, services and endpointslices every 2 s".to_string()
         } else {
-            format!("listing: {watching} of {} kinds watched", self.kinds.len())
+            let listed = self.kinds.iter().filter(|k| k.listed).count();
+            format!("listing the cluster: {listed} of {} kinds", self.kinds.len())
         }
     }
 }
@@ -255,7 +266,7 @@ impl Engine {
                 a.kinds[i].resource_version = rv;
                 a.problem = None;
                 let first = !std::mem::replace(&mut a.kinds[i].listed, true);
-                a.watch(i);
+                a.watch(i, ts);
                 self.relisted(kind, items, first);
             }
             Err(e) => {
@@ -339,7 +350,7 @@ impl Engine {
         let Some(a) = self.attach.as_mut() else { return };
         let Some(i) = a.kind_of(id) else { return };
         match failure {
-            None if !a.kinds[i].resource_version.is_empty() => a.watch(i),
+            None if !a.kinds[i].resource_version.is_empty() => a.watch(i, ts),
             None => a.kinds[i].stage = Stage::Idle { retry_at: 0.0 },
             Some(e) => {
                 a.problem = Some(format!("watching {}: {e}; listing again", a.kinds[i].kind.plural()));
@@ -592,14 +603,18 @@ mod tests {
         assert_eq!(lists.len(), 7, "{lists:?}");
         assert_eq!(lists[0].url, "/api/v1/nodes");
         let watches = answer_lists(&mut e, &lists);
-        assert_eq!(watches.len(), 7);
+        // Three streams, so a browser's six connections to the server leave room for the rest.
+        assert_eq!(watches.keys().copied().collect::<Vec<_>>(), ["events", "nodes", "pods"]);
+        assert!(e.attach_requests(1000.0).is_empty(), "the other kinds are listed again later");
+        let again: Vec<String> = e.attach_requests(2500.0).into_iter().map(|r| r.url).collect();
+        assert_eq!(again, ["/apis/apps/v1/replicasets", "/apis/apps/v1/deployments", "/api/v1/services", "/apis/discovery.k8s.io/v1/endpointslices"]);
         let s = e.attach_frame(16.0).unwrap_or_else(|| e.snapshot());
         assert_eq!(s.cluster.nodes.len(), 2);
         assert_eq!(s.cluster.pod_count, 1);
         assert!(s.caption.is_none(), "the first list is the picture to start from, told nothing");
         let names: Vec<&str> = s.components.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, ["kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet-node-1", "kubelet-node-2"]);
-        assert!(s.attached.as_ref().is_some_and(|a| a.status.starts_with("watching 7 kinds")), "{:?}", s.attached);
+        assert!(s.attached.as_ref().is_some_and(|a| a.status.starts_with("watching nodes, pods and events")), "{:?}", s.attached);
 
         // The replacement's three changes arrive together, as a real cluster makes them.
         let w = watches["pods"];

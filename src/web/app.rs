@@ -156,7 +156,7 @@ pub fn App(props: &AppProps) -> Html {
         <div ref={root} class={classes!("app", props.embedded.then_some("embedded"), large.then_some("large"), presentation.then_some("presentation"), s.lesson.is_some().then_some("with-lesson"))}
             data-theme={theme} data-sim-time={s.time_ms.to_string()} data-mode={s.mode.name()}>
             if p.shows_panel("header") {
-                { header(kubeloop::VERSION) }
+                { header(kubeloop::VERSION, !sim_only) }
             }
             if let Some(a) = &attached {
                 { crate::attach_view::attach_bar(a, s.mode, s.story, &on_action) }

@@ -76,17 +76,19 @@ pub fn Stage(props: &StageProps) -> Html {
     let lit_pod = props.caption.as_ref().and_then(|c| c.object.strip_prefix("pod/")).map(AttrValue::from);
     let components = &props.components;
     let room = Room { pinned: &props.pins, conceal: props.conceal, keep_all: props.keep_all, on_action: &props.on_action };
+    // Attached to a real cluster (`?cluster=`): its boxes are observed, not run here.
+    let observed = components.iter().any(|c| c.state == "observed");
     html! {
         <section class={classes!("stage", compact.then_some("compact"))} aria-labelledby="stage-title" data-testid="cluster-frame">
             <h2 id="stage-title" class="panel-title stage-title">
-                { "Cluster" }
+                { if observed { "Real cluster, observed" } else { "Cluster" } }
                 <span class="muted">{ format!(" · {} nodes · {} pods", props.cluster.nodes.len(), props.cluster.pod_count) }</span>
             </h2>
             if props.show_plane {
                 <ul class="plane" aria-label="Control plane">
                     <li class="kubectl-box" data-anchor={anchor("kubectl")} title="kubectl: you, and every button on this page, send requests to kube-apiserver">
                         <span class="component-name">{ "kubectl" }</span>
-                        <span class="detail">{ "you: console and buttons" }</span>
+                        <span class="detail">{ if observed { "you: your terminal, Kill and the replicas box" } else { "you: console and buttons" } }</span>
                     </li>
                     { for plane(components).into_iter().map(|c| {
                         let spotlight = (lit_component == Some(c.name.as_str())).then(|| lit_loop.flatten().unwrap_or_default());
