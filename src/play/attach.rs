@@ -607,7 +607,10 @@ mod tests {
         assert_eq!(watches.keys().copied().collect::<Vec<_>>(), ["events", "nodes", "pods"]);
         assert!(e.attach_requests(1000.0).is_empty(), "the other kinds are listed again later");
         let again: Vec<String> = e.attach_requests(2500.0).into_iter().map(|r| r.url).collect();
-        assert_eq!(again, ["/apis/apps/v1/replicasets", "/apis/apps/v1/deployments", "/api/v1/services", "/apis/discovery.k8s.io/v1/endpointslices"]);
+        assert_eq!(
+            again,
+            ["/apis/apps/v1/replicasets", "/apis/apps/v1/deployments", "/api/v1/services", "/apis/discovery.k8s.io/v1/endpointslices"]
+        );
         let s = e.attach_frame(16.0).unwrap_or_else(|| e.snapshot());
         assert_eq!(s.cluster.nodes.len(), 2);
         assert_eq!(s.cluster.pod_count, 1);

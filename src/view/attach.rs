@@ -88,10 +88,29 @@ pub enum WatchLine {
 
 /// Reads one object of `kind` from the wire (a list's items carry no `kind`).
 pub fn read_object(kind: Kind, value: &Value) -> Result<Observed, String> {
-    let object = Object::decode(kind, value).map_err(|e| format!("error decoding {}: {e}", kind.as_str()))?;
+    let mut clamped = value.clone();
+    clamp_times(&mut clamped);
+    let object = Object::decode(kind, &clamped).map_err(|e| format!("error decoding {}: {e}", kind.as_str()))?;
     let meta = value.get("metadata");
     let resource_version = meta.and_then(|m| m.get("resourceVersion")).and_then(Value::as_str).unwrap_or_default().to_string();
     Ok(Observed { change: ChangeType::Added, object, resource_version, manager: meta.and_then(newest_manager) })
+}
+
+/// The simulation's time starts at its epoch (2026-01-01T00:00:00Z) and cannot name an earlier
+/// instant, so a real cluster's older timestamps are read as the epoch: such an object's age is
+/// understated, and it is still drawn.
+fn clamp_times(value: &mut Value) {
+    match value {
+        Value::String(text) => {
+            let year = text.get(..4).and_then(|y| y.parse::<u32>().ok());
+            if text.len() >= 20 && text.as_bytes().get(10) == Some(&b'T') && year.is_some_and(|y| y < 2026) {
+                *text = "2026-01-01T00:00:00Z".to_string();
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(clamp_times),
+        Value::Object(fields) => fields.values_mut().for_each(clamp_times),
+        _ => {}
+    }
 }
 
 /// The `managedFields` entry with the latest `time` (the last written on a tie).
@@ -455,6 +474,14 @@ mod tests {
         assert_eq!(read_watch_line(Kind::Pod, gone), Ok(WatchLine::Gone));
         assert!(read_watch_line(Kind::Pod, "{not json").is_err());
         assert!(read_watch_line(Kind::Pod, r#"{"type":"SOMETHING","object":{}}"#).is_err());
+    }
+
+    #[test]
+    fn a_clusters_times_before_the_simulations_epoch_are_read_as_the_epoch() {
+        let mut p = pod(None, "Pending", false);
+        p["metadata"]["creationTimestamp"] = json!("2024-05-01T10:00:00Z");
+        let seen = change(&line("ADDED", &p));
+        assert_eq!(seen.object.meta().creation_timestamp, Some(crate::model::Time(0)));
     }
 
     #[test]

@@ -86,7 +86,9 @@ fn read_whole(weak: Weak<Shared>, id: u64, status: u16, response: &JsValue) {
     let weak_fail = weak.clone();
     let ok = {
         let content_type = content_type.clone();
-        Closure::once_into_js(move |t: JsValue| queue(&weak, Incoming::AttachAnswer(id, status, content_type, t.as_string().unwrap_or_default())))
+        Closure::once_into_js(move |t: JsValue| {
+            queue(&weak, Incoming::AttachAnswer(id, status, content_type, t.as_string().unwrap_or_default()))
+        })
     };
     let fail = Closure::once_into_js(move |_: JsValue| queue(&weak_fail, Incoming::AttachAnswer(id, status, content_type, String::new())));
     then(&promise, &ok, &fail);
@@ -126,7 +128,8 @@ fn next_chunk(weak: Weak<Shared>, id: u64, reader: JsValue, pending: Rc<RefCell<
         }
         next_chunk(weak, id, reader, pending);
     });
-    let fail = Closure::once_into_js(move |_: JsValue| queue(&weak_fail, Incoming::AttachEnded(id, Some("the watch's connection broke".into()))));
+    let fail =
+        Closure::once_into_js(move |_: JsValue| queue(&weak_fail, Incoming::AttachEnded(id, Some("the watch's connection broke".into()))));
     then(&promise, &ok, &fail);
 }
 

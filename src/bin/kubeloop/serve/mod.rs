@@ -130,8 +130,12 @@ pub fn serve(session: Session, config: Config) -> Result<(), String> {
         banner.push_str(&format!("  KUBECONFIG={path} kubectl get pods   (context \"kubeloop\")\n"));
     }
     match &config.www {
-        Some(dir) => banner.push_str(&format!("The stage, attached to this cluster: {url}{}   (the page from {})\n", www::STAGE, dir.display())),
-        None => banner.push_str("The stage is not served: no dist/ here (build the page with `trunk build --release`, or pass --www DIR)\n"),
+        Some(dir) => {
+            banner.push_str(&format!("The stage, attached to this cluster: {url}{}   (the page from {})\n", www::STAGE, dir.display()))
+        }
+        None => {
+            banner.push_str("The stage is not served: no dist/ here (build the page with `trunk build --release`, or pass --www DIR)\n")
+        }
     }
     banner.push_str("Ctrl-C stops it.\n");
     say(&banner);
