@@ -53,6 +53,9 @@ pub struct AttachedView {
     pub behind: usize,
 }
 
+/// The caption strip before the first change: what it will show.
+const WATCHING: &str = "Watching the cluster: each change it makes is told here, with the loop that made it.";
+
 /// Captions kept in the list under the stage.
 const TOLD_KEPT: usize = 12;
 /// Past this many waiting changes the stage catches up at once instead of telling each: a
@@ -114,6 +117,8 @@ pub(crate) struct Attach {
     heard: Hearsay,
     /// Each caption told: its box, its words, when (simulated ms).
     acted: Vec<(String, String, u64)>,
+    /// What each loop last reported in an Event before the page looked (its box's first words).
+    reported: Vec<(String, String, u64)>,
     caption: Option<Caption>,
     /// Wall time until which the caption on show holds the next change back.
     hold_until: f64,
@@ -139,6 +144,7 @@ impl Attach {
             queue: VecDeque::new(),
             heard: Hearsay::default(),
             acted: Vec::new(),
+            reported: Vec::new(),
             caption: None,
             hold_until: f64::NEG_INFINITY,
             versions: HashMap::new(),
@@ -216,6 +222,7 @@ fn stamp(observed: &Observed) -> Option<Time> {
 impl Engine {
     /// An engine attached to the Kubernetes API at `base` on the page's origin: an empty
     /// simulation that runs nothing, fed with what the page observes.
+    #[inline(never)]
     pub(crate) fn attached(base: &str) -> Engine {
         let mut engine = Engine::with_session(Session::from_sim(crate::sim::Sim::empty(0)), format!("cluster {base}"));
         engine.attach = Some(Box::new(Attach::new(base)));
@@ -230,6 +237,7 @@ impl Engine {
     }
 
     /// The requests to make now (`ts`: the frame's wall time). Empty when not attached.
+    #[inline(never)]
     pub fn attach_requests(&mut self, ts: f64) -> Vec<Request> {
         let Some(a) = self.attach.as_mut() else { return Vec::new() };
         a.due(ts);
@@ -237,6 +245,7 @@ impl Engine {
     }
 
     /// A whole answer to request `id`: a list, a write, or a watch the server refused.
+    #[inline(never)]
     pub fn attach_answer(&mut self, id: u64, code: u16, content_type: &str, body: &str) -> Option<std::rc::Rc<super::Snapshot>> {
         let ts = self.clock_ts();
         let a = self.attach.as_mut()?;
@@ -317,10 +326,35 @@ impl Engine {
         if kind == Kind::Deployment {
             self.pick_deployment();
         }
+        if first && kind == Kind::Event {
+            self.seed_boxes();
+        }
         self.events_dirty = true;
     }
 
+    /// Each box's detail before anything changes: the newest Event its loop reported, so a page
+    /// opened on a quiet cluster still says what each loop did last (by its own report).
+    fn seed_boxes(&mut self) {
+        let mut reported: Vec<(u64, String, String)> = self
+            .session
+            .sim()
+            .objects(Kind::Event)
+            .filter_map(|o| o.as_event())
+            .filter_map(|e| {
+                let who = view::reporter_box(&e.reporting_component, &e.reporting_instance)
+                    .or_else(|| view::reporter_box(&e.source.component, &e.source.host))?;
+                let at = e.last_timestamp.or(e.metadata.creation_timestamp).map_or(0, |t| t.0);
+                Some((at, who, format!("last reported: {} {} ({})", e.reason, e.involved_object.name, e.message)))
+            })
+            .collect();
+        reported.sort_by_key(|r| r.0);
+        if let Some(a) = self.attach.as_mut() {
+            a.reported = reported.into_iter().map(|(at, who, text)| (who, text, at)).collect();
+        }
+    }
+
     /// One line of the watch answering request `id`.
+    #[inline(never)]
     pub fn attach_line(&mut self, id: u64, line: &str) {
         let Some(a) = self.attach.as_mut() else { return };
         let Some(i) = a.kind_of(id) else { return };
@@ -345,6 +379,7 @@ impl Engine {
 
     /// The watch answering request `id` ended: watched again from where it was (a server ends
     /// watches after a while), or, if it failed, listed again after a pause.
+    #[inline(never)]
     pub fn attach_ended(&mut self, id: u64, failure: Option<String>) {
         let ts = self.clock_ts();
         let Some(a) = self.attach.as_mut() else { return };
@@ -361,6 +396,7 @@ impl Engine {
 
     /// A frame of the attached page: the cluster's time moves on with the wall clock, and the
     /// changes seen are shown — in story mode one at a time, each held for its caption.
+    #[inline(never)]
     pub(crate) fn attach_frame(&mut self, ts: f64) -> Option<std::rc::Rc<super::Snapshot>> {
         let paced = self.story.on;
         let speed = self.clock.speed;
@@ -428,6 +464,7 @@ impl Engine {
     /// A control on the attached page: Kill and the replicas box send kubectl's requests; the
     /// clock controls pace the changes seen; what only a simulation can do is refused.
     /// Returns false for actions that behave as on a simulated page (selection, filters).
+    #[inline(never)]
     pub(crate) fn attach_act(&mut self, action: &Action) -> bool {
         match action {
             Action::Kill => {
@@ -520,13 +557,17 @@ impl Engine {
     }
 
     /// The attachment's boxes, caption and line for the snapshot.
+    #[inline(never)]
     pub(crate) fn attach_views(&self) -> Option<(Vec<ComponentView>, Option<Caption>, AttachedView)> {
         let a = self.attach.as_ref()?;
         let nodes: Vec<String> = self.session.sim().objects(Kind::Node).map(|o| o.meta().name.to_string()).collect();
-        let components = view::components(&a.base, &nodes, &a.acted);
+        let boxes: Vec<(String, String, u64)> = a.reported.iter().chain(&a.acted).cloned().collect();
+        let components = view::components(&a.base, &nodes, &boxes);
         let told = a.acted.iter().rev().take(TOLD_KEPT).map(|(_, text, _)| text.clone()).collect();
         let shown = AttachedView { cluster: a.base.clone(), status: a.status(), told, behind: a.queue.len() };
-        Some((components, a.caption.clone().filter(|_| self.story.on), shown))
+        // Before anything is seen, the strip says what it is for (naming no box, as the intro does).
+        let caption = a.caption.clone().unwrap_or_else(|| Caption { text: WATCHING.to_string(), ..Caption::default() });
+        Some((components, Some(caption).filter(|_| self.story.on), shown))
     }
 }
 
@@ -579,6 +620,13 @@ mod tests {
             let (kind, items) = match r.url.as_str() {
                 "/api/v1/nodes" => ("NodeList", vec![json!({"metadata": {"name": "node-1"}}), json!({"metadata": {"name": "node-2"}})]),
                 "/api/v1/pods" => ("PodList", vec![pod("web-97f4f98bc-aaaaa", "5", Some("node-1"), true)]),
+                "/api/v1/events" => (
+                    "EventList",
+                    vec![json!({"metadata": {"name": "e1", "namespace": "default"}, "reason": "Scheduled",
+                    "involvedObject": {"kind": "Pod", "name": "web-97f4f98bc-aaaaa", "namespace": "default"},
+                    "message": "Successfully assigned default/web-97f4f98bc-aaaaa to node-1",
+                    "reportingComponent": "default-scheduler", "source": {"component": "default-scheduler"}})],
+                ),
                 _ => ("List", vec![]),
             };
             assert_eq!((r.method, r.stream), ("GET", false), "{r:?}");
@@ -614,7 +662,17 @@ mod tests {
         let s = e.attach_frame(16.0).unwrap_or_else(|| e.snapshot());
         assert_eq!(s.cluster.nodes.len(), 2);
         assert_eq!(s.cluster.pod_count, 1);
-        assert!(s.caption.is_none(), "the first list is the picture to start from, told nothing");
+        assert_eq!(
+            s.caption.as_ref().map(|c| c.text.as_str()),
+            Some(WATCHING),
+            "the first list is the picture to start from, told nothing"
+        );
+        // Each box starts with what its loop last reported in an Event.
+        let scheduler = s.components.iter().find(|c| c.name == "kube-scheduler").expect("kube-scheduler's box");
+        assert_eq!(
+            scheduler.detail,
+            "last reported: Scheduled web-97f4f98bc-aaaaa (Successfully assigned default/web-97f4f98bc-aaaaa to node-1)"
+        );
         let names: Vec<&str> = s.components.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, ["kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet-node-1", "kubelet-node-2"]);
         assert!(s.attached.as_ref().is_some_and(|a| a.status.starts_with("watching nodes, pods and events")), "{:?}", s.attached);

@@ -290,7 +290,9 @@ impl Engine {
         let step = if now.0 < WINDOW_MS { MIN_SPAN_MS / 240 } else { WINDOW_MS / 240 };
         let chart_now = now.0 / step * step;
         let large = self.cluster.view().pod_count > LARGE_CLUSTER_PODS;
-        let (attached_components, attached_caption, attached) = match self.attach_views() {
+        // Only an attached page calls into `play::attach` (the wasm split keeps it out of the
+        // first load: a call from here on every page would fetch the lazy module at once).
+        let (attached_components, attached_caption, attached) = match self.attach.as_ref().and_then(|_| self.attach_views()) {
             Some((c, caption, view)) => (Some(c), Some(caption), Some(view)),
             None => (None, None, None),
         };

@@ -242,7 +242,7 @@ impl Hearsay {
 
 /// The page's name for a reporter: `default-scheduler` is kube-scheduler's box, a controller's
 /// is its row in kube-controller-manager, a kubelet's is its node's box.
-fn reporter_box(reporter: &str, host: &str) -> Option<String> {
+pub fn reporter_box(reporter: &str, host: &str) -> Option<String> {
     match reporter {
         "default-scheduler" => Some("kube-scheduler".into()),
         "kubelet" if !host.is_empty() => Some(format!("kubelet-{host}")),

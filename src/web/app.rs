@@ -214,7 +214,7 @@ pub fn App(props: &AppProps) -> Html {
                         <GapPanel gap={s.gap.clone()} chart={s.chart.clone()} commands={s.commands.clone()} on_action={on_action.clone()} />
                     }
                     if p.shows_panel("pod") {
-                        <PodPanel selection={s.selection.clone()} on_action={on_action.clone()} />
+                        <PodPanel selection={s.selection.clone()} attached={!sim_only} on_action={on_action.clone()} />
                     }
                     if let Some(h) = s.hints.as_ref().filter(|_| !conceal) {
                         <HintsPanel open={h.open} hints={h.hints.clone()} on_action={on_action.clone()} />

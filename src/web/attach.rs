@@ -19,6 +19,7 @@ use crate::host::{Incoming, Shared};
 use kubeloop::play::Request;
 
 /// Starts every request the engine wants made now.
+#[inline(never)]
 pub fn pump(shared: &Rc<Shared>, ts: f64) {
     let requests = shared.engine.borrow_mut().attach_requests(ts);
     for request in requests {

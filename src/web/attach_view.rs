@@ -9,7 +9,9 @@ use yew::prelude::*;
 
 use kubeloop::play::{Action, AttachedView, Mode};
 
-/// The bar across the top of an attached page.
+/// The bar across the top of an attached page. Never inlined into the app, so that the wasm
+/// split can leave it out of the first load.
+#[inline(never)]
 pub fn attach_bar(view: &AttachedView, mode: Mode, story: bool, on_action: &Callback<Action>) -> Html {
     let act = |action: Action| {
         let cb = on_action.clone();
@@ -44,6 +46,7 @@ pub fn attach_bar(view: &AttachedView, mode: Mode, story: bool, on_action: &Call
 }
 
 /// The changes told, newest first.
+#[inline(never)]
 pub fn told_panel(view: &AttachedView) -> Html {
     html! {
         <section class="panel told" aria-labelledby="told-title">
