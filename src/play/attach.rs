@@ -25,7 +25,7 @@ use crate::model::{Kind, ObjectKey, Time};
 use crate::view::attach::{self as view, ChangeType, Hearsay, Observed, WatchLine};
 use crate::view::loops::ComponentView;
 use crate::view::story::{hold_ms, Caption};
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// A request the page makes for the engine.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -123,7 +123,7 @@ pub(crate) struct Attach {
     /// Wall time until which the caption on show holds the next change back.
     hold_until: f64,
     /// The cluster's own resourceVersion of each stored object, to tell a re-list's changes.
-    versions: HashMap<ObjectKey, String>,
+    versions: BTreeMap<ObjectKey, String>,
     /// The cluster's time at the page's wall time `anchor.1` (inferred from the newest
     /// timestamp observed, then moved on with the wall clock).
     anchor: (u64, Option<f64>),
@@ -147,7 +147,7 @@ impl Attach {
             reported: Vec::new(),
             caption: None,
             hold_until: f64::NEG_INFINITY,
-            versions: HashMap::new(),
+            versions: BTreeMap::new(),
             anchor: (0, None),
             problem: None,
         }
@@ -246,14 +246,14 @@ impl Engine {
 
     /// A whole answer to request `id`: a list, a write, or a watch the server refused.
     #[inline(never)]
-    pub fn attach_answer(&mut self, id: u64, code: u16, content_type: &str, body: &str) -> Option<std::rc::Rc<super::Snapshot>> {
+    /// Shown at the next frame, as everything the page brings back.
+    pub fn attach_answer(&mut self, id: u64, code: u16, content_type: &str, body: &str) {
         let ts = self.clock_ts();
-        let a = self.attach.as_mut()?;
+        let Some(a) = self.attach.as_mut() else { return };
         if let Some(write) = a.writes.remove(&id) {
-            self.written(write, code, content_type, body);
-            return self.publish();
+            return self.written(write, code, content_type, body);
         }
-        let i = a.kind_of(id)?;
+        let Some(i) = a.kind_of(id) else { return };
         let kind = a.kinds[i].kind;
         let ok = (200..300).contains(&code);
         if matches!(a.kinds[i].stage, Stage::Watching(_)) {
@@ -266,7 +266,7 @@ impl Engine {
                     view::server_error(code, content_type, body, "watch", kind.plural(), "")
                 ));
             }
-            return self.publish();
+            return;
         }
         let listed =
             if ok { view::read_list(kind, body) } else { Err(view::server_error(code, content_type, body, "list", kind.plural(), "")) };
@@ -283,7 +283,6 @@ impl Engine {
                 a.kinds[i].stage = Stage::Idle { retry_at: ts + RETRY_MS };
             }
         }
-        self.publish()
     }
 
     /// The wall time of the last frame (for retries).
@@ -295,7 +294,7 @@ impl Engine {
     /// from); a re-list's differences from what is stored are queued as changes.
     fn relisted(&mut self, kind: Kind, items: Vec<Observed>, first: bool) {
         let Some(a) = self.attach.as_ref() else { return };
-        let listed: std::collections::HashSet<ObjectKey> = items.iter().map(view::key_of).collect();
+        let listed: BTreeSet<ObjectKey> = items.iter().map(view::key_of).collect();
         let gone: Vec<ObjectKey> =
             self.session.sim().objects(kind).map(|o| o.key()).filter(|k| !listed.contains(k) && a.versions.contains_key(k)).collect();
         for item in items {
@@ -347,7 +346,7 @@ impl Engine {
                 Some((at, who, format!("last reported: {} {} ({})", e.reason, e.involved_object.name, e.message)))
             })
             .collect();
-        reported.sort_by_key(|r| r.0);
+        crate::sort::sort_by_key(&mut reported, |r| r.0);
         if let Some(a) = self.attach.as_mut() {
             a.reported = reported.into_iter().map(|(at, who, text)| (who, text, at)).collect();
         }
@@ -364,7 +363,7 @@ impl Engine {
         match view::read_watch_line(a.kinds[i].kind, line) {
             Ok(WatchLine::Change(seen)) => {
                 a.kinds[i].resource_version = seen.resource_version.clone();
-                a.seen(seen);
+                a.seen(*seen);
             }
             Ok(WatchLine::Bookmark(rv)) => a.kinds[i].resource_version = rv,
             // Too old: list again (the page's picture stays until the list's differences come).
@@ -463,9 +462,10 @@ impl Engine {
 
     /// A control on the attached page: Kill and the replicas box send kubectl's requests; the
     /// clock controls pace the changes seen; what only a simulation can do is refused.
-    /// Returns false for actions that behave as on a simulated page (selection, filters).
+    /// Returns None for actions that behave as on a simulated page (selection, filters), else
+    /// what changed.
     #[inline(never)]
-    pub(crate) fn attach_act(&mut self, action: &Action) -> bool {
+    pub(crate) fn attach_act(&mut self, action: &Action) -> Option<Option<std::rc::Rc<super::Snapshot>>> {
         match action {
             Action::Kill => {
                 if let Some((ns, name)) = self.selected.clone() {
@@ -501,13 +501,13 @@ impl Engine {
                 let ts = self.clock_ts();
                 self.show_seen(ts, false, self.clock.speed, usize::MAX);
             }
-            Action::Play | Action::Pause | Action::Speed(_) | Action::ToggleStory => return false,
-            Action::Select(..) | Action::Deselect | Action::Pin(_) | Action::FilterObject(_) | Action::FilterComponent(_) => return false,
-            Action::ToggleHints | Action::DismissErrors => return false,
+            Action::Play | Action::Pause | Action::Speed(_) | Action::ToggleStory => return None,
+            Action::Select(..) | Action::Deselect | Action::Pin(_) | Action::FilterObject(_) | Action::FilterComponent(_) => return None,
+            Action::ToggleHints | Action::DismissErrors => return None,
             Action::Console(line) => self.report(attached_refusal(line)),
             _ => self.report(attached_refusal("that control")),
         }
-        true
+        Some(self.publish())
     }
 
     fn attach_base(&self) -> &str {
@@ -556,9 +556,27 @@ impl Engine {
         }
     }
 
-    /// The attachment's boxes, caption and line for the snapshot.
+    /// The snapshot `built` as the attached page shows it: the boxes a cluster shows from
+    /// outside, the caption of the change shown last, and the attachment's own line.
     #[inline(never)]
-    pub(crate) fn attach_views(&self) -> Option<(Vec<ComponentView>, Option<Caption>, AttachedView)> {
+    pub(crate) fn attach_dress(&self, built: std::rc::Rc<super::Snapshot>) -> std::rc::Rc<super::Snapshot> {
+        let Some((components, caption, view)) = self.attach_views() else { return built };
+        let old = &self.snapshot;
+        let mut s = (*built).clone();
+        s.components = if *old.components == components { old.components.clone() } else { std::rc::Rc::new(components) };
+        s.caption = match (caption, &old.caption) {
+            (Some(c), Some(o)) if **o == c => Some(o.clone()),
+            (c, _) => c.map(std::rc::Rc::new),
+        };
+        s.attached = Some(match &old.attached {
+            Some(o) if **o == view => o.clone(),
+            _ => std::rc::Rc::new(view),
+        });
+        std::rc::Rc::new(s)
+    }
+
+    /// The attachment's boxes, caption and line for the snapshot.
+    fn attach_views(&self) -> Option<(Vec<ComponentView>, Option<Caption>, AttachedView)> {
         let a = self.attach.as_ref()?;
         let nodes: Vec<String> = self.session.sim().objects(Kind::Node).map(|o| o.meta().name.to_string()).collect();
         let boxes: Vec<(String, String, u64)> = a.reported.iter().chain(&a.acted).cloned().collect();
@@ -739,7 +757,8 @@ mod tests {
         let kill = e.attach_requests(1.0);
         assert_eq!(kill.len(), 1);
         assert_eq!((kill[0].method, kill[0].url.as_str()), ("DELETE", "/api/v1/namespaces/default/pods/web-97f4f98bc-aaaaa"));
-        let s = e.attach_answer(kill[0].id, 403, "text/plain; charset=utf-8", "Forbidden\n").expect("the refusal shows");
+        e.attach_answer(kill[0].id, 403, "text/plain; charset=utf-8", "Forbidden\n");
+        let s = e.attach_frame(1.5).expect("the refusal shows");
         assert_eq!(s.errors.last().map(String::as_str), Some("Error from server (Forbidden): Forbidden (delete pods web-97f4f98bc-aaaaa)"));
         assert_eq!(s.commands[0].line, "kubectl delete pod web-97f4f98bc-aaaaa");
         assert!(!s.commands[0].ok);
@@ -751,7 +770,8 @@ mod tests {
             (scale[0].body.as_deref(), scale[0].content_type),
             (Some(r#"{"spec":{"replicas":5}}"#), Some("application/merge-patch+json"))
         );
-        let s = e.attach_answer(scale[0].id, 200, "application/json", "{}").expect("done");
+        e.attach_answer(scale[0].id, 200, "application/json", "{}");
+        let s = e.attach_frame(2.5).expect("done");
         assert_eq!((s.commands[0].output.as_str(), s.commands[0].ok), ("deployment.apps/web scaled", true));
         let s = e.act(Action::Command("kubectl scale deployment web --replicas=x".into())).expect("kubectl's flag error");
         assert!(e.attach_requests(3.0).is_empty(), "nothing sent");

@@ -183,7 +183,8 @@ impl Engine {
         if let Some(base) = params.cluster.clone() {
             let mut engine = Engine::attached(&base);
             (engine.errors, engine.params) = (errors, params);
-            engine.snapshot = engine.build();
+            let built = engine.build();
+            engine.snapshot = engine.attach_dress(built);
             return engine;
         }
         let mut errors = errors;
@@ -417,8 +418,10 @@ impl Engine {
     /// Does what a control asks. Returns the new snapshot if anything changed.
     pub fn act(&mut self, action: Action) -> Option<Rc<Snapshot>> {
         self.throttle.panels_due = true;
-        if self.attach.is_some() && self.attach_act(&action) {
-            return self.publish();
+        if self.attach.is_some() {
+            if let Some(done) = self.attach_act(&action) {
+                return done;
+            }
         }
         match action {
             Action::Play => {

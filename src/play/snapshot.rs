@@ -244,7 +244,10 @@ impl Engine {
     /// Observes, then returns a new snapshot if it differs from the last.
     pub(crate) fn publish(&mut self) -> Option<Rc<Snapshot>> {
         self.observe();
-        let next = self.build();
+        let mut next = self.build();
+        if self.attach.is_some() {
+            next = self.attach_dress(next);
+        }
         self.throttle.published();
         if *next == *self.snapshot {
             return None;
@@ -290,12 +293,6 @@ impl Engine {
         let step = if now.0 < WINDOW_MS { MIN_SPAN_MS / 240 } else { WINDOW_MS / 240 };
         let chart_now = now.0 / step * step;
         let large = self.cluster.view().pod_count > LARGE_CLUSTER_PODS;
-        // Only an attached page calls into `play::attach` (the wasm split keeps it out of the
-        // first load: a call from here on every page would fetch the lazy module at once).
-        let (attached_components, attached_caption, attached) = match self.attach.as_ref().and_then(|_| self.attach_views()) {
-            Some((c, caption, view)) => (Some(c), Some(caption), Some(view)),
-            None => (None, None, None),
-        };
         Rc::new(Snapshot {
             time_ms: now.0,
             seed: sim.seed(),
@@ -307,11 +304,7 @@ impl Engine {
             errors: keep(&old.errors, self.errors.clone()),
             share: self.share.clone(),
             cluster: self.cluster.view().clone(),
-            components: match attached_components {
-                Some(c) => keep(&old.components, c),
-                None if shown(off.loops) => keep(&old.components, components(sim)),
-                None => old.components.clone(),
-            },
+            components: if shown(off.loops) { keep(&old.components, components(sim)) } else { old.components.clone() },
             gap: keep(&old.gap, self.gap.view().clone()),
             // A large cluster redraws its chart with the panels, not every frame.
             chart: if panels { keep(&old.chart, self.gap.chart(chart_now, 240, 64)) } else { old.chart.clone() },
@@ -347,7 +340,7 @@ impl Engine {
             }),
             lesson_problem: self.lesson_problem.clone(),
             story: self.story.on,
-            caption: match (self.story_in_force(), attached_caption.as_ref().map_or(self.story_caption(), Option::as_ref)) {
+            caption: match (self.story_in_force(), self.story_caption()) {
                 (true, Some(caption)) => Some(match &old.caption {
                     Some(o) if **o == *caption => o.clone(),
                     _ => Rc::new(caption.clone()),
@@ -359,10 +352,8 @@ impl Engine {
             // A large cluster reads its Services with the panels; draws no dots.
             services: if panels { keep(&old.services, services(sim)) } else { old.services.clone() },
             dots: if large { Rc::default() } else { keep(&old.dots, dots(sim)) },
-            attached: attached.map(|a| match &old.attached {
-                Some(o) if **o == a => o.clone(),
-                _ => Rc::new(a),
-            }),
+            // An attached page's parts are put in by `play::attach` (`attach_dress`).
+            attached: None,
         })
     }
 }

@@ -77,7 +77,8 @@ pub struct Observed {
 /// One line of a watch stream.
 #[derive(Clone, Debug, PartialEq)]
 pub enum WatchLine {
-    Change(Observed),
+    /// Boxed: an object is large, and the other lines are a word.
+    Change(Box<Observed>),
     /// A BOOKMARK: nothing changed, the watch is at this resourceVersion.
     Bookmark(String),
     /// `410 Gone` (the resourceVersion was compacted): list again.
@@ -151,7 +152,7 @@ pub fn read_watch_line(kind: Kind, line: &str) -> Result<WatchLine, String> {
     };
     let mut seen = read_object(kind, &object)?;
     seen.change = change;
-    Ok(WatchLine::Change(seen))
+    Ok(WatchLine::Change(Box::new(seen)))
 }
 
 /// What kubectl prints for a refused request: `Error from server (Reason): message`. A
@@ -434,7 +435,7 @@ mod tests {
 
     fn change(l: &str) -> Observed {
         match read_watch_line(Kind::Pod, l).expect("a watch line") {
-            WatchLine::Change(o) => o,
+            WatchLine::Change(o) => *o,
             other => panic!("{other:?}"),
         }
     }

@@ -135,12 +135,9 @@ pub fn App(props: &AppProps) -> Html {
     // A lesson asking which loop stopped hides every component's state, and the hints that
     // would name it, until it is answered.
     let conceal = s.lesson.as_ref().is_some_and(|l| l.conceal_components);
-    // Attached to a real cluster: no switch (nothing here runs its loops), no simulation's tools.
-    let attached = s.attached.clone();
-    let sim_only = attached.is_none();
     let selected = s.selection.as_ref().map(|sel| format!("{}/{}", sel.namespace, sel.name));
     let stage = p.shows_panel("cluster") || p.shows_panel("loops") || p.shows_panel("flow");
-    let workbench = (sim_only && (p.shows_panel("console") || p.shows_panel("editor"))).then(|| {
+    let workbench = (p.shows_panel("console") || p.shows_panel("editor")).then(|| {
         html! {
             <section class="workbench" aria-label="Console and editor">
                 if p.shows_panel("console") {
@@ -152,15 +149,17 @@ pub fn App(props: &AppProps) -> Html {
             </section>
         }
     });
+    // A real cluster (`?cluster=`) is drawn by a page of its own, in the lazy part of the wasm.
+    if let Some(a) = &s.attached {
+        return crate::attach_view::attached_page(s, a, root, &on_action);
+    }
     html! {
         <div ref={root} class={classes!("app", props.embedded.then_some("embedded"), large.then_some("large"), presentation.then_some("presentation"), s.lesson.is_some().then_some("with-lesson"))}
             data-theme={theme} data-sim-time={s.time_ms.to_string()} data-mode={s.mode.name()}>
             if p.shows_panel("header") {
-                { header(kubeloop::VERSION, !sim_only) }
+                { header(kubeloop::VERSION) }
             }
-            if let Some(a) = &attached {
-                { crate::attach_view::attach_bar(a, s.mode, s.story, &on_action) }
-            } else if p.controls.as_ref().is_none_or(|c| !c.is_empty()) {
+            if p.controls.as_ref().is_none_or(|c| !c.is_empty()) {
                 <Toolbar
                     time_ms={s.time_ms}
                     mode={s.mode}
@@ -195,16 +194,13 @@ pub fn App(props: &AppProps) -> Html {
                         selected={selected.map(AttrValue::from)}
                         show_plane={p.shows_panel("loops")}
                         show_tokens={p.shows_panel("flow")}
-                        conceal={conceal || !sim_only}
+                        conceal={conceal}
                         keep_all={s.lesson.is_some()}
                         pins={s.pins.clone()}
                         on_action={on_action.clone()}
                     />
                 }
                 <aside class="side">
-                    if let Some(a) = &attached {
-                        { crate::attach_view::told_panel(a) }
-                    }
                     if let Some(lesson) = &s.lesson {
                         if p.shows_panel("lesson") {
                             <LessonPanel view={lesson.clone()} problem={s.lesson_problem.clone().map(AttrValue::from)} on_action={on_action.clone()} />
@@ -214,7 +210,7 @@ pub fn App(props: &AppProps) -> Html {
                         <GapPanel gap={s.gap.clone()} chart={s.chart.clone()} commands={s.commands.clone()} on_action={on_action.clone()} />
                     }
                     if p.shows_panel("pod") {
-                        <PodPanel selection={s.selection.clone()} attached={!sim_only} on_action={on_action.clone()} />
+                        <PodPanel selection={s.selection.clone()} on_action={on_action.clone()} />
                     }
                     if let Some(h) = s.hints.as_ref().filter(|_| !conceal) {
                         <HintsPanel open={h.open} hints={h.hints.clone()} on_action={on_action.clone()} />
@@ -338,15 +334,6 @@ fn handle_inbox(shared: &Rc<Shared>) -> Option<Rc<Snapshot>> {
             Incoming::Message(json) => engine.receive(&json),
             Incoming::Fetched(url, text) => engine.fetched(&url, text),
             Incoming::FetchedLesson(url, text) => engine.lesson_fetched(&url, text),
-            Incoming::AttachAnswer(id, code, content_type, body) => engine.attach_answer(id, code, &content_type, &body),
-            Incoming::AttachLine(id, line) => {
-                engine.attach_line(id, &line);
-                None
-            }
-            Incoming::AttachEnded(id, failure) => {
-                engine.attach_ended(id, failure);
-                None
-            }
         };
         latest = next.or(latest);
     }

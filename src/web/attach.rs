@@ -15,13 +15,47 @@ use js_sys::{Function, Object, Reflect, Uint8Array};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::host::{Incoming, Shared};
+use crate::host::Shared;
 use kubeloop::play::Request;
 
-/// Starts every request the engine wants made now.
+/// What came back for a page's engine, kept here until its next frame (not in the app's inbox,
+/// whose handling is on every page's first load).
+enum Came {
+    /// A request answered whole: id, status, content type, body.
+    Answer(u64, u16, String, String),
+    /// A line of a watch.
+    Line(u64, String),
+    /// A watch ended (with why, if it failed).
+    Ended(u64, Option<String>),
+}
+
+thread_local! {
+    /// Per page (its `Shared`, by address) what came back since its last frame.
+    static CAME: RefCell<Vec<(usize, Came)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// At each frame of an attached page: hands the engine what came back, then starts every
+/// request it wants made now.
 #[inline(never)]
 pub fn pump(shared: &Rc<Shared>, ts: f64) {
-    let requests = shared.engine.borrow_mut().attach_requests(ts);
+    let me = Rc::as_ptr(shared) as usize;
+    let came: Vec<Came> = CAME.with(|c| {
+        let mut all = c.borrow_mut();
+        let (mine, others): (Vec<_>, Vec<_>) = all.drain(..).partition(|(who, _)| *who == me);
+        *all = others;
+        mine.into_iter().map(|(_, item)| item).collect()
+    });
+    let requests = {
+        let mut engine = shared.engine.borrow_mut();
+        for item in came {
+            match item {
+                Came::Answer(id, code, content_type, body) => engine.attach_answer(id, code, &content_type, &body),
+                Came::Line(id, line) => engine.attach_line(id, &line),
+                Came::Ended(id, failure) => engine.attach_ended(id, failure),
+            }
+        }
+        engine.attach_requests(ts)
+    };
     for request in requests {
         start(shared, request);
     }
@@ -59,17 +93,18 @@ fn start(shared: &Rc<Shared>, request: Request) {
     let on_error = Closure::once_into_js(move |e: JsValue| {
         let message = Reflect::get(&e, &"message".into()).ok().and_then(|m| m.as_string()).unwrap_or_else(|| "the request failed".into());
         if stream {
-            queue(&weak, Incoming::AttachEnded(id, Some(message)));
+            queue(&weak, Came::Ended(id, Some(message)));
         } else {
-            queue(&weak, Incoming::AttachAnswer(id, 0, String::new(), message));
+            queue(&weak, Came::Answer(id, 0, String::new(), message));
         }
     });
     then(&promise, &on_response, &on_error);
 }
 
-fn queue(weak: &Weak<Shared>, item: Incoming) {
-    if let Some(shared) = weak.upgrade() {
-        shared.inbox.borrow_mut().push(item);
+fn queue(weak: &Weak<Shared>, item: Came) {
+    if weak.strong_count() > 0 {
+        let who = weak.as_ptr() as usize;
+        CAME.with(|c| c.borrow_mut().push((who, item)));
     }
 }
 
@@ -87,11 +122,9 @@ fn read_whole(weak: Weak<Shared>, id: u64, status: u16, response: &JsValue) {
     let weak_fail = weak.clone();
     let ok = {
         let content_type = content_type.clone();
-        Closure::once_into_js(move |t: JsValue| {
-            queue(&weak, Incoming::AttachAnswer(id, status, content_type, t.as_string().unwrap_or_default()))
-        })
+        Closure::once_into_js(move |t: JsValue| queue(&weak, Came::Answer(id, status, content_type, t.as_string().unwrap_or_default())))
     };
-    let fail = Closure::once_into_js(move |_: JsValue| queue(&weak_fail, Incoming::AttachAnswer(id, status, content_type, String::new())));
+    let fail = Closure::once_into_js(move |_: JsValue| queue(&weak_fail, Came::Answer(id, status, content_type, String::new())));
     then(&promise, &ok, &fail);
 }
 
@@ -102,7 +135,7 @@ fn read_stream(weak: Weak<Shared>, id: u64, response: &JsValue) {
         .and_then(|body| Reflect::get(&body, &"getReader".into()).ok()?.dyn_into::<Function>().ok()?.call0(&body).ok());
     match reader {
         Some(reader) => next_chunk(weak, id, reader, Rc::new(RefCell::new(Vec::new()))),
-        None => queue(&weak, Incoming::AttachEnded(id, Some("the watch cannot be read as a stream".into()))),
+        None => queue(&weak, Came::Ended(id, Some("the watch cannot be read as a stream".into()))),
     }
 }
 
@@ -116,7 +149,7 @@ fn next_chunk(weak: Weak<Shared>, id: u64, reader: JsValue, pending: Rc<RefCell<
         }
         let done = Reflect::get(&chunk, &"done".into()).ok().and_then(|d| d.as_bool()).unwrap_or(true);
         if done {
-            return queue(&weak, Incoming::AttachEnded(id, None));
+            return queue(&weak, Came::Ended(id, None));
         }
         if let Ok(value) = Reflect::get(&chunk, &"value".into()) {
             let bytes = Uint8Array::new(&value).to_vec();
@@ -124,13 +157,12 @@ fn next_chunk(weak: Weak<Shared>, id: u64, reader: JsValue, pending: Rc<RefCell<
             buffer.extend_from_slice(&bytes);
             while let Some(end) = buffer.iter().position(|&b| b == b'\n') {
                 let line: Vec<u8> = buffer.drain(..=end).collect();
-                queue(&weak, Incoming::AttachLine(id, String::from_utf8_lossy(&line).into_owned()));
+                queue(&weak, Came::Line(id, String::from_utf8_lossy(&line).into_owned()));
             }
         }
         next_chunk(weak, id, reader, pending);
     });
-    let fail =
-        Closure::once_into_js(move |_: JsValue| queue(&weak_fail, Incoming::AttachEnded(id, Some("the watch's connection broke".into()))));
+    let fail = Closure::once_into_js(move |_: JsValue| queue(&weak_fail, Came::Ended(id, Some("the watch's connection broke".into()))));
     then(&promise, &ok, &fail);
 }
 

@@ -7,14 +7,13 @@
 use yew::prelude::*;
 
 /// The banner at the top of the page, showing `version` (normally `kubeloop::VERSION`).
-/// `attached`: the page draws a real cluster (`?cluster=`), not the simulation.
-pub fn header(version: &str, attached: bool) -> Html {
+pub fn header(version: &str) -> Html {
     html! {
         <header class="header">
             <h1 class="title">{ "kubeloop" }</h1>
             <span class="version" title="kubeloop version">{ format!("v{version}") }</span>
             <p class="tagline">
-                { if attached { "A real Kubernetes cluster, drawn from what its API reports." } else { "The Kubernetes control plane as a deterministic simulation." } }
+                { "The Kubernetes control plane as a deterministic simulation." }
             </p>
         </header>
     }

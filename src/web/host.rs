@@ -41,12 +41,6 @@ pub enum Incoming {
     Fetched(String, Result<String, String>),
     /// A fetched lesson file (or why it failed).
     FetchedLesson(String, Result<String, String>),
-    /// An attached page's request answered whole: id, status, content type, body.
-    AttachAnswer(u64, u16, String, String),
-    /// A line of an attached page's watch.
-    AttachLine(u64, String),
-    /// An attached page's watch ended (with why, if it failed).
-    AttachEnded(u64, Option<String>),
 }
 
 /// One widget's state, shared by its Yew app, its frame loop and its JS handle.

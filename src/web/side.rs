@@ -121,9 +121,6 @@ pub fn GapPanel(props: &GapPanelProps) -> Html {
 #[derive(Properties, PartialEq)]
 pub struct PodPanelProps {
     pub selection: Option<Rc<Selection>>,
-    /// The page draws a real cluster: kube-scheduler's reasons are not visible.
-    #[prop_or_default]
-    pub attached: bool,
     pub on_action: Callback<Action>,
 }
 
@@ -148,11 +145,7 @@ pub fn PodPanel(props: &PodPanelProps) -> Html {
                         None => html! { <span class="muted">{ " · gone" }</span> },
                     } }
                 </p>
-                if props.attached {
-                    <p class="muted">{ "kube-scheduler's reasons are not visible from outside the cluster; its Scheduled event says where it bound the pod." }</p>
-                } else {
-                    { explanation(sel) }
-                }
+                { explanation(sel) }
             </>
         },
     };
