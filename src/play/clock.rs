@@ -133,7 +133,8 @@ impl Engine {
     /// Returns a new snapshot when anything on the page changed.
     pub fn frame(&mut self, ts: f64, clock: &dyn Fn() -> f64) -> Option<std::rc::Rc<super::Snapshot>> {
         if self.attach.is_some() {
-            return self.attach_frame(ts);
+            let attach_frame: fn(&mut Self, f64) -> Option<std::rc::Rc<super::Snapshot>> = super::out_of_line(Self::attach_frame);
+            return attach_frame(self, ts);
         }
         let dt = self.clock.frame_dt(ts);
         let started = clock();

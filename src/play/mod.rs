@@ -181,10 +181,12 @@ impl Engine {
     /// own, shown in the banner. A scenario URL is left in [`Engine::take_fetch`] for the app.
     pub fn new(params: PageParams, errors: Vec<String>) -> Engine {
         if let Some(base) = params.cluster.clone() {
-            let mut engine = Engine::attached(&base);
+            let attached: fn(&str) -> Engine = out_of_line(Engine::attached);
+            let mut engine = attached(&base);
             (engine.errors, engine.params) = (errors, params);
             let built = engine.build();
-            engine.snapshot = engine.attach_dress(built);
+            let dress: fn(&Engine, Rc<Snapshot>) -> Rc<Snapshot> = out_of_line(Engine::attach_dress);
+            engine.snapshot = dress(&engine, built);
             return engine;
         }
         let mut errors = errors;
@@ -419,7 +421,8 @@ impl Engine {
     pub fn act(&mut self, action: Action) -> Option<Rc<Snapshot>> {
         self.throttle.panels_due = true;
         if self.attach.is_some() {
-            if let Some(done) = self.attach_act(&action) {
+            let attach_act: fn(&mut Engine, &Action) -> Option<Option<Rc<Snapshot>>> = out_of_line(Engine::attach_act);
+            if let Some(done) = attach_act(self, &action) {
                 return done;
             }
         }
@@ -652,6 +655,15 @@ impl Engine {
     fn node_names(&self) -> Vec<String> {
         self.session.sim().component_ids().filter_map(|id| id.to_string().strip_prefix("kubelet-").map(str::to_string)).collect()
     }
+}
+
+/// `f`, through a value the optimisers cannot see through. For the attached page's entry
+/// points, called from functions every page runs at start: wasm-opt inlines a function that has
+/// one caller whatever its size (`#[inline(never)]` does not reach it), which would put the
+/// attachment's code in those functions and so in the first load. Called through a pointer it
+/// stays a function of its own (in the table), which the wasm split moves to the lazy module.
+pub fn out_of_line<F: Copy>(f: F) -> F {
+    std::hint::black_box(f)
 }
 
 /// A session for a scenario the page knows by name.

@@ -246,7 +246,8 @@ impl Engine {
         self.observe();
         let mut next = self.build();
         if self.attach.is_some() {
-            next = self.attach_dress(next);
+            let dress: fn(&Engine, Rc<Snapshot>) -> Rc<Snapshot> = super::out_of_line(Engine::attach_dress);
+            next = dress(self, next);
         }
         self.throttle.published();
         if *next == *self.snapshot {

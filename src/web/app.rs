@@ -151,7 +151,9 @@ pub fn App(props: &AppProps) -> Html {
     });
     // A real cluster (`?cluster=`) is drawn by a page of its own, in the lazy part of the wasm.
     if let Some(a) = &s.attached {
-        return crate::attach_view::attached_page(s, a, root, &on_action);
+        type Page = fn(&Rc<Snapshot>, &kubeloop::play::AttachedView, NodeRef, &Callback<Action>) -> Html;
+        let page: Page = kubeloop::play::out_of_line(crate::attach_view::attached_page);
+        return page(s, a, root, &on_action);
     }
     html! {
         <div ref={root} class={classes!("app", props.embedded.then_some("embedded"), large.then_some("large"), presentation.then_some("presentation"), s.lesson.is_some().then_some("with-lesson"))}
@@ -298,7 +300,8 @@ fn start_frames(shared: Rc<Shared>, root: NodeRef, show: impl Fn(Rc<Snapshot>) +
     let attached = shared.engine.borrow().is_attached();
     *callback.borrow_mut() = Some(Closure::new(move |ts: f64| {
         if attached {
-            crate::attach::pump(&shared, ts);
+            let pump: fn(&Rc<Shared>, f64) = kubeloop::play::out_of_line(crate::attach::pump);
+            pump(&shared, ts);
         }
         if let Some(next) = handle_inbox(&shared) {
             show(next);
