@@ -110,7 +110,8 @@ pub(crate) struct Attach {
     base: String,
     kinds: Vec<KindState>,
     next_id: u64,
-    writes: BTreeMap<u64, Write>,
+    /// By request id; a few at most (a Vec: a map of its own would cost the page its code).
+    writes: Vec<(u64, Write)>,
     /// Requests decided but not yet handed to the page.
     outgoing: Vec<Request>,
     queue: VecDeque<Observed>,
@@ -139,7 +140,7 @@ impl Attach {
                 .map(|&kind| KindState { kind, stage: Stage::Idle { retry_at: 0.0 }, resource_version: String::new(), listed: false })
                 .collect(),
             next_id: 0,
-            writes: BTreeMap::new(),
+            writes: Vec::new(),
             outgoing: Vec::new(),
             queue: VecDeque::new(),
             heard: Hearsay::default(),
@@ -250,7 +251,8 @@ impl Engine {
     pub fn attach_answer(&mut self, id: u64, code: u16, content_type: &str, body: &str) {
         let ts = self.clock_ts();
         let Some(a) = self.attach.as_mut() else { return };
-        if let Some(write) = a.writes.remove(&id) {
+        if let Some(at) = a.writes.iter().position(|(w, _)| *w == id) {
+            let (_, write) = a.writes.swap_remove(at);
             return self.written(write, code, content_type, body);
         }
         let Some(i) = a.kind_of(id) else { return };
@@ -532,7 +534,7 @@ impl Engine {
     fn send_write(&mut self, method: &'static str, url: String, body: String, content_type: &'static str, write: Write) {
         let Some(a) = self.attach.as_mut() else { return };
         let id = a.id();
-        a.writes.insert(id, write);
+        a.writes.push((id, write));
         a.outgoing.push(Request { id, method, url, body: Some(body), content_type: Some(content_type), stream: false });
     }
 

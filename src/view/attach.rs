@@ -91,7 +91,13 @@ pub enum WatchLine {
 pub fn read_object(kind: Kind, value: &Value) -> Result<Observed, String> {
     let mut clamped = value.clone();
     clamp_times(&mut clamped);
-    let object = Object::decode(kind, &clamped).map_err(|e| format!("error decoding {}: {e}", kind.as_str()))?;
+    // A list's items carry no kind: the list's is theirs. (Through `from_json`, the one caller of
+    // the decoders, so the page holds them once.)
+    if let Value::Object(fields) = &mut clamped {
+        fields.insert("kind".into(), Value::String(kind.as_str().into()));
+        fields.insert("apiVersion".into(), Value::String(kind.api_version().into()));
+    }
+    let object = Object::from_json(clamped)?;
     let meta = value.get("metadata");
     let resource_version = meta.and_then(|m| m.get("resourceVersion")).and_then(Value::as_str).unwrap_or_default().to_string();
     Ok(Observed { change: ChangeType::Added, object, resource_version, manager: meta.and_then(newest_manager) })
