@@ -107,8 +107,17 @@ import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
  * 731.4 (+0.7); folded loops (view::focus, pins), ghost slots and the gap's lag line, Kill on the
  * pod and compact node boxes 732.7 (+2.0, after cutting ~1 KB); merged, with the keep list
  * re-recorded, 736 KB. The first load stays under its 440 KB.
+ *
+ * Session 31: 738 -> 756 KB for issue 30's stage attached to a Kubernetes API (`?cluster=/`:
+ * play::attach, view::attach, Sim::observe, src/web/attach.rs and attach_view.rs — the requests,
+ * the streamed watches, attribution and captions, the attached page of its own), measured on
+ * branch h30-page against main at its fork: 736.0 KB before, 754.7 KB after (+18.7), all of it in
+ * the lazy module; the first load 437.1 -> 439.9 KB with the keep list re-recorded (the new
+ * strings, which stay in the primary's data, and functions that now have two callers), 436.9 KB
+ * with the old list. The attachment's code is reached from the first load's functions only
+ * through play::out_of_line, so wasm-opt cannot inline it there.
  */
-const CEILING_BROTLI_BYTES = 738 * 1024;
+const CEILING_BROTLI_BYTES = 756 * 1024;
 /** The first load's ceiling, brotli: FIRST_LOAD's files. */
 const FIRST_LOAD_CEILING_BROTLI_BYTES = 440 * 1024;
 /** What the page needs before it comes alive: the glue and the primary module. */
