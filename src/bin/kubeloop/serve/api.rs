@@ -12,6 +12,7 @@
 
 use super::body::Body;
 use super::discovery;
+use super::fields::{self, managers};
 use super::filter::Filter;
 use super::openapi;
 use super::patch::{self, PatchType};
@@ -167,7 +168,14 @@ fn respond(cluster: &mut Cluster, parts: &Parts, body: &[u8]) -> Response<Body> 
         Route::OpenApiV2 if get => openapi::v2(header(parts, "accept")).map_or_else(page_not_found, |v| json_response(200, &v)),
         Route::OpenApiV3(path) if get => openapi::v3(&path).map_or_else(page_not_found, |v| json_response(200, &v)),
         Route::Sim if parts.method == Method::POST => sim(cluster, body),
-        Route::Resource(target) => resource(cluster, parts, &query, &target, body),
+        Route::Resource(target) => {
+            // Whatever this request writes is written by its field manager.
+            let writer = request_writer(parts, &query, &target, managers::Operation::Update);
+            cluster.fields.borrow_mut().begin(writer);
+            let response = resource(cluster, parts, &query, &target, body);
+            cluster.fields.borrow_mut().end();
+            response
+        }
         Route::UnknownResource => failure(Reason::NotFound, "the server could not find the requested resource"),
         Route::NotFound => page_not_found(),
         _ => method_not_allowed(&parts.method),
@@ -215,6 +223,10 @@ fn sim(cluster: &mut Cluster, body: &[u8]) -> Response<Body> {
         }
     }
     let out = cluster.session.execute(&line);
+    if !cluster.session.sim().observes_writes() {
+        // `sim seed` started a new simulation: its writes are tracked afresh.
+        cluster.fields = fields::track(cluster.session.sim_mut());
+    }
     cluster.rebase_clock();
     text_response(if out.ok { 200 } else { 400 }, format!("{}{}", out.stdout, out.stderr))
 }
@@ -255,6 +267,7 @@ fn resource(cluster: &mut Cluster, parts: &Parts, query: &Query, target: &Target
         (&Method::GET, Some(name)) => get(cluster, query, target, name, accept),
         (&Method::POST, None) => create(cluster, parts, target, body),
         (&Method::PUT, Some(name)) => update(cluster, parts, target, name, body, false),
+        (&Method::PATCH, Some(name)) if is_apply(parts) => server_side_apply(cluster, parts, query, target, name, body),
         (&Method::PATCH, Some(name)) => patch_object(cluster, parts, target, name, body),
         (&Method::DELETE, Some(name)) => delete(cluster, parts, query, target, name, body),
         (&Method::DELETE, None) => delete_collection(cluster, query, target),
@@ -271,9 +284,12 @@ fn wire(object: &Object) -> Value {
     printers::object_json(object)
 }
 
-/// An object as kube-apiserver writes it in the version the path names.
-pub(crate) fn wire_for(target: &Target, object: &Object) -> Value {
-    as_version(wire(object), &target.api_version)
+/// An object as kube-apiserver writes it in the version the path names, with its
+/// `managedFields`.
+pub(crate) fn wire_for(cluster: &Cluster, target: &Target, object: &Object) -> Value {
+    let mut value = wire(object);
+    cluster.fields.borrow().annotate(object, &mut value);
+    as_version(value, &target.api_version)
 }
 
 /// The stored version's JSON converted to the one asked for (an older version still served).
@@ -294,7 +310,7 @@ fn object_response(code: u16, object: &Object, cluster: &Cluster, target: &Targe
         let t = table::table(object.kind(), &[object], cluster.session.sim().now(), include, &meta);
         return json_text_response(code, t);
     }
-    json_response(code, &wire_for(target, object))
+    json_response(code, &wire_for(cluster, target, object))
 }
 
 fn get(cluster: &mut Cluster, query: &Query, target: &Target, name: &str, accept: &str) -> Response<Body> {
@@ -355,7 +371,7 @@ fn list(cluster: &mut Cluster, query: &Query, target: &Target, accept: &str) -> 
     let items: Vec<Value> = page
         .iter()
         .map(|o| {
-            let mut v = wire_for(target, o);
+            let mut v = wire_for(cluster, target, o);
             if let Some(m) = v.as_object_mut() {
                 m.remove("apiVersion");
                 m.remove("kind");
@@ -412,7 +428,7 @@ fn watch(cluster: &mut Cluster, query: &Query, target: &Target, accept: &str) ->
         // Without a resourceVersion (or asked to), the watch starts with the current state.
         watcher.revision = revision;
         for o in sim.objects(target.kind).filter(|o| watcher.filter.admits(o)) {
-            watcher.send_text("ADDED", &watcher.encode(o, sim.now(), revision));
+            watcher.send_text("ADDED", &watcher.encode(&cluster.fields.borrow(), o, sim.now(), revision));
         }
         if send_initial {
             watcher.initial_events_end(revision);
@@ -521,7 +537,7 @@ fn decode(target: &Target, mut value: Value) -> Result<Decoded, Response<Body>> 
 
 fn submit_write(cluster: &mut Cluster, request: ApiRequest, target: &Target, name: &str, code: u16, warnings: &[String]) -> Response<Body> {
     let mut response = match cluster.session.sim_mut().submit(request) {
-        Ok(ApiResponse::Object(o)) => json_response(code, &wire_for(target, &o)),
+        Ok(ApiResponse::Object(o)) => json_response(code, &wire_for(cluster, target, &o)),
         Ok(_) => success(code),
         Err(e) => return api_error(&e, Some(target.kind), name),
     };
@@ -586,8 +602,9 @@ pub(crate) fn current(cluster: &mut Cluster, target: &Target, name: &str) -> Res
 }
 
 /// A PATCH body applied to a JSON document.
-pub(crate) fn patched(parts: &Parts, body: &[u8], document: &Value) -> Result<Value, Response<Body>> {
-    // Server-side apply is not served yet: refused as the other unsupported types are.
+pub(crate) fn patched(parts: &Parts, body: &[u8], object: Kind, document: &Value) -> Result<Value, Response<Body>> {
+    // Server-side apply is served on the main resource only (`server_side_apply`); on a
+    // subresource it is refused as the other unsupported types are.
     let Some(kind) = PatchType::from_content_type(header(parts, "content-type")).filter(|k| *k != PatchType::Apply) else {
         return Err(unsupported_media(&[
             "application/json-patch+json",
@@ -596,7 +613,7 @@ pub(crate) fn patched(parts: &Parts, body: &[u8], document: &Value) -> Result<Va
         ]));
     };
     let patch: Value = serde_json::from_slice(body).map_err(|e| failure(Reason::BadRequest, &format!("error decoding patch: {e}")))?;
-    patch::apply(kind, document, &patch).map_err(|e| failure(Reason::BadRequest, &e))
+    patch::apply(kind, object, document, &patch).map_err(|e| failure(Reason::BadRequest, &e))
 }
 
 fn patch_object(cluster: &mut Cluster, parts: &Parts, target: &Target, name: &str, body: &[u8]) -> Response<Body> {
@@ -608,12 +625,119 @@ fn patch_with(cluster: &mut Cluster, parts: &Parts, target: &Target, name: &str,
         Ok(o) => o,
         Err(r) => return r,
     };
-    let result = patched(parts, body, &wire_for(target, &current)).and_then(|v| decode(target, v));
+    let result = patched(parts, body, target.kind, &as_version(wire(&current), &target.api_version)).and_then(|v| decode(target, v));
     let Decoded { object, warnings } = match result {
         Ok(d) => d,
         Err(r) => return r,
     };
     write_update(cluster, target, name, object, &warnings, status)
+}
+
+/// Who a request writes as: its `fieldManager`, or its User-Agent's product name.
+fn request_writer(parts: &Parts, query: &Query, target: &Target, operation: managers::Operation) -> managers::Writer {
+    managers::Writer {
+        manager: fields::manager_of(query.get("fieldManager"), header(parts, "user-agent")),
+        operation,
+        api_version: target.api_version.clone(),
+        subresource: target.subresource.clone().unwrap_or_default(),
+    }
+}
+
+fn is_apply(parts: &Parts) -> bool {
+    PatchType::from_content_type(header(parts, "content-type")) == Some(PatchType::Apply)
+}
+
+/// Server-side apply (`PATCH` with `application/apply-patch+yaml`): the configuration merged into
+/// the live object (or creating it) by its field manager, conflicts refused unless `force`, then
+/// written through the simulated API server like any other write, with the entries the apply
+/// computed.
+fn server_side_apply(cluster: &mut Cluster, parts: &Parts, query: &Query, target: &Target, name: &str, body: &[u8]) -> Response<Body> {
+    if query.get("fieldManager").is_none_or(str::is_empty) {
+        let details = json!({"group": "meta.k8s.io", "kind": "PatchOptions",
+            "causes": [{"reason": "FieldValueRequired", "message": "Required value: is required for apply patch", "field": "fieldManager"}]});
+        let message = "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch";
+        return status::status(422, "Invalid", message, Some(details));
+    }
+    let config = match apply_configuration(target, body) {
+        Ok(v) => v,
+        Err(r) => return r,
+    };
+    let live = match current(cluster, target, name) {
+        Ok(o) => Some(o),
+        Err(_)
+            if cluster
+                .session
+                .sim()
+                .api()
+                .get(&ObjectKey::new(target.kind, target.namespace.as_deref().unwrap_or_default(), name))
+                .is_none() =>
+        {
+            None
+        }
+        Err(r) => return r,
+    };
+    let live_json = live.as_ref().map(|o| as_version(wire(o), &target.api_version));
+    let entries = live.as_ref().map(|o| cluster.fields.borrow().entries(o).to_vec()).unwrap_or_default();
+    let writer = request_writer(parts, query, target, managers::Operation::Apply);
+    let now = cluster.session.sim().now();
+    let (merged, entries) = match managers::apply(target.kind, &entries, live_json.as_ref(), &config, &writer, query.flag("force"), now) {
+        Ok(done) => done,
+        Err(conflicts) => {
+            let (message, causes) = managers::conflict_status(&conflicts);
+            return status::status(409, "Conflict", &message, Some(json!({"causes": causes})));
+        }
+    };
+    let Decoded { object, warnings } = match decode(target, merged) {
+        Ok(d) => d,
+        Err(r) => return r,
+    };
+    if let Err(r) = check_name(&object, name) {
+        return r;
+    }
+    cluster.fields.borrow_mut().begin_apply(writer, entries);
+    let response = match live {
+        None => submit_write(cluster, ApiRequest::Create(object), target, name, 201, &warnings),
+        Some(_) => submit_write(cluster, ApiRequest::Update(object), target, name, 200, &warnings),
+    };
+    // An apply that changed no field writes nothing, yet its ownership may have changed.
+    if let Some(o) = cluster.session.sim().api().get(&ObjectKey::new(target.kind, target.namespace.as_deref().unwrap_or_default(), name)) {
+        cluster.fields.borrow_mut().settle_apply(o);
+    }
+    response
+}
+
+/// An apply patch's body (JSON or YAML), checked as kube-apiserver checks one.
+fn apply_configuration(target: &Target, body: &[u8]) -> Result<Value, Response<Body>> {
+    let config: Value = match serde_json::from_slice(body) {
+        Ok(v) => v,
+        Err(_) => {
+            let text = std::str::from_utf8(body).map_err(|_| failure(Reason::BadRequest, "error decoding YAML: invalid UTF-8"))?;
+            let mut docs =
+                kubeloop::command::yaml::documents(text).map_err(|e| failure(Reason::BadRequest, &format!("error decoding YAML: {e}")))?;
+            if docs.len() != 1 {
+                return Err(failure(Reason::BadRequest, "error decoding YAML: expected exactly one YAML document"));
+            }
+            docs.remove(0)
+        }
+    };
+    if !config.is_object() {
+        return Err(failure(Reason::BadRequest, "error decoding YAML: the body is not an object"));
+    }
+    let version = config.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
+    if version != target.api_version {
+        let message =
+            format!("Incorrect version specified in apply patch. Specified patch version: {version}, expected: {}", target.api_version);
+        return Err(failure(Reason::BadRequest, &message));
+    }
+    let kind = config.get("kind").and_then(Value::as_str).unwrap_or_default();
+    if kind != target.kind.info().name {
+        let message = format!("the kind in the data ({kind}) does not match the expected kind ({})", target.kind.info().name);
+        return Err(failure(Reason::BadRequest, &message));
+    }
+    if config.pointer("/metadata/managedFields").is_some_and(|m| !m.is_null()) {
+        return Err(failure(Reason::BadRequest, "metadata.managedFields must be nil"));
+    }
+    Ok(config)
 }
 
 /// `DeleteOptions` from the body and the query.
@@ -688,7 +812,7 @@ fn delete_collection(cluster: &mut Cluster, query: &Query, target: &Target) -> R
             }
             (left, cluster.session.sim().api().etcd.revision())
         };
-    let items: Vec<Value> = items.iter().map(|o| wire_for(target, o)).collect();
+    let items: Vec<Value> = items.iter().map(|o| wire_for(cluster, target, o)).collect();
     json_response(
         200,
         &json!({"kind": format!("{}List", info.name), "apiVersion": info.api_version,

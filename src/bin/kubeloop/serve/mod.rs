@@ -13,6 +13,7 @@
 mod api;
 mod body;
 mod discovery;
+mod fields;
 mod filter;
 mod openapi;
 mod patch;
@@ -51,6 +52,8 @@ pub(crate) struct Cluster {
     address: String,
     watchers: Vec<Watcher>,
     clock: Clock,
+    /// Every object's `managedFields` (`fields.rs`).
+    fields: fields::Fields,
 }
 
 /// Simulated time as a function of wall time: `sim_start + (wall - wall_start) × speed`.
@@ -81,7 +84,7 @@ impl Cluster {
         if target > self.session.sim().now() {
             self.advance_to(target, wall);
         }
-        watch::deliver(self.session.sim(), &mut self.watchers, wall);
+        watch::deliver(self.session.sim(), &self.fields.borrow(), &mut self.watchers, wall);
     }
 
     /// Moves the simulation to `target` one simulated instant at a time, the watches hearing each
@@ -91,7 +94,7 @@ impl Cluster {
         loop {
             let next = self.session.sim().next_time().filter(|t| *t < target);
             self.session.advance_to(next.unwrap_or(target));
-            watch::deliver(self.session.sim(), &mut self.watchers, wall);
+            watch::deliver(self.session.sim(), &self.fields.borrow(), &mut self.watchers, wall);
             if next.is_none() {
                 break;
             }
@@ -129,7 +132,10 @@ pub fn serve(session: Session, config: Config) -> Result<(), String> {
     banner.push_str("Ctrl-C stops it.\n");
     say(&banner);
     let now = session.sim().now();
+    let mut session = session;
+    let fields = fields::track(session.sim_mut());
     let cluster = Rc::new(RefCell::new(Cluster {
+        fields,
         session,
         address: address.to_string(),
         watchers: Vec::new(),

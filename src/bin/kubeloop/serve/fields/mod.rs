@@ -1,0 +1,188 @@
+//! `managedFields` and server-side apply: kube-apiserver's field manager, for `kubeloop serve`.
+//!
+//! The simulation's API server keeps objects; which client set which of their fields only clients
+//! that read `metadata.managedFields` care about, so the bookkeeping is here, in the shell that
+//! serves them, and costs the page and the benchmarks nothing. The simulation tells a
+//! `sim::WriteObserver` of every create and (status) update it serves and who sent it; the
+//! `Tracker` keeps each object's entries beside it (matched by UID, so a recreated object starts
+//! afresh) and the HTTP layer writes them into every object it sends. Components write as a
+//! cluster's do (`kube-controller-manager`, `kube-scheduler`, `kubelet`); a request over HTTP as its
+//! `fieldManager`, or the User-Agent's product name (`kubectl/v1.32 …` → `kubectl`).
+//!
+//! `set.rs` is the field set, `schema.rs` the list and map semantics, `walk.rs` the walks over an
+//! object's JSON, `managers.rs` how a write changes the entries.
+
+pub(crate) mod managers;
+pub(crate) mod schema;
+pub(crate) mod set;
+pub(crate) mod walk;
+
+use kubeloop::command::printers;
+use kubeloop::model::{Kind, Object, ObjectKey, Time};
+use kubeloop::sim::{ComponentId, Write, WriteObserver, WriteVerb};
+use managers::{Entry, Operation, Writer};
+use serde_json::Value;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+/// The tracker, shared between the observer inside the simulation and the HTTP layer.
+pub(crate) type Fields = Rc<RefCell<Tracker>>;
+
+/// Every object's managed fields, and who the HTTP request being served is.
+#[derive(Default)]
+pub(crate) struct Tracker {
+    objects: BTreeMap<ObjectKey, Tracked>,
+    /// The writer of the next write `Sim::submit` serves (the HTTP request's manager).
+    request: Option<Writer>,
+    /// The entries a server-side apply computed, for the write that carries it.
+    applied: Option<Vec<Entry>>,
+}
+
+struct Tracked {
+    uid: String,
+    entries: Vec<Entry>,
+}
+
+/// Starts tracking the managed fields of everything `sim` writes from now on.
+pub(crate) fn track(sim: &mut kubeloop::sim::Sim) -> Fields {
+    let fields: Fields = Rc::default();
+    sim.observe_writes(Box::new(Observer(fields.clone())));
+    fields
+}
+
+impl Tracker {
+    /// The entries of `object`, if any write was tracked for it.
+    pub(crate) fn entries(&self, object: &Object) -> &[Entry] {
+        match self.objects.get(&object.key()) {
+            Some(t) if t.uid == object.meta().uid.as_ref() => &t.entries,
+            _ => &[],
+        }
+    }
+
+    /// `metadata.managedFields` of `object`, written into its JSON.
+    pub(crate) fn annotate(&self, object: &Object, value: &mut Value) {
+        let entries = self.entries(object);
+        if entries.is_empty() {
+            return;
+        }
+        if let Some(meta) = value.get_mut("metadata").and_then(Value::as_object_mut) {
+            meta.insert("managedFields".into(), entries.iter().map(Entry::to_json).collect());
+        }
+    }
+
+    /// The next write through `Sim::submit` is `writer`'s.
+    pub(crate) fn begin(&mut self, writer: Writer) {
+        self.request = Some(writer);
+        self.applied = None;
+    }
+
+    /// The next write is a server-side apply whose entries are these.
+    pub(crate) fn begin_apply(&mut self, writer: Writer, entries: Vec<Entry>) {
+        self.request = Some(writer);
+        self.applied = Some(entries);
+    }
+
+    /// After an apply's write: an apply that changed no field wrote nothing (and was not told
+    /// here), yet the fields it owns may have changed hands; those entries are kept, each with
+    /// its old time where its fields are the same.
+    pub(crate) fn settle_apply(&mut self, object: &Object) {
+        let Some(mut entries) = self.applied.take() else { return };
+        let old = self.entries(object).to_vec();
+        for e in &mut entries {
+            if let Some(same) = old.iter().find(|o| o.writer == e.writer && o.fields == e.fields) {
+                e.time = same.time;
+            }
+        }
+        self.objects.insert(object.key(), Tracked { uid: object.meta().uid.to_string(), entries });
+    }
+
+    /// The HTTP request is answered: writes from here on are components' again.
+    pub(crate) fn end(&mut self) {
+        self.request = None;
+        self.applied = None;
+    }
+
+    fn written(&mut self, now: Time, write: &Write<'_>) {
+        let Some(after) = write.after else {
+            if let Some(before) = write.before {
+                self.objects.remove(&before.key());
+            }
+            return;
+        };
+        let key = after.key();
+        let uid = after.meta().uid.to_string();
+        if let (ComponentId::User, Some(entries)) = (write.client, self.applied.take()) {
+            self.objects.insert(key, Tracked { uid, entries });
+            return;
+        }
+        let writer = match (write.client, &self.request) {
+            (ComponentId::User, Some(w)) => w.clone(),
+            (client, _) => component_writer(client, after.kind(), write.verb),
+        };
+        let new = printers::object_json(after);
+        let (old, entries) = match (write.verb, write.before, self.objects.get(&key)) {
+            (WriteVerb::Create, _, _) | (_, None, _) => (managers::zero_value(&new), &[][..]),
+            (_, Some(before), Some(t)) if t.uid == uid => (printers::object_json(before), &t.entries[..]),
+            (_, Some(before), _) => (printers::object_json(before), &[][..]),
+        };
+        let entries = managers::update(after.kind(), entries, &old, &new, &writer, now);
+        self.objects.insert(key, Tracked { uid, entries });
+    }
+}
+
+/// How a component of the simulation writes, as the same component of a cluster: its client's
+/// User-Agent names the binary (`kube-controller-manager/v1.32.0 (linux/amd64) …/deployment-controller`),
+/// and a status write is the status subresource.
+fn component_writer(client: &ComponentId, kind: Kind, verb: WriteVerb) -> Writer {
+    let manager = match client {
+        ComponentId::ControllerManager => "kube-controller-manager",
+        ComponentId::Scheduler => "kube-scheduler",
+        ComponentId::Kubelet(_) => "kubelet",
+        ComponentId::KubeProxy(_) => "kube-proxy",
+        ComponentId::ApiServer | ComponentId::Etcd => "kube-apiserver",
+        ComponentId::User => "kubectl",
+    };
+    let subresource = if verb == WriteVerb::UpdateStatus { "status" } else { "" };
+    Writer {
+        manager: manager.into(),
+        operation: Operation::Update,
+        api_version: kind.info().api_version.into(),
+        subresource: subresource.into(),
+    }
+}
+
+/// The manager of a request: its `fieldManager`, else its User-Agent's product name, as
+/// kube-apiserver's `managerOrUserAgent` picks.
+pub(crate) fn manager_of(field_manager: Option<&str>, user_agent: &str) -> String {
+    if let Some(m) = field_manager.filter(|m| !m.is_empty()) {
+        return m.to_string();
+    }
+    let product = user_agent.split('/').next().unwrap_or_default().trim();
+    if product.is_empty() {
+        "unknown".into()
+    } else {
+        product.chars().take(128).collect()
+    }
+}
+
+struct Observer(Fields);
+
+impl WriteObserver for Observer {
+    fn written(&mut self, now: Time, write: &Write<'_>) {
+        self.0.borrow_mut().written(now, write);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_without_a_field_manager_is_its_user_agents_product() {
+        assert_eq!(manager_of(None, "kubectl/v1.32.0 (linux/amd64) kubernetes/70d3cc9"), "kubectl");
+        assert_eq!(manager_of(Some("kopf"), "Python/3"), "kopf");
+        assert_eq!(manager_of(Some(""), "OpenAPI-Generator/31.0.0/python"), "OpenAPI-Generator");
+        assert_eq!(manager_of(None, ""), "unknown");
+    }
+}
