@@ -134,7 +134,8 @@ fn server_side_apply_creates_updates_prunes_and_conflicts_as_a_cluster_does() {
     let three = file(&dir, "shop3.yaml", &SHOP.replace("replicas: 2", "replicas: 3"));
     let run = serve::run(&kubectl, &server, &["apply", "--server-side", "-f", &three]);
     assert!(!run.ok);
-    let conflict = "error: Apply failed with 1 conflict: conflict with \"kubectl\" with subresource \"scale\" using apps/v1: .spec.replicas\n\
+    let conflict =
+        "error: Apply failed with 1 conflict: conflict with \"kubectl\" with subresource \"scale\" using apps/v1: .spec.replicas\n\
                     Please review the fields above--they currently have other managers.";
     assert!(run.stderr.starts_with(conflict), "{}", run.stderr);
     assert!(run.stderr.contains("--force-conflicts"), "{}", run.stderr);
@@ -186,6 +187,12 @@ fn every_write_records_its_manager_as_a_cluster_does() {
     assert_eq!(got, ["kube-scheduler Update status", "kubectl-create Update"]);
     let scheduled = fields_of(&pod, "kube-scheduler", "Update");
     assert!(scheduled["f:status"]["f:conditions"]["k:{\"type\":\"PodScheduled\"}"]["f:reason"].is_object(), "{scheduled}");
+
+    // What existed before the server started is its creator's: the scenario's Deployment was
+    // applied client-side by the console's kubectl, the namespace made by kube-apiserver.
+    let web = object(&kubectl, &server, "deployment/web");
+    assert_eq!(managers(&web), ["kubectl-client-side-apply Update", "kube-controller-manager Update status"]);
+    assert_eq!(managers(&object(&kubectl, &server, "namespace/default")), ["kube-apiserver Update"]);
 
     // Without --show-managed-fields kubectl hides them, as from any cluster.
     let plain = kubectl_ok(&kubectl, &server, &["get", "pod/stuck", "-o", "yaml"]);

@@ -44,9 +44,20 @@ struct Tracked {
     entries: Vec<Entry>,
 }
 
-/// Starts tracking the managed fields of everything `sim` writes from now on.
+/// Starts tracking the managed fields of everything `sim` writes from now on. What it holds
+/// already was written before anyone kept track (the scenario's manifests, applied at time zero
+/// by the console's kubectl, and what kube-apiserver creates at start): each is adopted as its
+/// creator's, as if tracked from the start.
 pub(crate) fn track(sim: &mut kubeloop::sim::Sim) -> Fields {
     let fields: Fields = Rc::default();
+    {
+        let mut tracker = fields.borrow_mut();
+        for kind in Kind::ALL {
+            for object in sim.objects(kind) {
+                tracker.adopt(object);
+            }
+        }
+    }
     sim.observe_writes(Box::new(Observer(fields.clone())));
     fields
 }
@@ -69,6 +80,22 @@ impl Tracker {
         if let Some(meta) = value.get_mut("metadata").and_then(Value::as_object_mut) {
             meta.insert("managedFields".into(), entries.iter().map(Entry::to_json).collect());
         }
+    }
+
+    /// An object written before tracking began, as its creator's update: kubectl's client-side
+    /// apply where it left its annotation, kube-apiserver's own otherwise.
+    fn adopt(&mut self, object: &Object) {
+        let meta = object.meta();
+        let applied = meta.annotations.contains_key("kubectl.kubernetes.io/last-applied-configuration");
+        let client = if applied { ComponentId::User } else { ComponentId::ApiServer };
+        let mut writer = component_writer(&client, object.kind(), WriteVerb::Create);
+        if applied {
+            writer.manager = "kubectl-client-side-apply".into();
+        }
+        let new = printers::object_json(object);
+        let created = meta.creation_timestamp.unwrap_or_default();
+        let entries = managers::update(object.kind(), &[], &managers::zero_value(&new), &new, &writer, created);
+        self.objects.insert(object.key(), Tracked { uid: meta.uid.to_string(), entries });
     }
 
     /// The next write through `Sim::submit` is `writer`'s.
