@@ -39,9 +39,20 @@ pub(crate) struct Tracker {
     applied: Option<Vec<Entry>>,
 }
 
+/// How many versions of an object's entries are kept: a watch event carries its version's
+/// entries, and a watch hears a change within a tick of the clock, a few writes later at most.
+const VERSIONS_KEPT: usize = 4;
+
+/// One object's entries, for its latest versions (oldest first), by resourceVersion.
 struct Tracked {
     uid: String,
-    entries: Vec<Entry>,
+    versions: Vec<(u64, Vec<Entry>)>,
+}
+
+impl Tracked {
+    fn latest(&self) -> &[Entry] {
+        self.versions.last().map_or(&[], |(_, e)| &e[..])
+    }
 }
 
 /// Starts tracking the managed fields of everything `sim` writes from now on. What it holds
@@ -63,11 +74,29 @@ pub(crate) fn track(sim: &mut kubeloop::sim::Sim) -> Fields {
 }
 
 impl Tracker {
-    /// The entries of `object`, if any write was tracked for it.
+    /// The entries of `object` as of its version (an older version, as a watch event carries it,
+    /// has that version's entries while they are kept), if any write was tracked for it.
     pub(crate) fn entries(&self, object: &Object) -> &[Entry] {
+        let rv = object.meta().resource_version;
         match self.objects.get(&object.key()) {
-            Some(t) if t.uid == object.meta().uid.as_ref() => &t.entries,
+            Some(t) if t.uid == object.meta().uid.as_ref() => {
+                t.versions.iter().rev().find(|(v, _)| *v <= rv).or(t.versions.first()).map_or(&[], |(_, e)| &e[..])
+            }
             _ => &[],
+        }
+    }
+
+    /// `entries` are `object`'s as of its version.
+    fn record(&mut self, object: &Object, entries: Vec<Entry>) {
+        let (uid, rv): (&str, u64) = (object.meta().uid.as_ref(), object.meta().resource_version);
+        let tracked = self.objects.entry(object.key()).or_insert_with(|| Tracked { uid: uid.to_string(), versions: Vec::new() });
+        if tracked.uid != uid {
+            *tracked = Tracked { uid: uid.to_string(), versions: Vec::new() };
+        }
+        tracked.versions.retain(|(v, _)| *v < rv);
+        tracked.versions.push((rv, entries));
+        if tracked.versions.len() > VERSIONS_KEPT {
+            tracked.versions.remove(0);
         }
     }
 
@@ -95,7 +124,7 @@ impl Tracker {
         let new = printers::object_json(object);
         let created = meta.creation_timestamp.unwrap_or_default();
         let entries = managers::update(object.kind(), &[], &managers::zero_value(&new), &new, &writer, created);
-        self.objects.insert(object.key(), Tracked { uid: meta.uid.to_string(), entries });
+        self.record(object, entries);
     }
 
     /// The next write through `Sim::submit` is `writer`'s.
@@ -121,7 +150,7 @@ impl Tracker {
                 e.time = same.time;
             }
         }
-        self.objects.insert(object.key(), Tracked { uid: object.meta().uid.to_string(), entries });
+        self.record(object, entries);
     }
 
     /// The HTTP request is answered: writes from here on are components' again.
@@ -138,9 +167,9 @@ impl Tracker {
             return;
         };
         let key = after.key();
-        let uid = after.meta().uid.to_string();
+        let uid: &str = after.meta().uid.as_ref();
         if let (ComponentId::User, Some(entries)) = (write.client, self.applied.take()) {
-            self.objects.insert(key, Tracked { uid, entries });
+            self.record(after, entries);
             return;
         }
         let writer = match (write.client, &self.request) {
@@ -150,11 +179,11 @@ impl Tracker {
         let new = printers::object_json(after);
         let (old, entries) = match (write.verb, write.before, self.objects.get(&key)) {
             (WriteVerb::Create, _, _) | (_, None, _) => (managers::zero_value(&new), &[][..]),
-            (_, Some(before), Some(t)) if t.uid == uid => (printers::object_json(before), &t.entries[..]),
+            (_, Some(before), Some(t)) if t.uid == uid => (printers::object_json(before), t.latest()),
             (_, Some(before), _) => (printers::object_json(before), &[][..]),
         };
         let entries = managers::update(after.kind(), entries, &old, &new, &writer, now);
-        self.objects.insert(key, Tracked { uid, entries });
+        self.record(after, entries);
     }
 }
 
@@ -204,6 +233,33 @@ impl WriteObserver for Observer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    fn config_map(rv: u64, uid: &str) -> Object {
+        let v = json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "c", "namespace": "default", "uid": uid, "resourceVersion": rv.to_string()}});
+        Object::from_json(v).expect("a ConfigMap")
+    }
+
+    fn entry(manager: &str) -> Entry {
+        let writer = Writer { manager: manager.into(), operation: Operation::Update, api_version: "v1".into(), subresource: String::new() };
+        Entry { writer, time: Time(0), fields: Default::default() }
+    }
+
+    #[test]
+    fn an_older_version_has_its_own_entries_and_a_new_uid_starts_afresh() {
+        let mut t = Tracker::default();
+        t.record(&config_map(5, "a"), vec![entry("first")]);
+        t.record(&config_map(9, "a"), vec![entry("second")]);
+        let manager = |t: &Tracker, o: &Object| t.entries(o).first().map(|e| e.writer.manager.clone());
+        assert_eq!(manager(&t, &config_map(5, "a")).as_deref(), Some("first"));
+        assert_eq!(manager(&t, &config_map(7, "a")).as_deref(), Some("first"));
+        assert_eq!(manager(&t, &config_map(9, "a")).as_deref(), Some("second"));
+        assert_eq!(manager(&t, &config_map(9, "b")), None);
+        t.record(&config_map(12, "b"), vec![entry("third")]);
+        assert_eq!(manager(&t, &config_map(9, "a")), None);
+        assert_eq!(manager(&t, &config_map(12, "b")).as_deref(), Some("third"));
+    }
 
     #[test]
     fn a_request_without_a_field_manager_is_its_user_agents_product() {
