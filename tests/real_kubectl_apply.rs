@@ -193,6 +193,13 @@ fn every_write_records_its_manager_as_a_cluster_does() {
     let web = object(&kubectl, &server, "deployment/web");
     assert_eq!(managers(&web), ["kubectl-client-side-apply Update", "kube-controller-manager Update status"]);
     assert_eq!(managers(&object(&kubectl, &server, "namespace/default")), ["kube-apiserver Update"]);
+    // So a server-side apply of another replica count conflicts with client-side apply's, as on a
+    // cluster where the Deployment was first applied client-side.
+    let web = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 5\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: nginx\n        image: nginx:1.14.2\n";
+    let web = file(&dir, "web.yaml", web);
+    let run = serve::run(&kubectl, &server, &["apply", "--server-side", "-f", &web]);
+    let conflict = "error: Apply failed with 1 conflict: conflict with \"kubectl-client-side-apply\" using apps/v1: .spec.replicas\n";
+    assert!(!run.ok && run.stderr.starts_with(conflict), "{}", run.stderr);
 
     // Without --show-managed-fields kubectl hides them, as from any cluster.
     let plain = kubectl_ok(&kubectl, &server, &["get", "pod/stuck", "-o", "yaml"]);
