@@ -22,7 +22,7 @@ use kubeloop::model::{Kind, Object, ObjectKey, Time};
 use kubeloop::sim::{ComponentId, Write, WriteObserver, WriteVerb};
 use managers::{Entry, Operation, Writer};
 use serde_json::Value;
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
@@ -43,15 +43,23 @@ pub(crate) struct Tracker {
 /// entries, and a watch hears a change within a tick of the clock, a few writes later at most.
 const VERSIONS_KEPT: usize = 4;
 
-/// One object's entries, for its latest versions (oldest first), by resourceVersion.
+/// One object's entries, for its latest versions (oldest first).
 struct Tracked {
     uid: String,
-    versions: Vec<(u64, Vec<Entry>)>,
+    versions: Vec<Version>,
+}
+
+/// The entries of one version of an object, and their JSON, written the first time a client
+/// reads them (a list of many objects reads them again and again).
+struct Version {
+    resource_version: u64,
+    entries: Vec<Entry>,
+    json: OnceCell<Value>,
 }
 
 impl Tracked {
     fn latest(&self) -> &[Entry] {
-        self.versions.last().map_or(&[], |(_, e)| &e[..])
+        self.versions.last().map_or(&[], |v| &v.entries[..])
     }
 }
 
@@ -77,12 +85,16 @@ impl Tracker {
     /// The entries of `object` as of its version (an older version, as a watch event carries it,
     /// has that version's entries while they are kept), if any write was tracked for it.
     pub(crate) fn entries(&self, object: &Object) -> &[Entry] {
+        self.version(object).map_or(&[], |v| &v.entries[..])
+    }
+
+    fn version(&self, object: &Object) -> Option<&Version> {
         let rv = object.meta().resource_version;
         match self.objects.get(&object.key()) {
             Some(t) if t.uid == object.meta().uid.as_ref() => {
-                t.versions.iter().rev().find(|(v, _)| *v <= rv).or(t.versions.first()).map_or(&[], |(_, e)| &e[..])
+                t.versions.iter().rev().find(|v| v.resource_version <= rv).or(t.versions.first())
             }
-            _ => &[],
+            _ => None,
         }
     }
 
@@ -93,8 +105,8 @@ impl Tracker {
         if tracked.uid != uid {
             *tracked = Tracked { uid: uid.to_string(), versions: Vec::new() };
         }
-        tracked.versions.retain(|(v, _)| *v < rv);
-        tracked.versions.push((rv, entries));
+        tracked.versions.retain(|v| v.resource_version < rv);
+        tracked.versions.push(Version { resource_version: rv, entries, json: OnceCell::new() });
         if tracked.versions.len() > VERSIONS_KEPT {
             tracked.versions.remove(0);
         }
@@ -102,12 +114,10 @@ impl Tracker {
 
     /// `metadata.managedFields` of `object`, written into its JSON.
     pub(crate) fn annotate(&self, object: &Object, value: &mut Value) {
-        let entries = self.entries(object);
-        if entries.is_empty() {
-            return;
-        }
+        let Some(version) = self.version(object).filter(|v| !v.entries.is_empty()) else { return };
         if let Some(meta) = value.get_mut("metadata").and_then(Value::as_object_mut) {
-            meta.insert("managedFields".into(), entries.iter().map(Entry::to_json).collect());
+            let json = version.json.get_or_init(|| version.entries.iter().map(Entry::to_json).collect());
+            meta.insert("managedFields".into(), json.clone());
         }
     }
 
