@@ -21,6 +21,8 @@ pub mod reference;
 mod shared_watch;
 pub mod trace;
 pub mod traffic;
+// Only a native shell (`kubeloop serve`) observes writes: the page's wasm carries none of it.
+#[cfg(not(target_arch = "wasm32"))]
 mod writes;
 
 use crate::api::{ApiRequest, ApiResult, ApiServer, Handled, WatchEvent, WatchId};
@@ -37,6 +39,7 @@ pub use shared_watch::SHARED_PROXY_WATCH_NODES;
 use std::collections::BTreeMap;
 use std::fmt;
 pub use trace::{Message, MessageKind, Trace};
+#[cfg(not(target_arch = "wasm32"))]
 pub use writes::{Write, WriteObserver, WriteVerb};
 
 /// Every process in the cluster, by the name the page and `sim` verbs use.
@@ -233,6 +236,7 @@ pub struct Sim {
     /// The kube-proxies waiting for the shared cache's next change, in the order they asked.
     shared_waiters: Vec<SlotIndex>,
     /// What hears each write kube-apiserver serves, if anything does (`writes.rs`).
+    #[cfg(not(target_arch = "wasm32"))]
     write_observer: Option<Box<dyn WriteObserver>>,
 }
 
@@ -273,6 +277,7 @@ impl Sim {
             shared_proxy: Default::default(),
             share_proxy_watches: None,
             shared_waiters: Vec::new(),
+            #[cfg(not(target_arch = "wasm32"))]
             write_observer: None,
         }
     }
@@ -533,11 +538,15 @@ impl Sim {
     /// kube-apiserver serves a request; the metrics API it only proxies, to metrics-server,
     /// which reads the machines (`metrics`).
     fn serve(&mut self, at: Time, request: ApiRequest, from: Option<SlotIndex>) -> Handled {
+        // Who sent a request matters only to a write observer, which the page has none of.
+        #[cfg(target_arch = "wasm32")]
+        let _ = from;
         match request {
             ApiRequest::PodMetrics { namespace, selector } => {
                 let metrics = self.pod_metrics(&namespace, &selector);
                 Handled { result: Ok(crate::api::ApiResponse::PodMetrics(metrics)), notifications: Vec::new(), revision: None }
             }
+            #[cfg(not(target_arch = "wasm32"))]
             request if self.write_observer.is_some() => self.serve_observed(at, request, from),
             request => self.api.handle(at, &mut self.rng, request),
         }

@@ -4,8 +4,8 @@
 //! field manager of server-side apply). Only `kubeloop serve` shows objects to clients that read
 //! them, so the bookkeeping lives there, behind this trait: the simulation calls an observer, if
 //! one is installed, after each write it serves, with who sent it and the object before and after.
-//! With none installed (the page, the command line, the benchmarks) a request costs one `Option`
-//! check, and the page's wasm links none of the observer's code.
+//! With none installed (the command line, the benchmarks) a request costs one `Option` check; the
+//! page's wasm has none of this (native only: 1.1 KB of brotli wasm when it was linked, unused).
 
 use super::{ComponentId, Sim, SlotIndex};
 use crate::api::{ApiRequest, ApiResponse, Handled};

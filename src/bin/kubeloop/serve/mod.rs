@@ -38,6 +38,9 @@ use watch::Watcher;
 /// How often the clock moves the simulation on and the watches hear what changed.
 const TICK: Duration = Duration::from_millis(10);
 
+/// How often the managed fields of deleted objects are forgotten.
+const FIELDS_SWEEP: Duration = Duration::from_secs(10);
+
 /// What `kubeloop serve` was asked for.
 pub struct Config {
     pub address: String,
@@ -54,6 +57,8 @@ pub(crate) struct Cluster {
     clock: Clock,
     /// Every object's `managedFields` (`fields.rs`).
     fields: fields::Fields,
+    /// When the tracker last forgot the objects that are gone.
+    fields_swept: Instant,
 }
 
 /// Simulated time as a function of wall time: `sim_start + (wall - wall_start) × speed`.
@@ -85,6 +90,10 @@ impl Cluster {
             self.advance_to(target, wall);
         }
         watch::deliver(self.session.sim(), &self.fields.borrow(), &mut self.watchers, wall);
+        if wall.duration_since(self.fields_swept) >= FIELDS_SWEEP {
+            self.fields.borrow_mut().sweep(self.session.sim());
+            self.fields_swept = wall;
+        }
     }
 
     /// Moves the simulation to `target` one simulated instant at a time, the watches hearing each
@@ -136,6 +145,7 @@ pub fn serve(session: Session, config: Config) -> Result<(), String> {
     let fields = fields::track(session.sim_mut());
     let cluster = Rc::new(RefCell::new(Cluster {
         fields,
+        fields_swept: Instant::now(),
         session,
         address: address.to_string(),
         watchers: Vec::new(),

@@ -137,6 +137,12 @@ impl Tracker {
         self.record(object, entries);
     }
 
+    /// Forgets the objects that are gone: deletions (and Events expiring) are not told to an
+    /// observer, so the tracker looks for them now and then (`Cluster::tick`).
+    pub(crate) fn sweep(&mut self, sim: &kubeloop::sim::Sim) {
+        self.objects.retain(|key, t| sim.api().get(key).is_some_and(|o| o.meta().uid.as_ref() == t.uid));
+    }
+
     /// The next write through `Sim::submit` is `writer`'s.
     pub(crate) fn begin(&mut self, writer: Writer) {
         self.request = Some(writer);
@@ -254,6 +260,18 @@ mod tests {
     fn entry(manager: &str) -> Entry {
         let writer = Writer { manager: manager.into(), operation: Operation::Update, api_version: "v1".into(), subresource: String::new() };
         Entry { writer, time: Time(0), fields: Default::default() }
+    }
+
+    #[test]
+    fn a_sweep_forgets_what_is_gone() {
+        let sim = kubeloop::sim::Sim::new(1);
+        let mut t = Tracker::default();
+        let ns = sim.api().get(&ObjectKey::new(Kind::Namespace, "", "default")).cloned().expect("the default namespace");
+        t.adopt(&ns);
+        t.record(&config_map(3, "gone"), vec![entry("x")]);
+        t.sweep(&sim);
+        assert_eq!(t.entries(&ns).len(), 1);
+        assert!(t.entries(&config_map(3, "gone")).is_empty());
     }
 
     #[test]
