@@ -151,6 +151,10 @@ fn server_side_apply_creates_updates_prunes_and_conflicts_as_a_cluster_does() {
     let run = serve::run(&kubectl, &server, &["apply", "--server-side", "-f", &bad]);
     assert!(!run.ok && run.stderr.contains("spec.replicas"), "{}", run.stderr);
     assert_eq!(object(&kubectl, &server, "deployment/shop")["spec"]["replicas"], 3);
+    let run = serve::run(&kubectl, &server, &["apply", "--server-side", "--field-manager=other", "--force-conflicts", "-f", &bad]);
+    assert!(!run.ok, "{}", run.stdout);
+    let d = object(&kubectl, &server, "deployment/shop");
+    assert!(!managers(&d).iter().any(|m| m.starts_with("other ")), "{:?}", managers(&d));
 }
 
 #[test]

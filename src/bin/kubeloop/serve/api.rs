@@ -662,18 +662,11 @@ fn server_side_apply(cluster: &mut Cluster, parts: &Parts, query: &Query, target
         Ok(v) => v,
         Err(r) => return r,
     };
+    let key = ObjectKey::new(target.kind, target.namespace.as_deref().unwrap_or_default(), name);
     let live = match current(cluster, target, name) {
         Ok(o) => Some(o),
-        Err(_)
-            if cluster
-                .session
-                .sim()
-                .api()
-                .get(&ObjectKey::new(target.kind, target.namespace.as_deref().unwrap_or_default(), name))
-                .is_none() =>
-        {
-            None
-        }
+        // Absent: the apply creates it.
+        Err(_) if cluster.session.sim().api().get(&key).is_none() => None,
         Err(r) => return r,
     };
     let live_json = live.as_ref().map(|o| as_version(wire(o), &target.api_version));
@@ -699,9 +692,11 @@ fn server_side_apply(cluster: &mut Cluster, parts: &Parts, query: &Query, target
         None => submit_write(cluster, ApiRequest::Create(object), target, name, 201, &warnings),
         Some(_) => submit_write(cluster, ApiRequest::Update(object), target, name, 200, &warnings),
     };
-    // An apply that changed no field writes nothing, yet its ownership may have changed.
-    if let Some(o) = cluster.session.sim().api().get(&ObjectKey::new(target.kind, target.namespace.as_deref().unwrap_or_default(), name)) {
-        cluster.fields.borrow_mut().settle_apply(o);
+    // An apply that changed no field writes nothing, yet its ownership may have changed; a
+    // refused one changes nothing.
+    match cluster.session.sim().api().get(&key) {
+        Some(o) if response.status().is_success() => cluster.fields.borrow_mut().settle_apply(o),
+        _ => {}
     }
     response
 }
