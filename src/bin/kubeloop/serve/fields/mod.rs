@@ -11,6 +11,11 @@
 //!
 //! `set.rs` is the field set, `schema.rs` the list and map semantics, `walk.rs` the walks over an
 //! object's JSON, `managers.rs` how a write changes the entries.
+//!
+//! Cost (release build, `scenarios/bench/pods-3000.yaml` paused, then `sim advance 60s`): each
+//! write compares two versions' JSON, about 60 µs, so the 3,000 pods converge in about twice the
+//! wall time (0.7–2.1 s without tracking, 1.6–4.3 s with, on a 2-core machine at load 4–5); a
+//! JSON list carries 1.75× the bytes, as a real cluster's does; the Tables kubectl prints do not.
 
 pub(crate) mod managers;
 pub(crate) mod schema;
