@@ -204,6 +204,13 @@ fn every_write_records_its_manager_as_a_cluster_does() {
     let run = serve::run(&kubectl, &server, &["apply", "--server-side", "-f", &web]);
     let conflict = "error: Apply failed with 1 conflict: conflict with \"kubectl-client-side-apply\" using apps/v1: .spec.replicas\n";
     assert!(!run.ok && run.stderr.starts_with(conflict), "{}", run.stderr);
+    // Forced, it succeeds, and kubectl moves client-side apply's ownership to its own with a JSON
+    // patch of managedFields (which the server takes), then applies again.
+    let run = serve::run(&kubectl, &server, &["apply", "--server-side", "--force-conflicts", "-f", &web]);
+    assert!(run.ok && run.stderr.is_empty(), "{}{}", run.stdout, run.stderr);
+    let web = object(&kubectl, &server, "deployment/web");
+    assert_eq!(managers(&web), ["kubectl Apply", "kubectl-last-applied Apply", "kube-controller-manager Update status"]);
+    assert_eq!(web["spec"]["replicas"], 5);
 
     // Without --show-managed-fields kubectl hides them, as from any cluster.
     let plain = kubectl_ok(&kubectl, &server, &["get", "pod/stuck", "-o", "yaml"]);
@@ -229,6 +236,16 @@ fn an_apply_without_a_field_manager_is_refused_as_kube_apiserver_refuses_it() {
     let created: Value = serde_json::from_str(&text).expect("the object");
     assert_eq!(created["metadata"]["managedFields"][0]["manager"], "tester");
     assert_eq!(created["metadata"]["managedFields"][0]["operation"], "Apply");
+    // A write may set managedFields: an empty list leaves them, `[{}]` strips them.
+    let merge = [("Content-Type", "application/merge-patch+json")];
+    let path = "/api/v1/namespaces/default/configmaps/x";
+    let (_, text) = server.http("PATCH", path, &merge, br#"{"metadata":{"managedFields":[]}}"#);
+    assert!(text.contains(r#""manager":"tester""#), "{text}");
+    let (code, text) = server.http("PATCH", path, &merge, br#"{"metadata":{"managedFields":[{}]}}"#);
+    assert_eq!(code, 200, "{text}");
+    assert!(!text.contains("managedFields"), "{text}");
+    let (_, text) = server.http("GET", path, &[], b"");
+    assert!(!text.contains("managedFields"), "{text}");
     // A wrong version and managedFields in the patch are refused.
     let wrong = br#"{"apiVersion":"v2","kind":"ConfigMap","metadata":{"name":"x"}}"#;
     let (code, text) = server.http("PATCH", "/api/v1/namespaces/default/configmaps/x?fieldManager=tester", &headers, wrong);

@@ -487,6 +487,11 @@ struct Decoded {
 
 fn decode(target: &Target, mut value: Value) -> Result<Decoded, Response<Body>> {
     let info = target.kind.info();
+    // managedFields are the field manager's (`fields`), read before decoding, never a model's
+    // field: a client that writes back what it read is not warned about them.
+    if let Some(meta) = value.get_mut("metadata").and_then(Value::as_object_mut) {
+        meta.remove("managedFields");
+    }
     let api_version = value.get("apiVersion").and_then(Value::as_str).unwrap_or_default().to_string();
     let kind = value.get("kind").and_then(Value::as_str).unwrap_or_default().to_string();
     if !value.is_object() {
@@ -536,7 +541,28 @@ fn decode(target: &Target, mut value: Value) -> Result<Decoded, Response<Body>> 
 }
 
 fn submit_write(cluster: &mut Cluster, request: ApiRequest, target: &Target, name: &str, code: u16, warnings: &[String]) -> Response<Body> {
-    let mut response = match cluster.session.sim_mut().submit(request) {
+    submit_then(cluster, request, target, name, code, warnings, |_, _| {})
+}
+
+/// A write, then `settle` with the object as it is if the write succeeded (before the answer is
+/// written, so the answer shows what settling changed).
+fn submit_then(
+    cluster: &mut Cluster,
+    request: ApiRequest,
+    target: &Target,
+    name: &str,
+    code: u16,
+    warnings: &[String],
+    settle: impl FnOnce(&mut fields::Tracker, &Object),
+) -> Response<Body> {
+    let result = cluster.session.sim_mut().submit(request);
+    if let Ok(ApiResponse::Object(o)) = &result {
+        let key = o.key();
+        if let Some(stored) = cluster.session.sim().api().get(&key) {
+            settle(&mut cluster.fields.borrow_mut(), stored);
+        }
+    }
+    let mut response = match result {
         Ok(ApiResponse::Object(o)) => json_response(code, &wire_for(cluster, target, &o)),
         Ok(_) => success(code),
         Err(e) => return api_error(&e, Some(target.kind), name),
@@ -575,11 +601,42 @@ fn check_name(object: &Object, name: &str) -> Result<(), Response<Body>> {
 }
 
 fn update(cluster: &mut Cluster, parts: &Parts, target: &Target, name: &str, body: &[u8], status: bool) -> Response<Body> {
-    let Decoded { object, warnings } = match read_body(parts, body).and_then(|v| decode(target, v)) {
+    let value = match read_body(parts, body) {
+        Ok(v) => v,
+        Err(r) => return r,
+    };
+    let given = if status { None } else { given_managed_fields(cluster, target, name, &value) };
+    let Decoded { object, warnings } = match decode(target, value) {
         Ok(d) => d,
         Err(r) => return r,
     };
-    write_update(cluster, target, name, object, &warnings, status)
+    write_given(cluster, target, name, object, &warnings, status, given)
+}
+
+/// The `managedFields` a write to the main resource sets, if it sets any (`Tracker::read_given`).
+fn given_managed_fields(cluster: &Cluster, target: &Target, name: &str, written: &Value) -> Option<fields::Given> {
+    let key = ObjectKey::new(target.kind, target.namespace.as_deref().unwrap_or_default(), name);
+    let current = cluster.session.sim().api().get(&key)?;
+    cluster.fields.borrow().read_given(current, written, cluster.session.sim().now())
+}
+
+/// An update that may set the object's `managedFields` too.
+fn write_given(
+    cluster: &mut Cluster,
+    target: &Target,
+    name: &str,
+    object: Object,
+    warnings: &[String],
+    status: bool,
+    given: Option<fields::Given>,
+) -> Response<Body> {
+    let Some(given) = given else { return write_update(cluster, target, name, object, warnings, status) };
+    if let Err(r) = check_name(&object, name) {
+        return r;
+    }
+    cluster.fields.borrow_mut().begin_given(given);
+    // An update that changed no field wrote nothing, yet its managed fields are the client's.
+    submit_then(cluster, ApiRequest::Update(object), target, name, 200, warnings, |t, o| t.settle_given(o))
 }
 
 /// An update (or a status update) of `name` with the decoded object: PUT and PATCH end here.
@@ -625,12 +682,17 @@ fn patch_with(cluster: &mut Cluster, parts: &Parts, target: &Target, name: &str,
         Ok(o) => o,
         Err(r) => return r,
     };
-    let result = patched(parts, body, target.kind, &as_version(wire(&current), &target.api_version)).and_then(|v| decode(target, v));
-    let Decoded { object, warnings } = match result {
+    // The document patched has the object's managedFields, which a patch may set.
+    let value = match patched(parts, body, target.kind, &wire_for(cluster, target, &current)) {
+        Ok(v) => v,
+        Err(r) => return r,
+    };
+    let given = if status { None } else { given_managed_fields(cluster, target, name, &value) };
+    let Decoded { object, warnings } = match decode(target, value) {
         Ok(d) => d,
         Err(r) => return r,
     };
-    write_update(cluster, target, name, object, &warnings, status)
+    write_given(cluster, target, name, object, &warnings, status, given)
 }
 
 /// Who a request writes as: its `fieldManager`, or its User-Agent's product name.
@@ -688,17 +750,10 @@ fn server_side_apply(cluster: &mut Cluster, parts: &Parts, query: &Query, target
         return r;
     }
     cluster.fields.borrow_mut().begin_apply(writer, entries);
-    let response = match live {
-        None => submit_write(cluster, ApiRequest::Create(object), target, name, 201, &warnings),
-        Some(_) => submit_write(cluster, ApiRequest::Update(object), target, name, 200, &warnings),
-    };
     // An apply that changed no field writes nothing, yet its ownership may have changed; a
     // refused one changes nothing.
-    match cluster.session.sim().api().get(&key) {
-        Some(o) if response.status().is_success() => cluster.fields.borrow_mut().settle_apply(o),
-        _ => {}
-    }
-    response
+    let (request, code) = if live.is_none() { (ApiRequest::Create(object), 201) } else { (ApiRequest::Update(object), 200) };
+    submit_then(cluster, request, target, name, code, &warnings, |t, o| t.settle_apply(o))
 }
 
 /// An apply patch's body (JSON or YAML), checked as kube-apiserver checks one.

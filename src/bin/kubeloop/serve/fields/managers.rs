@@ -68,6 +68,23 @@ impl Entry {
         v
     }
 
+    /// An entry as a client writes one, or why it cannot be read.
+    pub(crate) fn from_json(v: &Value, now: Time) -> Result<Entry, String> {
+        let text = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
+        let operation = match v.get("operation").and_then(Value::as_str) {
+            Some("Apply") => Operation::Apply,
+            Some("Update") => Operation::Update,
+            other => return Err(format!("unknown operation {other:?}")),
+        };
+        if v.get("fieldsType").and_then(Value::as_str) != Some("FieldsV1") {
+            return Err("fieldsType must be FieldsV1".into());
+        }
+        let fields = FieldSet::from_fields_v1(v.get("fieldsV1").unwrap_or(&Value::Null))?;
+        let time = v.get("time").and_then(Value::as_str).and_then(Time::parse_rfc3339).unwrap_or(now);
+        let writer = Writer { manager: text("manager"), operation, api_version: text("apiVersion"), subresource: text("subresource") };
+        Ok(Entry { writer, time, fields })
+    }
+
     /// How a conflict names this entry's manager (`"kubectl-scale" with subresource "scale"
     /// using apps/v1`).
     fn label(&self) -> String {

@@ -42,6 +42,19 @@ pub(crate) struct Tracker {
     request: Option<Writer>,
     /// The entries a server-side apply computed, for the write that carries it.
     applied: Option<Vec<Entry>>,
+    /// The entries a client wrote into `metadata.managedFields`, which its write starts from
+    /// instead of the stored ones (`read_given`).
+    given: Option<Given>,
+}
+
+/// `managedFields` a client wrote.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Given {
+    /// Entries to start the write from.
+    Entries(Vec<Entry>),
+    /// `[{}]`: strip them all (an empty list leaves them, so that clients unaware of the field
+    /// never lose it).
+    Strip,
 }
 
 /// How many versions of an object's entries are kept: a watch event carries its version's
@@ -178,6 +191,41 @@ impl Tracker {
     pub(crate) fn end(&mut self) {
         self.request = None;
         self.applied = None;
+        self.given = None;
+    }
+
+    /// What a main resource's update or patch says about `managedFields` (kube-apiserver's
+    /// `decodeLiveOrNew`): entries that differ from `object`'s are the client's to set; absent,
+    /// empty, the same or unreadable, they are the stored ones.
+    pub(crate) fn read_given(&self, object: &Object, written: &Value, now: Time) -> Option<Given> {
+        let given = written.pointer("/metadata/managedFields")?.as_array()?;
+        if given.is_empty() {
+            return None;
+        }
+        if let [only] = given.as_slice() {
+            if only.as_object().is_some_and(|m| m.is_empty()) {
+                return Some(Given::Strip);
+            }
+        }
+        let entries: Vec<Entry> = given.iter().map(|e| Entry::from_json(e, now)).collect::<Result<_, _>>().ok()?;
+        let stored = self.entries(object);
+        let same = entries.len() == stored.len() && entries.iter().zip(stored).all(|(a, b)| a.writer == b.writer && a.fields == b.fields);
+        (!same).then_some(Given::Entries(entries))
+    }
+
+    /// The next write starts from the managed fields its client wrote.
+    pub(crate) fn begin_given(&mut self, given: Given) {
+        self.given = Some(given);
+    }
+
+    /// After a write that started from given entries: one that changed no field wrote nothing
+    /// (and was not told here), yet its managed fields are the client's.
+    pub(crate) fn settle_given(&mut self, object: &Object) {
+        match self.given.take() {
+            Some(Given::Entries(entries)) => self.record(object, entries),
+            Some(Given::Strip) => self.record(object, Vec::new()),
+            None => {}
+        }
     }
 
     fn written(&mut self, now: Time, write: &Write<'_>) {
@@ -197,13 +245,19 @@ impl Tracker {
             (ComponentId::User, Some(w)) => w.clone(),
             (client, _) => component_writer(client, after.kind(), write.verb),
         };
+        let given = if *write.client == ComponentId::User { self.given.take() } else { None };
+        let given = match given {
+            Some(Given::Strip) => return self.record(after, Vec::new()),
+            Some(Given::Entries(entries)) => Some(entries),
+            None => None,
+        };
         let new = printers::object_json(after);
-        let (old, entries) = match (write.verb, write.before, self.objects.get(&key)) {
+        let (old, stored) = match (write.verb, write.before, self.objects.get(&key)) {
             (WriteVerb::Create, _, _) | (_, None, _) => (managers::zero_value(&new), &[][..]),
             (_, Some(before), Some(t)) if t.uid == uid => (printers::object_json(before), t.latest()),
             (_, Some(before), _) => (printers::object_json(before), &[][..]),
         };
-        let entries = managers::update(after.kind(), entries, &old, &new, &writer, now);
+        let entries = managers::update(after.kind(), given.as_deref().unwrap_or(stored), &old, &new, &writer, now);
         self.record(after, entries);
     }
 }

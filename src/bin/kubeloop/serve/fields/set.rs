@@ -149,6 +149,32 @@ impl FieldSet {
     }
 }
 
+impl FieldSet {
+    /// A set read from `fieldsV1` JSON, as a client sends it when it writes `managedFields`.
+    pub(crate) fn from_fields_v1(value: &Value) -> Result<FieldSet, String> {
+        let Value::Object(map) = value else { return Err("fieldsV1 must be an object".into()) };
+        let mut out = FieldSet::default();
+        for (k, v) in map.iter().filter(|(k, _)| *k != ".") {
+            let children = FieldSet::from_fields_v1(v)?;
+            // A leaf (`{}`) or a node marked `.` is a member itself.
+            let member = v.as_object().is_some_and(|m| m.is_empty() || m.contains_key("."));
+            out.children.insert(parse_element(k)?, Node { member, children });
+        }
+        Ok(out)
+    }
+}
+
+fn parse_element(text: &str) -> Result<PathElement, String> {
+    let (prefix, rest) = text.split_once(':').ok_or_else(|| format!("unexpected field set key {text:?}"))?;
+    let canonical = |json: &str| serde_json::from_str::<Value>(json).map(|v| v.to_string()).map_err(|e| e.to_string());
+    Ok(match prefix {
+        "f" => PathElement::Field(rest.into()),
+        "k" => PathElement::Key(canonical(rest)?),
+        "v" => PathElement::Value(canonical(rest)?),
+        _ => return Err(format!("unexpected field set key {text:?}")),
+    })
+}
+
 fn element_key(e: &PathElement) -> String {
     match e {
         PathElement::Field(name) => format!("f:{name}"),
@@ -204,6 +230,8 @@ mod tests {
         ]);
         let v = s.to_fields_v1();
         assert_eq!(v, json!({"f:spec": {"f:replicas": {}, "f:containers": {"k:{\"name\":\"web\"}": {".": {}, "f:image": {}}}}}));
+        assert_eq!(FieldSet::from_fields_v1(&v).unwrap(), s);
+        assert!(FieldSet::from_fields_v1(&json!({"x:y": {}})).is_err());
     }
 
     #[test]
