@@ -322,6 +322,24 @@ mod tests {
     }
 
     #[test]
+    fn a_write_sets_managed_fields_only_when_it_writes_other_ones() {
+        let mut t = Tracker::default();
+        let cm = config_map(5, "a");
+        t.record(&cm, vec![entry("first")]);
+        let written = |fields: Value| json!({"metadata": {"managedFields": fields}});
+        let stored: Value = t.entries(&cm).iter().map(Entry::to_json).collect();
+        assert_eq!(t.read_given(&cm, &written(stored), Time(0)), None, "what was read, written back");
+        assert_eq!(t.read_given(&cm, &written(json!([])), Time(0)), None);
+        assert_eq!(t.read_given(&cm, &json!({"metadata": {}}), Time(0)), None);
+        assert_eq!(t.read_given(&cm, &written(json!([{}])), Time(0)), Some(Given::Strip));
+        assert_eq!(t.read_given(&cm, &written(json!([{"manager": "x", "operation": "Sideways"}])), Time(0)), None, "unreadable");
+        let other = json!([{"manager": "other", "operation": "Apply", "apiVersion": "v1", "fieldsType": "FieldsV1",
+            "fieldsV1": {"f:data": {"f:a": {}}}, "time": "2026-01-01T00:01:00Z"}]);
+        let Some(Given::Entries(entries)) = t.read_given(&cm, &written(other), Time(0)) else { panic!("entries") };
+        assert_eq!((entries[0].writer.manager.as_str(), entries[0].time), ("other", Time(60_000)));
+    }
+
+    #[test]
     fn a_sweep_forgets_what_is_gone() {
         let sim = kubeloop::sim::Sim::new(1);
         let mut t = Tracker::default();
