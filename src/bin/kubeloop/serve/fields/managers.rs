@@ -176,8 +176,50 @@ pub(crate) fn update(kind: Kind, entries: &[Entry], old: &Value, new: &Value, wr
         }
     }
     out.retain(|e| !e.fields.is_empty());
+    cap_updates(&mut out);
     sort(&mut out);
     out
+}
+
+/// At most this many update entries; the oldest beyond it are folded together.
+const MAX_UPDATE_MANAGERS: usize = 10;
+
+/// Keeps an object's update entries to `MAX_UPDATE_MANAGERS`, as kube-apiserver's
+/// `capManagersManager` does: oldest first, each beyond the cap is folded into an
+/// `ancient-changes` entry of its group version (the first of that version seen becomes it).
+fn cap_updates(entries: &mut Vec<Entry>) {
+    let mut updates: Vec<usize> = (0..entries.len()).filter(|&i| entries[i].writer.operation == Operation::Update).collect();
+    if updates.len() <= MAX_UPDATE_MANAGERS {
+        return;
+    }
+    updates.sort_by_key(|&i| entries[i].time);
+    let mut left = updates.len();
+    let mut first_of_version: Vec<(String, usize)> = Vec::new();
+    let mut folded = vec![false; entries.len()];
+    for &i in &updates {
+        if left <= MAX_UPDATE_MANAGERS {
+            break;
+        }
+        let version = entries[i].writer.api_version.clone();
+        match first_of_version.iter().find(|(v, _)| *v == version).map(|(_, b)| *b) {
+            Some(bucket) => {
+                let (fields, time) = (entries[i].fields.clone(), entries[i].time);
+                let b = &mut entries[bucket];
+                b.writer.manager = "ancient-changes".into();
+                b.writer.subresource.clear();
+                b.fields = b.fields.union(&fields);
+                b.time = time;
+                folded[i] = true;
+                left -= 1;
+            }
+            None => first_of_version.push((version, i)),
+        }
+    }
+    let mut index = 0;
+    entries.retain(|_| {
+        index += 1;
+        !folded[index - 1]
+    });
 }
 
 /// A field an apply would take from another manager.
@@ -340,6 +382,27 @@ mod tests {
         let shared = update(Kind::Deployment, &entries, &live, &labelled, &writer("kubectl-label", Operation::Update), Time(500));
         let (kept, _) = apply(Kind::Deployment, &shared, Some(&labelled), &next, &me, false, Time(1000)).unwrap();
         assert_eq!(kept["metadata"]["labels"], json!({"a": "1", "b": "3"}));
+    }
+
+    #[test]
+    fn past_ten_update_managers_the_oldest_are_folded_into_ancient_changes() {
+        let mut entries = Vec::new();
+        let mut object = deployment(1, "nginx:1");
+        for n in 0..12 {
+            let mut next = object.clone();
+            next["metadata"]["labels"] = json!({format!("l{n}"): "x"});
+            next["metadata"]["labels"]
+                .as_object_mut()
+                .unwrap()
+                .extend(object["metadata"]["labels"].as_object().cloned().unwrap_or_default());
+            entries = update(Kind::Deployment, &entries, &object, &next, &writer(&format!("m{n:02}"), Operation::Update), Time(n * 1000));
+            object = next;
+        }
+        let names: Vec<&str> = entries.iter().map(|e| e.writer.manager.as_str()).collect();
+        assert_eq!(names.len(), 10);
+        assert_eq!(names[0], "ancient-changes");
+        assert_eq!(names[1..], ["m03", "m04", "m05", "m06", "m07", "m08", "m09", "m10", "m11"]);
+        assert_eq!(paths(&entries[0]), [".metadata.labels", ".metadata.labels.l0", ".metadata.labels.l1", ".metadata.labels.l2"]);
     }
 
     #[test]
