@@ -255,3 +255,23 @@ fn an_apply_without_a_field_manager_is_refused_as_kube_apiserver_refuses_it() {
     let (code, text) = server.http("PATCH", "/api/v1/namespaces/default/configmaps/x?fieldManager=tester", &headers, with_fields);
     assert_eq!((code, text.contains("metadata.managedFields must be nil")), (400, true), "{text}");
 }
+
+#[test]
+fn the_consoles_kubectl_writes_with_the_real_kubectls_field_managers() {
+    let Some(kubectl) = kubectl_or_skip() else { return };
+    // scale-up's timeline runs the console's `kubectl scale deployment web --replicas=6` at 20 s;
+    // the real kubectl runs the same command against the default scenario.
+    let console = Server::start(&["scale-up", "--seed", "7", "--speed", "0"]);
+    console.sim("advance 30s");
+    let real = Server::start(&["--seed", "7", "--speed", "0"]);
+    real.sim("advance 20s");
+    kubectl_ok(&kubectl, &real, &["scale", "deployment/web", "--replicas=6"]);
+    real.sim("advance 10s");
+    let (by_console, by_real) = (object(&kubectl, &console, "deployment/web"), object(&kubectl, &real, "deployment/web"));
+    assert_eq!(
+        managers(&by_console),
+        ["kubectl-client-side-apply Update", "kubectl Update scale", "kube-controller-manager Update status"]
+    );
+    assert_eq!(managers(&by_console), managers(&by_real));
+    assert_eq!(fields_of(&by_console, "kubectl", "Update"), fields_of(&by_real, "kubectl", "Update"));
+}

@@ -238,6 +238,9 @@ pub struct Sim {
     /// What hears each write kube-apiserver serves, if anything does (`writes.rs`).
     #[cfg(not(target_arch = "wasm32"))]
     write_observer: Option<Box<dyn WriteObserver>>,
+    /// Who the console's kubectl writes as, while it runs a command (`writes.rs`).
+    #[cfg(not(target_arch = "wasm32"))]
+    console_writer: Option<(&'static str, &'static str)>,
 }
 
 impl Sim {
@@ -279,6 +282,8 @@ impl Sim {
             shared_waiters: Vec::new(),
             #[cfg(not(target_arch = "wasm32"))]
             write_observer: None,
+            #[cfg(not(target_arch = "wasm32"))]
+            console_writer: None,
         }
     }
 

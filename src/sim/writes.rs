@@ -30,6 +30,9 @@ pub struct Write<'a> {
     pub before: Option<&'a Object>,
     /// The object as stored after it (none when the write deleted it: the last finalizer gone).
     pub after: Option<&'a Object>,
+    /// For a write of the console's kubectl, the field manager and subresource the real kubectl
+    /// sends for the command it runs (`Sim::set_console_writer`).
+    pub console: Option<(&'static str, &'static str)>,
 }
 
 /// What a shell keeps about writes (see the module's doc).
@@ -42,6 +45,12 @@ impl Sim {
     /// Installs `observer`, which hears every create, update and status update served from now on.
     pub fn observe_writes(&mut self, observer: Box<dyn WriteObserver>) {
         self.write_observer = Some(observer);
+    }
+
+    /// The console's kubectl runs a command that writes as the real kubectl's does with this
+    /// field manager and subresource (`command::kubectl::field_manager`); `None` when it is done.
+    pub fn set_console_writer(&mut self, writer: Option<(&'static str, &'static str)>) {
+        self.console_writer = writer;
     }
 
     /// Whether an observer hears this simulation's writes.
@@ -68,7 +77,8 @@ impl Sim {
         let after = self.api.get(&written.key()).cloned();
         let client = from.map_or(ComponentId::User, |slot| self.components[slot].id.clone());
         if let Some(observer) = self.write_observer.as_mut() {
-            let write = Write { client: &client, verb, before: before.as_deref(), after: after.as_deref() };
+            let console = if from.is_none() { self.console_writer } else { None };
+            let write = Write { client: &client, verb, before: before.as_deref(), after: after.as_deref(), console };
             observer.written(at, &write);
         }
         handled

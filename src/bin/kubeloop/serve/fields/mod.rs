@@ -241,9 +241,16 @@ impl Tracker {
             self.record(after, entries);
             return;
         }
-        let writer = match (write.client, &self.request) {
-            (ComponentId::User, Some(w)) => w.clone(),
-            (client, _) => component_writer(client, after.kind(), write.verb),
+        let writer = match (write.client, &self.request, write.console) {
+            (ComponentId::User, Some(w), _) => w.clone(),
+            // The console's kubectl (a scenario's timeline), as the real kubectl names itself.
+            (ComponentId::User, None, Some((manager, subresource))) => Writer {
+                manager: manager.into(),
+                operation: Operation::Update,
+                api_version: after.kind().info().api_version.into(),
+                subresource: if write.verb == WriteVerb::UpdateStatus { "status".into() } else { subresource.into() },
+            },
+            (client, _, _) => component_writer(client, after.kind(), write.verb),
         };
         let given = if *write.client == ComponentId::User { self.given.take() } else { None };
         let given = match given {
