@@ -372,6 +372,8 @@ fn is_zero_i64(v: &i64) -> bool {
     *v == 0
 }
 
+/// The package upstream's OpenAPI documents name these types in (`schema.rs`).
+const SCHEMA_PACKAGE: &str = "io.k8s.api.apps.v1";
 // Decoding from JSON by hand (see `decode`): each struct's fields in declaration order.
 decode_struct!(ReplicaSet {
     metadata: "metadata" Default,
@@ -501,9 +503,9 @@ decode_struct!(ControllerRevision {
     data: "data" Default,
     revision: "revision" Default,
 });
-decode_struct!(ControllerRevisionData {
+decode_struct!(ControllerRevisionData as "" "" {
     spec: "spec" Default,
 });
-decode_struct!(RevisionSpec {
+decode_struct!(RevisionSpec as "" "" {
     template: "template" Default,
 });

@@ -289,6 +289,8 @@ impl HorizontalPodAutoscaler {
     }
 }
 
+/// The package upstream's OpenAPI documents name these types in (`schema.rs`).
+const SCHEMA_PACKAGE: &str = "io.k8s.api.autoscaling.v2";
 // Decoding from JSON by hand (see `decode`): each struct's fields in declaration order.
 decode_struct!(HorizontalPodAutoscaler {
     metadata: "metadata" Default,

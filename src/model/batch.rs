@@ -145,6 +145,8 @@ fn is_zero(v: &i32) -> bool {
     *v == 0
 }
 
+/// The package upstream's OpenAPI documents name these types in (`schema.rs`).
+const SCHEMA_PACKAGE: &str = "io.k8s.api.batch.v1";
 // Decoding from JSON by hand (see `decode`): each struct's fields in declaration order.
 decode_struct!(Job {
     metadata: "metadata" Default,

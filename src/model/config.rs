@@ -180,6 +180,8 @@ impl FromValue for Bytes {
     }
 }
 
+/// The package upstream's OpenAPI documents name these types in (`schema.rs`).
+const SCHEMA_PACKAGE: &str = "io.k8s.api.core.v1";
 decode_struct!(Namespace {
     metadata: "metadata" Default,
     spec: "spec" Default,

@@ -98,6 +98,8 @@ pub struct LeaseSpec {
     pub renew_time: Option<MicroTime>,
 }
 
+/// The package upstream's OpenAPI documents name these types in (`schema.rs`).
+const SCHEMA_PACKAGE: &str = "io.k8s.api.core.v1";
 // Decoding from JSON by hand (see `decode`): each struct's fields in declaration order.
 decode_struct!(Event {
     metadata: "metadata" Default,
@@ -126,11 +128,11 @@ decode_struct!(EventSource {
     component: "component" Default,
     host: "host" Default,
 });
-decode_struct!(Lease {
+decode_struct!(Lease as "io.k8s.api.coordination.v1" "Lease" {
     metadata: "metadata" Default,
     spec: "spec" Default,
 });
-decode_struct!(LeaseSpec {
+decode_struct!(LeaseSpec as "io.k8s.api.coordination.v1" "LeaseSpec" {
     holder_identity: "holderIdentity" Default,
     lease_duration_seconds: "leaseDurationSeconds" Default,
     renew_time: "renewTime" Default,

@@ -240,6 +240,8 @@ mod resource_version {
     }
 }
 
+/// The package upstream's OpenAPI documents name these types in (`schema.rs`).
+const SCHEMA_PACKAGE: &str = "io.k8s.apimachinery.pkg.apis.meta.v1";
 // Decoding from JSON by hand (see `decode`): each struct's fields in declaration order.
 decode_struct!(ObjectMeta {
     name: "name" Default,

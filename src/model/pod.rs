@@ -729,6 +729,8 @@ impl Pod {
     }
 }
 
+/// The package upstream's OpenAPI documents name these types in (`schema.rs`).
+const SCHEMA_PACKAGE: &str = "io.k8s.api.core.v1";
 // Decoding from JSON by hand (see `decode`): each struct's fields in declaration order.
 decode_struct!(Pod {
     metadata: "metadata" Default,
@@ -777,7 +779,7 @@ decode_struct!(EnvVarSource {
     config_map_key_ref: "configMapKeyRef" Default,
     secret_key_ref: "secretKeyRef" Default,
 });
-decode_struct!(KeySelector {
+decode_struct!(KeySelector as "" "" {
     name: "name" Default,
     key: "key" Default,
     optional: "optional" Default,
@@ -787,7 +789,7 @@ decode_struct!(EnvFromSource {
     config_map_ref: "configMapRef" Default,
     secret_ref: "secretRef" Default,
 });
-decode_struct!(EnvSourceRef {
+decode_struct!(EnvSourceRef as "" "" {
     name: "name" Default,
     optional: "optional" Default,
 });
@@ -849,22 +851,22 @@ decode_struct!(Probe {
 decode_struct!(ExecAction {
     command: "command" NullAsDefault,
 });
-decode_struct!(HttpGetAction {
+decode_struct!(HttpGetAction as "io.k8s.api.core.v1" "HTTPGetAction" {
     path: "path" Default,
     port: "port" Default,
     host: "host" Default,
     scheme: "scheme" Default,
     http_headers: "httpHeaders" NullAsDefault,
 });
-decode_struct!(HttpHeader {
+decode_struct!(HttpHeader as "io.k8s.api.core.v1" "HTTPHeader" {
     name: "name" Default,
     value: "value" Default,
 });
-decode_struct!(TcpSocketAction {
+decode_struct!(TcpSocketAction as "io.k8s.api.core.v1" "TCPSocketAction" {
     port: "port" Default,
     host: "host" Default,
 });
-decode_struct!(GrpcAction {
+decode_struct!(GrpcAction as "io.k8s.api.core.v1" "GRPCAction" {
     port: "port" Default,
     service: "service" Default,
 });

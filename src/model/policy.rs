@@ -134,6 +134,8 @@ fn is_zero_i64(v: &i64) -> bool {
     *v == 0
 }
 
+/// The package upstream's OpenAPI documents name these types in (`schema.rs`).
+const SCHEMA_PACKAGE: &str = "io.k8s.api.policy.v1";
 // Decoding from JSON by hand (see `decode`): each struct's fields in declaration order.
 decode_struct!(PodDisruptionBudget {
     metadata: "metadata" Default,
@@ -155,7 +157,7 @@ decode_struct!(PodDisruptionBudgetStatus {
     expected_pods: "expectedPods" Default,
     conditions: "conditions" NullAsDefault,
 });
-decode_struct!(Condition {
+decode_struct!(Condition as "io.k8s.apimachinery.pkg.apis.meta.v1" "Condition" {
     type_: "type" Required,
     status: "status" Required,
     observed_generation: "observedGeneration" Default,

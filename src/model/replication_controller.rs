@@ -119,6 +119,8 @@ fn is_zero_i64(v: &i64) -> bool {
     *v == 0
 }
 
+/// The package upstream's OpenAPI documents name these types in (`schema.rs`).
+const SCHEMA_PACKAGE: &str = "io.k8s.api.core.v1";
 // Decoding from JSON by hand (see `decode`): each struct's fields in declaration order.
 decode_struct!(ReplicationController {
     metadata: "metadata" Default,

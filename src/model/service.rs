@@ -223,6 +223,8 @@ pub struct EndpointAddress {
     pub target_ref: Option<ObjectReference>,
 }
 
+/// The package upstream's OpenAPI documents name these types in (`schema.rs`).
+const SCHEMA_PACKAGE: &str = "io.k8s.api.core.v1";
 // Decoding from JSON by hand (see `decode`): each struct's fields in declaration order.
 decode_struct!(Service {
     metadata: "metadata" Default,
@@ -261,25 +263,25 @@ decode_struct!(LoadBalancerIngress {
     ip: "ip" Default,
     hostname: "hostname" Default,
 });
-decode_struct!(EndpointSlice {
+decode_struct!(EndpointSlice as "io.k8s.api.discovery.v1" "EndpointSlice" {
     metadata: "metadata" Default,
     address_type: "addressType" Default,
     endpoints: "endpoints" NullAsDefault,
     ports: "ports" NullAsDefault,
 });
-decode_struct!(Endpoint {
+decode_struct!(Endpoint as "io.k8s.api.discovery.v1" "Endpoint" {
     addresses: "addresses" NullAsDefault,
     conditions: "conditions" Default,
     target_ref: "targetRef" Default,
     node_name: "nodeName" Default,
     zone: "zone" Default,
 });
-decode_struct!(EndpointConditions {
+decode_struct!(EndpointConditions as "io.k8s.api.discovery.v1" "EndpointConditions" {
     ready: "ready" Default,
     serving: "serving" Default,
     terminating: "terminating" Default,
 });
-decode_struct!(EndpointPort {
+decode_struct!(EndpointPort as "io.k8s.api.discovery.v1" "EndpointPort" {
     name: "name" Default,
     protocol: "protocol" Default,
     port: "port" Default,

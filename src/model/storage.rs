@@ -175,6 +175,8 @@ pub fn access_modes_string(modes: &[String]) -> String {
     out.join(",")
 }
 
+/// The package upstream's OpenAPI documents name these types in (`schema.rs`).
+const SCHEMA_PACKAGE: &str = "io.k8s.api.core.v1";
 decode_struct!(PersistentVolumeClaim {
     metadata: "metadata" Default,
     spec: "spec" Default,
@@ -206,7 +208,7 @@ decode_struct!(PersistentVolumeSpec {
     storage_class_name: "storageClassName" Default,
     volume_mode: "volumeMode" Default,
 });
-decode_struct!(ClaimReference {
+decode_struct!(ClaimReference as "" "" {
     api_version: "apiVersion" Default,
     kind: "kind" Default,
     name: "name" Default,
@@ -216,7 +218,7 @@ decode_struct!(ClaimReference {
 decode_struct!(PersistentVolumeStatus {
     phase: "phase" Default,
 });
-decode_struct!(StorageClass {
+decode_struct!(StorageClass as "io.k8s.api.storage.v1" "StorageClass" {
     metadata: "metadata" Default,
     provisioner: "provisioner" Default,
     reclaim_policy: "reclaimPolicy" Default,

@@ -10,6 +10,7 @@
 //! kubectl for built-in kinds. `/openapi/v2` is answered in JSON only; kubectl asks for it in
 //! protobuf and, told 404, goes on without it.
 
+use kubeloop::model::schema::{Field, Named, Schema};
 use kubeloop::model::Kind;
 use serde_json::{json, Map, Value};
 
@@ -27,13 +28,163 @@ fn served() -> Vec<(Kind, &'static str)> {
     Kind::ALL.into_iter().flat_map(|k| super::discovery::api_versions_of(k).into_iter().map(move |v| (k, v))).collect()
 }
 
+/// How a document refers to a named schema: `#/components/schemas/` (v3) or `#/definitions/` (v2).
+#[derive(Clone, Copy, PartialEq)]
+enum Dialect {
+    V2,
+    V3,
+}
+
+impl Dialect {
+    fn reference(self, named: &Named) -> String {
+        match self {
+            Dialect::V2 => format!("#/definitions/{}", named.full_name()),
+            Dialect::V3 => format!("#/components/schemas/{}", named.full_name()),
+        }
+    }
+
+    /// A use of a named schema: v3 wraps the reference in `allOf` so that the use can carry a
+    /// description of its own beside it, as kube-apiserver's v3 documents do.
+    fn use_of(self, named: &Named) -> Value {
+        match self {
+            Dialect::V2 => json!({"$ref": self.reference(named)}),
+            Dialect::V3 => json!({"allOf": [{"$ref": self.reference(named)}]}),
+        }
+    }
+}
+
+/// The kinds' schemas served in a group version, each named type once (a kind's own schema
+/// tagged with its group, version and kind), as `components.schemas` or `definitions`.
+fn schemas(kinds: &[(Kind, &str)], dialect: Dialect) -> Map<String, Value> {
+    let mut out = Map::new();
+    for (kind, api_version) in kinds {
+        // autoscaling/v1 HorizontalPodAutoscalers have a shape of their own, which kubeloop
+        // converts from and does not describe; its stored version (v2) is described.
+        if *api_version != kind.api_version() {
+            continue;
+        }
+        let schema = kind.schema();
+        for (name, named) in schema.named_types() {
+            if out.contains_key(&name) {
+                continue;
+            }
+            out.insert(name, named_schema(&named, dialect));
+        }
+        if let Schema::Named(named) = &schema {
+            let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+            let entry = &mut out[&named.full_name()];
+            entry["x-kubernetes-group-version-kind"] = json!([{"group": group, "version": version, "kind": kind.as_str()}]);
+            let mut properties = Map::new();
+            properties.insert(
+                "apiVersion".into(),
+                json!({"type": "string", "description": "The version of the API this object's shape follows (apps/v1, v1)."}),
+            );
+            properties.insert("kind".into(), json!({"type": "string", "description": "What the object is (Pod, Deployment)."}));
+            if let Some(Value::Object(rest)) = entry.get_mut("properties").map(Value::take) {
+                properties.extend(rest);
+            }
+            entry["properties"] = Value::Object(properties);
+        }
+    }
+    out
+}
+
+/// A named type's own schema.
+fn named_schema(named: &Named, dialect: Dialect) -> Value {
+    let mut out = body(&(named.body)(), dialect);
+    if !named.description.is_empty() {
+        out["description"] = named.description.into();
+    }
+    out
+}
+
+/// A schema written in place (not a reference to a named one).
+fn body(schema: &Schema, dialect: Dialect) -> Value {
+    match schema {
+        Schema::Leaf(type_, format) => {
+            let mut out = json!({"type": type_});
+            if !format.is_empty() {
+                out["format"] = (*format).into();
+            }
+            out
+        }
+        Schema::OneOf { v3, v2, format } => {
+            let mut out = match dialect {
+                Dialect::V2 => json!({"type": v2}),
+                Dialect::V3 => json!({"oneOf": v3.iter().map(|t| json!({"type": t})).collect::<Vec<_>>()}),
+            };
+            if !format.is_empty() {
+                out["format"] = (*format).into();
+            }
+            out
+        }
+        Schema::Named(named) => dialect.use_of(named),
+        Schema::Array(item) => json!({"type": "array", "items": element(item, dialect)}),
+        Schema::Map(value) => json!({"type": "object", "additionalProperties": element(value, dialect)}),
+        Schema::Object(s) => {
+            let mut properties = Map::new();
+            for field in &s.fields {
+                properties.insert(field.name.to_string(), property(field, dialect));
+            }
+            let mut out = json!({"type": "object", "properties": properties});
+            let required: Vec<&str> = s.fields.iter().filter(|f| f.required).map(|f| f.name).collect();
+            if !required.is_empty() {
+                out["required"] = json!(required);
+            }
+            out
+        }
+    }
+}
+
+/// A list's item or a map's value: a named type is referred to plainly (`$ref` alone), as
+/// kube-apiserver writes map values.
+fn element(schema: &Schema, dialect: Dialect) -> Value {
+    match schema {
+        Schema::Named(named) => match dialect {
+            Dialect::V2 => json!({"$ref": dialect.reference(named)}),
+            Dialect::V3 => json!({"allOf": [{"$ref": dialect.reference(named)}], "default": {}}),
+        },
+        other => body(other, dialect),
+    }
+}
+
+/// A field's property: its schema, description, and list and patch semantics.
+fn property(field: &Field, dialect: Dialect) -> Value {
+    let mut out = body(&(field.schema)(), dialect);
+    if !field.description.is_empty() {
+        out["description"] = field.description.into();
+    }
+    if let Some(list_type) = field.list_type() {
+        out["x-kubernetes-list-type"] = list_type.into();
+        let keys = field.list_map_keys();
+        if !keys.is_empty() {
+            out["x-kubernetes-list-map-keys"] = json!(keys);
+        }
+    }
+    if let Some(strategy) = field.patch_strategy() {
+        out["x-kubernetes-patch-strategy"] = strategy.into();
+    }
+    if let Some(key) = field.patch_merge_key() {
+        out["x-kubernetes-patch-merge-key"] = key.into();
+    }
+    out
+}
+
+/// `/openapi/v2`: every kind's schema as `definitions`, in JSON. kubectl 1.32 asks for this
+/// document only in protobuf (for `explain --output plaintext-openapiv2` and as client-side
+/// apply's second choice after v3); told 404 it goes on with its compiled-in types, so the
+/// protobuf form is not served.
 pub(crate) fn v2(accept: &str) -> Option<Value> {
     if accept.contains("protobuf") && !accept.contains("application/json") {
         return None;
     }
-    Some(
-        json!({"swagger": "2.0", "info": {"title": "Kubernetes", "version": super::discovery::KUBE_VERSION}, "paths": {}, "definitions": {}}),
-    )
+    let kinds: Vec<(Kind, &str)> = served();
+    Some(json!({
+        "swagger": "2.0",
+        "info": {"title": "Kubernetes", "version": super::discovery::KUBE_VERSION},
+        "paths": {},
+        "definitions": schemas(&kinds, Dialect::V2),
+    }))
 }
 
 pub(crate) fn v3(path: &str) -> Option<Value> {
@@ -50,7 +201,7 @@ pub(crate) fn v3(path: &str) -> Option<Value> {
         return None;
     }
     let mut paths = Map::new();
-    for (kind, api_version) in kinds {
+    for (kind, api_version) in &kinds {
         let info = kind.info();
         let namespace = if info.namespaced { "namespaces/{namespace}/" } else { "" };
         let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
@@ -72,7 +223,7 @@ pub(crate) fn v3(path: &str) -> Option<Value> {
         "openapi": "3.0.0",
         "info": {"title": "Kubernetes", "version": super::discovery::KUBE_VERSION},
         "paths": paths,
-        "components": {"schemas": {}},
+        "components": {"schemas": schemas(&kinds, Dialect::V3)},
     }))
 }
 
