@@ -375,54 +375,102 @@ fn is_zero_i64(v: &i64) -> bool {
 /// The package upstream's OpenAPI documents name these types in (`schema.rs`).
 const SCHEMA_PACKAGE: &str = "io.k8s.api.apps.v1";
 // Decoding from JSON by hand (see `decode`): each struct's fields in declaration order.
-decode_struct!(ReplicaSet {
+decode_struct!(
+/// Keeps a number of pods of one template running: the ReplicaSet controller creates pods when too
+/// few match its selector and deletes some when too many do.
+ReplicaSet {
+    /// The object\'s name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
     spec: "spec" Default,
     status: "status" Default,
 });
-decode_struct!(ReplicaSetSpec {
+decode_struct!(
+/// The pods a ReplicaSet keeps.
+ReplicaSetSpec {
+    /// How many.
     replicas: "replicas" Default,
+    /// How long a pod must be Ready to count as available.
     min_ready_seconds: "minReadySeconds" Default,
+    /// The labels of its pods.
     selector: "selector" Default,
+    /// The pods it creates.
     template: "template" Default,
 });
-decode_struct!(ReplicaSetStatus {
+decode_struct!(
+/// What the ReplicaSet controller last counted.
+ReplicaSetStatus {
     replicas: "replicas" Default,
     fully_labeled_replicas: "fullyLabeledReplicas" Default,
     ready_replicas: "readyReplicas" Default,
     available_replicas: "availableReplicas" Default,
     observed_generation: "observedGeneration" Default,
 });
-decode_struct!(Deployment {
+decode_struct!(
+/// Keeps a number of identical pods running and rolls out changes to them: each version of the pod
+/// template gets a ReplicaSet, which the deployment controller scales up while it scales the old
+/// ones down.
+Deployment {
+    /// The object\'s name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
+    /// The pods wanted, and how to change them.
     spec: "spec" Default,
+    /// What the deployment controller last observed.
     status: "status" Default,
 });
-decode_struct!(DeploymentSpec {
+decode_struct!(
+/// The pods a Deployment wants, and how it changes them.
+DeploymentSpec {
+    /// How many pods (1 by default).
     replicas: "replicas" Default,
+    /// The labels of the Deployment's pods; it must match the template's labels.
     selector: "selector" Default,
+    /// The pods to create. A change to it starts a rollout.
     template: "template" Default,
+    /// How old pods are replaced by new ones.
     strategy: "strategy" Default,
+    /// How long a new pod must be Ready before it counts as available.
     min_ready_seconds: "minReadySeconds" Default,
+    /// How many old ReplicaSets to keep for rollbacks (10).
     revision_history_limit: "revisionHistoryLimit" Default,
+    /// While true, template changes start no rollout.
     paused: "paused" Default,
+    /// How long a rollout may go without progress before it is reported as failed (600).
     progress_deadline_seconds: "progressDeadlineSeconds" Default,
 });
-decode_struct!(DeploymentStrategy {
+decode_struct!(
+/// How a Deployment replaces its pods.
+DeploymentStrategy {
+    /// RollingUpdate (the default) or Recreate (all old pods go first).
     type_: "type" Default,
+    /// The rolling update's limits.
     rolling_update: "rollingUpdate" Default,
 });
-decode_struct!(RollingUpdateDeployment {
+decode_struct!(
+/// How far a rolling update may go below and above the wanted number of pods.
+RollingUpdateDeployment {
+    /// How many pods may be unavailable during the update (a number or a percentage; 25%).
     max_unavailable: "maxUnavailable" Default,
+    /// How many pods beyond the wanted number may exist during the update (25%).
     max_surge: "maxSurge" Default,
 });
-decode_struct!(DeploymentStatus {
+decode_struct!(
+/// What the deployment controller last observed.
+DeploymentStatus {
+    /// The generation it acted on.
     observed_generation: "observedGeneration" Default,
+    /// Pods of all its ReplicaSets.
     replicas: "replicas" Default,
+    /// Pods of the current template.
     updated_replicas: "updatedReplicas" Default,
+    /// Pods that are Ready.
     ready_replicas: "readyReplicas" Default,
+    /// Pods Ready for at least minReadySeconds.
     available_replicas: "availableReplicas" Default,
+    /// Pods still needed to be available.
     unavailable_replicas: "unavailableReplicas" Default,
+    /// Available and Progressing.
+    #[list = "map type"]
+    #[patch = "merge type"]
     conditions: "conditions" NullAsDefault,
     collision_count: "collisionCount" Default,
 });
@@ -434,7 +482,11 @@ decode_struct!(DeploymentCondition {
     reason: "reason" Default,
     message: "message" Default,
 });
-decode_struct!(DaemonSet {
+decode_struct!(
+/// Runs one pod on every node that may run it; the DaemonSet controller creates a pod when a node
+/// joins.
+DaemonSet {
+    /// The object\'s name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
     spec: "spec" Default,
     status: "status" Default,
@@ -464,17 +516,27 @@ decode_struct!(DaemonSetStatus {
     number_available: "numberAvailable" Default,
     number_unavailable: "numberUnavailable" Default,
 });
-decode_struct!(StatefulSet {
+decode_struct!(
+/// Runs pods with stable names (web-0, web-1), each with its own storage, created and updated in
+/// order.
+StatefulSet {
+    /// The object\'s name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
     spec: "spec" Default,
     status: "status" Default,
 });
-decode_struct!(StatefulSetSpec {
+decode_struct!(
+/// The pods a StatefulSet runs.
+StatefulSetSpec {
     replicas: "replicas" Default,
     selector: "selector" Default,
     template: "template" Default,
+    /// Claims made for each pod, which outlive it.
+    #[list = "atomic"]
     volume_claim_templates: "volumeClaimTemplates" NullAsDefault,
+    /// The headless Service that gives each pod its DNS name.
     service_name: "serviceName" Default,
+    /// OrderedReady (one at a time) or Parallel.
     pod_management_policy: "podManagementPolicy" Default,
     update_strategy: "updateStrategy" Default,
     revision_history_limit: "revisionHistoryLimit" Default,
@@ -498,9 +560,13 @@ decode_struct!(StatefulSetStatus {
     collision_count: "collisionCount" Default,
     available_replicas: "availableReplicas" Default,
 });
-decode_struct!(ControllerRevision {
+decode_struct!(
+/// A snapshot of a DaemonSet's or StatefulSet's pod template, which rollbacks go back to.
+ControllerRevision {
+    /// The object\'s name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
     data: "data" Default,
+    /// Its number, increasing.
     revision: "revision" Default,
 });
 decode_struct!(ControllerRevisionData as "" "" {

@@ -292,16 +292,28 @@ impl HorizontalPodAutoscaler {
 /// The package upstream's OpenAPI documents name these types in (`schema.rs`).
 const SCHEMA_PACKAGE: &str = "io.k8s.api.autoscaling.v2";
 // Decoding from JSON by hand (see `decode`): each struct's fields in declaration order.
-decode_struct!(HorizontalPodAutoscaler {
+decode_struct!(
+/// Scales a Deployment, ReplicaSet or StatefulSet between a minimum and a maximum so that its pods'
+/// average CPU use meets a target, from what metrics-server reports.
+HorizontalPodAutoscaler {
+    /// The object\'s name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
     spec: "spec" Default,
     status: "status" Default,
 });
-decode_struct!(HorizontalPodAutoscalerSpec {
+decode_struct!(
+/// What a HorizontalPodAutoscaler scales, between which bounds, and by which metrics.
+HorizontalPodAutoscalerSpec {
+    /// The object it scales.
     scale_target_ref: "scaleTargetRef" Default,
+    /// The fewest pods (1).
     min_replicas: "minReplicas" Default,
+    /// The most pods.
     max_replicas: "maxReplicas" Default,
+    /// The targets (resource metrics: CPU or memory use).
+    #[list = "atomic"]
     metrics: "metrics" NullAsDefault,
+    /// How fast it may scale up and down.
     behavior: "behavior" Default,
 });
 decode_struct!(CrossVersionObjectReference {
@@ -335,12 +347,20 @@ decode_struct!(ScalingPolicy {
     value: "value" Required,
     period_seconds: "periodSeconds" Required,
 });
-decode_struct!(HorizontalPodAutoscalerStatus {
+decode_struct!(
+/// What the autoscaler last measured and decided.
+HorizontalPodAutoscalerStatus {
     observed_generation: "observedGeneration" Default,
     last_scale_time: "lastScaleTime" Default,
+    /// The target's pods now.
     current_replicas: "currentReplicas" Default,
+    /// The pods it last asked for.
     desired_replicas: "desiredReplicas" Default,
+    /// What it last measured.
+    #[list = "atomic"]
     current_metrics: "currentMetrics" NullAsDefault,
+    #[list = "map type"]
+    #[patch = "merge type"]
     conditions: "conditions" NullAsDefault,
 });
 decode_struct!(MetricStatus {

@@ -148,24 +148,37 @@ fn is_zero(v: &i32) -> bool {
 /// The package upstream's OpenAPI documents name these types in (`schema.rs`).
 const SCHEMA_PACKAGE: &str = "io.k8s.api.batch.v1";
 // Decoding from JSON by hand (see `decode`): each struct's fields in declaration order.
-decode_struct!(Job {
+decode_struct!(
+/// Runs pods until a number of them succeed.
+Job {
+    /// The object\'s name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
     spec: "spec" Default,
     status: "status" Default,
 });
-decode_struct!(JobSpec {
+decode_struct!(
+/// What a Job runs, and until when.
+JobSpec {
+    /// How many pods may run at once.
     parallelism: "parallelism" Default,
+    /// How many must succeed.
     completions: "completions" Default,
+    /// How long the Job may run before it fails.
     active_deadline_seconds: "activeDeadlineSeconds" Default,
+    /// How many failures before the Job fails (6).
     backoff_limit: "backoffLimit" Default,
     selector: "selector" Default,
     manual_selector: "manualSelector" Default,
     template: "template" Default,
     completion_mode: "completionMode" Default,
+    /// While true, the Job runs no pods.
     suspend: "suspend" Default,
+    /// How long after finishing the Job is deleted.
     ttl_seconds_after_finished: "ttlSecondsAfterFinished" Default,
 });
 decode_struct!(JobStatus {
+    #[list = "atomic"]
+    #[patch = "merge type"]
     conditions: "conditions" NullAsDefault,
     start_time: "startTime" Default,
     completion_time: "completionTime" Default,
@@ -266,17 +279,25 @@ pub struct CronJobStatus {
     pub last_successful_time: Option<Time>,
 }
 
-decode_struct!(CronJob {
+decode_struct!(
+/// Creates a Job on a schedule.
+CronJob {
+    /// The object\'s name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
     spec: "spec" Default,
     status: "status" Default,
 });
-decode_struct!(CronJobSpec {
+decode_struct!(
+/// When a CronJob creates Jobs, and what.
+CronJobSpec {
+    /// When, in cron form (*/5 * * * *).
     schedule: "schedule" Default,
     time_zone: "timeZone" Default,
     starting_deadline_seconds: "startingDeadlineSeconds" Default,
+    /// Allow, Forbid or Replace a Job still running.
     concurrency_policy: "concurrencyPolicy" Default,
     suspend: "suspend" Default,
+    /// The Jobs it creates.
     job_template: "jobTemplate" Default,
     successful_jobs_history_limit: "successfulJobsHistoryLimit" Default,
     failed_jobs_history_limit: "failedJobsHistoryLimit" Default,
@@ -286,6 +307,7 @@ decode_struct!(JobTemplateSpec {
     spec: "spec" Default,
 });
 decode_struct!(CronJobStatus {
+    #[list = "atomic"]
     active: "active" NullAsDefault,
     last_schedule_time: "lastScheduleTime" Default,
     last_successful_time: "lastSuccessfulTime" Default,

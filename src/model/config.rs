@@ -182,16 +182,22 @@ impl FromValue for Bytes {
 
 /// The package upstream's OpenAPI documents name these types in (`schema.rs`).
 const SCHEMA_PACKAGE: &str = "io.k8s.api.core.v1";
-decode_struct!(Namespace {
+decode_struct!(
+/// A scope for names; deleting it deletes everything in it.
+Namespace {
+    /// The object\'s name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
     spec: "spec" Default,
     status: "status" Default,
 });
 decode_struct!(NamespaceSpec {
+    #[list = "atomic"]
     finalizers: "finalizers" NullAsDefault,
 });
 decode_struct!(NamespaceStatus {
     phase: "phase" Default,
+    #[list = "map type"]
+    #[patch = "merge type"]
     conditions: "conditions" NullAsDefault,
 });
 decode_struct!(NamespaceCondition {
@@ -201,17 +207,29 @@ decode_struct!(NamespaceCondition {
     reason: "reason" Default,
     message: "message" Default,
 });
-decode_struct!(ConfigMap {
+decode_struct!(
+/// Configuration as key/value pairs that pods read as environment variables or files.
+ConfigMap {
+    /// The object\'s name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
+    /// Whether the data may no longer change.
     immutable: "immutable" Default,
+    /// Text values.
     data: "data" NullAsDefault,
+    /// Binary values, base64 encoded.
     binary_data: "binaryData" NullAsDefault,
 });
-decode_struct!(Secret {
+decode_struct!(
+/// Like a ConfigMap, for sensitive values.
+Secret {
+    /// The object\'s name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
     immutable: "immutable" Default,
+    /// The values, base64 encoded.
     data: "data" NullAsDefault,
+    /// Values as plain text, written into data.
     string_data: "stringData" NullAsDefault,
+    /// What the Secret holds (Opaque).
     type_: "type" Default,
 });
 

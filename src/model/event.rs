@@ -101,40 +101,62 @@ pub struct LeaseSpec {
 /// The package upstream's OpenAPI documents name these types in (`schema.rs`).
 const SCHEMA_PACKAGE: &str = "io.k8s.api.core.v1";
 // Decoding from JSON by hand (see `decode`): each struct's fields in declaration order.
-decode_struct!(Event {
+decode_struct!(
+/// A report that something happened to an object: a reason, a message, who saw it, and how often.
+Event {
+    /// The object\'s name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
+    /// The object it is about.
     involved_object: "involvedObject" Default,
+    /// A short word for what happened (Scheduled, Pulled, BackOff).
     reason: "reason" Default,
+    /// What happened, for people.
     message: "message" Default,
+    /// The component that reported it.
     source: "source" Default,
+    /// When it first happened.
     first_timestamp: "firstTimestamp" Default,
+    /// When it last happened.
     last_timestamp: "lastTimestamp" Default,
+    /// How many times it happened.
     count: "count" Default,
+    /// Normal or Warning.
     type_: "type" Default,
     reporting_component: "reportingComponent" Default,
     reporting_instance: "reportingInstance" Default,
     action: "action" Default,
     event_time: "eventTime" Default,
 });
-decode_struct!(ObjectReference {
+decode_struct!(
+/// An object, by kind, namespace and name.
+ObjectReference {
     kind: "kind" Default,
     namespace: "namespace" Default,
     name: "name" Default,
     uid: "uid" Default,
     api_version: "apiVersion" Default,
+    /// A part of the object (a container).
     field_path: "fieldPath" Default,
 });
 decode_struct!(EventSource {
     component: "component" Default,
     host: "host" Default,
 });
-decode_struct!(Lease as "io.k8s.api.coordination.v1" "Lease" {
+decode_struct!(
+/// A lock with an expiry: each node's kubelet renews its Lease to say the node is alive.
+Lease as "io.k8s.api.coordination.v1" "Lease" {
+    /// The object\'s name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
     spec: "spec" Default,
 });
-decode_struct!(LeaseSpec as "io.k8s.api.coordination.v1" "LeaseSpec" {
+decode_struct!(
+/// Who holds the lease, and until when.
+LeaseSpec as "io.k8s.api.coordination.v1" "LeaseSpec" {
+    /// The holder.
     holder_identity: "holderIdentity" Default,
+    /// How long a renewal lasts.
     lease_duration_seconds: "leaseDurationSeconds" Default,
+    /// When it was last renewed.
     renew_time: "renewTime" Default,
 });
 

@@ -145,27 +145,51 @@ impl Node {
 /// The package upstream's OpenAPI documents name these types in (`schema.rs`).
 const SCHEMA_PACKAGE: &str = "io.k8s.api.core.v1";
 // Decoding from JSON by hand (see `decode`): each struct's fields in declaration order.
-decode_struct!(Node {
+decode_struct!(
+/// A machine that runs pods. Its kubelet registers it and reports its status.
+Node {
+    /// The object\'s name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
+    /// Whether it takes new pods, and its taints.
     spec: "spec" Default,
+    /// What its kubelet reports: capacity, conditions, addresses.
     status: "status" Default,
 });
-decode_struct!(NodeSpec {
+decode_struct!(
+/// How a node takes pods.
+NodeSpec {
+    /// Whether kube-scheduler places new pods on it (kubectl cordon sets it).
     unschedulable: "unschedulable" Default,
+    /// Taints that repel pods which do not tolerate them.
+    #[list = "atomic"]
     taints: "taints" NullAsDefault,
     pod_cidr: "podCIDR" Default,
+    #[list = "set"]
+    #[patch = "merge"]
     pod_cidrs: "podCIDRs" NullAsDefault,
 });
-decode_struct!(Taint {
+decode_struct!(
+/// A mark on a node that repels pods without a matching toleration.
+Taint {
     key: "key" Required,
     value: "value" Default,
+    /// NoSchedule, PreferNoSchedule or NoExecute (running pods are evicted too).
     effect: "effect" Required,
     time_added: "timeAdded" Default,
 });
-decode_struct!(NodeStatus {
+decode_struct!(
+/// What a node's kubelet reports.
+NodeStatus {
+    /// The node's resources.
     capacity: "capacity" NullAsDefault,
+    /// What pods may use of them.
     allocatable: "allocatable" NullAsDefault,
+    /// Ready, and the pressure conditions.
+    #[list = "map type"]
+    #[patch = "merge type"]
     conditions: "conditions" NullAsDefault,
+    #[list = "map type"]
+    #[patch = "merge type"]
     addresses: "addresses" NullAsDefault,
     node_info: "nodeInfo" Default,
 });

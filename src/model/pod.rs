@@ -732,73 +732,155 @@ impl Pod {
 /// The package upstream's OpenAPI documents name these types in (`schema.rs`).
 const SCHEMA_PACKAGE: &str = "io.k8s.api.core.v1";
 // Decoding from JSON by hand (see `decode`): each struct's fields in declaration order.
-decode_struct!(Pod {
+decode_struct!(
+/// One or more containers that run together on one node. kube-scheduler picks the node; that node's
+/// kubelet starts the containers and reports how they are.
+Pod {
+    /// The object\'s name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
+    /// What should run: the containers, and where and how.
     spec: "spec" Default,
+    /// What the node's kubelet last reported: the phase, the conditions and each container's state.
     status: "status" Default,
 });
-decode_struct!(PodTemplateSpec {
+decode_struct!(
+/// The pods a controller creates: their labels and spec.
+PodTemplateSpec {
+    /// The object\'s name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
     spec: "spec" Default,
 });
-decode_struct!(PodSpec {
+decode_struct!(
+/// What a pod runs, and where.
+PodSpec {
+    /// The containers of the pod; at least one.
+    #[list = "map name"]
+    #[patch = "merge name"]
     containers: "containers" NullAsDefault,
+    /// The node the pod is bound to. kube-scheduler sets it; set by hand, the pod skips scheduling.
     node_name: "nodeName" Default,
+    /// Labels the pod's node must have.
     node_selector: "nodeSelector" NullAsDefault,
+    /// Which nodes the pod must or would rather run on.
     affinity: "affinity" Default,
+    /// The taints the pod accepts on its node.
+    #[list = "atomic"]
     tolerations: "tolerations" NullAsDefault,
+    /// When the kubelet restarts a container that ended: Always (the default), OnFailure or Never.
     restart_policy: "restartPolicy" Default,
+    /// How long the kubelet waits after stopping a container before killing it (30 by default).
     termination_grace_period_seconds: "terminationGracePeriodSeconds" Default,
+    /// The scheduler that places the pod (default-scheduler).
     scheduler_name: "schedulerName" Default,
+    /// The pod's priority, from its priority class.
     priority: "priority" Default,
+    /// Volumes the containers may mount.
+    #[list = "map name"]
+    #[patch = "merge,retainKeys name"]
     volumes: "volumes" NullAsDefault,
+    /// The pod's host name (a StatefulSet sets it to the pod's name).
     hostname: "hostname" Default,
+    /// With hostname, the pod's DNS name under a headless Service.
     subdomain: "subdomain" Default,
 });
-decode_struct!(Container {
+decode_struct!(
+/// A program the pod runs, from an image.
+Container {
+    /// The container's name, unique in the pod.
     name: "name" Default,
+    /// The image the container runs (nginx:1.27). What the program does follows from it.
     image: "image" Default,
+    /// When the kubelet pulls the image: Always, IfNotPresent or Never.
     image_pull_policy: "imagePullPolicy" Default,
+    /// The CPU and memory the container asks for (requests) and may not exceed (limits). kube-
+    /// scheduler places pods by their requests.
     resources: "resources" Default,
+    /// Ports the container listens on (for people and Services that name a port).
+    #[list = "map containerPort protocol"]
+    #[patch = "merge containerPort"]
     ports: "ports" NullAsDefault,
+    /// The program to run, instead of the image's entrypoint.
+    #[list = "atomic"]
     command: "command" NullAsDefault,
+    /// Arguments to the program, instead of the image's.
+    #[list = "atomic"]
     args: "args" NullAsDefault,
+    /// A check that the container still works; when it fails often enough, the kubelet restarts the
+    /// container.
     liveness_probe: "livenessProbe" Default,
+    /// A check that the container can serve; until it passes, the pod is not Ready and Services
+    /// send it nothing.
     readiness_probe: "readinessProbe" Default,
+    /// A check that the container has started; the other probes wait for it to pass.
     startup_probe: "startupProbe" Default,
+    /// Environment variables, set or read from a ConfigMap or Secret.
+    #[list = "map name"]
+    #[patch = "merge name"]
     env: "env" NullAsDefault,
+    /// Every key of a ConfigMap or Secret as environment variables.
+    #[list = "atomic"]
     env_from: "envFrom" NullAsDefault,
+    /// Where the pod's volumes appear in the container's files.
+    #[list = "map mountPath"]
+    #[patch = "merge mountPath"]
     volume_mounts: "volumeMounts" NullAsDefault,
 });
-decode_struct!(EnvVar {
+decode_struct!(
+/// An environment variable.
+EnvVar {
     name: "name" Default,
+    /// Its value.
     value: "value" Default,
+    /// Where its value comes from, instead.
     value_from: "valueFrom" Default,
 });
-decode_struct!(EnvVarSource {
+decode_struct!(
+/// Where an environment variable's value comes from.
+EnvVarSource {
+    /// A key of a ConfigMap.
     config_map_key_ref: "configMapKeyRef" Default,
+    /// A key of a Secret.
     secret_key_ref: "secretKeyRef" Default,
 });
-decode_struct!(KeySelector as "" "" {
+decode_struct!(
+/// A key of a ConfigMap or Secret.
+KeySelector as "" "" {
+    /// The ConfigMap's or Secret's name.
     name: "name" Default,
+    /// The key.
     key: "key" Default,
+    /// Whether the container starts without it.
     optional: "optional" Default,
 });
-decode_struct!(EnvFromSource {
+decode_struct!(
+/// A ConfigMap or Secret whose every key becomes an environment variable.
+EnvFromSource {
+    /// Put before each key's name.
     prefix: "prefix" Default,
     config_map_ref: "configMapRef" Default,
     secret_ref: "secretRef" Default,
 });
-decode_struct!(EnvSourceRef as "" "" {
+decode_struct!(
+/// A ConfigMap or Secret by name.
+EnvSourceRef as "" "" {
     name: "name" Default,
+    /// Whether the container starts without it.
     optional: "optional" Default,
 });
-decode_struct!(Volume {
+decode_struct!(
+/// A volume the pod's containers may mount; one source is set.
+Volume {
+    /// The volume's name, which mounts refer to.
     name: "name" Default,
+    /// A ConfigMap's keys as files.
     config_map: "configMap" Default,
+    /// A Secret's keys as files.
     secret: "secret" Default,
+    /// An empty directory that lives as long as the pod.
     empty_dir: "emptyDir" Default,
+    /// A directory of the node.
     host_path: "hostPath" Default,
+    /// The volume a PersistentVolumeClaim is bound to.
     persistent_volume_claim: "persistentVolumeClaim" Default,
 });
 decode_struct!(PersistentVolumeClaimVolumeSource {
@@ -811,12 +893,14 @@ decode_struct!(HostPathVolumeSource {
 });
 decode_struct!(ConfigMapVolumeSource {
     name: "name" Default,
+    #[list = "atomic"]
     items: "items" NullAsDefault,
     optional: "optional" Default,
     default_mode: "defaultMode" Default,
 });
 decode_struct!(SecretVolumeSource {
     secret_name: "secretName" Default,
+    #[list = "atomic"]
     items: "items" NullAsDefault,
     optional: "optional" Default,
     default_mode: "defaultMode" Default,
@@ -836,19 +920,32 @@ decode_struct!(VolumeMount {
     read_only: "readOnly" Default,
     sub_path: "subPath" Default,
 });
-decode_struct!(Probe {
+decode_struct!(
+/// How and when the kubelet checks a container; one handler is set.
+Probe {
+    /// Run a command in the container; exit code 0 passes.
     exec: "exec" Default,
+    /// An HTTP GET; a status from 200 to 399 passes.
     http_get: "httpGet" Default,
+    /// Open a TCP connection; connecting passes.
     tcp_socket: "tcpSocket" Default,
+    /// A gRPC health check; SERVING passes.
     grpc: "grpc" Default,
+    /// How long after the container starts the first check waits.
     initial_delay_seconds: "initialDelaySeconds" Default,
+    /// How long a check may take (1 by default).
     timeout_seconds: "timeoutSeconds" Default,
+    /// How often the check runs (10 by default).
     period_seconds: "periodSeconds" Default,
+    /// Passes in a row that make a failing container pass (1).
     success_threshold: "successThreshold" Default,
+    /// Failures in a row that make it fail (3).
     failure_threshold: "failureThreshold" Default,
+    /// The grace period for a container this probe kills.
     termination_grace_period_seconds: "terminationGracePeriodSeconds" Default,
 });
 decode_struct!(ExecAction {
+    #[list = "atomic"]
     command: "command" NullAsDefault,
 });
 decode_struct!(HttpGetAction as "io.k8s.api.core.v1" "HTTPGetAction" {
@@ -856,6 +953,7 @@ decode_struct!(HttpGetAction as "io.k8s.api.core.v1" "HTTPGetAction" {
     port: "port" Default,
     host: "host" Default,
     scheme: "scheme" Default,
+    #[list = "atomic"]
     http_headers: "httpHeaders" NullAsDefault,
 });
 decode_struct!(HttpHeader as "io.k8s.api.core.v1" "HTTPHeader" {
@@ -870,40 +968,68 @@ decode_struct!(GrpcAction as "io.k8s.api.core.v1" "GRPCAction" {
     port: "port" Default,
     service: "service" Default,
 });
-decode_struct!(ResourceRequirements {
+decode_struct!(
+/// Amounts of CPU and memory.
+ResourceRequirements {
+    /// What the container asks for; kube-scheduler places the pod on a node with that much
+    /// unclaimed.
     requests: "requests" NullAsDefault,
+    /// What the container may not exceed.
     limits: "limits" NullAsDefault,
 });
-decode_struct!(ContainerPort {
+decode_struct!(
+/// A port a container listens on.
+ContainerPort {
+    /// The port number.
     container_port: "containerPort" Default,
     host_port: "hostPort" Default,
+    /// TCP (the default), UDP or SCTP.
     protocol: "protocol" Default,
+    /// A name Services can use instead of the number.
     name: "name" Default,
 });
-decode_struct!(Toleration {
+decode_struct!(
+/// A taint the pod accepts.
+Toleration {
+    /// The taint's key; empty with Exists matches every taint.
     key: "key" Default,
+    /// Equal (the default) or Exists.
     operator: "operator" Default,
     value: "value" Default,
+    /// The effect it tolerates; empty for all.
     effect: "effect" Default,
+    /// For NoExecute: how long the pod stays on the node once tainted.
     toleration_seconds: "tolerationSeconds" Default,
 });
-decode_struct!(Affinity {
+decode_struct!(
+/// Where the pod would run.
+Affinity {
+    /// Rules on the labels of the pod's node.
     node_affinity: "nodeAffinity" Default,
 });
-decode_struct!(NodeAffinity {
+decode_struct!(
+/// Rules on the labels of the pod's node.
+NodeAffinity {
+    /// Nodes the pod may run on; kube-scheduler places it nowhere else.
     required_during_scheduling_ignored_during_execution: "requiredDuringSchedulingIgnoredDuringExecution" Default,
+    /// Nodes kube-scheduler favours, by weight.
+    #[list = "atomic"]
     preferred_during_scheduling_ignored_during_execution: "preferredDuringSchedulingIgnoredDuringExecution" NullAsDefault,
 });
 decode_struct!(NodeSelector {
+    #[list = "atomic"]
     node_selector_terms: "nodeSelectorTerms" NullAsDefault,
 });
 decode_struct!(NodeSelectorTerm {
+    #[list = "atomic"]
     match_expressions: "matchExpressions" NullAsDefault,
+    #[list = "atomic"]
     match_fields: "matchFields" NullAsDefault,
 });
 decode_struct!(NodeSelectorRequirement {
     key: "key" Required,
     operator: "operator" Required,
+    #[list = "atomic"]
     values: "values" NullAsDefault,
 });
 decode_struct!(PreferredSchedulingTerm {
@@ -913,17 +1039,33 @@ decode_struct!(PreferredSchedulingTerm {
 decode_struct!(PodIP {
     ip: "ip" Required,
 });
-decode_struct!(PodStatus {
+decode_struct!(
+/// What the node's kubelet reports about a pod.
+PodStatus {
+    /// Pending, Running, Succeeded, Failed or Unknown.
     phase: "phase" Default,
+    /// PodScheduled, Initialized, ContainersReady and Ready, each True or False.
+    #[list = "map type"]
+    #[patch = "merge type"]
     conditions: "conditions" NullAsDefault,
     message: "message" Default,
     reason: "reason" Default,
+    /// The address of the pod's node.
     host_ip: "hostIP" Default,
+    #[list = "atomic"]
+    #[patch = "merge ip"]
     host_ips: "hostIPs" NullAsDefault,
+    /// The pod's address.
     pod_ip: "podIP" Default,
+    #[list = "map ip"]
+    #[patch = "merge ip"]
     pod_ips: "podIPs" NullAsDefault,
+    /// When the kubelet took the pod up.
     start_time: "startTime" Default,
+    /// Each container's state, readiness and restarts.
+    #[list = "atomic"]
     container_statuses: "containerStatuses" NullAsDefault,
+    /// A node kube-scheduler made room on for this pod by preemption.
     nominated_node_name: "nominatedNodeName" Default,
 });
 decode_struct!(PodCondition {
@@ -934,15 +1076,22 @@ decode_struct!(PodCondition {
     reason: "reason" Default,
     message: "message" Default,
 });
-decode_struct!(ContainerStatus {
+decode_struct!(
+/// How a container is.
+ContainerStatus {
     name: "name" Required,
+    /// Waiting, running or terminated.
     state: "state" Default,
+    /// How it last ended.
     last_state: "lastState" Default,
+    /// Whether its readiness probe passes.
     ready: "ready" Default,
+    /// How many times the kubelet restarted it.
     restart_count: "restartCount" Default,
     image: "image" Default,
     image_id: "imageID" Default,
     container_id: "containerID" Default,
+    /// Whether its startup probe has passed.
     started: "started" Default,
 });
 decode_struct!(ContainerState {

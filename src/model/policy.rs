@@ -137,24 +137,42 @@ fn is_zero_i64(v: &i64) -> bool {
 /// The package upstream's OpenAPI documents name these types in (`schema.rs`).
 const SCHEMA_PACKAGE: &str = "io.k8s.api.policy.v1";
 // Decoding from JSON by hand (see `decode`): each struct's fields in declaration order.
-decode_struct!(PodDisruptionBudget {
+decode_struct!(
+/// How many pods of a set must stay up while nodes are drained: evictions that would break it are
+/// refused.
+PodDisruptionBudget {
+    /// The object\'s name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
+    /// Which pods, and how many must stay.
     spec: "spec" Default,
+    /// What the disruption controller last counted.
     status: "status" Default,
 });
-decode_struct!(PodDisruptionBudgetSpec {
+decode_struct!(
+/// Which pods a budget covers, and how many must stay.
+PodDisruptionBudgetSpec {
+    /// How many must stay available (a number or a percentage).
     min_available: "minAvailable" Default,
+    /// The labels of its pods.
     selector: "selector" Default,
+    /// How many may be unavailable.
     max_unavailable: "maxUnavailable" Default,
     unhealthy_pod_eviction_policy: "unhealthyPodEvictionPolicy" Default,
 });
-decode_struct!(PodDisruptionBudgetStatus {
+decode_struct!(
+/// What the disruption controller last counted.
+PodDisruptionBudgetStatus {
     observed_generation: "observedGeneration" Default,
     disrupted_pods: "disruptedPods" NullAsDefault,
+    /// How many evictions are allowed now.
     disruptions_allowed: "disruptionsAllowed" Default,
+    /// Pods healthy now.
     current_healthy: "currentHealthy" Default,
+    /// Pods that must stay healthy.
     desired_healthy: "desiredHealthy" Default,
     expected_pods: "expectedPods" Default,
+    #[list = "map type"]
+    #[patch = "merge type"]
     conditions: "conditions" NullAsDefault,
 });
 decode_struct!(Condition as "io.k8s.apimachinery.pkg.apis.meta.v1" "Condition" {

@@ -122,7 +122,10 @@ fn is_zero_i64(v: &i64) -> bool {
 /// The package upstream's OpenAPI documents name these types in (`schema.rs`).
 const SCHEMA_PACKAGE: &str = "io.k8s.api.core.v1";
 // Decoding from JSON by hand (see `decode`): each struct's fields in declaration order.
-decode_struct!(ReplicationController {
+decode_struct!(
+/// The older form of a ReplicaSet: keeps a number of pods running, selected by equality of labels.
+ReplicationController {
+    /// The object\'s name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
     spec: "spec" Default,
     status: "status" Default,
@@ -139,6 +142,8 @@ decode_struct!(ReplicationControllerStatus {
     ready_replicas: "readyReplicas" Default,
     available_replicas: "availableReplicas" Default,
     observed_generation: "observedGeneration" Default,
+    #[list = "map type"]
+    #[patch = "merge type"]
     conditions: "conditions" NullAsDefault,
 });
 decode_struct!(ReplicationControllerCondition {

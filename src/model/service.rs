@@ -226,19 +226,34 @@ pub struct EndpointAddress {
 /// The package upstream's OpenAPI documents name these types in (`schema.rs`).
 const SCHEMA_PACKAGE: &str = "io.k8s.api.core.v1";
 // Decoding from JSON by hand (see `decode`): each struct's fields in declaration order.
-decode_struct!(Service {
+decode_struct!(
+/// A stable address for a set of pods, chosen by labels; kube-proxy on each node sends the
+/// Service's traffic to its ready pods.
+Service {
+    /// The object\'s name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
+    /// Which pods, and on which ports.
     spec: "spec" Default,
     status: "status" Default,
 });
-decode_struct!(ServiceSpec {
+decode_struct!(
+/// Which pods a Service sends to, and how.
+ServiceSpec {
+    /// The ports it serves and the pods' ports they lead to.
+    #[list = "map port protocol"]
+    #[patch = "merge port"]
     ports: "ports" NullAsDefault,
+    /// The labels of its pods.
     selector: "selector" NullAsDefault,
+    /// Its virtual address inside the cluster, allocated when it is created.
     cluster_ip: "clusterIP" Default,
+    #[list = "atomic"]
     cluster_ips: "clusterIPs" NullAsDefault,
+    /// ClusterIP (the default), NodePort, LoadBalancer or ExternalName.
     type_: "type" Default,
     external_name: "externalName" Default,
     session_affinity: "sessionAffinity" Default,
+    #[list = "atomic"]
     ip_families: "ipFamilies" NullAsDefault,
     ip_family_policy: "ipFamilyPolicy" Default,
     publish_not_ready_addresses: "publishNotReadyAddresses" Default,
@@ -246,30 +261,43 @@ decode_struct!(ServiceSpec {
     internal_traffic_policy: "internalTrafficPolicy" Default,
     allocate_load_balancer_node_ports: "allocateLoadBalancerNodePorts" Default,
 });
-decode_struct!(ServicePort {
+decode_struct!(
+/// A port a Service serves.
+ServicePort {
     name: "name" Default,
     protocol: "protocol" Default,
+    /// The Service's port.
     port: "port" Default,
+    /// The pods' port, by number or by name (the port by default).
     target_port: "targetPort" Default,
+    /// For NodePort and LoadBalancer: the port on every node.
     node_port: "nodePort" Default,
 });
 decode_struct!(ServiceStatus {
     load_balancer: "loadBalancer" Default,
 });
 decode_struct!(LoadBalancerStatus {
+    #[list = "atomic"]
     ingress: "ingress" NullAsDefault,
 });
 decode_struct!(LoadBalancerIngress {
     ip: "ip" Default,
     hostname: "hostname" Default,
 });
-decode_struct!(EndpointSlice as "io.k8s.api.discovery.v1" "EndpointSlice" {
+decode_struct!(
+/// A part of a Service's endpoints: the addresses of its pods and whether each is ready, which the
+/// EndpointSlice controller keeps.
+EndpointSlice as "io.k8s.api.discovery.v1" "EndpointSlice" {
+    /// The object\'s name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
     address_type: "addressType" Default,
+    #[list = "atomic"]
     endpoints: "endpoints" NullAsDefault,
+    #[list = "atomic"]
     ports: "ports" NullAsDefault,
 });
 decode_struct!(Endpoint as "io.k8s.api.discovery.v1" "Endpoint" {
+    #[list = "set"]
     addresses: "addresses" NullAsDefault,
     conditions: "conditions" Default,
     target_ref: "targetRef" Default,
@@ -286,13 +314,20 @@ decode_struct!(EndpointPort as "io.k8s.api.discovery.v1" "EndpointPort" {
     protocol: "protocol" Default,
     port: "port" Default,
 });
-decode_struct!(Endpoints {
+decode_struct!(
+/// A Service's endpoints in the older form, which the endpoints controller keeps.
+Endpoints {
+    /// The object\'s name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
+    #[list = "atomic"]
     subsets: "subsets" NullAsDefault,
 });
 decode_struct!(EndpointSubset {
+    #[list = "atomic"]
     addresses: "addresses" NullAsDefault,
+    #[list = "atomic"]
     not_ready_addresses: "notReadyAddresses" NullAsDefault,
+    #[list = "atomic"]
     ports: "ports" NullAsDefault,
 });
 decode_struct!(EndpointAddress {

@@ -177,12 +177,16 @@ pub fn access_modes_string(modes: &[String]) -> String {
 
 /// The package upstream's OpenAPI documents name these types in (`schema.rs`).
 const SCHEMA_PACKAGE: &str = "io.k8s.api.core.v1";
-decode_struct!(PersistentVolumeClaim {
+decode_struct!(
+/// A request for storage, which the volume binder binds to a PersistentVolume.
+PersistentVolumeClaim {
+    /// The object\'s name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
     spec: "spec" Default,
     status: "status" Default,
 });
 decode_struct!(PersistentVolumeClaimSpec {
+    #[list = "atomic"]
     access_modes: "accessModes" NullAsDefault,
     resources: "resources" Default,
     storage_class_name: "storageClassName" Default,
@@ -194,12 +198,16 @@ decode_struct!(PersistentVolumeClaimStatus {
     access_modes: "accessModes" NullAsDefault,
     capacity: "capacity" NullAsDefault,
 });
-decode_struct!(PersistentVolume {
+decode_struct!(
+/// A piece of storage, provisioned for a claim or made by hand.
+PersistentVolume {
+    /// The object\'s name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
     spec: "spec" Default,
     status: "status" Default,
 });
 decode_struct!(PersistentVolumeSpec {
+    #[list = "atomic"]
     access_modes: "accessModes" NullAsDefault,
     capacity: "capacity" NullAsDefault,
     claim_ref: "claimRef" Default,
@@ -218,7 +226,10 @@ decode_struct!(ClaimReference as "" "" {
 decode_struct!(PersistentVolumeStatus {
     phase: "phase" Default,
 });
-decode_struct!(StorageClass as "io.k8s.api.storage.v1" "StorageClass" {
+decode_struct!(
+/// A kind of storage, and the provisioner that makes volumes of it.
+StorageClass as "io.k8s.api.storage.v1" "StorageClass" {
+    /// The object\'s name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
     provisioner: "provisioner" Default,
     reclaim_policy: "reclaimPolicy" Default,
