@@ -14,6 +14,14 @@ use crate::model::*;
 /// reported rate covers.
 pub const METRIC_RESOLUTION: Duration = Duration::secs(15);
 
+/// The group version of metrics-server's API, served through kube-apiserver's aggregation layer.
+pub const API_GROUP: &str = "metrics.k8s.io";
+pub const API_VERSION: &str = "v1beta1";
+
+/// The resources metrics-server's API serves, read only (`get`, `list`): plural, singular, kind,
+/// and whether namespaced. Discovery (over HTTP and the console's `api-resources`) lists these.
+pub const RESOURCES: [(&str, &str, &str, bool); 2] = [("nodes", "node", "NodeMetrics", false), ("pods", "pod", "PodMetrics", true)];
+
 /// A CPU demand on the pods a selector picks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Load {
