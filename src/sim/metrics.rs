@@ -153,12 +153,8 @@ pub struct NodeUsage {
 
 /// `cpu` millicores over the pod's containers in proportion to their CPU requests.
 fn split_by_requests(pod: &Pod, cpu: i64) -> Vec<(String, i64)> {
-    let requests: Vec<i64> = pod
-        .spec
-        .containers
-        .iter()
-        .map(|c| c.resources.requests.get("cpu").and_then(|q| q.milli_value()).unwrap_or(0))
-        .collect();
+    let requests: Vec<i64> =
+        pod.spec.containers.iter().map(|c| c.resources.requests.get("cpu").and_then(|q| q.milli_value()).unwrap_or(0)).collect();
     let total: i64 = requests.iter().sum();
     let mut shares: Vec<i64> = requests.iter().map(|r| if total > 0 { cpu * r / total } else { 0 }).collect();
     if let Some(first) = shares.first_mut() {

@@ -287,7 +287,9 @@ fn api_resources(args: &[String]) -> CommandOutput {
         .map(|k| (k.plural(), k.info().short_names.first().copied().unwrap_or(""), k.api_version().to_string(), k.namespaced(), k.as_str()))
         .collect();
     let metrics = format!("{}/{}", crate::sim::metrics::API_GROUP, crate::sim::metrics::API_VERSION);
-    rows.extend(crate::sim::metrics::RESOURCES.iter().map(|(plural, _, kind, namespaced)| (*plural, "", metrics.clone(), *namespaced, *kind)));
+    rows.extend(
+        crate::sim::metrics::RESOURCES.iter().map(|(plural, _, kind, namespaced)| (*plural, "", metrics.clone(), *namespaced, *kind)),
+    );
     // kubectl sorts by group (core first), then by name.
     rows.sort_by_key(|r| (r.2.contains('/'), r.2.split('/').next().unwrap_or("").to_string(), r.0));
     let rows: Vec<Vec<String>> = rows

@@ -734,14 +734,7 @@ fn subresource(cluster: &mut Cluster, parts: &Parts, query: &Query, target: &Tar
         (kind, "scale", _) if discovery::has_scale(kind) => super::scale::handle(cluster, parts, target, name, body),
         (Kind::Pod, "binding", &Method::POST) => bind(cluster, parts, target, name, body),
         (Kind::Pod, "eviction", &Method::POST) => evict(cluster, parts, query, target, name, body),
-        (Kind::Pod, "log", &Method::GET) => match current(cluster, target, name) {
-            // No container writes anything the simulation keeps: an honest empty log.
-            Ok(_) => Response::builder()
-                .header("Content-Type", "text/plain")
-                .body(Body::full(""))
-                .unwrap_or_else(|_| Response::new(Body::full(""))),
-            Err(r) => r,
-        },
+        (Kind::Pod, "log", &Method::GET) => super::logs::answer(cluster, query, target, name),
         (Kind::Pod, "exec" | "attach" | "portforward", _) => failure(
             Reason::BadRequest,
             &format!("kubeloop simulates containers and does not run them: pods/{sub} is not available in a simulated cluster"),

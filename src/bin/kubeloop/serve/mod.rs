@@ -14,6 +14,7 @@ mod api;
 mod body;
 mod discovery;
 mod filter;
+mod logs;
 mod metrics;
 mod openapi;
 mod patch;
