@@ -352,4 +352,60 @@ mod tests {
         assert_eq!(group("autoscaling").unwrap()["preferredVersion"]["version"], "v2");
         assert!(group("apps").is_some() && group("nope").is_none());
     }
+
+    /// Aggregated discovery says what the plain documents say, resource by resource.
+    #[test]
+    fn aggregated_discovery_lists_the_plain_documents_resources() {
+        let mut groups = vec![(String::new(), vec!["v1".to_string()])];
+        groups.extend(super::groups());
+        let core = aggregated(true, "v2");
+        let rest = aggregated(false, "v2");
+        let items: Vec<&Value> = core["items"].as_array().unwrap().iter().chain(rest["items"].as_array().unwrap()).collect();
+        assert_eq!(items.len(), groups.len());
+        for (item, (group, versions)) in items.iter().zip(&groups) {
+            assert_eq!(item["metadata"]["name"].as_str().unwrap_or_default(), group);
+            let served: Vec<&str> = item["versions"].as_array().unwrap().iter().map(|v| v["version"].as_str().unwrap()).collect();
+            assert_eq!(served, *versions, "{group}: preferred version first");
+            for version in item["versions"].as_array().unwrap() {
+                let v = version["version"].as_str().unwrap();
+                let plain = resource_list(group, v).unwrap();
+                let plain: Vec<&Value> = plain["resources"].as_array().unwrap().iter().collect();
+                let mut from_aggregated = Vec::new();
+                for r in version["resources"].as_array().unwrap() {
+                    let name = r["resource"].as_str().unwrap();
+                    let twin = plain.iter().find(|p| p["name"] == name).unwrap_or_else(|| panic!("{group}/{v} {name}"));
+                    assert_eq!(r["verbs"], twin["verbs"], "{name}");
+                    assert_eq!(r["responseKind"]["kind"], twin["kind"], "{name}");
+                    assert_eq!(r["singularResource"], twin["singularName"], "{name}");
+                    assert_eq!(r.get("shortNames"), twin.get("shortNames"), "{name}");
+                    assert_eq!(r.get("categories"), twin.get("categories"), "{name}");
+                    assert_eq!(r["scope"] == "Namespaced", twin["namespaced"] == true, "{name}");
+                    from_aggregated.push(name.to_string());
+                    for sub in r["subresources"].as_array().into_iter().flatten() {
+                        let full = format!("{name}/{}", sub["subresource"].as_str().unwrap());
+                        let twin = plain.iter().find(|p| p["name"] == full.as_str()).unwrap_or_else(|| panic!("{full}"));
+                        assert_eq!(sub["verbs"], twin["verbs"], "{full}");
+                        assert_eq!(sub["responseKind"]["kind"], twin["kind"], "{full}");
+                        from_aggregated.push(full);
+                    }
+                }
+                let plain_names: Vec<String> = plain.iter().map(|p| p["name"].as_str().unwrap().to_string()).collect();
+                from_aggregated.sort();
+                assert_eq!(from_aggregated, plain_names, "{group}/{v}");
+            }
+        }
+        assert!(rest["items"].as_array().unwrap().iter().any(|g| g["metadata"]["name"] == "metrics.k8s.io"));
+    }
+
+    #[test]
+    fn the_client_s_preferred_form_is_served() {
+        let v2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+        let beta = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList";
+        assert_eq!(aggregated_version(&format!("{v2},{beta},application/json")), Some("v2"));
+        assert_eq!(aggregated_version(&format!("{beta},application/json")), Some("v2beta1"));
+        assert_eq!(aggregated_version("application/json"), None);
+        assert_eq!(aggregated_version(&format!("application/json,{v2}")), None, "plain JSON first");
+        assert_eq!(aggregated_version("application/json;g=apidiscovery.k8s.io;v=v3;as=APIGroupDiscoveryList"), None);
+        assert_eq!(aggregated_media_type("v2"), v2);
+    }
 }

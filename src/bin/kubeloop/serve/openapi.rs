@@ -1,14 +1,21 @@
-//! `/openapi/v3` (and `/openapi/v2`): the API's documents, which kubectl reads before `create -f`
-//! and `apply -f`.
+//! `/openapi/v3` (and `/openapi/v2`): the API's documents, which kubectl reads for `explain`,
+//! before `create -f` and `apply -f`.
 //!
-//! What kubectl needs from them is to learn that the server validates fields itself: each group
-//! version's document has, for every kind, a PATCH operation tagged with the kind
-//! (`x-kubernetes-group-version-kind`) that takes the `fieldValidation` parameter, so kubectl
-//! skips its client-side schema check and sends `fieldValidation=Strict` instead, which the
-//! server answers (`api::unknown_fields`). The kinds' schemas are not served yet: `kubectl
-//! explain` has nothing to read, and client-side apply uses the patch strategies compiled into
-//! kubectl for built-in kinds. `/openapi/v2` is answered in JSON only; kubectl asks for it in
-//! protobuf and, told 404, goes on without it.
+//! Each group version's document has every kind's schema under `components.schemas`, named as
+//! upstream names them (`io.k8s.api.apps.v1.Deployment`), the kind's own tagged with
+//! `x-kubernetes-group-version-kind`, fields referring to named types through `allOf` and list
+//! fields carrying their list-type and patch extensions, as kube-apiserver's v3 documents are
+//! shaped. The schemas are the library's (`model::schema`, generated from the decode tables), so
+//! `kubectl explain` shows exactly the fields the simulation reads, with kubeloop's own short
+//! descriptions.
+//!
+//! Each kind also has a PATCH operation taking the `fieldValidation` parameter, so kubectl leaves
+//! field validation to the server (it sends `fieldValidation=Strict`, and kubeloop names what it
+//! does not model). The PATCH operations list no request body: kubectl then computes a
+//! client-side apply's strategic merge patch from its compiled-in types — upstream's own struct
+//! tags, the same patch meta kube-apiserver's full documents give it — rather than from these
+//! schemas, which leave out every field kubeloop does not model. `/openapi/v2` is the same
+//! schemas as `definitions`, in JSON only (see `v2`).
 
 use kubeloop::model::schema::{Field, Named, Schema};
 use kubeloop::model::Kind;
@@ -243,5 +250,76 @@ mod tests {
         }
         assert!(v3("apis/nope/v1").is_none());
         assert!(v3("").unwrap()["paths"]["apis/apps/v1"]["serverRelativeURL"].is_string());
+    }
+
+    /// Every `$ref` in a document, with where it is.
+    fn refs(value: &Value, at: &str, out: &mut Vec<(String, String)>) {
+        match value {
+            Value::Object(map) => {
+                for (k, v) in map {
+                    if k == "$ref" {
+                        out.push((at.to_string(), v.as_str().unwrap_or_default().to_string()));
+                    }
+                    refs(v, &format!("{at}/{k}"), out);
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|v| refs(v, at, out)),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn every_kind_has_its_schema_and_every_reference_resolves() {
+        for kind in Kind::ALL {
+            let (group, version) = kind.api_version().split_once('/').unwrap_or(("", kind.api_version()));
+            let doc = v3(&gv_path(kind.api_version())).unwrap();
+            let schemas = doc["components"]["schemas"].as_object().unwrap();
+            let own = schemas.values().find(|s| {
+                s["x-kubernetes-group-version-kind"]
+                    .as_array()
+                    .is_some_and(|list| list.iter().any(|g| g["group"] == group && g["version"] == version && g["kind"] == kind.as_str()))
+            });
+            let own = own.unwrap_or_else(|| panic!("{kind:?} has no schema"));
+            for field in ["apiVersion", "kind", "metadata"] {
+                assert!(own["properties"][field].is_object(), "{kind:?}.{field}");
+            }
+            let mut found = Vec::new();
+            refs(&doc, "", &mut found);
+            for (at, target) in found {
+                let name = target.strip_prefix("#/components/schemas/").unwrap_or_else(|| panic!("{at}: {target}"));
+                assert!(schemas.contains_key(name), "{at}: {target} is not in the document");
+            }
+        }
+    }
+
+    #[test]
+    fn schemas_are_shaped_as_upstream_shapes_them() {
+        let core = v3("api/v1").unwrap();
+        let schemas = &core["components"]["schemas"];
+        let containers = &schemas["io.k8s.api.core.v1.PodSpec"]["properties"]["containers"];
+        assert_eq!(containers["type"], "array");
+        assert_eq!(containers["items"]["allOf"][0]["$ref"], "#/components/schemas/io.k8s.api.core.v1.Container");
+        assert_eq!(containers["x-kubernetes-list-type"], "map");
+        assert_eq!(containers["x-kubernetes-list-map-keys"], json!(["name"]));
+        assert_eq!(containers["x-kubernetes-patch-merge-key"], "name");
+        assert_eq!(containers["x-kubernetes-patch-strategy"], "merge");
+        let metadata = &schemas["io.k8s.api.core.v1.Pod"]["properties"]["metadata"];
+        assert_eq!(metadata["allOf"][0]["$ref"], "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta");
+        let requests = &schemas["io.k8s.api.core.v1.ResourceRequirements"]["properties"]["requests"];
+        assert_eq!(
+            requests["additionalProperties"]["allOf"][0]["$ref"],
+            "#/components/schemas/io.k8s.apimachinery.pkg.api.resource.Quantity"
+        );
+        assert_eq!(schemas["io.k8s.apimachinery.pkg.api.resource.Quantity"]["oneOf"], json!([{"type": "string"}, {"type": "number"}]));
+        assert_eq!(schemas["io.k8s.apimachinery.pkg.apis.meta.v1.Time"]["format"], "date-time");
+        let replicas = &schemas["io.k8s.api.core.v1.ReplicationControllerSpec"]["properties"]["replicas"];
+        assert_eq!((replicas["type"].as_str(), replicas["format"].as_str()), (Some("integer"), Some("int32")));
+        let required = &schemas["io.k8s.api.core.v1.NodeSelectorRequirement"]["required"];
+        assert_eq!(*required, json!(["key", "operator"]));
+        // v2: the same schemas, referred to under #/definitions/ without allOf.
+        let doc = v2("application/json").unwrap();
+        let spec = &doc["definitions"]["io.k8s.api.apps.v1.DeploymentSpec"]["properties"]["template"];
+        assert_eq!(spec["$ref"], "#/definitions/io.k8s.api.core.v1.PodTemplateSpec");
+        assert!(v2("application/com.github.proto-openapi.spec.v2@v1.0+protobuf").is_none());
     }
 }
