@@ -379,9 +379,11 @@ decode_struct!(
 /// Keeps a number of pods of one template running: the ReplicaSet controller creates pods when too
 /// few match its selector and deletes some when too many do.
 ReplicaSet {
-    /// The object\'s name, namespace and labels, and what the API server records about it.
+    /// The object's name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
+    /// The pods wanted.
     spec: "spec" Default,
+    /// What the ReplicaSet controller last counted.
     status: "status" Default,
 });
 decode_struct!(
@@ -399,10 +401,15 @@ ReplicaSetSpec {
 decode_struct!(
 /// What the ReplicaSet controller last counted.
 ReplicaSetStatus {
+    /// Pods the ReplicaSet has.
     replicas: "replicas" Default,
+    /// Pods whose labels match the template's.
     fully_labeled_replicas: "fullyLabeledReplicas" Default,
+    /// Pods that are Ready.
     ready_replicas: "readyReplicas" Default,
+    /// Pods Ready for at least minReadySeconds.
     available_replicas: "availableReplicas" Default,
+    /// The generation the controller acted on.
     observed_generation: "observedGeneration" Default,
 });
 decode_struct!(
@@ -410,7 +417,7 @@ decode_struct!(
 /// template gets a ReplicaSet, which the deployment controller scales up while it scales the old
 /// ones down.
 Deployment {
-    /// The object\'s name, namespace and labels, and what the API server records about it.
+    /// The object's name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
     /// The pods wanted, and how to change them.
     spec: "spec" Default,
@@ -472,64 +479,106 @@ DeploymentStatus {
     #[list = "map type"]
     #[patch = "merge type"]
     conditions: "conditions" NullAsDefault,
+    /// Counts hash collisions of the template; it changes the next ReplicaSet's name.
     collision_count: "collisionCount" Default,
 });
-decode_struct!(DeploymentCondition {
+decode_struct!(
+/// A condition of a Deployment: Available (enough pods available) or Progressing (a rollout moving,
+/// done, or stuck past its deadline).
+DeploymentCondition {
+    /// Which condition this is.
     type_: "type" Required,
+    /// True, False or Unknown.
     status: "status" Required,
+    /// When the condition was last written.
     last_update_time: "lastUpdateTime" Default,
+    /// When the status last changed.
     last_transition_time: "lastTransitionTime" Default,
+    /// A word for why the condition is as it is.
     reason: "reason" Default,
+    /// Why, for people.
     message: "message" Default,
 });
 decode_struct!(
 /// Runs one pod on every node that may run it; the DaemonSet controller creates a pod when a node
 /// joins.
 DaemonSet {
-    /// The object\'s name, namespace and labels, and what the API server records about it.
+    /// The object's name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
+    /// The pods wanted on each node.
     spec: "spec" Default,
+    /// What the DaemonSet controller last counted.
     status: "status" Default,
 });
-decode_struct!(DaemonSetSpec {
+decode_struct!(
+/// The pod a DaemonSet runs on each node, and how it is updated.
+DaemonSetSpec {
+    /// The labels of its pods.
     selector: "selector" Default,
+    /// The pod to run on each node; its node selector, affinity and tolerations choose the nodes.
     template: "template" Default,
+    /// How pods are replaced when the template changes.
     update_strategy: "updateStrategy" Default,
+    /// How long a pod must be Ready to count as available.
     min_ready_seconds: "minReadySeconds" Default,
+    /// How many old ControllerRevisions to keep (10).
     revision_history_limit: "revisionHistoryLimit" Default,
 });
-decode_struct!(DaemonSetUpdateStrategy {
+decode_struct!(
+/// How a DaemonSet replaces its pods.
+DaemonSetUpdateStrategy {
+    /// RollingUpdate (the default) or OnDelete (a pod is replaced only when someone deletes it).
     type_: "type" Default,
+    /// The rolling update's limits.
     rolling_update: "rollingUpdate" Default,
 });
-decode_struct!(RollingUpdateDaemonSet {
+decode_struct!(
+/// How many nodes a DaemonSet's rolling update works on at once.
+RollingUpdateDaemonSet {
+    /// Nodes whose pod may be unavailable during the update (1).
     max_unavailable: "maxUnavailable" Default,
+    /// Nodes that may run an old and a new pod at once (0).
     max_surge: "maxSurge" Default,
 });
-decode_struct!(DaemonSetStatus {
+decode_struct!(
+/// What the DaemonSet controller last counted.
+DaemonSetStatus {
+    /// Nodes running a pod they should.
     current_number_scheduled: "currentNumberScheduled" Default,
+    /// Nodes running a pod they should not.
     number_misscheduled: "numberMisscheduled" Default,
+    /// Nodes that should run a pod.
     desired_number_scheduled: "desiredNumberScheduled" Default,
+    /// Nodes whose pod is Ready.
     number_ready: "numberReady" Default,
+    /// The generation the controller acted on.
     observed_generation: "observedGeneration" Default,
+    /// Nodes running the current template's pod.
     updated_number_scheduled: "updatedNumberScheduled" Default,
+    /// Nodes whose pod is available.
     number_available: "numberAvailable" Default,
+    /// Nodes whose pod is missing or not available.
     number_unavailable: "numberUnavailable" Default,
 });
 decode_struct!(
 /// Runs pods with stable names (web-0, web-1), each with its own storage, created and updated in
 /// order.
 StatefulSet {
-    /// The object\'s name, namespace and labels, and what the API server records about it.
+    /// The object's name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
+    /// The pods wanted, and how they are named, stored and updated.
     spec: "spec" Default,
+    /// What the StatefulSet controller last counted.
     status: "status" Default,
 });
 decode_struct!(
 /// The pods a StatefulSet runs.
 StatefulSetSpec {
+    /// How many pods (1).
     replicas: "replicas" Default,
+    /// The labels of its pods.
     selector: "selector" Default,
+    /// The pods it creates, named after the set and an ordinal.
     template: "template" Default,
     /// Claims made for each pod, which outlive it.
     #[list = "atomic"]
@@ -538,40 +587,64 @@ StatefulSetSpec {
     service_name: "serviceName" Default,
     /// OrderedReady (one at a time) or Parallel.
     pod_management_policy: "podManagementPolicy" Default,
+    /// How pods are replaced when the template changes.
     update_strategy: "updateStrategy" Default,
+    /// How many old ControllerRevisions to keep (10).
     revision_history_limit: "revisionHistoryLimit" Default,
+    /// How long a pod must be Ready to count as available.
     min_ready_seconds: "minReadySeconds" Default,
 });
-decode_struct!(StatefulSetUpdateStrategy {
+decode_struct!(
+/// How a StatefulSet replaces its pods.
+StatefulSetUpdateStrategy {
+    /// RollingUpdate (the default: highest ordinal first, one at a time) or OnDelete.
     type_: "type" Default,
+    /// The rolling update's partition.
     rolling_update: "rollingUpdate" Default,
 });
-decode_struct!(RollingUpdateStatefulSetStrategy {
+decode_struct!(
+/// Which ordinals a StatefulSet's rolling update reaches.
+RollingUpdateStatefulSetStrategy {
+    /// Only pods with this ordinal or higher are updated (0).
     partition: "partition" Default,
 });
-decode_struct!(StatefulSetStatus {
+decode_struct!(
+/// What the StatefulSet controller last counted.
+StatefulSetStatus {
+    /// The generation the controller acted on.
     observed_generation: "observedGeneration" Default,
+    /// Pods it has.
     replicas: "replicas" Default,
+    /// Pods that are Ready.
     ready_replicas: "readyReplicas" Default,
+    /// Pods of currentRevision.
     current_replicas: "currentReplicas" Default,
+    /// Pods of updateRevision.
     updated_replicas: "updatedReplicas" Default,
+    /// The revision the pods below the partition run.
     current_revision: "currentRevision" Default,
+    /// The revision of the current template.
     update_revision: "updateRevision" Default,
+    /// Counts hash collisions of the template's revision name.
     collision_count: "collisionCount" Default,
+    /// Pods Ready for at least minReadySeconds.
     available_replicas: "availableReplicas" Default,
 });
 decode_struct!(
 /// A snapshot of a DaemonSet's or StatefulSet's pod template, which rollbacks go back to.
 ControllerRevision {
-    /// The object\'s name, namespace and labels, and what the API server records about it.
+    /// The object's name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
+    /// The snapshot: the owner's pod template.
     data: "data" Default,
     /// Its number, increasing.
     revision: "revision" Default,
 });
 decode_struct!(ControllerRevisionData as "" "" {
+    /// The owner's spec, as far as a revision keeps it.
     spec: "spec" Default,
 });
 decode_struct!(RevisionSpec as "" "" {
+    /// The pod template.
     template: "template" Default,
 });

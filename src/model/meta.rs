@@ -289,9 +289,13 @@ ObjectMeta {
 decode_struct!(
 /// An object another belongs to.
 OwnerReference {
+    /// The owner's API version.
     api_version: "apiVersion" Required,
+    /// The owner's kind.
     kind: "kind" Required,
+    /// The owner's name.
     name: "name" Required,
+    /// The owner's UID; an owner of the same name with another UID is not this owner.
     uid: "uid" Required,
     /// Whether the owner manages this object (at most one owner does).
     controller: "controller" Default,
@@ -311,6 +315,7 @@ LabelSelector {
 decode_struct!(
 /// One condition on a label.
 LabelSelectorRequirement {
+    /// The label's key.
     key: "key" Required,
     /// In, NotIn, Exists or DoesNotExist.
     operator: "operator" Required,

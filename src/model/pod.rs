@@ -736,7 +736,7 @@ decode_struct!(
 /// One or more containers that run together on one node. kube-scheduler picks the node; that node's
 /// kubelet starts the containers and reports how they are.
 Pod {
-    /// The object\'s name, namespace and labels, and what the API server records about it.
+    /// The object's name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
     /// What should run: the containers, and where and how.
     spec: "spec" Default,
@@ -746,8 +746,9 @@ Pod {
 decode_struct!(
 /// The pods a controller creates: their labels and spec.
 PodTemplateSpec {
-    /// The object\'s name, namespace and labels, and what the API server records about it.
+    /// The object's name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
+    /// The pods' spec.
     spec: "spec" Default,
 });
 decode_struct!(
@@ -828,6 +829,7 @@ Container {
 decode_struct!(
 /// An environment variable.
 EnvVar {
+    /// The variable's name.
     name: "name" Default,
     /// Its value.
     value: "value" Default,
@@ -857,12 +859,15 @@ decode_struct!(
 EnvFromSource {
     /// Put before each key's name.
     prefix: "prefix" Default,
+    /// A ConfigMap.
     config_map_ref: "configMapRef" Default,
+    /// A Secret.
     secret_ref: "secretRef" Default,
 });
 decode_struct!(
 /// A ConfigMap or Secret by name.
 EnvSourceRef as "" "" {
+    /// The ConfigMap's or Secret's name.
     name: "name" Default,
     /// Whether the container starts without it.
     optional: "optional" Default,
@@ -883,41 +888,76 @@ Volume {
     /// The volume a PersistentVolumeClaim is bound to.
     persistent_volume_claim: "persistentVolumeClaim" Default,
 });
-decode_struct!(PersistentVolumeClaimVolumeSource {
+decode_struct!(
+/// A volume from a claim.
+PersistentVolumeClaimVolumeSource {
+    /// The claim's name, in the pod's namespace.
     claim_name: "claimName" Default,
+    /// Whether mounts are read-only.
     read_only: "readOnly" Default,
 });
-decode_struct!(HostPathVolumeSource {
+decode_struct!(
+/// A directory of the node.
+HostPathVolumeSource {
+    /// The directory.
     path: "path" Default,
+    /// What must be there (Directory, DirectoryOrCreate, File…); empty checks nothing.
     type_: "type" Default,
 });
-decode_struct!(ConfigMapVolumeSource {
+decode_struct!(
+/// A ConfigMap's keys as files.
+ConfigMapVolumeSource {
+    /// The ConfigMap's name.
     name: "name" Default,
+    /// Which keys, and their file names; all keys if empty.
     #[list = "atomic"]
     items: "items" NullAsDefault,
+    /// Whether the pod starts without the ConfigMap.
     optional: "optional" Default,
+    /// The files' mode (0644).
     default_mode: "defaultMode" Default,
 });
-decode_struct!(SecretVolumeSource {
+decode_struct!(
+/// A Secret's keys as files.
+SecretVolumeSource {
+    /// The Secret's name.
     secret_name: "secretName" Default,
+    /// Which keys, and their file names; all keys if empty.
     #[list = "atomic"]
     items: "items" NullAsDefault,
+    /// Whether the pod starts without the Secret.
     optional: "optional" Default,
+    /// The files' mode (0644).
     default_mode: "defaultMode" Default,
 });
-decode_struct!(KeyToPath {
+decode_struct!(
+/// A key and the file it becomes.
+KeyToPath {
+    /// The key.
     key: "key" Default,
+    /// The file's path in the volume.
     path: "path" Default,
+    /// The file's mode.
     mode: "mode" Default,
 });
-decode_struct!(EmptyDirVolumeSource {
+decode_struct!(
+/// An empty directory for the pod's life.
+EmptyDirVolumeSource {
+    /// Empty for the node's disk, or Memory.
     medium: "medium" Default,
+    /// The most it may hold.
     size_limit: "sizeLimit" Default,
 });
-decode_struct!(VolumeMount {
+decode_struct!(
+/// Where a volume appears in a container.
+VolumeMount {
+    /// The pod volume's name.
     name: "name" Default,
+    /// The path in the container.
     mount_path: "mountPath" Default,
+    /// Whether the mount is read-only.
     read_only: "readOnly" Default,
+    /// A path in the volume to mount instead of its root.
     sub_path: "subPath" Default,
 });
 decode_struct!(
@@ -944,28 +984,50 @@ Probe {
     /// The grace period for a container this probe kills.
     termination_grace_period_seconds: "terminationGracePeriodSeconds" Default,
 });
-decode_struct!(ExecAction {
+decode_struct!(
+/// A command run in the container.
+ExecAction {
+    /// The command and its arguments, run without a shell.
     #[list = "atomic"]
     command: "command" NullAsDefault,
 });
-decode_struct!(HttpGetAction as "io.k8s.api.core.v1" "HTTPGetAction" {
+decode_struct!(
+/// An HTTP GET to the container.
+HttpGetAction as "io.k8s.api.core.v1" "HTTPGetAction" {
+    /// The path.
     path: "path" Default,
+    /// The port, by number or by name.
     port: "port" Default,
+    /// The host to connect to (the pod's IP by default).
     host: "host" Default,
+    /// HTTP (the default) or HTTPS.
     scheme: "scheme" Default,
+    /// Headers to send.
     #[list = "atomic"]
     http_headers: "httpHeaders" NullAsDefault,
 });
-decode_struct!(HttpHeader as "io.k8s.api.core.v1" "HTTPHeader" {
+decode_struct!(
+/// An HTTP header.
+HttpHeader as "io.k8s.api.core.v1" "HTTPHeader" {
+    /// Its name.
     name: "name" Default,
+    /// Its value.
     value: "value" Default,
 });
-decode_struct!(TcpSocketAction as "io.k8s.api.core.v1" "TCPSocketAction" {
+decode_struct!(
+/// A TCP connection to the container.
+TcpSocketAction as "io.k8s.api.core.v1" "TCPSocketAction" {
+    /// The port, by number or by name.
     port: "port" Default,
+    /// The host to connect to (the pod's IP by default).
     host: "host" Default,
 });
-decode_struct!(GrpcAction as "io.k8s.api.core.v1" "GRPCAction" {
+decode_struct!(
+/// A gRPC health check.
+GrpcAction as "io.k8s.api.core.v1" "GRPCAction" {
+    /// The port.
     port: "port" Default,
+    /// The service name to ask about (empty: the server as a whole).
     service: "service" Default,
 });
 decode_struct!(
@@ -982,6 +1044,7 @@ decode_struct!(
 ContainerPort {
     /// The port number.
     container_port: "containerPort" Default,
+    /// A port of the node that leads to this one.
     host_port: "hostPort" Default,
     /// TCP (the default), UDP or SCTP.
     protocol: "protocol" Default,
@@ -995,6 +1058,7 @@ Toleration {
     key: "key" Default,
     /// Equal (the default) or Exists.
     operator: "operator" Default,
+    /// The taint's value, for Equal.
     value: "value" Default,
     /// The effect it tolerates; empty for all.
     effect: "effect" Default,
@@ -1016,27 +1080,46 @@ NodeAffinity {
     #[list = "atomic"]
     preferred_during_scheduling_ignored_during_execution: "preferredDuringSchedulingIgnoredDuringExecution" NullAsDefault,
 });
-decode_struct!(NodeSelector {
+decode_struct!(
+/// Nodes by their labels or fields: any term may match.
+NodeSelector {
+    /// The terms; a node matching one is chosen.
     #[list = "atomic"]
     node_selector_terms: "nodeSelectorTerms" NullAsDefault,
 });
-decode_struct!(NodeSelectorTerm {
+decode_struct!(
+/// Conditions a node must all meet.
+NodeSelectorTerm {
+    /// Conditions on the node's labels.
     #[list = "atomic"]
     match_expressions: "matchExpressions" NullAsDefault,
+    /// Conditions on the node's fields (metadata.name).
     #[list = "atomic"]
     match_fields: "matchFields" NullAsDefault,
 });
-decode_struct!(NodeSelectorRequirement {
+decode_struct!(
+/// A condition on a node's label or field.
+NodeSelectorRequirement {
+    /// The label's key or the field.
     key: "key" Required,
+    /// In, NotIn, Exists, DoesNotExist, Gt or Lt.
     operator: "operator" Required,
+    /// The values to compare with.
     #[list = "atomic"]
     values: "values" NullAsDefault,
 });
-decode_struct!(PreferredSchedulingTerm {
+decode_struct!(
+/// A preference with a weight.
+PreferredSchedulingTerm {
+    /// How much a matching node scores (1 to 100).
     weight: "weight" Required,
+    /// The nodes preferred.
     preference: "preference" Required,
 });
-decode_struct!(PodIP {
+decode_struct!(
+/// An address.
+PodIP {
+    /// The address.
     ip: "ip" Required,
 });
 decode_struct!(
@@ -1048,15 +1131,19 @@ PodStatus {
     #[list = "map type"]
     #[patch = "merge type"]
     conditions: "conditions" NullAsDefault,
+    /// Why the pod is in this phase, for people.
     message: "message" Default,
+    /// A word for why (Evicted).
     reason: "reason" Default,
     /// The address of the pod's node.
     host_ip: "hostIP" Default,
+    /// The node's addresses.
     #[list = "atomic"]
     #[patch = "merge ip"]
     host_ips: "hostIPs" NullAsDefault,
     /// The pod's address.
     pod_ip: "podIP" Default,
+    /// The pod's addresses.
     #[list = "map ip"]
     #[patch = "merge ip"]
     pod_ips: "podIPs" NullAsDefault,
@@ -1068,17 +1155,26 @@ PodStatus {
     /// A node kube-scheduler made room on for this pod by preemption.
     nominated_node_name: "nominatedNodeName" Default,
 });
-decode_struct!(PodCondition {
+decode_struct!(
+/// A condition of a pod.
+PodCondition {
+    /// Which condition this is.
     type_: "type" Required,
+    /// True, False or Unknown.
     status: "status" Required,
+    /// When the condition was last checked.
     last_probe_time: "lastProbeTime" Default,
+    /// When the status last changed.
     last_transition_time: "lastTransitionTime" Default,
+    /// A word for why the condition is as it is.
     reason: "reason" Default,
+    /// Why, for people.
     message: "message" Default,
 });
 decode_struct!(
 /// How a container is.
 ContainerStatus {
+    /// The container's name.
     name: "name" Required,
     /// Waiting, running or terminated.
     state: "state" Default,
@@ -1088,28 +1184,50 @@ ContainerStatus {
     ready: "ready" Default,
     /// How many times the kubelet restarted it.
     restart_count: "restartCount" Default,
+    /// The image it runs.
     image: "image" Default,
+    /// The image's digest.
     image_id: "imageID" Default,
+    /// The runtime's ID of the container (containerd://…).
     container_id: "containerID" Default,
     /// Whether its startup probe has passed.
     started: "started" Default,
 });
-decode_struct!(ContainerState {
+decode_struct!(
+/// A container's state: one of the three is set.
+ContainerState {
+    /// Not running yet, or again.
     waiting: "waiting" Default,
+    /// Running.
     running: "running" Default,
+    /// Ended.
     terminated: "terminated" Default,
 });
-decode_struct!(ContainerStateWaiting {
+decode_struct!(
+/// Why a container is waiting.
+ContainerStateWaiting {
+    /// ContainerCreating, CrashLoopBackOff, ImagePullBackOff…
     reason: "reason" Default,
+    /// More, for people.
     message: "message" Default,
 });
-decode_struct!(ContainerStateRunning {
+decode_struct!(
+/// A running container.
+ContainerStateRunning {
+    /// When it started.
     started_at: "startedAt" Default,
 });
-decode_struct!(ContainerStateTerminated {
+decode_struct!(
+/// How a container ended.
+ContainerStateTerminated {
+    /// Its exit status (137: killed).
     exit_code: "exitCode" Required,
+    /// Completed, Error, OOMKilled…
     reason: "reason" Default,
+    /// More, for people.
     message: "message" Default,
+    /// When it started.
     started_at: "startedAt" Default,
+    /// When it ended.
     finished_at: "finishedAt" Default,
 });

@@ -141,7 +141,7 @@ decode_struct!(
 /// How many pods of a set must stay up while nodes are drained: evictions that would break it are
 /// refused.
 PodDisruptionBudget {
-    /// The object\'s name, namespace and labels, and what the API server records about it.
+    /// The object's name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
     /// Which pods, and how many must stay.
     spec: "spec" Default,
@@ -157,12 +157,15 @@ PodDisruptionBudgetSpec {
     selector: "selector" Default,
     /// How many may be unavailable.
     max_unavailable: "maxUnavailable" Default,
+    /// Whether pods that are not Ready may be evicted regardless: IfHealthyBudget or AlwaysAllow.
     unhealthy_pod_eviction_policy: "unhealthyPodEvictionPolicy" Default,
 });
 decode_struct!(
 /// What the disruption controller last counted.
 PodDisruptionBudgetStatus {
+    /// The generation the controller acted on.
     observed_generation: "observedGeneration" Default,
+    /// Pods granted an eviction that have not gone yet, and when.
     disrupted_pods: "disruptedPods" NullAsDefault,
     /// How many evictions are allowed now.
     disruptions_allowed: "disruptionsAllowed" Default,
@@ -170,16 +173,26 @@ PodDisruptionBudgetStatus {
     current_healthy: "currentHealthy" Default,
     /// Pods that must stay healthy.
     desired_healthy: "desiredHealthy" Default,
+    /// The pods the budget counts.
     expected_pods: "expectedPods" Default,
+    /// DisruptionAllowed.
     #[list = "map type"]
     #[patch = "merge type"]
     conditions: "conditions" NullAsDefault,
 });
-decode_struct!(Condition as "io.k8s.apimachinery.pkg.apis.meta.v1" "Condition" {
+decode_struct!(
+/// A condition.
+Condition as "io.k8s.apimachinery.pkg.apis.meta.v1" "Condition" {
+    /// Which condition this is.
     type_: "type" Required,
+    /// True, False or Unknown.
     status: "status" Required,
+    /// The generation the condition was set for.
     observed_generation: "observedGeneration" Default,
+    /// When the status last changed.
     last_transition_time: "lastTransitionTime" Default,
+    /// A word for why the condition is as it is.
     reason: "reason" Default,
+    /// Why, for people.
     message: "message" Default,
 });

@@ -226,6 +226,38 @@ mod tests {
         }
     }
 
+    /// Every field a learner can explain says what it is, and one name is one type.
+    #[test]
+    fn every_field_is_described_and_every_name_is_one_type() {
+        let mut seen: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+        let mut undescribed = Vec::new();
+        for kind in Kind::ALL {
+            for (name, named) in kind.schema().named_types() {
+                let Some(fields) = (named.body)().fields() else { continue };
+                let names: Vec<&str> = fields.iter().map(|f| f.name).collect();
+                if let Some(earlier) = seen.insert(name.clone(), names.clone()) {
+                    assert_eq!(earlier, names, "two types are named {name}");
+                }
+                let mut inline: Vec<(String, Field)> = fields.into_iter().map(|f| (name.clone(), f)).collect();
+                while let Some((at, field)) = inline.pop() {
+                    if field.description.is_empty() {
+                        undescribed.push(format!("{at}.{}", field.name));
+                    }
+                    let mut inner = (field.schema)();
+                    while let Schema::Array(item) | Schema::Map(item) = inner {
+                        inner = *item;
+                    }
+                    if let Schema::Object(s) = inner {
+                        inline.extend(s.fields.into_iter().map(|f| (format!("{at}.{}", field.name), f)));
+                    }
+                }
+            }
+        }
+        undescribed.sort();
+        undescribed.dedup();
+        assert!(undescribed.is_empty(), "fields without a description: {undescribed:?}");
+    }
+
     #[test]
     fn a_pod_schema_has_the_modelled_fields_only() {
         let types = Kind::Pod.schema().named_types();
