@@ -17,6 +17,7 @@
 //! schemas, which leave out every field kubeloop does not model. `/openapi/v2` is the same
 //! schemas as `definitions`, in JSON only (see `v2`).
 
+use super::discovery::{resources, Resource};
 use kubeloop::model::schema::{Field, Named, Schema};
 use kubeloop::model::Kind;
 use serde_json::{json, Map, Value};
@@ -30,9 +31,38 @@ fn gv_path(api_version: &str) -> String {
     }
 }
 
-/// Every (kind, group version) served.
-fn served() -> Vec<(Kind, &'static str)> {
-    Kind::ALL.into_iter().flat_map(|k| super::discovery::api_versions_of(k).into_iter().map(move |v| (k, v))).collect()
+/// A resource the documents describe: its row of discovery's table and the schema of its kind in
+/// that version, where kubeloop has one (each kind's stored version; not autoscaling/v1's older
+/// HorizontalPodAutoscaler shape, which is converted from, nor metrics-server's read-only kinds).
+/// Table-driven, so a resource known only at run time is one more row with its own schema.
+struct Documented {
+    resource: Resource,
+    schema: Option<Schema>,
+}
+
+impl Documented {
+    fn api_version(&self) -> String {
+        if self.resource.group.is_empty() {
+            self.resource.version.clone()
+        } else {
+            format!("{}/{}", self.resource.group, self.resource.version)
+        }
+    }
+}
+
+/// Every resource the documents describe: those with a schema or a PATCH verb (the operation
+/// that tells kubectl the server validates fields).
+fn documented() -> Vec<Documented> {
+    resources()
+        .into_iter()
+        .map(|resource| {
+            let api_version =
+                if resource.group.is_empty() { resource.version.clone() } else { format!("{}/{}", resource.group, resource.version) };
+            let kind = Kind::from_kind_str(&resource.kind).filter(|k| k.api_version() == api_version);
+            Documented { schema: kind.map(Kind::schema), resource }
+        })
+        .filter(|d| d.schema.is_some() || d.resource.verbs.contains(&"patch"))
+        .collect()
 }
 
 /// How a document refers to a named schema: `#/components/schemas/` (v3) or `#/definitions/` (v2).
@@ -60,27 +90,21 @@ impl Dialect {
     }
 }
 
-/// The kinds' schemas served in a group version, each named type once (a kind's own schema
+/// The schemas of a group version's resources, each named type once (a resource's own schema
 /// tagged with its group, version and kind), as `components.schemas` or `definitions`.
-fn schemas(kinds: &[(Kind, &str)], dialect: Dialect) -> Map<String, Value> {
+fn schemas(documented: &[Documented], dialect: Dialect) -> Map<String, Value> {
     let mut out = Map::new();
-    for (kind, api_version) in kinds {
-        // autoscaling/v1 HorizontalPodAutoscalers have a shape of their own, which kubeloop
-        // converts from and does not describe; its stored version (v2) is described.
-        if *api_version != kind.api_version() {
-            continue;
-        }
-        let schema = kind.schema();
+    for d in documented {
+        let Some(schema) = &d.schema else { continue };
         for (name, named) in schema.named_types() {
-            if out.contains_key(&name) {
-                continue;
+            if !out.contains_key(&name) {
+                out.insert(name, named_schema(&named, dialect));
             }
-            out.insert(name, named_schema(&named, dialect));
         }
-        if let Schema::Named(named) = &schema {
-            let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+        if let Schema::Named(named) = schema {
+            let r = &d.resource;
             let entry = &mut out[&named.full_name()];
-            entry["x-kubernetes-group-version-kind"] = json!([{"group": group, "version": version, "kind": kind.as_str()}]);
+            entry["x-kubernetes-group-version-kind"] = json!([{"group": r.group, "version": r.version, "kind": r.kind}]);
             let mut properties = Map::new();
             properties.insert(
                 "apiVersion".into(),
@@ -185,52 +209,50 @@ pub(crate) fn v2(accept: &str) -> Option<Value> {
     if accept.contains("protobuf") && !accept.contains("application/json") {
         return None;
     }
-    let kinds: Vec<(Kind, &str)> = served();
     Some(json!({
         "swagger": "2.0",
         "info": {"title": "Kubernetes", "version": super::discovery::KUBE_VERSION},
         "paths": {},
-        "definitions": schemas(&kinds, Dialect::V2),
+        "definitions": schemas(&documented(), Dialect::V2),
     }))
 }
 
 pub(crate) fn v3(path: &str) -> Option<Value> {
     if path.is_empty() {
         let mut paths = Map::new();
-        for (_, api_version) in served() {
-            let p = gv_path(api_version);
+        for d in documented() {
+            let p = gv_path(&d.api_version());
             paths.insert(p.clone(), json!({"serverRelativeURL": format!("/openapi/v3/{p}")}));
         }
         return Some(json!({"paths": paths}));
     }
-    let kinds: Vec<(Kind, &str)> = served().into_iter().filter(|(_, v)| gv_path(v) == path).collect();
-    if kinds.is_empty() {
+    let documented: Vec<Documented> = documented().into_iter().filter(|d| gv_path(&d.api_version()) == path).collect();
+    if documented.is_empty() {
         return None;
     }
     let mut paths = Map::new();
-    for (kind, api_version) in &kinds {
-        let info = kind.info();
-        let namespace = if info.namespaced { "namespaces/{namespace}/" } else { "" };
-        let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
-        let gvk = json!({"group": group, "version": version, "kind": info.name});
+    for d in &documented {
+        let r = &d.resource;
+        let namespace = if r.namespaced { "namespaces/{namespace}/" } else { "" };
+        let gvk = json!({"group": r.group, "version": r.version, "kind": r.kind});
         let parameter = |name: &str| json!({"name": name, "in": "query", "schema": {"type": "string", "uniqueItems": true}});
         let operation = |verb: &str| {
             json!({
-                "operationId": format!("{verb}{}", info.name),
+                "operationId": format!("{verb}{}", r.kind),
                 "x-kubernetes-action": verb,
                 "x-kubernetes-group-version-kind": gvk,
                 "parameters": [parameter("dryRun"), parameter("fieldManager"), parameter("fieldValidation")],
                 "responses": {"200": {"description": "OK"}},
             })
         };
-        paths.insert(format!("/{path}/{namespace}{}/{{name}}", info.plural), json!({"put": operation("put"), "patch": operation("patch")}));
-        paths.insert(format!("/{path}/{namespace}{}", info.plural), json!({"post": operation("post")}));
+        paths.insert(format!("/{path}/{namespace}{}/{{name}}", r.plural), json!({"put": operation("put"), "patch": operation("patch")}));
+        paths.insert(format!("/{path}/{namespace}{}", r.plural), json!({"post": operation("post")}));
     }
     Some(json!({
         "openapi": "3.0.0",
         "info": {"title": "Kubernetes", "version": super::discovery::KUBE_VERSION},
         "paths": paths,
-        "components": {"schemas": schemas(&kinds, Dialect::V3)},
+        "components": {"schemas": schemas(&documented, Dialect::V3)},
     }))
 }
 
