@@ -333,3 +333,35 @@ fn exec_attach_and_port_forward_are_refused_with_a_clear_status() {
     let status: serde_json::Value = serde_json::from_str(&body).unwrap();
     assert_eq!((status["kind"].as_str(), status["reason"].as_str()), (Some("Status"), Some("BadRequest")));
 }
+
+/// kubectl reads `/openapi/v2` only in protobuf: for `explain --output plaintext-openapiv2`, and
+/// (kubectl 1.27 and 1.28) for every `explain` and before every `apply -f`. An older kubectl is
+/// looked for beside the machine's (Google Cloud SDK installs them as `kubectl.1.27` …).
+#[test]
+fn the_protobuf_openapi_v2_document_serves_explain_and_older_kubectls() {
+    let Some(kubectl) = kubectl_or_skip() else { return };
+    let server = paused(&[]);
+    let v2 = ok(&kubectl, &server, &["explain", "pods.spec.containers.ports", "--output=plaintext-openapiv2"]);
+    assert!(v2.contains("RESOURCE: ports <[]Object>") && v2.contains("containerPort\t<integer>"), "{v2}");
+    assert!(v2.contains("Ports the container listens on"), "{v2}");
+
+    let real = std::fs::canonicalize(&kubectl).unwrap_or(kubectl.clone());
+    let older: Vec<PathBuf> = ["kubectl.1.27", "kubectl.1.28"].iter().map(|n| real.with_file_name(n)).filter(|p| p.is_file()).collect();
+    if older.is_empty() {
+        eprintln!("no kubectl 1.27 or 1.28 beside {}: only the current kubectl checked", real.display());
+    }
+    for old in older {
+        let explained = ok(&old, &server, &["explain", "deploy.spec.replicas"]);
+        assert!(explained.contains("FIELD: replicas <integer>"), "{}: {explained}", old.display());
+        let name = old.file_name().unwrap().to_string_lossy().replace('.', "-");
+        let run = serve::run(&old, &server, &["create", "deployment", &name, "--image=nginx:1.27"]);
+        assert!(run.ok, "{}: {}", old.display(), run.stderr);
+        let dir = std::env::temp_dir().join(format!("kubeloop-docs-v2-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("cm.yaml");
+        std::fs::write(&file, format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n  a: \"1\"\n")).unwrap();
+        let applied = ok(&old, &server, &["apply", "-f", &file.to_string_lossy()]);
+        assert_eq!(applied, format!("configmap/{name} created\n"), "{}", old.display());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -177,7 +177,7 @@ fn respond(cluster: &mut Cluster, parts: &Parts, body: &[u8]) -> Response<Body> 
         }
         Route::Group(g) if get => discovery::group(&g).map_or_else(page_not_found, |v| json_response(200, &v)),
         Route::Resources(g, v) if get => discovery::resource_list(&g, &v).map_or_else(page_not_found, |v| json_response(200, &v)),
-        Route::OpenApiV2 if get => openapi::v2(header(parts, "accept")).map_or_else(page_not_found, |v| json_response(200, &v)),
+        Route::OpenApiV2 if get => openapi_v2(header(parts, "accept")),
         Route::OpenApiV3(path) if get => openapi::v3(&path).map_or_else(page_not_found, |v| json_response(200, &v)),
         Route::Sim if parts.method == Method::POST => sim(cluster, body),
         Route::Resource(target) => resource(cluster, parts, &query, &target, body),
@@ -185,6 +185,19 @@ fn respond(cluster: &mut Cluster, parts: &Parts, body: &[u8]) -> Response<Body> 
         Route::NotFound => page_not_found(),
         _ => method_not_allowed(&parts.method),
     }
+}
+
+/// `/openapi/v2`: in protobuf when the client prefers it (kubectl does), else in JSON.
+fn openapi_v2(accept: &str) -> Response<Body> {
+    let document = openapi::v2();
+    let first = accept.split(',').next().unwrap_or_default().split(';').next().unwrap_or_default().trim();
+    if first != super::openapi_proto::ACCEPT {
+        return json_response(200, &document);
+    }
+    Response::builder()
+        .header("Content-Type", super::openapi_proto::CONTENT_TYPE)
+        .body(Body::full(super::openapi_proto::document(&document)))
+        .unwrap_or_else(|_| Response::new(Body::full("")))
 }
 
 /// `/api` or `/apis` as an `APIGroupDiscoveryList`, in the version the client prefers.

@@ -17,6 +17,7 @@ mod filter;
 mod logs;
 mod metrics;
 mod openapi;
+mod openapi_proto;
 mod patch;
 mod proto;
 pub mod remote;

@@ -15,7 +15,7 @@
 //! client-side apply's strategic merge patch from its compiled-in types — upstream's own struct
 //! tags, the same patch meta kube-apiserver's full documents give it — rather than from these
 //! schemas, which leave out every field kubeloop does not model. `/openapi/v2` is the same
-//! schemas as `definitions`, in JSON only (see `v2`).
+//! schemas as `definitions`, in JSON or in the protobuf kubectl asks for (`openapi_proto`).
 
 use super::discovery::{resources, Resource};
 use kubeloop::model::schema::{Field, Named, Schema};
@@ -201,20 +201,33 @@ fn property(field: &Field, dialect: Dialect) -> Value {
     out
 }
 
-/// `/openapi/v2`: every kind's schema as `definitions`, in JSON. kubectl 1.32 asks for this
-/// document only in protobuf (for `explain --output plaintext-openapiv2` and as client-side
-/// apply's second choice after v3); told 404 it goes on with its compiled-in types, so the
-/// protobuf form is not served.
-pub(crate) fn v2(accept: &str) -> Option<Value> {
-    if accept.contains("protobuf") && !accept.contains("application/json") {
-        return None;
+/// `/openapi/v2`: every kind's schema as `definitions`, and the same PATCH operations as v3's
+/// (under `paths`, with `fieldValidation`, and no `consumes`, so that a client-side apply that
+/// falls back to v2 still takes kubectl's compiled-in patch strategies). kubectl asks for it in
+/// protobuf (`openapi_proto`); other clients may read it as JSON.
+pub(crate) fn v2() -> Value {
+    let documented = documented();
+    let mut paths = Map::new();
+    for d in &documented {
+        let r = &d.resource;
+        let namespace = if r.namespaced { "namespaces/{namespace}/" } else { "" };
+        let path = format!("/{}/{namespace}{}/{{name}}", gv_path(&d.api_version()), r.plural);
+        let parameter = |name: &str| json!({"name": name, "in": "query", "type": "string", "uniqueItems": true});
+        let patch = json!({
+            "operationId": format!("patch{}", r.kind),
+            "parameters": [parameter("dryRun"), parameter("fieldManager"), parameter("fieldValidation")],
+            "responses": {"200": {"description": "OK"}},
+            "x-kubernetes-action": "patch",
+            "x-kubernetes-group-version-kind": {"group": r.group, "version": r.version, "kind": r.kind},
+        });
+        paths.insert(path, json!({"patch": patch}));
     }
-    Some(json!({
+    json!({
         "swagger": "2.0",
         "info": {"title": "Kubernetes", "version": super::discovery::KUBE_VERSION},
-        "paths": {},
-        "definitions": schemas(&documented(), Dialect::V2),
-    }))
+        "paths": paths,
+        "definitions": schemas(&documented, Dialect::V2),
+    })
 }
 
 pub(crate) fn v3(path: &str) -> Option<Value> {
@@ -339,9 +352,9 @@ mod tests {
         let required = &schemas["io.k8s.api.core.v1.NodeSelectorRequirement"]["required"];
         assert_eq!(*required, json!(["key", "operator"]));
         // v2: the same schemas, referred to under #/definitions/ without allOf.
-        let doc = v2("application/json").unwrap();
+        let doc = v2();
         let spec = &doc["definitions"]["io.k8s.api.apps.v1.DeploymentSpec"]["properties"]["template"];
         assert_eq!(spec["$ref"], "#/definitions/io.k8s.api.core.v1.PodTemplateSpec");
-        assert!(v2("application/com.github.proto-openapi.spec.v2@v1.0+protobuf").is_none());
+        assert!(doc["paths"]["/apis/apps/v1/namespaces/{namespace}/deployments/{name}"]["patch"]["consumes"].is_null());
     }
 }
