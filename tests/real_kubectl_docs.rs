@@ -365,3 +365,68 @@ fn the_protobuf_openapi_v2_document_serves_explain_and_older_kubectls() {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+/// Every manifest the console's transcripts apply (most are the Kubernetes documentation's
+/// examples), applied by the real kubectl now that the schemas are served: kubectl's client-side
+/// path — validation left to the server, the strategic merge patch of a second apply — never
+/// fails on its own, and where the console applied the manifest the real kubectl does too.
+#[test]
+fn the_transcripts_manifests_apply_with_the_real_kubectl() {
+    let Some(kubectl) = kubectl_or_skip() else { return };
+    let server = paused(&["sim advance 20s"]);
+    let dir = std::env::temp_dir().join(format!("kubeloop-docs-manifests-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let transcripts = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/transcripts");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&transcripts).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    let mut applied = 0;
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let mut lines = text.lines().peekable();
+        while let Some(line) = lines.next() {
+            if line != "$ kubectl apply -f - <<EOF" {
+                continue;
+            }
+            let manifest: Vec<&str> = lines.by_ref().take_while(|l| *l != "EOF").collect();
+            let expected: Vec<&str> = std::iter::from_fn(|| lines.next_if(|l| !l.starts_with("$ ") && !l.starts_with('#'))).collect();
+            if manifest.iter().any(|l| l.trim_start().starts_with("namespace:")) {
+                continue;
+            }
+            applied += 1;
+            let namespace = format!("m{applied}");
+            assert!(serve::run(&kubectl, &server, &["create", "namespace", &namespace]).ok);
+            let path = dir.join(format!("{namespace}.yaml"));
+            std::fs::write(&path, manifest.join("\n")).unwrap();
+            let path = path.to_string_lossy().to_string();
+            let first = serve::run(&kubectl, &server, &["apply", "-n", &namespace, "-f", &path]);
+            let at = format!(
+                "{}: {}",
+                file.file_name().unwrap().to_string_lossy(),
+                manifest.iter().take(4).copied().collect::<Vec<_>>().join(" | ")
+            );
+            // A manifest the console refuses on the client side (no kind, an unknown version) is
+            // refused by kubectl on its side too, in its own words; any other is not.
+            let console_client_side = expected.iter().any(|l| l.starts_with("error:"));
+            for client_side in [
+                "error validating",
+                "warning: error calculating patch",
+                "unable to recognize",
+                "error when retrieving current configuration",
+            ] {
+                assert!(console_client_side || !first.stderr.contains(client_side), "{at}\n{}", first.stderr);
+            }
+            // The transcripts mark a failed command with `[exit N]`; a failure there may follow
+            // from what the transcript did before (an update of an existing pod), so only a
+            // success is held to.
+            let console_ok = !expected.iter().any(|l| l.starts_with("[exit"));
+            if console_ok {
+                assert!(first.ok, "{at}\nconsole: {expected:?}\nkubectl: {}", first.stderr);
+                // The second apply is a strategic merge patch kubectl computes itself.
+                let second = serve::run(&kubectl, &server, &["apply", "-n", &namespace, "-f", &path]);
+                assert!(second.ok && !second.stderr.contains("error calculating patch"), "{at}\n{}", second.stderr);
+            }
+        }
+    }
+    assert!(applied > 20, "only {applied} manifests found");
+    let _ = std::fs::remove_dir_all(&dir);
+}
