@@ -186,7 +186,8 @@ pub(crate) fn unit_variant(v: &Value, variants: &'static [&'static str]) -> Deco
 /// `impl FromValue` for a struct from its fields in declaration order: `field: "jsonName" Mode`,
 /// and, from the same table, `impl Describe` (`schema.rs`): the struct's schema. `///` lines
 /// before the struct or a field are its description; `#[list = "map name"]` and
-/// `#[patch = "merge name"]` before a field are its list and patch semantics. The schema is
+/// `#[patch = "merge name"]` before a field are its list and patch semantics, and
+/// `#[format = "int32"]` the format upstream gives a number kubeloop keeps wider. The schema is
 /// named `SCHEMA_PACKAGE.Type` (a constant of the module the table is in) unless the table says
 /// `Type as "package" "Name"` (an empty package: described in place, not by name).
 macro_rules! decode_struct {
@@ -197,6 +198,7 @@ macro_rules! decode_struct {
                 $(#[doc = $fdoc:literal])*
                 $(#[list = $list:literal])?
                 $(#[patch = $patch:literal])?
+                $(#[format = $format:literal])?
                 $field:ident : $key:literal $mode:ident $(=> $with:path)?
             ),* $(,)?
         }
@@ -235,6 +237,7 @@ macro_rules! decode_struct {
                                 schema: $crate::model::decode::field_schema!($ty, $field $(, $with)?),
                                 list: concat!($($list)?),
                                 patch: concat!($($patch)?),
+                                format: concat!($($format)?),
                             }
                         ),*],
                     })

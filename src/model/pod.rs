@@ -1043,8 +1043,10 @@ decode_struct!(
 /// A port a container listens on.
 ContainerPort {
     /// The port number.
+    #[format = "int32"]
     container_port: "containerPort" Default,
     /// A port of the node that leads to this one.
+    #[format = "int32"]
     host_port: "hostPort" Default,
     /// TCP (the default), UDP or SCTP.
     protocol: "protocol" Default,

@@ -64,9 +64,19 @@ pub struct Field {
     pub list: &'static str,
     /// `x-kubernetes-patch-strategy` then any `x-kubernetes-patch-merge-key` (`merge name`).
     pub patch: &'static str,
+    /// The format upstream gives a number kubeloop keeps wider (`int32` for a port kept as an
+    /// `i64`); empty: the type's own.
+    pub format: &'static str,
 }
 
 impl Field {
+    /// The field's schema, with the format the table gives, if any.
+    pub fn schema(&self) -> Schema {
+        match (self.schema)() {
+            Schema::Leaf(type_, _) if !self.format.is_empty() => Schema::Leaf(type_, self.format),
+            other => other,
+        }
+    }
     /// `x-kubernetes-list-type`: `atomic`, `set` or `map`.
     pub fn list_type(&self) -> Option<&'static str> {
         self.list.split_whitespace().next()

@@ -279,10 +279,12 @@ ServicePort {
     /// TCP (the default), UDP or SCTP.
     protocol: "protocol" Default,
     /// The Service's port.
+    #[format = "int32"]
     port: "port" Default,
     /// The pods' port, by number or by name (the port by default).
     target_port: "targetPort" Default,
     /// For NodePort and LoadBalancer: the port on every node.
+    #[format = "int32"]
     node_port: "nodePort" Default,
 });
 decode_struct!(
@@ -354,6 +356,7 @@ EndpointPort as "io.k8s.api.discovery.v1" "EndpointPort" {
     /// TCP, UDP or SCTP.
     protocol: "protocol" Default,
     /// The pods' port number.
+    #[format = "int32"]
     port: "port" Default,
 });
 decode_struct!(

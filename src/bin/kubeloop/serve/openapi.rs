@@ -181,7 +181,7 @@ fn element(schema: &Schema, dialect: Dialect) -> Value {
 
 /// A field's property: its schema, description, and list and patch semantics.
 fn property(field: &Field, dialect: Dialect) -> Value {
-    let mut out = body(&(field.schema)(), dialect);
+    let mut out = body(&field.schema(), dialect);
     if !field.description.is_empty() {
         out["description"] = field.description.into();
     }
@@ -349,6 +349,9 @@ mod tests {
         assert_eq!(schemas["io.k8s.apimachinery.pkg.apis.meta.v1.Time"]["format"], "date-time");
         let replicas = &schemas["io.k8s.api.core.v1.ReplicationControllerSpec"]["properties"]["replicas"];
         assert_eq!((replicas["type"].as_str(), replicas["format"].as_str()), (Some("integer"), Some("int32")));
+        // A port kubeloop keeps as an i64 is an int32 upstream, as the table says.
+        let port = &schemas["io.k8s.api.core.v1.ContainerPort"]["properties"]["containerPort"];
+        assert_eq!((port["type"].as_str(), port["format"].as_str()), (Some("integer"), Some("int32")));
         let required = &schemas["io.k8s.api.core.v1.NodeSelectorRequirement"]["required"];
         assert_eq!(*required, json!(["key", "operator"]));
         // v2: the same schemas, referred to under #/definitions/ without allOf.
