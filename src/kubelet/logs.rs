@@ -59,7 +59,7 @@ pub fn container_log(pod: &Pod, container: Option<&str>, previous: bool, now: Ti
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Container, ContainerState, ContainerStateRunning, ContainerStatus};
+    use crate::model::{Container, ContainerState, ContainerStateRunning, ContainerStateTerminated, ContainerStatus};
 
     fn pod(command: &[&str], started: Option<Time>) -> Pod {
         let mut pod = Pod::default();
@@ -100,5 +100,27 @@ mod tests {
             container_log(&waiting, None, false, Time(0)).unwrap_err(),
             "container \"box\" in pod \"hello\" is waiting to start: ContainerCreating"
         );
+    }
+
+    #[test]
+    fn previous_is_the_instance_before_and_mounted_reads_are_not_invented() {
+        let mut p = pod(&["sh", "-c", "echo starting; sleep 5; echo crashing; exit 1"], Some(Time(40_000)));
+        p.status.container_statuses[0].last_state.terminated = Some(ContainerStateTerminated {
+            exit_code: 1,
+            started_at: Some(Time(30_000)),
+            finished_at: Some(Time(35_020)),
+            ..Default::default()
+        });
+        assert_eq!(container_log(&p, None, true, Time(41_000)).unwrap().text, "starting\ncrashing\n");
+        assert_eq!(container_log(&p, None, false, Time(41_000)).unwrap().text, "starting\n");
+        // A script that reads a file a volume projects: what the model knows, marked incomplete.
+        let mut mounted = pod(&["sh", "-c", "echo config:; cat /etc/config/app.conf; sleep 3600"], Some(Time(0)));
+        mounted.spec.containers[0].volume_mounts =
+            vec![crate::model::VolumeMount { name: "config".into(), mount_path: "/etc/config".into(), ..Default::default() }];
+        let log = container_log(&mounted, None, false, Time(1000)).unwrap();
+        assert_eq!((log.text.as_str(), log.complete), ("config:\n", false));
+        let mut unscheduled = pod(&["sh", "-c", "echo one"], None);
+        unscheduled.spec.node_name = None;
+        assert_eq!(container_log(&unscheduled, None, false, Time(0)).unwrap_err(), "pod hello does not have a host assigned");
     }
 }
