@@ -394,6 +394,7 @@ ReplicaSetSpec {
     /// How long a pod must be Ready to count as available.
     min_ready_seconds: "minReadySeconds" Default,
     /// The labels of its pods.
+    #[required = true]
     selector: "selector" Default,
     /// The pods it creates.
     template: "template" Default,
@@ -402,6 +403,7 @@ decode_struct!(
 /// What the ReplicaSet controller last counted.
 ReplicaSetStatus {
     /// Pods the ReplicaSet has.
+    #[required = true]
     replicas: "replicas" Default,
     /// Pods whose labels match the template's.
     fully_labeled_replicas: "fullyLabeledReplicas" Default,
@@ -430,8 +432,10 @@ DeploymentSpec {
     /// How many pods (1 by default).
     replicas: "replicas" Default,
     /// The labels of the Deployment's pods; it must match the template's labels.
+    #[required = true]
     selector: "selector" Default,
     /// The pods to create. A change to it starts a rollout.
+    #[required = true]
     template: "template" Default,
     /// How old pods are replaced by new ones.
     strategy: "strategy" Default,
@@ -514,8 +518,10 @@ decode_struct!(
 /// The pod a DaemonSet runs on each node, and how it is updated.
 DaemonSetSpec {
     /// The labels of its pods.
+    #[required = true]
     selector: "selector" Default,
     /// The pod to run on each node; its node selector, affinity and tolerations choose the nodes.
+    #[required = true]
     template: "template" Default,
     /// How pods are replaced when the template changes.
     update_strategy: "updateStrategy" Default,
@@ -544,12 +550,16 @@ decode_struct!(
 /// What the DaemonSet controller last counted.
 DaemonSetStatus {
     /// Nodes running a pod they should.
+    #[required = true]
     current_number_scheduled: "currentNumberScheduled" Default,
     /// Nodes running a pod they should not.
+    #[required = true]
     number_misscheduled: "numberMisscheduled" Default,
     /// Nodes that should run a pod.
+    #[required = true]
     desired_number_scheduled: "desiredNumberScheduled" Default,
     /// Nodes whose pod is Ready.
+    #[required = true]
     number_ready: "numberReady" Default,
     /// The generation the controller acted on.
     observed_generation: "observedGeneration" Default,
@@ -577,8 +587,10 @@ StatefulSetSpec {
     /// How many pods (1).
     replicas: "replicas" Default,
     /// The labels of its pods.
+    #[required = true]
     selector: "selector" Default,
     /// The pods it creates, named after the set and an ordinal.
+    #[required = true]
     template: "template" Default,
     /// Claims made for each pod, which outlive it.
     #[list = "atomic"]
@@ -614,6 +626,7 @@ StatefulSetStatus {
     /// The generation the controller acted on.
     observed_generation: "observedGeneration" Default,
     /// Pods it has.
+    #[required = true]
     replicas: "replicas" Default,
     /// Pods that are Ready.
     ready_replicas: "readyReplicas" Default,
@@ -638,6 +651,7 @@ ControllerRevision {
     /// The snapshot: the owner's pod template.
     data: "data" Default,
     /// Its number, increasing.
+    #[required = true]
     revision: "revision" Default,
 });
 decode_struct!(ControllerRevisionData as "" "" {

@@ -307,10 +307,12 @@ decode_struct!(
 /// What a HorizontalPodAutoscaler scales, between which bounds, and by which metrics.
 HorizontalPodAutoscalerSpec {
     /// The object it scales.
+    #[required = true]
     scale_target_ref: "scaleTargetRef" Default,
     /// The fewest pods (1).
     min_replicas: "minReplicas" Default,
     /// The most pods.
+    #[required = true]
     max_replicas: "maxReplicas" Default,
     /// The targets (resource metrics: CPU or memory use).
     #[list = "atomic"]
@@ -324,8 +326,10 @@ CrossVersionObjectReference {
     /// Its API version (apps/v1).
     api_version: "apiVersion" Default,
     /// Its kind (Deployment).
+    #[required = true]
     kind: "kind" Default,
     /// Its name.
+    #[required = true]
     name: "name" Default,
 });
 decode_struct!(
@@ -342,12 +346,14 @@ ResourceMetricSource {
     /// cpu or memory.
     name: "name" Required,
     /// The value to keep it at.
+    #[required = true]
     target: "target" Default,
 });
 decode_struct!(
 /// The value an autoscaler keeps a metric at.
 MetricTarget {
     /// Utilization: a percentage of the pods' requests.
+    #[required = true]
     type_: "type" Default,
     /// The target's average use, in percent of the pods' requests.
     average_utilization: "averageUtilization" Default,
@@ -391,6 +397,7 @@ HorizontalPodAutoscalerStatus {
     /// The target's pods now.
     current_replicas: "currentReplicas" Default,
     /// The pods it last asked for.
+    #[required = true]
     desired_replicas: "desiredReplicas" Default,
     /// What it last measured.
     #[list = "atomic"]
@@ -414,6 +421,7 @@ ResourceMetricStatus {
     /// cpu or memory.
     name: "name" Required,
     /// What was measured.
+    #[required = true]
     current: "current" Default,
 });
 decode_struct!(

@@ -174,6 +174,7 @@ JobSpec {
     /// Whether the selector is the user's own.
     manual_selector: "manualSelector" Default,
     /// The pods to run; restartPolicy must be Never or OnFailure.
+    #[required = true]
     template: "template" Default,
     /// NonIndexed (the default) or Indexed.
     completion_mode: "completionMode" Default,
@@ -322,6 +323,7 @@ decode_struct!(
 /// When a CronJob creates Jobs, and what.
 CronJobSpec {
     /// When, in cron form (*/5 * * * *).
+    #[required = true]
     schedule: "schedule" Default,
     /// The time zone of the schedule (UTC and Etc/GMT±N are simulated).
     time_zone: "timeZone" Default,
@@ -332,6 +334,7 @@ CronJobSpec {
     /// While true, no Job is created.
     suspend: "suspend" Default,
     /// The Jobs it creates.
+    #[required = true]
     job_template: "jobTemplate" Default,
     /// Finished Jobs to keep (3).
     successful_jobs_history_limit: "successfulJobsHistoryLimit" Default,

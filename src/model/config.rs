@@ -214,8 +214,10 @@ decode_struct!(
 /// A condition of a namespace being deleted.
 NamespaceCondition {
     /// Which condition this is.
+    #[required = true]
     type_: "type" Default,
     /// True, False or Unknown.
+    #[required = true]
     status: "status" Default,
     /// When the status last changed.
     last_transition_time: "lastTransitionTime" Default,

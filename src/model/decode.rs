@@ -187,7 +187,9 @@ pub(crate) fn unit_variant(v: &Value, variants: &'static [&'static str]) -> Deco
 /// and, from the same table, `impl Describe` (`schema.rs`): the struct's schema. `///` lines
 /// before the struct or a field are its description; `#[list = "map name"]` and
 /// `#[patch = "merge name"]` before a field are its list and patch semantics, and
-/// `#[format = "int32"]` the format upstream gives a number kubeloop keeps wider. The schema is
+/// `#[format = "int32"]` the format upstream gives a number kubeloop keeps wider;
+/// `#[required = true]` marks a field upstream requires that the decoder reads leniently (a
+/// missing container name is validation's to refuse, with its own message). The schema is
 /// named `SCHEMA_PACKAGE.Type` (a constant of the module the table is in) unless the table says
 /// `Type as "package" "Name"` (an empty package: described in place, not by name).
 macro_rules! decode_struct {
@@ -199,6 +201,7 @@ macro_rules! decode_struct {
                 $(#[list = $list:literal])?
                 $(#[patch = $patch:literal])?
                 $(#[format = $format:literal])?
+                $(#[required = $required:literal])?
                 $field:ident : $key:literal $mode:ident $(=> $with:path)?
             ),* $(,)?
         }
@@ -233,7 +236,8 @@ macro_rules! decode_struct {
                             $crate::model::schema::Field {
                                 name: $key,
                                 description: concat!($($fdoc),*).trim_start(),
-                                required: matches!($crate::model::decode::Field::$mode, $crate::model::decode::Field::Required),
+                                required: matches!($crate::model::decode::Field::$mode, $crate::model::decode::Field::Required)
+                                    $(|| $required)?,
                                 schema: $crate::model::decode::field_schema!($ty, $field $(, $with)?),
                                 list: concat!($($list)?),
                                 patch: concat!($($patch)?),

@@ -105,8 +105,10 @@ decode_struct!(
 /// A report that something happened to an object: a reason, a message, who saw it, and how often.
 Event {
     /// The object's name, namespace and labels, and what the API server records about it.
+    #[required = true]
     metadata: "metadata" Default,
     /// The object it is about.
+    #[required = true]
     involved_object: "involvedObject" Default,
     /// A short word for what happened (Scheduled, Pulled, BackOff).
     reason: "reason" Default,

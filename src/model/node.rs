@@ -228,13 +228,18 @@ decode_struct!(
 /// Versions and platform of a node.
 NodeSystemInfo {
     /// The kubelet's version.
+    #[required = true]
     kubelet_version: "kubeletVersion" Default,
     /// The container runtime and its version.
+    #[required = true]
     container_runtime_version: "containerRuntimeVersion" Default,
     /// The operating system's name.
+    #[required = true]
     os_image: "osImage" Default,
     /// The CPU architecture.
+    #[required = true]
     architecture: "architecture" Default,
     /// linux.
+    #[required = true]
     operating_system: "operatingSystem" Default,
 });

@@ -757,6 +757,7 @@ PodSpec {
     /// The containers of the pod; at least one.
     #[list = "map name"]
     #[patch = "merge name"]
+    #[required = true]
     containers: "containers" NullAsDefault,
     /// The node the pod is bound to. kube-scheduler sets it; set by hand, the pod skips scheduling.
     node_name: "nodeName" Default,
@@ -788,6 +789,7 @@ decode_struct!(
 /// A program the pod runs, from an image.
 Container {
     /// The container's name, unique in the pod.
+    #[required = true]
     name: "name" Default,
     /// The image the container runs (nginx:1.27). What the program does follows from it.
     image: "image" Default,
@@ -830,6 +832,7 @@ decode_struct!(
 /// An environment variable.
 EnvVar {
     /// The variable's name.
+    #[required = true]
     name: "name" Default,
     /// Its value.
     value: "value" Default,
@@ -850,6 +853,7 @@ KeySelector as "" "" {
     /// The ConfigMap's or Secret's name.
     name: "name" Default,
     /// The key.
+    #[required = true]
     key: "key" Default,
     /// Whether the container starts without it.
     optional: "optional" Default,
@@ -876,6 +880,7 @@ decode_struct!(
 /// A volume the pod's containers may mount; one source is set.
 Volume {
     /// The volume's name, which mounts refer to.
+    #[required = true]
     name: "name" Default,
     /// A ConfigMap's keys as files.
     config_map: "configMap" Default,
@@ -892,6 +897,7 @@ decode_struct!(
 /// A volume from a claim.
 PersistentVolumeClaimVolumeSource {
     /// The claim's name, in the pod's namespace.
+    #[required = true]
     claim_name: "claimName" Default,
     /// Whether mounts are read-only.
     read_only: "readOnly" Default,
@@ -900,6 +906,7 @@ decode_struct!(
 /// A directory of the node.
 HostPathVolumeSource {
     /// The directory.
+    #[required = true]
     path: "path" Default,
     /// What must be there (Directory, DirectoryOrCreate, File…); empty checks nothing.
     type_: "type" Default,
@@ -934,8 +941,10 @@ decode_struct!(
 /// A key and the file it becomes.
 KeyToPath {
     /// The key.
+    #[required = true]
     key: "key" Default,
     /// The file's path in the volume.
+    #[required = true]
     path: "path" Default,
     /// The file's mode.
     mode: "mode" Default,
@@ -952,8 +961,10 @@ decode_struct!(
 /// Where a volume appears in a container.
 VolumeMount {
     /// The pod volume's name.
+    #[required = true]
     name: "name" Default,
     /// The path in the container.
+    #[required = true]
     mount_path: "mountPath" Default,
     /// Whether the mount is read-only.
     read_only: "readOnly" Default,
@@ -997,6 +1008,7 @@ HttpGetAction as "io.k8s.api.core.v1" "HTTPGetAction" {
     /// The path.
     path: "path" Default,
     /// The port, by number or by name.
+    #[required = true]
     port: "port" Default,
     /// The host to connect to (the pod's IP by default).
     host: "host" Default,
@@ -1010,14 +1022,17 @@ decode_struct!(
 /// An HTTP header.
 HttpHeader as "io.k8s.api.core.v1" "HTTPHeader" {
     /// Its name.
+    #[required = true]
     name: "name" Default,
     /// Its value.
+    #[required = true]
     value: "value" Default,
 });
 decode_struct!(
 /// A TCP connection to the container.
 TcpSocketAction as "io.k8s.api.core.v1" "TCPSocketAction" {
     /// The port, by number or by name.
+    #[required = true]
     port: "port" Default,
     /// The host to connect to (the pod's IP by default).
     host: "host" Default,
@@ -1026,6 +1041,7 @@ decode_struct!(
 /// A gRPC health check.
 GrpcAction as "io.k8s.api.core.v1" "GRPCAction" {
     /// The port.
+    #[required = true]
     port: "port" Default,
     /// The service name to ask about (empty: the server as a whole).
     service: "service" Default,
@@ -1044,6 +1060,7 @@ decode_struct!(
 ContainerPort {
     /// The port number.
     #[format = "int32"]
+    #[required = true]
     container_port: "containerPort" Default,
     /// A port of the node that leads to this one.
     #[format = "int32"]
@@ -1087,6 +1104,7 @@ decode_struct!(
 NodeSelector {
     /// The terms; a node matching one is chosen.
     #[list = "atomic"]
+    #[required = true]
     node_selector_terms: "nodeSelectorTerms" NullAsDefault,
 });
 decode_struct!(
@@ -1183,12 +1201,16 @@ ContainerStatus {
     /// How it last ended.
     last_state: "lastState" Default,
     /// Whether its readiness probe passes.
+    #[required = true]
     ready: "ready" Default,
     /// How many times the kubelet restarted it.
+    #[required = true]
     restart_count: "restartCount" Default,
     /// The image it runs.
+    #[required = true]
     image: "image" Default,
     /// The image's digest.
+    #[required = true]
     image_id: "imageID" Default,
     /// The runtime's ID of the container (containerd://…).
     container_id: "containerID" Default,

@@ -168,12 +168,16 @@ PodDisruptionBudgetStatus {
     /// Pods granted an eviction that have not gone yet, and when.
     disrupted_pods: "disruptedPods" NullAsDefault,
     /// How many evictions are allowed now.
+    #[required = true]
     disruptions_allowed: "disruptionsAllowed" Default,
     /// Pods healthy now.
+    #[required = true]
     current_healthy: "currentHealthy" Default,
     /// Pods that must stay healthy.
+    #[required = true]
     desired_healthy: "desiredHealthy" Default,
     /// The pods the budget counts.
+    #[required = true]
     expected_pods: "expectedPods" Default,
     /// DisruptionAllowed.
     #[list = "map type"]
@@ -190,9 +194,12 @@ Condition as "io.k8s.apimachinery.pkg.apis.meta.v1" "Condition" {
     /// The generation the condition was set for.
     observed_generation: "observedGeneration" Default,
     /// When the status last changed.
+    #[required = true]
     last_transition_time: "lastTransitionTime" Default,
     /// A word for why the condition is as it is.
+    #[required = true]
     reason: "reason" Default,
     /// Why, for people.
+    #[required = true]
     message: "message" Default,
 });

@@ -148,6 +148,7 @@ decode_struct!(
 /// What the controller last counted.
 ReplicationControllerStatus {
     /// Pods it has.
+    #[required = true]
     replicas: "replicas" Default,
     /// Pods whose labels match the template's.
     fully_labeled_replicas: "fullyLabeledReplicas" Default,

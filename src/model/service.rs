@@ -280,6 +280,7 @@ ServicePort {
     protocol: "protocol" Default,
     /// The Service's port.
     #[format = "int32"]
+    #[required = true]
     port: "port" Default,
     /// The pods' port, by number or by name (the port by default).
     target_port: "targetPort" Default,
@@ -315,9 +316,11 @@ EndpointSlice as "io.k8s.api.discovery.v1" "EndpointSlice" {
     /// The object's name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
     /// IPv4, IPv6 or FQDN.
+    #[required = true]
     address_type: "addressType" Default,
     /// The pods' addresses and conditions.
     #[list = "atomic"]
+    #[required = true]
     endpoints: "endpoints" NullAsDefault,
     /// The ports the endpoints serve.
     #[list = "atomic"]
@@ -328,6 +331,7 @@ decode_struct!(
 Endpoint as "io.k8s.api.discovery.v1" "Endpoint" {
     /// Its address.
     #[list = "set"]
+    #[required = true]
     addresses: "addresses" NullAsDefault,
     /// Whether it is ready, serving, terminating.
     conditions: "conditions" Default,
@@ -385,6 +389,7 @@ decode_struct!(
 /// An address of a pod.
 EndpointAddress {
     /// The address.
+    #[required = true]
     ip: "ip" Default,
     /// The pod's node.
     node_name: "nodeName" Default,

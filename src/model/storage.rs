@@ -267,6 +267,7 @@ StorageClass as "io.k8s.api.storage.v1" "StorageClass" {
     /// The object's name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
     /// What makes its volumes (k8s.io/minikube-hostpath is simulated).
+    #[required = true]
     provisioner: "provisioner" Default,
     /// What happens to a volume once its claim is gone: Delete (the default) or Retain.
     reclaim_policy: "reclaimPolicy" Default,

@@ -354,6 +354,9 @@ mod tests {
         assert_eq!((port["type"].as_str(), port["format"].as_str()), (Some("integer"), Some("int32")));
         let required = &schemas["io.k8s.api.core.v1.NodeSelectorRequirement"]["required"];
         assert_eq!(*required, json!(["key", "operator"]));
+        // Required upstream though read leniently (validation refuses a missing one).
+        assert_eq!(schemas["io.k8s.api.core.v1.Container"]["required"], json!(["name"]));
+        assert_eq!(schemas["io.k8s.api.core.v1.PodSpec"]["required"], json!(["containers"]));
         // v2: the same schemas, referred to under #/definitions/ without allOf.
         let doc = v2();
         let spec = &doc["definitions"]["io.k8s.api.apps.v1.DeploymentSpec"]["properties"]["template"];
