@@ -218,6 +218,23 @@ fn top_reads_what_metrics_server_reports() {
     expected.sort();
     assert_eq!(got, expected);
 
+    // metrics-server's own Table and schemas: `kubectl get podmetrics`, `kubectl explain`.
+    let table = ok(&kubectl, &server, &["get", "podmetrics"]);
+    assert!(table.starts_with("NAME") && table.lines().next().unwrap().ends_with("CPU   MEMORY   WINDOW"), "{table}");
+    let mut got = cpu_cells(&table, 1, 1);
+    got.sort();
+    let mut expected: Vec<(String, String)> =
+        sim.pod_usage(Some("default")).iter().map(|p| (p.name.clone(), milli(p.containers.iter().map(|(_, c)| c).sum()))).collect();
+    expected.sort();
+    let expected: Vec<(String, String)> = expected.into_iter().map(|(n, c)| (n, if c == "0m" { "0".to_string() } else { c })).collect();
+    assert_eq!(got, expected);
+    assert!(table.lines().skip(1).all(|l| l.ends_with(" 15s")), "{table}");
+    let explained = ok(&kubectl, &server, &["explain", "podmetrics.containers"]);
+    assert!(
+        explained.contains("FIELD: containers <[]ContainerMetrics>") && explained.contains("usage\t<map[string]Quantity> -required-"),
+        "{explained}"
+    );
+
     let missing = serve::run(&kubectl, &server, &["top", "pod", "nope"]);
     assert!(!missing.ok && missing.stderr.contains("podmetrics.metrics.k8s.io \"default/nope\" not found"), "{}", missing.stderr);
 }

@@ -20,7 +20,9 @@ pub const API_VERSION: &str = "v1beta1";
 
 /// The resources metrics-server's API serves, read only (`get`, `list`): plural, singular, kind,
 /// and whether namespaced. Discovery (over HTTP and the console's `api-resources`) lists these.
-pub const RESOURCES: [(&str, &str, &str, bool); 2] = [("nodes", "node", "NodeMetrics", false), ("pods", "pod", "PodMetrics", true)];
+/// metrics-server gives no singular name (so that `pod` stays the core group's), and kubectl
+/// then names them by their kinds too: `kubectl get podmetrics`.
+pub const RESOURCES: [(&str, &str, &str, bool); 2] = [("nodes", "", "NodeMetrics", false), ("pods", "", "PodMetrics", true)];
 
 /// A CPU demand on the pods a selector picks.
 #[derive(Clone, Debug, PartialEq, Eq)]

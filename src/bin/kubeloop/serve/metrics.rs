@@ -15,7 +15,8 @@ use super::status::{failure, json_response, status};
 use super::Cluster;
 use hyper::Response;
 use kubeloop::api::Reason;
-use kubeloop::model::{Kind, LabelSelector, StringMap, Time};
+use kubeloop::model::schema::{Describe, Field, Named, Schema, Struct};
+use kubeloop::model::{Kind, LabelSelector, ObjectMeta, Quantity, StringMap, Time};
 use kubeloop::sim::metrics::{NodeUsage, PodUsage};
 use serde_json::{json, Value};
 
@@ -23,7 +24,7 @@ use serde_json::{json, Value};
 const MEMORY_WARNING: &str = "299 - \"kubeloop simulates CPU use only: memory use reads 0\"";
 
 /// A metrics path below `/apis/metrics.k8s.io/v1beta1`: the resource, namespace and name.
-pub(crate) fn answer(cluster: &Cluster, rest: &[&str], query: &Query) -> Response<Body> {
+pub(crate) fn answer(cluster: &Cluster, rest: &[&str], query: &Query, accept: &str) -> Response<Body> {
     let (namespace, rest) = match rest {
         ["namespaces", ns, rest @ ..] => (Some(*ns), rest),
         rest => (None, rest),
@@ -34,26 +35,82 @@ pub(crate) fn answer(cluster: &Cluster, rest: &[&str], query: &Query) -> Respons
     };
     let sim = cluster.session.sim();
     let now = sim.now();
+    let table = super::table::wants_table(accept);
     let response = match (rest, namespace) {
         (["nodes"], None) => {
-            let items = sim.node_usage().iter().filter(|n| admits(&selector, &n.labels)).map(|n| node(n, now)).collect();
-            list("NodeMetricsList", items)
+            let items: Vec<Value> = sim.node_usage().iter().filter(|n| admits(&selector, &n.labels)).map(|n| node(n, now)).collect();
+            if table {
+                json_response(200, &as_table(&items))
+            } else {
+                list("NodeMetricsList", items)
+            }
         }
         (["nodes", name], None) => match sim.node_usage().iter().find(|n| n.name == *name) {
+            Some(n) if table => json_response(200, &as_table(&[node(n, now)])),
             Some(n) => json_response(200, &with_kind(node(n, now), "NodeMetrics")),
             None => not_found("nodemetrics", name),
         },
         (["pods"], ns) => {
-            let items = sim.pod_usage(ns).iter().filter(|p| admits(&selector, &p.labels)).map(|p| pod(p, now)).collect();
-            list("PodMetricsList", items)
+            let items: Vec<Value> = sim.pod_usage(ns).iter().filter(|p| admits(&selector, &p.labels)).map(|p| pod(p, now)).collect();
+            if table {
+                json_response(200, &as_table(&items))
+            } else {
+                list("PodMetricsList", items)
+            }
         }
         (["pods", name], Some(ns)) => match sim.pod_usage(Some(ns)).iter().find(|p| p.name == *name) {
+            Some(p) if table => json_response(200, &as_table(&[pod(p, now)])),
             Some(p) => json_response(200, &with_kind(pod(p, now), "PodMetrics")),
             None => not_found("podmetrics", &format!("{ns}/{name}")),
         },
         _ => failure(Reason::NotFound, "the server could not find the requested resource"),
     };
     warn(response)
+}
+
+/// `kubectl get nodemetrics|podmetrics`: the Table metrics-server prints — the name, each
+/// resource's use (a pod's summed over its containers), the window — with no columns when there
+/// are no rows, as metrics-server takes them from the first row.
+fn as_table(items: &[Value]) -> Value {
+    let usage = |item: &Value| -> Vec<(String, String)> {
+        if let Some(usage) = item["usage"].as_object() {
+            return usage.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string())).collect();
+        }
+        // A pod: kubeloop's containers' CPU added up (in millicores), memory 0.
+        let milli: i64 = item["containers"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|c| {
+                let cpu = c["usage"]["cpu"].as_str().unwrap_or("0");
+                cpu.strip_suffix('m').map_or_else(|| cpu.parse::<i64>().unwrap_or(0) * 1000, |m| m.parse().unwrap_or(0))
+            })
+            .sum();
+        vec![("cpu".into(), cpu(milli)), ("memory".into(), "0".into())]
+    };
+    let mut columns = Vec::new();
+    let rows: Vec<Value> = items
+        .iter()
+        .map(|item| {
+            let used = usage(item);
+            if columns.is_empty() {
+                columns.push(
+                    json!({"name": "Name", "type": "string", "format": "name", "description": "Name of the resource", "priority": 0}),
+                );
+                for (name, _) in &used {
+                    columns.push(json!({"name": name, "type": "string", "format": "quantity", "description": "", "priority": 0}));
+                }
+                columns.push(json!({"name": "Window", "type": "string", "format": "duration", "description": "", "priority": 0}));
+            }
+            let mut cells = vec![item["metadata"]["name"].clone()];
+            cells.extend(used.into_iter().map(|(_, v)| Value::String(v)));
+            cells.push(item["window"].clone());
+            let metadata = json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": item["metadata"]});
+            json!({"cells": cells, "object": metadata})
+        })
+        .collect();
+    let columns = if columns.is_empty() { Value::Null } else { Value::Array(columns) };
+    json!({"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": {}, "columnDefinitions": columns, "rows": rows})
 }
 
 fn admits(selector: &Option<LabelSelector>, labels: &StringMap) -> bool {
@@ -143,6 +200,73 @@ fn window(ms: u64) -> String {
     }
 }
 
+/// The schemas of the objects above, for the OpenAPI documents (`kubectl explain nodemetrics`),
+/// named as metrics-server names them.
+pub(crate) fn schema(kind: &str) -> Option<Schema> {
+    match kind {
+        "NodeMetrics" => Some(named("NodeMetrics", "A node's resource use, as metrics-server last scraped it.", node_fields)),
+        "PodMetrics" => Some(named("PodMetrics", "A pod's resource use, per container, as metrics-server last scraped it.", pod_fields)),
+        _ => None,
+    }
+}
+
+fn named(name: &'static str, description: &'static str, body: fn() -> Schema) -> Schema {
+    Schema::Named(Named { package: "io.k8s.metrics.pkg.apis.metrics.v1beta1", name, description, body })
+}
+
+fn field(name: &'static str, description: &'static str, required: bool, schema: fn() -> Schema) -> Field {
+    Field { name, description, required, schema, list: "", patch: "", format: "" }
+}
+
+fn object(fields: Vec<Field>) -> Schema {
+    Schema::Object(Struct { fields })
+}
+
+fn usage() -> Schema {
+    Schema::Map(Box::new(Quantity::schema()))
+}
+
+fn window_schema() -> Schema {
+    Schema::Named(Named {
+        package: "io.k8s.apimachinery.pkg.apis.meta.v1",
+        name: "Duration",
+        description: "A length of time, written as Go writes one (15s, 1m30s).",
+        body: || Schema::Leaf("string", ""),
+    })
+}
+
+fn common() -> Vec<Field> {
+    vec![
+        field(
+            "metadata",
+            "The object's name and namespace, the labels of what it measures, and when it was asked for.",
+            false,
+            ObjectMeta::schema,
+        ),
+        field("timestamp", "When the scrape the rates come from ended.", true, Time::schema),
+        field("window", "How long the rates are measured over.", true, window_schema),
+    ]
+}
+
+fn node_fields() -> Schema {
+    let mut fields = common();
+    fields.push(field("usage", "CPU (and, in kubeloop, a memory of 0) in use.", true, usage));
+    object(fields)
+}
+
+fn pod_fields() -> Schema {
+    let mut fields = common();
+    fields.push(field("containers", "Each container's use.", true, || {
+        Schema::Array(Box::new(named("ContainerMetrics", "One container's resource use.", || {
+            object(vec![
+                field("name", "The container's name.", true, String::schema),
+                field("usage", "CPU (and, in kubeloop, a memory of 0) in use.", true, usage),
+            ])
+        })))
+    }));
+    object(fields)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,5 +280,18 @@ mod tests {
         assert_eq!(window(15_000), "15s");
         assert_eq!(window(90_000), "1m30s");
         assert_eq!(window(10_500), "10.5s");
+    }
+
+    #[test]
+    fn a_pods_row_adds_up_its_containers() {
+        let item = json!({"metadata": {"name": "web"}, "window": "15s", "containers": [
+            {"name": "a", "usage": {"cpu": "250m", "memory": "0"}},
+            {"name": "b", "usage": {"cpu": "1", "memory": "0"}},
+        ]});
+        let t = as_table(&[item]);
+        let columns: Vec<&str> = t["columnDefinitions"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
+        assert_eq!(columns, ["Name", "cpu", "memory", "Window"]);
+        assert_eq!(t["rows"][0]["cells"], json!(["web", "1250m", "0", "15s"]));
+        assert!(as_table(&[])["columnDefinitions"].is_null(), "no rows, no columns");
     }
 }

@@ -32,8 +32,8 @@ fn gv_path(api_version: &str) -> String {
 }
 
 /// A resource the documents describe: its row of discovery's table and the schema of its kind in
-/// that version, where kubeloop has one (each kind's stored version; not autoscaling/v1's older
-/// HorizontalPodAutoscaler shape, which is converted from, nor metrics-server's read-only kinds).
+/// that version, where kubeloop has one (each kind's stored version, and metrics-server's
+/// objects; not autoscaling/v1's older HorizontalPodAutoscaler shape, which is converted from).
 /// Table-driven, so a resource known only at run time is one more row with its own schema.
 struct Documented {
     resource: Resource,
@@ -59,7 +59,8 @@ fn documented() -> Vec<Documented> {
             let api_version =
                 if resource.group.is_empty() { resource.version.clone() } else { format!("{}/{}", resource.group, resource.version) };
             let kind = Kind::from_kind_str(&resource.kind).filter(|k| k.api_version() == api_version);
-            Documented { schema: kind.map(Kind::schema), resource }
+            let schema = kind.map(Kind::schema).or_else(|| super::metrics::schema(&resource.kind));
+            Documented { schema, resource }
         })
         .filter(|d| d.schema.is_some() || d.resource.verbs.contains(&"patch"))
         .collect()
@@ -208,7 +209,7 @@ fn property(field: &Field, dialect: Dialect) -> Value {
 pub(crate) fn v2() -> Value {
     let documented = documented();
     let mut paths = Map::new();
-    for d in &documented {
+    for d in documented.iter().filter(|d| d.resource.verbs.contains(&"patch")) {
         let r = &d.resource;
         let namespace = if r.namespaced { "namespaces/{namespace}/" } else { "" };
         let path = format!("/{}/{namespace}{}/{{name}}", gv_path(&d.api_version()), r.plural);
@@ -258,8 +259,22 @@ pub(crate) fn v3(path: &str) -> Option<Value> {
                 "responses": {"200": {"description": "OK"}},
             })
         };
-        paths.insert(format!("/{path}/{namespace}{}/{{name}}", r.plural), json!({"put": operation("put"), "patch": operation("patch")}));
-        paths.insert(format!("/{path}/{namespace}{}", r.plural), json!({"post": operation("post")}));
+        // An operation per verb the resource serves, on the object's path or the collection's.
+        let mut item = Map::new();
+        let mut collection = Map::new();
+        for (verb, method, on_item) in [("get", "get", true), ("update", "put", true), ("patch", "patch", true), ("create", "post", false)]
+        {
+            if r.verbs.contains(&verb) {
+                let target = if on_item { &mut item } else { &mut collection };
+                target.insert(method.into(), operation(method));
+            }
+        }
+        if !item.is_empty() {
+            paths.insert(format!("/{path}/{namespace}{}/{{name}}", r.plural), Value::Object(item));
+        }
+        if !collection.is_empty() {
+            paths.insert(format!("/{path}/{namespace}{}", r.plural), Value::Object(collection));
+        }
     }
     Some(json!({
         "openapi": "3.0.0",
