@@ -746,7 +746,7 @@ Pod {
 decode_struct!(
 /// The pods a controller creates: their labels and spec.
 PodTemplateSpec {
-    /// The object's name, namespace and labels, and what the API server records about it.
+    /// The labels and annotations the pods get (the controller's selector must match the labels).
     metadata: "metadata" Default,
     /// The pods' spec.
     spec: "spec" Default,
