@@ -3,7 +3,7 @@
 //!
 //! The strategic merge here knows the list fields of the built-in kinds that kubectl patches and
 //! their merge keys (containers by name, a container's ports by containerPort, a Service's by port
-//! …: `fields::schema`, which server-side apply reads too), the `$patch: delete|replace`
+//! …: `model::schema`, through `fields::schema`, which server-side apply reads too), the `$patch: delete|replace`
 //! directive and ignores the `$setElementOrder`/`$retainKeys` hints; any other list is replaced,
 //! as strategic merge does for a list without a merge key.
 

@@ -35,7 +35,7 @@ impl<'a> At<'a> {
 }
 
 /// The path element of a list item: its keys, or its value.
-fn item_element(list: ListType, item: &Value) -> Option<PathElement> {
+fn item_element(list: &ListType, item: &Value) -> Option<PathElement> {
     match list {
         ListType::Atomic => None,
         ListType::Set => Some(PathElement::Value(item.to_string())),
@@ -83,7 +83,7 @@ fn set_of<'a>(at: &mut At<'a>, value: &'a Value, out: &mut FieldSet) {
         Value::Array(items) => {
             let list = at.list_type();
             for item in items {
-                let Some(pe) = item_element(list, item) else { continue };
+                let Some(pe) = item_element(&list, item) else { continue };
                 at.path.push(pe);
                 if matches!(list, ListType::Map(_)) {
                     set_of(at, item, out);
@@ -156,7 +156,7 @@ fn compare_at<'a>(at: &mut At<'a>, old: Option<&'a Value>, new: Option<&'a Value
         Value::Array(_) => {
             let list = at.list_type();
             let items = |v: Option<&'a Value>| -> Vec<(PathElement, &'a Value)> {
-                v.and_then(Value::as_array).into_iter().flatten().filter_map(|i| Some((item_element(list, i)?, i))).collect()
+                v.and_then(Value::as_array).into_iter().flatten().filter_map(|i| Some((item_element(&list, i)?, i))).collect()
             };
             let (o, n) = (items(old), items(new));
             let mut keys: Vec<&PathElement> = o.iter().chain(&n).map(|(k, _)| k).collect();
@@ -219,8 +219,8 @@ fn merge_at<'a>(at: &mut At<'a>, live: &'a Value, config: &'a Value) -> Value {
             let list = at.list_type();
             let mut out: Vec<Value> = l.clone();
             for item in r {
-                let key = item_element(list, item);
-                let at_index = key.as_ref().and_then(|k| l.iter().position(|i| item_element(list, i).as_ref() == Some(k)));
+                let key = item_element(&list, item);
+                let at_index = key.as_ref().and_then(|k| l.iter().position(|i| item_element(&list, i).as_ref() == Some(k)));
                 match at_index {
                     Some(i) if matches!(list, ListType::Map(_)) => out[i] = merge_at(at, &l[i], item),
                     Some(_) => {}
@@ -254,7 +254,7 @@ fn remove_at(at: &mut At<'_>, value: &mut Value, path: &[PathElement]) {
         }
         (Value::Array(items), pe @ (PathElement::Key(_) | PathElement::Value(_))) => {
             let list = at.list_type();
-            let Some(i) = items.iter().position(|item| item_element(list, item).as_ref() == Some(pe)) else { return };
+            let Some(i) = items.iter().position(|item| item_element(&list, item).as_ref() == Some(pe)) else { return };
             if rest.is_empty() {
                 items.remove(i);
             } else {
