@@ -1,5 +1,5 @@
-//! The processes the `Sim` runs, as one closed list: kube-controller-manager, kube-scheduler, and
-//! a kubelet and a kube-proxy per node.
+//! The processes the `Sim` runs, as one closed list: kube-controller-manager, kube-scheduler, a
+//! kubelet and a kube-proxy per node, and the operators a learner adds.
 //!
 //! The simulation drives every process through the generic, sans-I/O `Component` contract, and
 //! the contract has no downcasts. But a view or a `sim` verb sometimes needs what only one kind of
@@ -10,6 +10,7 @@
 
 use crate::controllers::manager::ControllerManager;
 use crate::kubelet::Kubelet;
+use crate::operator::Operator;
 use crate::proxy::KubeProxy;
 use crate::runtime::Component;
 use crate::scheduler::Scheduler;
@@ -20,6 +21,8 @@ pub enum Process {
     Scheduler(Box<Scheduler>),
     Kubelet(Box<Kubelet>),
     KubeProxy(Box<KubeProxy>),
+    /// An operator the learner wrote (`operator/NAME`), its handlers run by an interpreter.
+    Operator(Box<Operator>),
 }
 
 impl Process {
@@ -30,6 +33,7 @@ impl Process {
             Process::Scheduler(c) => c.as_ref(),
             Process::Kubelet(c) => c.as_ref(),
             Process::KubeProxy(c) => c.as_ref(),
+            Process::Operator(c) => c.as_ref(),
         }
     }
 
@@ -39,6 +43,7 @@ impl Process {
             Process::Scheduler(c) => c.as_mut(),
             Process::Kubelet(c) => c.as_mut(),
             Process::KubeProxy(c) => c.as_mut(),
+            Process::Operator(c) => c.as_mut(),
         }
     }
 
@@ -70,5 +75,11 @@ impl From<Kubelet> for Process {
 impl From<KubeProxy> for Process {
     fn from(c: KubeProxy) -> Self {
         Process::KubeProxy(Box::new(c))
+    }
+}
+
+impl From<Operator> for Process {
+    fn from(c: Operator) -> Self {
+        Process::Operator(Box::new(c))
     }
 }
