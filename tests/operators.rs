@@ -281,3 +281,28 @@ fn the_command_line_runs_an_operator_and_says_clearly_when_python_is_missing() {
     assert!(!out.status.success() && stderr.contains("SyntaxError"), "{stderr}");
     assert!(out.stdout.is_empty(), "nothing ran");
 }
+
+#[test]
+fn a_delete_handler_holds_the_object_with_kopfs_finalizer_until_it_succeeds() {
+    if !python_available() {
+        return;
+    }
+    let mut s = session_with("finalize.py", 2);
+    s.set_file_reader(|_| Ok("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: note\n  labels: {finalize: \"yes\"}\n".into()));
+    run(&mut s, "kubectl apply -f note.yaml");
+    advance(&mut s, Duration::secs(5));
+    let key = ObjectKey::new(Kind::ConfigMap, "default", "note");
+    let note = s.sim().api().get(&key).unwrap().clone();
+    assert_eq!(note.meta().finalizers.iter().map(|f| f.to_string()).collect::<Vec<_>>(), ["kopf.zalando.org/KopfFinalizerMarker"]);
+    run(&mut s, "kubectl delete configmap note --wait=false");
+    advance(&mut s, Duration::secs(5));
+    assert!(s.sim().api().get(&key).is_none(), "the finalizer came off once the delete handler succeeded");
+    let gone = s.sim().api().get(&ObjectKey::new(Kind::ConfigMap, "default", "note-gone")).expect("the delete handler's write").clone();
+    assert!(gone.to_json().to_string().contains("\"was\":\"note\""));
+    let events = all_events(&mut s);
+    assert!(
+        events.contains("Handler 'goodbye' succeeded.") && events.contains("Deletion is processed: 1 succeeded; 0 failed."),
+        "{events}"
+    );
+    assert_eq!(events.matches("Handler 'hello' succeeded.").count(), 1, "each handler once: {events}");
+}

@@ -123,6 +123,8 @@ pub struct Operator {
     seen: BTreeSet<ObjectKey>,
     /// Events it posted: their answers are not waited for.
     posts: BTreeSet<RequestId>,
+    /// The resourceVersion of its own last write to each object, until the cache shows it.
+    written: BTreeMap<ObjectKey, u64>,
     status: LoopStatus,
     last_delta: Option<Time>,
     now: Time,
@@ -159,6 +161,7 @@ impl Operator {
             timers: BTreeMap::new(),
             seen: BTreeSet::new(),
             posts: BTreeSet::new(),
+            written: BTreeMap::new(),
             status: LoopStatus { name: component, ..Default::default() },
             last_delta: None,
             now: Time(0),
@@ -268,9 +271,20 @@ impl Operator {
         let key = work.key().clone();
         let Some(body) = self.cached(&key) else {
             // Gone: nothing to handle (a deleted object's timers went with its delta).
+            self.written.remove(&key);
             self.finish(work, None, ctx);
             return;
         };
+        let cached_rv = body.pointer("/metadata/resourceVersion").and_then(Value::as_str).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+        if let Some(&rv) = self.written.get(&key) {
+            if cached_rv >= rv {
+                self.written.remove(&key);
+            } else if matches!(work, Work::Object(_)) {
+                // The watch event of its own write is on its way and will queue the key again.
+                self.finish(work, None, ctx);
+                return;
+            }
+        }
         if let Work::Timer(_, index) = work {
             let mut cycle = self.cycle_for(work, Reason::Timer, body);
             cycle.plan.push_back(index);
@@ -684,18 +698,21 @@ impl Operator {
         match waiting {
             Waiting::Handler => self.resume_handler(&result, ctx),
             Waiting::HandlerPatch(op) => match self.patch_step(op, result, ctx) {
-                Ok(Some((id, op))) => self.cycle.as_mut().expect("running").waiting = Some((id, Waiting::HandlerPatch(op))),
-                Ok(None) => unreachable!("a handler's patch ends with its answer"),
+                Ok((id, op)) => self.cycle.as_mut().expect("running").waiting = Some((id, Waiting::HandlerPatch(op))),
                 Err(answer) => self.resume_with(answer, ctx),
             },
             Waiting::Final(op) => match self.patch_step(op, result, ctx) {
-                Ok(Some((id, op))) => self.cycle.as_mut().expect("running").waiting = Some((id, Waiting::Final(op))),
-                Ok(None) => unreachable!("kopf's patch ends with its answer"),
+                Ok((id, op)) => self.cycle.as_mut().expect("running").waiting = Some((id, Waiting::Final(op))),
                 Err(answer) => {
                     let cycle = self.cycle.as_ref().expect("running");
                     let (work, delayed) = (cycle.work.clone(), cycle.delayed_until);
-                    if answer.get("ok").and_then(Value::as_bool) == Some(true) || answer.get("status").and_then(Value::as_u64) == Some(404)
-                    {
+                    let written = answer.pointer("/body/metadata/resourceVersion").and_then(Value::as_str).and_then(|v| v.parse().ok());
+                    if let Some(rv) = written.filter(|_| answer.get("ok").and_then(Value::as_bool) == Some(true)) {
+                        // kopf's consistency wait: the next look at this object waits for the
+                        // cache to show this write, or it would call the handlers again.
+                        self.written.insert(work.key().clone(), rv);
+                        self.finish(work, delayed, ctx);
+                    } else if answer.get("status").and_then(Value::as_u64) == Some(404) {
                         self.finish(work, delayed, ctx);
                     } else {
                         // The write failed: the handlers' work is not recorded, so the next look
@@ -727,14 +744,14 @@ impl Operator {
     /// One step of a patch: after the read, the merged write; after the write, the status
     /// write if kopf's patch has a status part; a conflict reads again. `Ok` carries the next
     /// request; `Err` the final answer.
-    fn patch_step(&mut self, mut op: PatchOp, result: ApiResult, ctx: &mut Ctx) -> Result<Option<(RequestId, PatchOp)>, Value> {
+    fn patch_step(&mut self, mut op: PatchOp, result: ApiResult, ctx: &mut Ctx) -> Result<(RequestId, PatchOp), Value> {
         let object = match result {
             Err(e) if e.reason == ApiReason::Conflict && op.attempts < PATCH_ATTEMPTS => {
                 op.attempts += 1;
                 // Read again; after a conflicting status write only the status is written again.
                 op.phase = if op.phase == PatchPhase::StatusWrite { PatchPhase::Write } else { PatchPhase::Read };
                 let id = ctx.send(ApiRequest::Get(op.key.clone()));
-                return Ok(Some((id, op)));
+                return Ok((id, op));
             }
             Err(e) => return Err(requests::failure(&e)),
             Ok(ApiResponse::Object(o)) => o,
@@ -758,7 +775,7 @@ impl Operator {
                 let updated = requests::patched(&object, &patch).map_err(|e| requests::failure(&e))?;
                 op.phase = PatchPhase::Write;
                 let request = if op.status { ApiRequest::UpdateStatus(updated) } else { ApiRequest::Update(updated) };
-                Ok(Some((ctx.send(request), op)))
+                Ok((ctx.send(request), op))
             }
             PatchPhase::Write => {
                 let Some(status) = op.status_part.clone() else { return Err(requests::answer(&Ok(ApiResponse::Object(object)))) };
@@ -768,7 +785,7 @@ impl Operator {
                     return Err(requests::answer(&Ok(ApiResponse::Object(object))));
                 }
                 op.phase = PatchPhase::StatusWrite;
-                Ok(Some((ctx.send(ApiRequest::UpdateStatus(updated)), op)))
+                Ok((ctx.send(ApiRequest::UpdateStatus(updated)), op))
             }
             PatchPhase::StatusWrite => Err(requests::answer(&Ok(ApiResponse::Object(object)))),
         }
@@ -803,6 +820,7 @@ impl Component for Operator {
         self.timers.clear();
         self.seen.clear();
         self.posts.clear();
+        self.written.clear();
         self.last_delta = None;
         self.broken = None;
         if !std::mem::take(&mut self.fresh) {
