@@ -82,7 +82,7 @@ class _Registry:
         self.handlers = []
 
     def add(self, reason, fn, args, options):
-        supported = {"id", "retries", "backoff", "errors", "labels", "annotations", "optional", "param", "timeout",
+        supported = {"id", "retries", "backoff", "errors", "labels", "annotations", "optional", "param",
                      "interval", "initial_delay", "group", "version", "plural", "kind"}
         for key, value in options.items():
             if key not in supported and value is not None:
