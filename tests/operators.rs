@@ -73,10 +73,14 @@ fn a_pod_labelling_operator_labels_every_pod_and_kopf_reports_each() {
         let annotations = &pod.meta().annotations;
         assert!(annotations.get("kopf.zalando.org/last-handled-configuration").is_some_and(|a| a.contains("seen-by")), "{annotations:?}");
     }
+    // kopf posts the handler's explicit kopf.info(); its log lines only with
+    // settings.posting.loggers (off by default since kopf 1.44), which this file leaves off.
     let events = all_events(&mut s);
-    assert_eq!(events.matches("Handler 'label' succeeded.").count(), 5, "{events}");
-    assert_eq!(events.matches("Creation is processed: 1 succeeded; 0 failed.").count(), 5, "{events}");
     assert_eq!(events.matches("labelled seen-by=kopf").count(), 5, "{events}");
+    assert!(!events.contains("Handler 'label' succeeded."), "{events}");
+    // The loop says what it did last, as the page's stage shows it.
+    let last = s.sim().loops(&ComponentId::Operator("label-pods".into()))[0].last_action.clone();
+    assert!(last.starts_with("Pod default/web-") && last.ends_with("Handler 'label' succeeded."), "{last}");
     // The operator is a component like the others, in the trace and in `sim status`.
     assert!(s.sim().trace().recent().any(|m| m.from == "operator/label-pods" && m.what.starts_with("update pod/")));
     assert!(run(&mut s, "sim status").contains("operator/label-pods"));
@@ -265,7 +269,7 @@ fn the_command_line_runs_an_operator_and_says_clearly_when_python_is_missing() {
     let out = Command::new(kubeloop).args(["run", "default", "--until", "20s", "--operator", &file("label_pods.py")]).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(stdout.contains("Handler 'label' succeeded."), "{stdout}");
+    assert_eq!(stdout.matches("labelled seen-by=kopf").count(), 3, "{stdout}");
 
     let out = Command::new(kubeloop)
         .args(["run", "default", "--until", "1s", "--operator", &file("label_pods.py")])

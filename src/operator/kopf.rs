@@ -7,8 +7,10 @@
 //! annotation is a creation, a different essence an update. A handler's progress while it is
 //! retried is an annotation `kopf.zalando.org/<handler id>` (`retries`, `delayed`, `success`,
 //! `failure`), purged when the cause is done. Delete handlers need the finalizer
-//! `kopf.zalando.org/KopfFinalizerMarker`, added before anything else and removed after them.
-//! Each log line of INFO or above becomes an Event with reason `Logging` from `kopf`.
+//! `kopf.zalando.org/KopfFinalizerMarker` (so do timers), added before anything else and removed
+//! after them. Explicit `kopf.event()`s are posted as Events from `kopf`; log lines — kopf's own
+//! ("Handler 'x' succeeded.") and the handlers' — only with `settings.posting.loggers`, as
+//! Events with reason `Logging` and a type by level (kopf's default since 1.44 posts none).
 
 use crate::model::Time;
 use serde_json::{json, Map, Value};

@@ -176,6 +176,39 @@ pub fn registration(ready: &Value) -> Result<Vec<HandlerSpec>, String> {
     Ok(handlers)
 }
 
+/// kopf's `settings.posting`, as the file's startup handlers left it: kopf posts explicit
+/// `kopf.event()`s, and its own and the handlers' log lines only with `posting.loggers`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Posting {
+    pub enabled: bool,
+    pub loggers: bool,
+    /// Python's logging level: 20 INFO, 30 WARNING, 40 ERROR.
+    pub level: u64,
+}
+
+impl Posting {
+    pub fn from_ready(ready: &Value) -> Posting {
+        let p = ready.get("posting");
+        let flag = |k: &str, d: bool| p.and_then(|p| p.get(k)).and_then(Value::as_bool).unwrap_or(d);
+        Posting {
+            enabled: flag("enabled", true),
+            loggers: flag("loggers", false),
+            level: p.and_then(|p| p.get("level")).and_then(Value::as_u64).unwrap_or(20),
+        }
+    }
+    /// Whether a log line of this level becomes an Event.
+    pub fn posts_line(&self, level: &str) -> bool {
+        let number = match level {
+            "debug" => 10,
+            "info" => 20,
+            "warning" => 30,
+            "error" => 40,
+            _ => 50,
+        };
+        self.enabled && self.loggers && number >= self.level
+    }
+}
+
 /// An operator's name as `operator/NAME` takes it: a DNS label, as a Deployment's would be.
 pub fn check_name(name: &str) -> Result<(), String> {
     let ok = !name.is_empty()

@@ -15,7 +15,7 @@
 
 use super::kopf::{self, LogLine, Progress, Reason};
 use super::requests::{self, Planned, Resource};
-use super::{ErrorsMode, HandlerSpec, Interpreter, STEP_BUDGET};
+use super::{ErrorsMode, HandlerSpec, Interpreter, Posting, STEP_BUDGET};
 use crate::api::{ApiRequest, ApiResponse, ApiResult, FieldFilter, Reason as ApiReason, WatchEvent, WatchId};
 use crate::model::{Duration, Object, ObjectKey, Time};
 use crate::runtime::informer::{Delta, Informer};
@@ -113,6 +113,7 @@ pub struct Operator {
     name: String,
     interpreter: Box<dyn Interpreter>,
     handlers: Vec<HandlerSpec>,
+    posting: Posting,
     resources: Vec<Resource>,
     informers: Vec<Informer>,
     queue: WorkQueue<Work>,
@@ -142,6 +143,7 @@ impl Operator {
         super::check_name(name)?;
         let ready = interpreter.load()?;
         let handlers = super::registration(&ready)?;
+        let posting = Posting::from_ready(&ready);
         let mut resources: Vec<Resource> = Vec::new();
         for h in &handlers {
             if !resources.contains(&h.resource) {
@@ -154,6 +156,7 @@ impl Operator {
             name: name.to_string(),
             interpreter,
             handlers,
+            posting,
             resources,
             informers,
             queue: WorkQueue::new(),
@@ -300,7 +303,11 @@ impl Operator {
             .map(|a| a.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
         let has_finalizer = finalizers.contains(&kopf::FINALIZER);
-        let needs_finalizer = self.handlers.iter().any(|h| h.reason == Reason::Delete && h.resource.kind == kind && !h.optional);
+        // kopf's `requires_finalizer`: a delete handler that is not optional, or a timer (so that
+        // it is stopped before the object goes), whose filters select the object.
+        let needs_finalizer = self.handlers.iter().any(|h| {
+            h.resource.kind == kind && ((h.reason == Reason::Delete && !h.optional) || h.reason == Reason::Timer) && h.selects(&body)
+        });
         let first_sight = self.seen.insert(key.clone());
         let (reason, old, new) = if deleting {
             if !has_finalizer {
@@ -553,15 +560,21 @@ impl Operator {
     }
 
     fn send_event(&mut self, event: Value, ctx: &mut Ctx) {
+        if !self.posting.enabled {
+            return;
+        }
         if let Ok(object) = Object::from_json(event) {
             let id = ctx.send(ApiRequest::Create(object));
             self.posts.insert(id);
         }
     }
 
-    /// Posts one of kopf's Events (INFO and above, as its posting does); its answer is not waited for.
+    /// Posts a log line as kopf's posting does (with `settings.posting.loggers`, at its level
+    /// or above); its answer is not waited for.
     fn post(&mut self, body: &Value, line: &LogLine, ctx: &mut Ctx) {
-        self.send_event(kopf::event_body(body, line, ctx.now), ctx);
+        if self.posting.posts_line(&line.level) {
+            self.send_event(kopf::event_body(body, line, ctx.now), ctx);
+        }
     }
 
     /// kopf's patch at the end of a cycle: the handlers' patch, results, progress, diff base
@@ -825,8 +838,8 @@ impl Component for Operator {
         self.broken = None;
         if !std::mem::take(&mut self.fresh) {
             // A restarted process: the interpreter starts over and loads the file again.
-            match self.interpreter.load().and_then(|ready| super::registration(&ready)) {
-                Ok(_) => {}
+            match self.interpreter.load().and_then(|ready| super::registration(&ready).map(|_| Posting::from_ready(&ready))) {
+                Ok(posting) => self.posting = posting,
                 Err(e) => {
                     self.break_down(e);
                     return;

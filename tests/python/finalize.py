@@ -5,6 +5,13 @@ import kopf
 import kubernetes
 
 
+@kopf.on.startup()
+def configure(settings: kopf.OperatorSettings, **_):
+    # kopf posts only explicit kopf.event()s by default; this posts its log lines too
+    # ("Handler 'x' succeeded.", "... failed temporarily: ..."), as Events on the object.
+    settings.posting.loggers = True
+
+
 @kopf.on.create("configmaps", labels={"finalize": "yes"})
 def hello(name, **_):
     return {"greeted": name}

@@ -14,6 +14,13 @@ from kubernetes.client.rest import ApiException
 SITE = {"kubeloop.dev/site": kopf.PRESENT}
 
 
+@kopf.on.startup()
+def configure(settings: kopf.OperatorSettings, **_):
+    # kopf posts only explicit kopf.event()s by default; this posts its log lines too
+    # ("Handler 'x' succeeded.", "... failed temporarily: ..."), as Events on the object.
+    settings.posting.loggers = True
+
+
 def desired(name, data):
     labels = {"app": name}
     return {
@@ -40,7 +47,13 @@ def ensure(body, name, namespace, logger):
     except ApiException as e:
         if e.status != 404:
             raise
-        apps.create_namespaced_deployment(namespace, want)
+        try:
+            apps.create_namespaced_deployment(namespace, want)
+        except ApiException as e:
+            # Real kopf runs the timer beside the change handlers: the other one was first.
+            if e.status != 409:
+                raise
+            return "exists"
         logger.info(f"created deployment {name}")
         return "created"
     image = current.spec.template.spec.containers[0].image

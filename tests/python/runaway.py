@@ -4,6 +4,13 @@ each within its budget, reports it as kopf reports a failed handler, and retries
 import kopf
 
 
+@kopf.on.startup()
+def configure(settings: kopf.OperatorSettings, **_):
+    # kopf posts only explicit kopf.event()s by default; this posts its log lines too
+    # ("Handler 'x' succeeded.", "... failed temporarily: ..."), as Events on the object.
+    settings.posting.loggers = True
+
+
 @kopf.on.create("configmaps", labels={"runaway": "loop"})
 def spin(**_):
     while True:

@@ -8,7 +8,7 @@ from the message that started it, so the same messages give the same replies.
 
 Messages (one JSON object a line):
   in  {"op": "load", "modules": {NAME: SOURCE}, "path": P, "source": S}
-  out {"op": "ready", "handlers": [...]} | {"op": "failed", "error": TEXT}
+  out {"op": "ready", "handlers": [...], "posting": {...}} | {"op": "failed", "error": TEXT}
   in  {"op": "call", "handler": ID, "kwargs": {...}, "now_ms": T, "epoch_ms": E, "seed": N, "budget": STEPS}
   out {"op": "request", "verb": ..., ...}   (then in {"op": "answer", ...}), repeated
   out {"op": "done", "outcome": "success|temporary|permanent|exception|budget", ...}
@@ -63,7 +63,7 @@ def _load(message):
         kept = [lines[0]] + [l for l in lines[1:-1] if message["path"] in l] + [lines[-1]]
         return {"op": "failed", "error": "".join(kept).rstrip()}
     try:
-        return {"op": "ready", "handlers": kopf._registry.describe()}
+        return {"op": "ready", "handlers": kopf._registry.describe(), "posting": kopf._registry.posting()}
     except ValueError as e:
         return {"op": "failed", "error": str(e)}
 

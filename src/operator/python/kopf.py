@@ -65,16 +65,29 @@ class Memo(dict):
         self[name] = value
 
 
+class _Section:
+    pass
+
+
 class OperatorSettings:
-    """Accepted so that a startup handler may configure it; kubeloop's reactor ignores it."""
+    """kopf's settings as a startup handler sees them. kubeloop's reactor reads `posting`
+    (whether log lines become Events: kopf posts only explicit `kopf.event()`s unless
+    `posting.loggers` is set); the other sections are accepted and not used."""
 
     def __init__(self):
-        ns = type("Settings", (), {})
-        self.posting = ns()
-        self.persistence = ns()
-        self.execution = ns()
-        self.watching = ns()
-        self.peering = ns()
+        self.posting = _Section()
+        self.posting.enabled = True
+        self.posting.loggers = False
+        self.posting.level = _logging.INFO
+        self.persistence = _Section()
+        self.execution = _Section()
+        self.watching = _Section()
+        self.peering = _Section()
+        self.batching = _Section()
+        self.networking = _Section()
+
+
+_settings = OperatorSettings()
 
 
 class _Registry:
@@ -105,6 +118,11 @@ class _Registry:
             "backoff": options.get("backoff"), "errors": options.get("errors"), "param": options.get("param"),
             "labels": filters(options.get("labels")), "annotations": filters(options.get("annotations")),
         })
+
+    def posting(self):
+        p = _settings.posting
+        return {"enabled": bool(getattr(p, "enabled", True)), "loggers": bool(getattr(p, "loggers", False)),
+                "level": int(getattr(p, "level", _logging.INFO))}
 
     def describe(self):
         seen = set()
@@ -170,7 +188,7 @@ class on:
         # Operator-level activities run once at start in kopf; here a startup handler is called
         # with `settings` and `logger` when the file loads.
         def register(fn):
-            fn(settings=OperatorSettings(), logger=_logging.getLogger("kopf"), memo=Memo(), retry=0)
+            fn(settings=_settings, logger=_logging.getLogger("kopf"), memo=Memo(), retry=0, param=options.get("param"))
             return fn
         return register
 
