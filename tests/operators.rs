@@ -310,3 +310,36 @@ fn a_delete_handler_holds_the_object_with_kopfs_finalizer_until_it_succeeds() {
     );
     assert_eq!(events.matches("Handler 'hello' succeeded.").count(), 1, "each handler once: {events}");
 }
+
+#[test]
+fn a_scenario_files_operators_run_and_replay_to_the_same_trace() {
+    if !python_available() {
+        return;
+    }
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("operators-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(file("label_pods.py"), dir.join("label_pods.py")).unwrap();
+    let scenario = dir.join("labelled.yaml");
+    let default = Scenario::builtin("default").unwrap();
+    let text = format!(
+        "name: labelled\nnodes:\n{}manifests: |\n  apiVersion: apps/v1\n  kind: Deployment\n  metadata: {{name: web}}\n  spec:\n    replicas: 2\n    selector: {{matchLabels: {{app: web}}}}\n    template:\n      metadata: {{labels: {{app: web}}}}\n      spec: {{containers: [{{name: nginx, image: nginx:1.14.2}}]}}\noperators: [label_pods.py]\n",
+        default.nodes.iter().map(|n| format!("  - {{name: {}}}\n", n.name)).collect::<String>()
+    );
+    std::fs::write(&scenario, text).unwrap();
+    let trace = || {
+        let out = Command::new(env!("CARGO_BIN_EXE_kubeloop"))
+            .args(["run", scenario.to_str().unwrap(), "--until", "20s", "--trace", "json", "--seed", "4"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let first = trace();
+    assert!(first.contains("\"from\":\"operator/label-pods\""), "the operator's requests are in the trace");
+    // The handler runs once per pod (its kopf.info() once each); kopf then writes each pod twice:
+    // the label with the diff base taken before the handler, and again the diff base with the
+    // label, when the next look finds the essence changed by its own patch (as kopf does).
+    assert_eq!(first.matches("\"what\":\"create event/default/kopf-event-*\"").count(), 2, "{first}");
+    assert_eq!(first.matches("\"what\":\"update pod/default/web-").count(), 4);
+    assert_eq!(first, trace(), "the same scenario, seed and code give the same trace");
+}
