@@ -149,11 +149,21 @@ fn a_deployment_keeping_operator_converges_again_after_a_deletion_and_a_stop() {
     assert!(events.contains("Updating is processed: 1 succeeded; 0 failed."), "{events}");
     assert!(events.contains("updated deployment shop"), "{events}");
 
-    // A restart loses nothing either: the file is loaded again and the claim still holds.
+    // A restart loses nothing either: the file is loaded again, its resume handler looks, and
+    // the claim still holds.
     run(&mut s, "sim restart operator/keep-deployment");
     advance(&mut s, Duration::secs(30));
     assert_eq!(deployment(&s), Some((3, "nginx:1.16.1".into())));
+    assert!(all_events(&mut s).contains("Resuming is processed: 1 succeeded; 0 failed."));
     assert!(s.sim().violations().is_empty(), "{:?}", s.sim().violations());
+
+    // Deleting the claim: kopf's finalizer (its timer needs one) holds it until the operator,
+    // with no delete handler to call, takes the finalizer off.
+    run(&mut s, "kubectl delete configmap shop --wait=false");
+    let cm = s.sim().api().get(&ObjectKey::new(Kind::ConfigMap, "default", "shop")).unwrap().clone();
+    assert!(cm.meta().deletion_timestamp.is_some(), "held by kopf's finalizer");
+    advance(&mut s, Duration::secs(5));
+    assert!(s.sim().api().get(&ObjectKey::new(Kind::ConfigMap, "default", "shop")).is_none());
 }
 
 /// The trace hash of the keep-deployment run to a fixed time.
