@@ -921,3 +921,85 @@ impl Component for Operator {
         vec![status]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::command::{Scenario, Session};
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    /// An interpreter that plays a fixed handler: on a call it reads the object, then labels it
+    /// through `patch` and returns a result. It records every message it was sent.
+    struct Scripted {
+        seen: Rc<RefCell<Vec<Value>>>,
+    }
+
+    impl Interpreter for Scripted {
+        fn load(&mut self) -> Result<Value, String> {
+            Ok(json!({"op": "ready", "handlers": [
+                {"id": "mark", "reason": "create", "group": "", "version": "v1", "name": "configmaps", "labels": {"mark": "*present*"}}
+            ]}))
+        }
+        fn exchange(&mut self, message: &Value) -> Result<Value, String> {
+            self.seen.borrow_mut().push(message.clone());
+            Ok(match message["op"].as_str() {
+                Some("call") => {
+                    let meta = &message["kwargs"]["body"]["metadata"];
+                    json!({"op": "request", "verb": "get", "group": "", "version": "v1", "plural": "configmaps",
+                        "namespace": meta["namespace"], "name": meta["name"]})
+                }
+                _ => json!({"op": "done", "outcome": "success", "result": {"read": message["body"]["metadata"]["name"]},
+                    "patch": {"metadata": {"labels": {"marked": "yes"}}}, "logs": [], "events": []}),
+            })
+        }
+    }
+
+    #[test]
+    fn a_handlers_request_travels_with_latency_and_its_answer_resumes_it() {
+        let seen = Rc::new(RefCell::new(Vec::new()));
+        let mut s = Session::new(Scenario::empty(), Some(1)).unwrap();
+        s.sim_mut().add_operator("marker", Box::new(Scripted { seen: seen.clone() })).unwrap();
+        assert!(s.sim_mut().add_operator("marker", Box::new(Scripted { seen: seen.clone() })).is_err(), "one name, one operator");
+        s.set_file_reader(|_| Ok("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, labels: {mark: x}}\n".into()));
+        assert!(s.execute("kubectl apply -f a.yaml").ok);
+        s.settle(Duration::secs(10)).unwrap();
+        let key = ObjectKey::new(crate::model::Kind::ConfigMap, "default", "a");
+        let cm = s.sim().api().get(&key).unwrap().clone();
+        assert_eq!(cm.meta().labels.get("marked").map(|v| v.as_ref()), Some("yes"));
+        assert!(cm.meta().annotations.contains_key(kopf::LAST_HANDLED));
+        let messages = seen.borrow();
+        // One call, and the answer to its read: the object as the server had it.
+        assert_eq!(messages.iter().filter(|m| m["op"] == "call").count(), 1, "{messages:?}");
+        let call = &messages[0];
+        assert_eq!((call["kwargs"]["reason"].as_str(), call["budget"].as_u64()), (Some("create"), Some(STEP_BUDGET)));
+        assert_eq!(messages[1]["op"], "answer");
+        assert_eq!(messages[1]["body"]["metadata"]["name"], "a");
+        // The read left when the handler asked, and its answer came back later in simulated time.
+        let trace: Vec<_> = s.sim().trace().recent().filter(|m| m.from == "operator/marker" || m.to == "operator/marker").collect();
+        let get = trace.iter().find(|m| m.what == "get configmap/default/a").expect("the handler's read");
+        assert!(get.arrives > get.sent, "a request takes its latency");
+        assert!(trace.iter().any(|m| m.what == "update configmap/default/a"), "kopf's patch");
+    }
+
+    #[test]
+    fn an_interpreter_that_fails_leaves_the_operator_idle_with_the_error() {
+        struct Dead;
+        impl Interpreter for Dead {
+            fn load(&mut self) -> Result<Value, String> {
+                Ok(json!({"op": "ready", "handlers": [{"id": "f", "reason": "create", "name": "configmaps"}]}))
+            }
+            fn exchange(&mut self, _: &Value) -> Result<Value, String> {
+                Err("python3 exited (signal 9)".into())
+            }
+        }
+        let mut s = Session::new(Scenario::empty(), Some(1)).unwrap();
+        s.sim_mut().add_operator("dead", Box::new(Dead)).unwrap();
+        assert!(s.execute("kubectl create configmap x").ok);
+        s.settle(Duration::secs(10)).unwrap();
+        let id = crate::sim::ComponentId::Operator("dead".into());
+        let status = &s.sim().loops(&id)[0];
+        assert_eq!(status.last_action, "interpreter failed: python3 exited (signal 9)");
+        assert!(s.sim().violations().is_empty());
+    }
+}
