@@ -197,7 +197,7 @@ fn runaway_handlers_are_stopped_within_their_budget_and_retried() {
         return;
     }
     let mut s = session_with("runaway.py", 5);
-    for label in ["loop", "recurse", "raise", "temporary", "permanent"] {
+    for label in ["loop", "recurse", "raise", "temporary", "permanent", "hog"] {
         let text = runaway(label);
         s.set_file_reader(move |_| Ok(text.clone()));
         run(&mut s, "kubectl apply -f cm.yaml");
@@ -219,6 +219,7 @@ fn runaway_handlers_are_stopped_within_their_budget_and_retried() {
     assert!(events.contains("Handler 'fail' failed with an exception and will try again in 60 seconds: no such thing"), "{events}");
     assert!(events.contains("Handler 'later' failed temporarily: not yet"), "{events}");
     assert!(events.contains("Handler 'never' failed permanently: give up"), "{events}");
+    assert!(events.contains("Handler 'hog' failed with an exception and will try again in 60 seconds: MemoryError()"), "{events}");
     // The cluster went on meanwhile: the Deployment's pods all run.
     assert_eq!(s.sim().objects(Kind::Pod).filter(|p| p.as_pod().is_some_and(|p| p.status.phase == Some(PodPhase::Running))).count(), 3);
     // kopf's progress on the object: one retry so far, and when the next is due.

@@ -39,3 +39,8 @@ def later(retry, **_):
 @kopf.on.create("configmaps", labels={"runaway": "permanent"})
 def never(**_):
     raise kopf.PermanentError("give up")
+
+
+@kopf.on.create("configmaps", labels={"runaway": "hog"})
+def hog(**_):
+    return len(bytearray(10 ** 11))
