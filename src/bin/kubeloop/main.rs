@@ -51,7 +51,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 const USAGE: &str = "Usage:
   kubeloop run SCENARIO [--seed N] [--until DURATION] [--trace text|json] [--operator FILE]...
   kubeloop shell [SCENARIO] [--seed N] [--operator FILE]...
-  kubeloop serve [SCENARIO] [--seed N] [--address HOST:PORT] [--speed X] [--kubeconfig PATH]
+  kubeloop serve [SCENARIO] [--seed N] [--address HOST:PORT] [--speed X] [--kubeconfig PATH] [--operator FILE]...
   kubeloop sim [--server URL] VERB...
   kubeloop scenarios
   kubeloop --help | --version
@@ -348,12 +348,17 @@ fn remote_sim(args: &[String]) -> ExitCode {
 }
 
 fn serve(args: &[String]) -> Result<ExitCode, String> {
-    let o = options(args, &["seed", "address", "speed", "kubeconfig"])?;
-    let scenario = match o.scenario {
-        Some(name) => load_scenario(&name)?,
+    let o = options(args, &["seed", "address", "speed", "kubeconfig", "operator"])?;
+    let scenario = match &o.scenario {
+        Some(name) => load_scenario(name)?,
         None => Scenario::builtin("default").ok_or("the default scenario is missing")?,
     };
-    let session = new_session(scenario, o.seed)?;
+    let operators = scenario.operators.clone();
+    let mut session = new_session(scenario, o.seed)?;
+    if let Err(e) = start_operators(&mut session, o.scenario.as_deref().and_then(scenario_file), &operators, &o.operators) {
+        err(&format!("error: {e}\n"));
+        return Ok(ExitCode::FAILURE);
+    }
     let config = serve::Config {
         address: o.address.unwrap_or_else(|| "127.0.0.1:6443".into()),
         speed: o.speed.unwrap_or(1.0),
