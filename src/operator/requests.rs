@@ -105,10 +105,35 @@ pub fn plan(request: &Value) -> Result<Planned, Value> {
         let map = body.as_object_mut().expect("checked");
         map.entry("apiVersion").or_insert_with(|| Value::from(resource.api_version()));
         map.entry("kind").or_insert_with(|| Value::from(resource.kind_name()));
+        let meta = map.entry("metadata").or_insert_with(|| json!({}));
+        let Some(meta) = meta.as_object_mut() else {
+            return Err(failure(&ApiError::new(Reason::BadRequest, "metadata must be an object")));
+        };
+        // kube-apiserver's checks of a body against its URL (`rest.BeforeCreate`, the update path).
         if resource.namespaced() && !namespace.is_empty() {
-            let meta = map.entry("metadata").or_insert_with(|| json!({}));
-            if let Some(meta) = meta.as_object_mut() {
-                meta.entry("namespace").or_insert_with(|| Value::from(namespace));
+            match meta.get("namespace").and_then(Value::as_str) {
+                Some(ns) if !ns.is_empty() && ns != namespace => {
+                    return Err(failure(&ApiError::new(
+                        Reason::BadRequest,
+                        "the namespace of the provided object does not match the namespace sent on the request",
+                    )))
+                }
+                _ => {
+                    meta.insert("namespace".into(), Value::from(namespace));
+                }
+            }
+        }
+        if !name.is_empty() {
+            match meta.get("name").and_then(Value::as_str) {
+                Some(n) if n != name => {
+                    return Err(failure(&ApiError::new(
+                        Reason::BadRequest,
+                        format!("the name of the object ({n}) does not match the name on the URL ({name})"),
+                    )))
+                }
+                _ => {
+                    meta.insert("name".into(), Value::from(name));
+                }
             }
         }
         Ok(body)
@@ -251,6 +276,19 @@ mod tests {
         let mut patch = json!({"metadata": {"labels": {"a": "1"}}});
         compose(&mut patch, &json!({"metadata": {"labels": {"b": null}, "annotations": {"x": null}}}));
         assert_eq!(patch, json!({"metadata": {"labels": {"a": "1", "b": null}, "annotations": {"x": null}}}));
+    }
+
+    #[test]
+    fn a_body_must_agree_with_its_url() {
+        let create = |ns: &str| {
+            json!({"verb": "create", "group": "", "version": "v1", "plural": "configmaps", "namespace": "default",
+            "body": {"metadata": {"name": "x", "namespace": ns}}})
+        };
+        let refused = plan(&create("other")).unwrap_err();
+        assert_eq!(refused["status"], 400);
+        assert_eq!(refused["body"]["message"], "the namespace of the provided object does not match the namespace sent on the request");
+        let Ok(Planned::Send(request)) = plan(&create("")) else { panic!("a create") };
+        assert!(matches!(*request, ApiRequest::Create(ref o) if &*o.meta().namespace == "default" && o.kind() == Kind::ConfigMap));
     }
 
     #[test]
