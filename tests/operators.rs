@@ -354,3 +354,25 @@ fn a_scenario_files_operators_run_and_replay_to_the_same_trace() {
     assert_eq!(first.matches("\"what\":\"update pod/default/web-").count(), 4);
     assert_eq!(first, trace(), "the same scenario, seed and code give the same trace");
 }
+
+#[test]
+fn watch_faults_act_on_the_operators_informers_as_on_any_client() {
+    if !python_available() {
+        return;
+    }
+    let mut s = session_with("label_pods.py", 6);
+    advance(&mut s, Duration::secs(10));
+    // Every event to it lost: the new pod goes unlabelled, as a controller's would go unseen.
+    run(&mut s, "sim watch drop 100 operator/label-pods");
+    run(&mut s, "kubectl scale deployment web --replicas=4");
+    advance(&mut s, Duration::secs(10));
+    let unlabelled = |s: &Session| s.sim().objects(Kind::Pod).filter(|p| !p.meta().labels.contains_key("seen-by")).count();
+    assert_eq!(unlabelled(&s), 1);
+    // Severed, it lists again and closes the gap: level-triggered.
+    run(&mut s, "sim watch drop 0 operator/label-pods");
+    run(&mut s, "sim watch sever operator/label-pods");
+    advance(&mut s, Duration::secs(10));
+    assert_eq!(unlabelled(&s), 0);
+    let lists = s.sim().trace().recent().filter(|m| m.from == "operator/label-pods" && m.what == "list pods").count();
+    assert_eq!(lists, 2, "the start's list and the re-list after the severed watch");
+}
