@@ -894,7 +894,9 @@ impl Component for Operator {
         }
         let ready = self.cycle.is_none() && !self.queue.is_empty() && self.synced();
         let timers = self.timers.values().copied().min();
-        informers.chain(self.queue.next_due()).chain(timers).chain(ready.then_some(self.now)).min()
+        // A look once the observe glow is over, so the stage sees it end (nothing is sent).
+        let glow_ends = self.last_delta.map(|t| t + OBSERVE_GLOW + Duration::millis(1)).filter(|t| *t > self.now);
+        informers.chain(self.queue.next_due()).chain(timers).chain(ready.then_some(self.now)).chain(glow_ends).min()
     }
 
     fn is_busy(&self) -> bool {

@@ -18,8 +18,10 @@ import sys
 import types
 
 _protocol_out = sys.stdout
-# A handler's print() must not write into the protocol.
+_protocol_in = sys.stdin
+# A handler's print() must not write into the protocol, nor its input() read from it.
 sys.stdout = sys.stderr
+sys.stdin = open("/dev/null") if sys.platform != "win32" else None
 
 
 def _send(message):
@@ -28,7 +30,7 @@ def _send(message):
 
 
 def _receive():
-    line = sys.stdin.readline()
+    line = _protocol_in.readline()
     if not line:
         raise SystemExit(0)
     return json.loads(line)
