@@ -254,6 +254,7 @@ fn files_that_do_not_load_are_clear_errors_and_change_nothing() {
         ("bad_syntax.py", "SyntaxError"),
         ("bad_import.py", "No module named 'not_a_module_anywhere'"),
         ("bad_resource.py", "the server doesn't have a resource type \"example.com/v1/websites\""),
+        ("bad_daemon.py", "kopf.daemon is not supported by kubeloop's operator host"),
     ];
     for (name, expected) in cases {
         let mut s = Session::new(Scenario::builtin("default").unwrap(), Some(1)).unwrap();

@@ -177,8 +177,20 @@ def _decorator(reason):
     return on
 
 
+def _unsupported(name):
+    def refuse(*args, **options):
+        raise ValueError("%s is not supported by kubeloop's operator host (it runs kopf.on.create, update, "
+                         "delete, resume and kopf.timer)" % name)
+    return refuse
+
+
 class on:
     create = staticmethod(_decorator("create"))
+    event = staticmethod(_unsupported("kopf.on.event"))
+    field = staticmethod(_unsupported("kopf.on.field"))
+    validate = staticmethod(_unsupported("kopf.on.validate"))
+    mutate = staticmethod(_unsupported("kopf.on.mutate"))
+    probe = staticmethod(_unsupported("kopf.on.probe"))
     update = staticmethod(_decorator("update"))
     delete = staticmethod(_decorator("delete"))
     resume = staticmethod(_decorator("resume"))
@@ -202,6 +214,8 @@ class on:
 
 
 timer = _decorator("timer")
+daemon = _unsupported("kopf.daemon")
+index = _unsupported("kopf.index")
 
 
 def _owner_body():
