@@ -377,3 +377,24 @@ fn watch_faults_act_on_the_operators_informers_as_on_any_client() {
     let lists = s.sim().trace().recent().filter(|m| m.from == "operator/label-pods" && m.what == "list pods").count();
     assert_eq!(lists, 2, "the start's list and the re-list after the severed watch");
 }
+
+#[test]
+fn the_operator_is_on_the_stage_as_one_more_loop() {
+    if !python_available() {
+        return;
+    }
+    let mut s = session_with("label_pods.py", 8);
+    advance(&mut s, Duration::secs(1));
+    let components = kubeloop::view::loops::components(s.sim());
+    let plane: Vec<&str> = kubeloop::view::stage::plane(&components).into_iter().map(|c| c.name.as_str()).collect();
+    assert!(plane.contains(&"operator/label-pods"), "{plane:?}");
+    let operator = components.iter().find(|c| c.name == "operator/label-pods").unwrap();
+    assert_eq!((operator.role.as_str(), operator.state.as_str()), ("operator", "running"));
+    assert!(operator.loops[0].last_action.contains("Handler 'label' succeeded."), "{:?}", operator.loops);
+    // Its messages name it as the box's anchor does, so tokens fly from and to its box.
+    assert_eq!(kubeloop::view::stage::anchor("operator/label-pods"), "--c-operator_label-pods");
+    assert!(
+        s.sim().trace().recent().any(|m| m.from == "operator/label-pods")
+            && s.sim().trace().recent().any(|m| m.to == "operator/label-pods")
+    );
+}
