@@ -384,8 +384,9 @@ impl Sim {
         self.call_at(index, |c, ctx| c.start(ctx));
     }
 
-    /// Adds an operator and starts it: its informers list and watch, and its handlers see every
+    /// Adds an operator and starts it (natively; the page has no interpreter yet): its informers list and watch, and its handlers see every
     /// object they watch. Errors (a name taken, code that does not load) change nothing.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn add_operator(&mut self, name: &str, interpreter: Box<dyn crate::operator::Interpreter>) -> Result<(), String> {
         let id = ComponentId::Operator(name.to_string());
         if self.has_component(&id) {
@@ -397,6 +398,7 @@ impl Sim {
     }
 
     /// The operators, by name.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn operators(&self) -> impl Iterator<Item = &crate::operator::Operator> {
         self.by_id.values().filter_map(|&i| match &self.components[i].process {
             Process::Operator(o) => Some(o.as_ref()),

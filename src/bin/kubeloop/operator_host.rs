@@ -5,6 +5,8 @@
 //! first message, so nothing outside the repository is installed or read but the learner's
 //! file. The interpreter runs with `PYTHONHASHSEED=0`, so set and dict-of-set orders do not
 //! change from run to run; time and randomness inside handlers come from the simulation.
+// The wasm32 build of the command line (for the browser tests) adds no operator.
+#![cfg_attr(target_arch = "wasm32", allow(dead_code))]
 
 use kubeloop::operator::{Interpreter, PYTHON_HOST, PYTHON_MODULES};
 use serde_json::{json, Value};
@@ -120,8 +122,10 @@ pub fn name_for(path: &str) -> String {
     }
 }
 
-/// Starts the operator in `path` in the session's simulation. A file that does not load is
+/// Starts the operator in `path` in the session's simulation (natively: wasm32 builds of the
+/// command line, for the browser tests, have no processes to run). A file that does not load is
 /// an error that names it, and nothing is added.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn add(session: &mut kubeloop::command::Session, path: &str) -> Result<String, String> {
     let interpreter = PythonInterpreter::for_file(path)?;
     let name = name_for(path);
@@ -133,4 +137,9 @@ pub fn add(session: &mut kubeloop::command::Session, path: &str) -> Result<Strin
         }
     })?;
     Ok(name)
+}
+
+#[cfg(target_arch = "wasm32")]
+pub fn add(_: &mut kubeloop::command::Session, path: &str) -> Result<String, String> {
+    Err(format!("--operator {path}: operators run natively only"))
 }
