@@ -54,7 +54,7 @@ pub struct AttachedView {
 }
 
 /// The caption strip before the first change: what it will show.
-const WATCHING: &str = "Watching the cluster: each change it makes is told here, with the loop that made it.";
+const WATCHING: &str = "Watching: each change is told here with the loop that made it.";
 
 /// Captions kept in the list under the stage.
 const TOLD_KEPT: usize = 12;
@@ -204,7 +204,7 @@ impl Attach {
             return p.clone();
         }
         if self.kinds.iter().all(|k| k.listed) {
-            "watching nodes, pods and events; listing replicasets, deployments, services and endpointslices every 2 s".to_string()
+            "watching nodes, pods and events; listing the other kinds every 2 s".to_string()
         } else {
             let listed = self.kinds.iter().filter(|k| k.listed).count();
             format!("listing the cluster: {listed} of {} kinds", self.kinds.len())
@@ -600,7 +600,7 @@ fn scale_value(line: &str) -> Option<String> {
 
 /// Why a control that needs the simulation does nothing on an attached page.
 fn attached_refusal(what: &str) -> String {
-    format!("error: {what}: this page draws a real cluster; run commands with your own kubectl in a terminal")
+    format!("error: {what}: this page draws a real cluster; use your own kubectl")
 }
 
 #[cfg(test)]

@@ -298,7 +298,7 @@ pub fn attribute(prev: Option<&Object>, seen: &Observed, heard: &Hearsay) -> Opt
             (seen.change == ChangeType::Modified && before != after).then(|| {
                 let name = d.metadata.name.to_string();
                 let who = seen.manager.as_ref().map(|m| format!("managedFields: {}", m.manager));
-                let how = who.unwrap_or_else(|| "inferred: the API does not say which client".into());
+                let how = who.unwrap_or_else(|| "inferred: the API does not say who".into());
                 caption(
                     "kube-apiserver".into(),
                     format!("a client: scale deployment {name} {before} → {after} ({how})"),
@@ -308,7 +308,7 @@ pub fn attribute(prev: Option<&Object>, seen: &Observed, heard: &Hearsay) -> Opt
         }
         Object::Node(n) if seen.change == ChangeType::Added && prev.is_none() => {
             let name = n.metadata.name.to_string();
-            let text = format!("kubelet {name}: registered node {name} (inferred: a kubelet registers its own Node)");
+            let text = format!("kubelet {name}: registered node {name} (inferred: kubelets register their Node)");
             Some(caption(format!("kubelet-{name}"), text, format!("node/{name}")))
         }
         Object::EndpointSlice(slice) => {
@@ -335,7 +335,7 @@ fn pod_caption(prev: Option<&Pod>, pod: &Pod, seen: &Observed, heard: &Hearsay) 
         return Some(if node.is_empty() {
             caption("kube-apiserver".into(), format!("pod {short} deleted (inferred: it was never bound)"), object.clone())
         } else {
-            kubelet(format!("kubelet {node}: {short} removed (inferred: a kubelet deletes its pod once its containers stopped)"))
+            kubelet(format!("kubelet {node}: {short} removed (inferred: its kubelet's final delete)"))
         });
     }
     let Some(prev) = prev else {
@@ -356,14 +356,14 @@ fn pod_caption(prev: Option<&Pod>, pod: &Pod, seen: &Observed, heard: &Hearsay) 
     let was_bound = prev.spec.node_name.as_deref().is_some_and(|n| !n.is_empty());
     if !was_bound && !node.is_empty() {
         let event = heard.about(ns, name, &["Scheduled"]);
-        let how = basis(event, seen.manager.as_ref(), "kube-scheduler", "spec.nodeName set through the binding subresource");
+        let how = basis(event, seen.manager.as_ref(), "kube-scheduler", "spec.nodeName set");
         let text = format!("kube-scheduler: bind {short} → {node} ({how})");
         let component = event.and_then(|h| reporter_box(&h.reporter, &h.host)).unwrap_or_else(|| "kube-scheduler".into());
         return Some(caption(component, text, object));
     }
     if pod.metadata.deletion_timestamp.is_some() && prev.metadata.deletion_timestamp.is_none() {
         let grace = pod.metadata.deletion_grace_period_seconds.map(|g| format!(", grace {g} s")).unwrap_or_default();
-        let text = format!("a client: delete pod {short}{grace}: Terminating (inferred: the API does not say which client)");
+        let text = format!("a client: delete pod {short}{grace}: Terminating (inferred: the API does not say who)");
         return Some(caption("kube-apiserver".into(), text, object));
     }
     let (status, ready) = (pod_status(pod), pod_ready(pod));
@@ -372,7 +372,7 @@ fn pod_caption(prev: Option<&Pod>, pod: &Pod, seen: &Observed, heard: &Hearsay) 
     }
     let event = heard.about(ns, name, &["Started", "Created", "Pulled", "Pulling", "Killing", "BackOff", "Unhealthy"]);
     let event = event.filter(|h| h.reporter == "kubelet" && h.host == node);
-    let how = basis(event, seen.manager.as_ref(), "kubelet", "a pod's status is written by its node's kubelet");
+    let how = basis(event, seen.manager.as_ref(), "kubelet", "its node's kubelet writes its status");
     Some(kubelet(format!("kubelet {node}: {short} {status} {ready} ({how})")))
 }
 
@@ -519,7 +519,7 @@ mod tests {
         let bound = change(&line("MODIFIED", &pod(Some("node-2"), "Pending", false)));
         let c = attribute(Some(&created.object), &bound, &heard).expect("a bind is a step");
         assert_eq!((c.component.as_str(), c.object.as_str()), ("kube-scheduler", "pod/web-97f4f98bc-abcde"));
-        assert_eq!(c.text, "kube-scheduler: bind web-…-abcde → node-2 (inferred: spec.nodeName set through the binding subresource)");
+        assert_eq!(c.text, "kube-scheduler: bind web-…-abcde → node-2 (inferred: spec.nodeName set)");
         heard.hear(&event("Scheduled", "web-97f4f98bc-abcde", "Successfully assigned", "default-scheduler", ""));
         assert!(attribute(Some(&created.object), &bound, &heard).unwrap().text.ends_with("(event Scheduled)"));
 

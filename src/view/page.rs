@@ -196,11 +196,7 @@ pub fn check_file_url(what: &str, url: &str, origin: &str) -> Result<(), String>
 pub fn check_cluster_path(value: &str) -> Result<String, String> {
     let on_origin = value.starts_with('/') && !value.starts_with("//") && !value.contains('\\') && !value.contains(['?', '#']);
     if !on_origin {
-        return Err(invalid(
-            "cluster",
-            value,
-            "must be a path on this page's own origin, such as / (serve the page with kubectl proxy --www=DIST --www-prefix=/kubeloop/ --api-prefix=/ and open /kubeloop/?cluster=/)",
-        ));
+        return Err(invalid("cluster", value, "must be a path on this page's origin, such as / (see kubectl proxy --www in the README)"));
     }
     Ok(value.to_string())
 }

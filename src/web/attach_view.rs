@@ -88,15 +88,14 @@ pub fn attach_bar(view: &AttachedView, mode: Mode, story: bool, on_action: &Call
     let paused = mode == Mode::Paused;
     let behind = match view.behind {
         0 => String::new(),
-        n if story => format!(" · story mode shows the changes one at a time: {n} waiting"),
-        n => format!(" · {n} changes waiting"),
+        n => format!(" · {n} waiting"),
     };
     html! {
         <section class="attached-bar" data-testid="attached" aria-label="Attached cluster">
             <p class="attached-title">
                 <strong class="attached-badge">{ "Real cluster" }</strong>
                 { " attached through the Kubernetes API at " }<code>{ view.cluster.clone() }</code>
-                { ": what you see is what its API reports — nothing here is simulated. Loop internals (queues, dials, messages) are not visible from outside." }
+                { ": drawn from what its API reports, nothing simulated. Queues, dials and messages are not visible from outside." }
             </p>
             <p class="attached-status" data-testid="attached-status">{ format!("{}{behind}", view.status) }</p>
             <div class="attached-controls">
@@ -107,7 +106,7 @@ pub fn attach_bar(view: &AttachedView, mode: Mode, story: bool, on_action: &Call
                     <button type="button" data-testid="pause" onclick={act(Action::Pause)}>{ "Hold the picture" }</button>
                 }
                 <button type="button" data-testid="story" aria-pressed={story.to_string()} onclick={act(Action::ToggleStory)}
-                    title="Story mode shows the changes seen one at a time, each with its caption">{ "Story" }</button>
+                    >{ "Story" }</button>
             </div>
         </section>
     }
@@ -119,9 +118,9 @@ pub fn told_panel(view: &AttachedView) -> Html {
     html! {
         <section class="panel told" aria-labelledby="told-title">
             <h2 id="told-title" class="panel-title">{ "Seen on the cluster" }</h2>
-            <p class="told-note">{ "Each change names the loop that made it and how that is known: an Event the loop reported, the managedFields it wrote, or inferred from what changed." }</p>
+            <p class="told-note">{ "Each names its loop and how that is known: an Event it reported, managedFields, or inferred." }</p>
             if view.told.is_empty() {
-                <p class="told-empty">{ "Nothing has changed since the page listed the cluster. Delete a pod with kubectl and watch." }</p>
+                <p class="told-empty">{ "No change yet: delete a pod with kubectl and watch." }</p>
             } else {
                 <ol data-testid="told">
                     { for view.told.iter().map(|t| html! { <li>{ t.clone() }</li> }) }
