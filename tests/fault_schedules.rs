@@ -381,11 +381,11 @@ fn draw_action(rng: &mut Rng, sim: &Sim) -> String {
 
 /// Plays one line and updates what is declared by what succeeded.
 fn play(s: &mut Session, line: &str, declared: &mut Declared, snapshot: &mut Option<Declared>) {
-    let revision = s.sim().api().etcd.revision();
+    let revision = s.sim().api().revision();
     let out = s.execute(line);
     if !out.ok {
         if line.starts_with("sim ") {
-            assert_eq!(s.sim().api().etcd.revision(), revision, "a failed {line:?} changed etcd: {}", out.stderr);
+            assert_eq!(s.sim().api().revision(), revision, "a failed {line:?} changed etcd: {}", out.stderr);
         }
         return;
     }

@@ -270,7 +270,7 @@ fn too_long(line: &str) -> bool {
 }
 
 fn check(session: &mut Session, line: &str, context: &str) -> CommandOutput {
-    let revision = session.sim().api().etcd.revision();
+    let revision = session.sim().api().revision();
     let now = session.sim().now();
     let out = session.execute(line);
     let _ = session.take_stream();
@@ -283,7 +283,7 @@ fn check(session: &mut Session, line: &str, context: &str) -> CommandOutput {
             out.stderr
         );
         if out.stdout.is_empty() {
-            assert_eq!(session.sim().api().etcd.revision(), revision, "{context}: {line:?} failed but changed the store: {}", out.stderr);
+            assert_eq!(session.sim().api().revision(), revision, "{context}: {line:?} failed but changed the store: {}", out.stderr);
             assert_eq!(session.sim().now(), now, "{context}: {line:?} failed but moved the clock: {}", out.stderr);
         }
     }

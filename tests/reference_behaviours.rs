@@ -389,7 +389,7 @@ fn events_expire_one_hour_after_their_last_write() {
     assert_eq!(gone_at.len(), written.len() - 1, "every Event but the renewed one is gone: {gone_at:?}");
     assert!(exists(&sim, &renewed), "the repeat renewed {renewed} for another hour");
     // A watcher hears the expiry as any deletion: DELETED in etcd's change log.
-    let history = sim.api().etcd.changes_since(sim.api().etcd.compacted_revision()).unwrap();
+    let history = sim.api().changes_since(sim.api().compacted_revision()).unwrap();
     let deleted = history.filter(|c| c.object.kind() == Kind::Event && c.type_ == kubeloop::store::ChangeType::Deleted).count();
     assert_eq!(deleted, written.len() - 1);
     sim.run_until(renewed_at + Duration::mins(60));

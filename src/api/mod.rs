@@ -194,8 +194,11 @@ pub struct Handled {
 
 #[derive(Debug, Default)]
 pub struct ApiServer {
-    pub etcd: Etcd,
-    pub watches: WatchRegistry,
+    /// etcd itself. Only the simulation reaches it directly (compaction, snapshots, faults);
+    /// everyone else reads through the methods below, as a client reads through kube-apiserver.
+    pub(crate) etcd: Etcd,
+    /// The open watches. Only the simulation opens, mutes and closes them directly.
+    pub(crate) watches: WatchRegistry,
     /// Pods by `spec.nodeName`, for kubelets' filtered lists (the watch cache's index). A node's
     /// keys are in no order (a bind only pushes one); a list, rare next to binds, sorts them.
     pods_by_node: FastMap<String, Vec<ObjectKey>>,
@@ -220,6 +223,49 @@ impl ApiServer {
 
     pub fn get(&self, key: &ObjectKey) -> Option<&Rc<Object>> {
         self.etcd.get(key)
+    }
+
+    /// The objects of `kind` (in `namespace`, or all), in key order, without copying them: a
+    /// list's `items`, for readers that filter as they go.
+    pub fn items<'a>(&'a self, kind: Kind, namespace: Option<&'a str>) -> impl Iterator<Item = &'a Rc<Object>> + 'a {
+        self.etcd.list(kind, namespace)
+    }
+
+    /// How many objects of `kind` are stored.
+    pub fn count(&self, kind: Kind) -> usize {
+        self.etcd.count(kind)
+    }
+
+    /// How many keys etcd holds, of every kind.
+    pub fn key_count(&self) -> usize {
+        self.etcd.len()
+    }
+
+    /// etcd's current revision: a list's `resourceVersion`.
+    pub fn revision(&self) -> u64 {
+        self.etcd.revision()
+    }
+
+    /// The revision etcd has compacted up to: a watch from before it is 410 Gone.
+    pub fn compacted_revision(&self) -> u64 {
+        self.etcd.compacted_revision()
+    }
+
+    /// etcd's changes after `revision`, oldest first (what a watch from that revision would
+    /// hear), or `Compacted` when that history is gone.
+    pub fn changes_since(&self, revision: u64) -> Result<impl Iterator<Item = &Change>, StoreError> {
+        self.etcd.changes_since(revision)
+    }
+
+    /// Whether the watch `id` is still open (a component's watch ends when the server or a
+    /// fault closes it).
+    pub fn is_watch_open(&self, id: WatchId) -> bool {
+        self.watches.is_open(id)
+    }
+
+    /// A client stops watching: `id` hears nothing more.
+    pub fn close_watch(&mut self, id: WatchId) {
+        self.watches.close(id);
     }
 
     /// What kube-apiserver's bootstrap controller does on its first start: the `kubernetes`

@@ -293,7 +293,7 @@ mod tests {
             let mut sim = s.start(1).unwrap_or_else(|e| panic!("{name}: {e}"));
             // A kubelet registers its Node over the API, so give it a moment of simulated time.
             sim.advance(Duration::secs(5));
-            assert_eq!(sim.api().etcd.count(Kind::Node), s.nodes.len(), "{name}");
+            assert_eq!(sim.api().count(Kind::Node), s.nodes.len(), "{name}");
         }
     }
 

@@ -160,7 +160,7 @@ impl Sim {
         }
         let w = watch?;
         if self.faults.relist.remove(&(from.clone(), w.kind)) {
-            let message = format!("too old resource version: {} ({})", w.resource_version, self.api.etcd.revision());
+            let message = format!("too old resource version: {} ({})", w.resource_version, self.api.revision());
             return Some((ApiError::gone(message), Duration(self.jitter(self.latencies.response.0))));
         }
         None
@@ -409,7 +409,7 @@ impl Sim {
     /// running until each kubelet re-lists and finds its pods gone, and then kills them.
     /// Returns how many keys were lost.
     pub fn etcd_wipe(&mut self) -> usize {
-        let lost = self.api.etcd.len();
+        let lost = self.api.key_count();
         self.api.etcd.wipe();
         self.after_etcd_replaced();
         lost
@@ -422,7 +422,7 @@ impl Sim {
         self.api.ensure_system_namespaces(self.now, &mut self.rng);
         self.api.bootstrap();
         self.api.restart_watch_cache();
-        self.compact_to = self.api.etcd.revision();
+        self.compact_to = self.api.revision();
         self.invariants.forget_history();
         self.sever_watches(None);
     }

@@ -464,7 +464,7 @@ impl Sim {
         slot.wake_at = None;
         let owned: Vec<WatchId> = self.watch_owner.iter().filter(|(_, o)| **o == index).map(|(w, _)| *w).collect();
         for w in owned {
-            self.api.watches.close(w);
+            self.api.close_watch(w);
             self.watch_owner.remove(&w);
         }
         true
@@ -677,10 +677,10 @@ impl Sim {
                 if self.is_running_at(to) {
                     if let Ok(crate::api::ApiResponse::Watching(w)) = &result {
                         let w = *w;
-                        if !self.api.watches.is_open(w) || self.is_partitioned(&self.components[to].id) {
+                        if !self.api.is_watch_open(w) || self.is_partitioned(&self.components[to].id) {
                             // The watch ended (server stopped, node cut off) before its client
                             // heard it was open: it opens and ends at once.
-                            self.api.watches.close(w);
+                            self.api.close_watch(w);
                             self.watch_owner.remove(&w);
                             self.call_at(to, |c, ctx| {
                                 c.handle_response(ctx, id, result);
@@ -693,11 +693,11 @@ impl Sim {
                     self.call_at(to, |c, ctx| c.handle_response(ctx, id, result));
                 } else if let Ok(crate::api::ApiResponse::Watching(w)) = result {
                     // Its client is gone; the server notices the closed connection.
-                    self.api.watches.close(w);
+                    self.api.close_watch(w);
                 }
             }
             Delivery::Watch { watch, event } => {
-                if !self.api.watches.is_open(watch) {
+                if !self.api.is_watch_open(watch) {
                     return;
                 }
                 if self.shared_proxy.owns_watch(watch) {
@@ -837,7 +837,7 @@ impl Sim {
                     self.push(at, Delivery::Arrive { from: index, id: rid, request });
                 }
                 Effect::CloseWatch(w) => {
-                    self.api.watches.close(w);
+                    self.api.close_watch(w);
                     self.watch_owner.remove(&w);
                 }
                 Effect::ProgramRules(write) => {
@@ -905,7 +905,7 @@ impl Sim {
     fn sever_watches_of(&mut self, of: &[bool]) {
         let ids: Vec<(WatchId, SlotIndex)> = self.watch_owner.iter().filter(|(_, o)| of[**o]).map(|(w, o)| (*w, *o)).collect();
         for (w, owner) in ids {
-            self.api.watches.close(w);
+            self.api.close_watch(w);
             self.watch_owner.remove(&w);
             if self.is_running_at(owner) {
                 self.call_at(owner, |c, ctx| c.handle_watch_closed(ctx, w));
@@ -916,7 +916,7 @@ impl Sim {
     fn compact_if_due(&mut self) {
         while self.now >= self.next_compaction {
             self.api.etcd.compact(self.compact_to);
-            self.compact_to = self.api.etcd.revision();
+            self.compact_to = self.api.revision();
             self.next_compaction = self.next_compaction + ETCD_COMPACTION_INTERVAL;
         }
     }
@@ -947,13 +947,13 @@ impl Sim {
 
     /// Compacts etcd's history up to the current revision at once.
     pub fn compact(&mut self) {
-        let rev = self.api.etcd.revision();
+        let rev = self.api.revision();
         self.api.etcd.compact(rev);
     }
 
     /// All stored objects of a kind, in key order (for views and kubectl).
     pub fn objects(&self, kind: crate::model::Kind) -> impl Iterator<Item = &std::rc::Rc<Object>> {
-        self.api.etcd.list(kind, None)
+        self.api.items(kind, None)
     }
 
     /// Mutable access to the API server, for scenario set-up that bypasses the network.

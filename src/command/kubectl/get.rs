@@ -206,7 +206,7 @@ pub fn run(session: &mut Session, args: &[String]) -> CommandOutput {
             Selection::Kinds(_) => None,
         };
         let header_printed = !objects.is_empty() && !f.bool("watch-only");
-        let last_revision = session.sim().api().etcd.revision();
+        let last_revision = session.sim().api().revision();
         let tw = TableWatch { kind: kinds[0], query, name, printer, last_revision, header_printed, writer };
         session.add_watch(Watch::Table(tw));
     }
@@ -390,7 +390,7 @@ impl TableWatch {
                 with_namespace: namespace.is_none(),
                 with_kind: false,
             },
-            last_revision: sim.api().etcd.revision(),
+            last_revision: sim.api().revision(),
             header_printed: false,
             writer: TabWriter::for_tables(),
         }
@@ -398,13 +398,13 @@ impl TableWatch {
 
     /// Appends a row for every change since the last poll.
     pub fn poll(&mut self, sim: &Sim, out: &mut String) {
-        let etcd = &sim.api().etcd;
-        let revision = etcd.revision();
+        let api = sim.api();
+        let revision = api.revision();
         if revision == self.last_revision {
             return;
         }
         let now = sim.now();
-        if let Ok(changes) = etcd.changes_since(self.last_revision) {
+        if let Ok(changes) = api.changes_since(self.last_revision) {
             for change in changes {
                 let o = &change.object;
                 if o.kind() != self.kind || !self.query.admits(o) || self.name.as_ref().is_some_and(|n| *n != o.meta().name) {

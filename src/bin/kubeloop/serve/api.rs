@@ -396,7 +396,7 @@ fn watch(cluster: &mut Cluster, query: &Query, target: &Target, accept: &str) ->
     let now = Instant::now();
     let timeout = query.get("timeoutSeconds").and_then(|t| t.parse::<u64>().ok()).filter(|t| *t > 0);
     let sim = cluster.session.sim();
-    let revision = sim.api().etcd.revision();
+    let revision = sim.api().revision();
     let mut watcher = Watcher {
         kind: target.kind,
         api_version: target.api_version.clone(),
@@ -669,7 +669,7 @@ fn delete_collection(cluster: &mut Cluster, query: &Query, target: &Target) -> R
             let request = ApiRequest::DeleteCollection { kind: target.kind, namespace: target.namespace.clone().unwrap_or_default() };
             match cluster.session.sim_mut().submit(request) {
                 Ok(ApiResponse::List { items, resource_version }) => (items, resource_version),
-                Ok(_) => (Vec::new(), cluster.session.sim().api().etcd.revision()),
+                Ok(_) => (Vec::new(), cluster.session.sim().api().revision()),
                 Err(e) => return api_error(&e, Some(target.kind), ""),
             }
         } else {
@@ -686,7 +686,7 @@ fn delete_collection(cluster: &mut Cluster, query: &Query, target: &Target) -> R
                     left.push(o.clone());
                 }
             }
-            (left, cluster.session.sim().api().etcd.revision())
+            (left, cluster.session.sim().api().revision())
         };
     let items: Vec<Value> = items.iter().map(|o| wire_for(target, o)).collect();
     json_response(

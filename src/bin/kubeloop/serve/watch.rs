@@ -84,8 +84,8 @@ impl Watcher {
         if self.deadline.is_some_and(|d| wall >= d) {
             return false;
         }
-        let etcd = &sim.api().etcd;
-        let changes = match etcd.changes_since(self.revision) {
+        let api = sim.api();
+        let changes = match api.changes_since(self.revision) {
             Ok(changes) => changes,
             Err(StoreError::Compacted { oldest }) => {
                 let gone = ApiError::gone(format!("too old resource version: {} ({})", self.revision, oldest));
@@ -114,7 +114,7 @@ impl Watcher {
                 return false;
             }
         }
-        self.revision = etcd.revision();
+        self.revision = api.revision();
         if self.bookmarks && wall >= self.next_bookmark {
             self.next_bookmark = wall + BOOKMARK_EVERY;
             return self.bookmark(self.revision);
