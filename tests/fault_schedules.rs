@@ -502,7 +502,7 @@ fn converged(sim: &Sim, declared: Declared, drawn: Drawn) -> Result<(), String> 
 /// One seed: the schedule, the healing, the convergence. Returns how long convergence took.
 fn run_seed(seed: u64) -> Result<Duration, String> {
     let mut s = Session::new(Scenario::builtin("default").ok_or("no default scenario")?, Some(seed))?;
-    s.sim_mut().check_every_step = true;
+    s.sim_mut().check_invariants_every_step();
     let created = s.execute(DAEMON_SET);
     if !created.ok {
         return Err(format!("the DaemonSet was refused: {}", created.stderr));

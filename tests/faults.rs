@@ -10,7 +10,7 @@ use kubeloop::sim::{ComponentId, Machine, NodeFault, Sim};
 
 fn session(seed: u64) -> Session {
     let mut s = Session::new(Scenario::builtin("default").expect("default scenario"), Some(seed)).expect("starts");
-    s.sim_mut().check_every_step = true;
+    s.sim_mut().check_invariants_every_step();
     s.settle(Duration::mins(2)).expect("the scenario settles");
     assert_eq!(running_pods(s.sim()).len(), 3);
     s

@@ -557,7 +557,7 @@ fn five_thousand_pods_on_five_hundred_nodes() {
 fn in_the_simulation_a_replica_set_is_scheduled_and_the_cluster_settles() {
     use crate::sim::{ComponentId, NodeConfig, Sim};
     let mut sim = Sim::new(42);
-    sim.check_every_step = true;
+    sim.check_invariants_every_step();
     if !sim.has_component(&ComponentId::Scheduler) {
         sim.add_component(ComponentId::Scheduler, Scheduler::new());
     }

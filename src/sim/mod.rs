@@ -188,7 +188,7 @@ pub struct Sim {
     now: Time,
     seed: u64,
     rng: Rng,
-    pub latencies: Latencies,
+    pub(crate) latencies: Latencies,
     api: ApiServer,
     /// Every component, in the order added; `by_id` finds one by name, in name order.
     components: Vec<Slot>,
@@ -209,9 +209,9 @@ pub struct Sim {
     /// noted at the previous tick, as `--etcd-compaction-interval` does).
     next_compaction: Time,
     compact_to: u64,
-    pub invariants: invariants::Checker,
+    pub(crate) invariants: invariants::Checker,
     /// Check the invariants after every step (tests switch this on).
-    pub check_every_step: bool,
+    check_every_step: bool,
     violations: Vec<String>,
     faults: faults::Faults,
     /// Nodes added so far: the next node's pod CIDR index.
@@ -337,6 +337,12 @@ impl Sim {
         let trace = std::mem::replace(&mut self.trace, Trace::new(0));
         self.trace = trace.with_capacity(n);
     }
+    /// Check the invariants after every step from now on (tests do, to catch a broken one at
+    /// the step that broke it rather than at the end).
+    pub fn check_invariants_every_step(&mut self) {
+        self.check_every_step = true;
+    }
+
     pub fn violations(&self) -> &[String] {
         &self.violations
     }
