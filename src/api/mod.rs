@@ -19,7 +19,7 @@ pub mod watch;
 
 pub use errors::{ApiError, FieldError, Reason};
 pub use eviction::VIOLATES_BUDGET;
-pub use watch::{FieldFilter, WatchEvent, WatchId, WatchRegistry};
+pub use watch::{FieldFilter, Narrowing, WatchEvent, WatchId, WatchRegistry};
 
 use crate::model::*;
 use crate::rng::Rng;
@@ -416,6 +416,12 @@ impl ApiServer {
     }
 
     fn watch(&mut self, w: WatchRequest) -> Handled {
+        self.watch_narrowed(w, Narrowing::default())
+    }
+
+    /// A watch narrowed by namespace and field selector as well: the simulation opens these for
+    /// clients outside it (`Sim::open_external_watch`), with no trace and no latency of their own.
+    pub(crate) fn watch_narrowed(&mut self, w: WatchRequest, narrowing: Narrowing) -> Handled {
         if w.resource_version < self.watch_cache_floor {
             let msg = format!("too old resource version: {} ({})", w.resource_version, self.watch_cache_floor);
             return Handled { result: Err(ApiError::gone(msg)), notifications: Vec::new(), revision: None };
@@ -428,7 +434,11 @@ impl ApiServer {
             }
             Err(_) => unreachable!("changes_since fails only with Compacted"),
         };
-        let id = self.watches.open_with_labels(w.kind, w.field.clone(), w.labels.clone());
+        let id = if narrowing == Narrowing::default() {
+            self.watches.open_with_labels(w.kind, w.field.clone(), w.labels.clone())
+        } else {
+            self.watches.open_narrowed(w.kind, w.labels.clone(), narrowing)
+        };
         let notifications = past.iter().flat_map(|c| self.watches.fan_out(c)).filter(|(wid, _)| *wid == id).collect();
         Handled { result: Ok(ApiResponse::Watching(id)), notifications, revision: None }
     }

@@ -4,7 +4,7 @@
 //! up by node name, instead of testing every open watch, keeps one pod write O(1) in the number
 //! of nodes, as the real API server's watch cache indexes do.
 
-use crate::model::{Kind, LabelSelector, Object};
+use crate::model::{FieldSelector, Kind, LabelSelector, Object};
 use crate::runtime::fasthash::FastMap;
 use crate::store::{Change, ChangeType};
 use std::collections::BTreeMap;
@@ -34,6 +34,22 @@ impl FieldFilter {
     }
 }
 
+/// What narrows a client's watch beyond the field indexes: its namespace and any field selector
+/// (an HTTP client's `fieldSelector` may name any field the kind supports). Checked, like the
+/// label selector, on the candidates the indexes find.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Narrowing {
+    pub namespace: Option<String>,
+    pub fields: FieldSelector,
+}
+
+impl Narrowing {
+    fn admits(&self, object: &Object) -> bool {
+        self.namespace.as_deref().is_none_or(|ns| object.meta().namespace == ns)
+            && (self.fields == FieldSelector::default() || self.fields.matches(&object.to_json()))
+    }
+}
+
 /// One notification on one watch.
 #[derive(Clone, Debug)]
 pub struct WatchEvent {
@@ -49,6 +65,8 @@ pub struct WatchRegistry {
     specs: FastMap<WatchId, (Kind, FieldFilter)>,
     /// Label selectors of the watches that have one (checked after the field index).
     labels: FastMap<WatchId, LabelSelector>,
+    /// Namespaces and field selectors of the watches that have one (outside clients' watches).
+    narrowed: FastMap<WatchId, Narrowing>,
     /// Unfiltered watches per kind.
     all: BTreeMap<Kind, Vec<WatchId>>,
     /// Filtered watches, looked up by the field value a change carries (by kind, then by the
@@ -63,6 +81,16 @@ impl WatchRegistry {
         let id = self.open(kind, filter);
         if let Some(selector) = labels {
             self.labels.insert(id, selector);
+        }
+        id
+    }
+
+    /// Opens a watch narrowed by a namespace and field selector too (a client outside the
+    /// simulation: `kubeloop serve`'s HTTP watches).
+    pub fn open_narrowed(&mut self, kind: Kind, labels: Option<LabelSelector>, narrowing: Narrowing) -> WatchId {
+        let id = self.open_with_labels(kind, FieldFilter::All, labels);
+        if narrowing != Narrowing::default() {
+            self.narrowed.insert(id, narrowing);
         }
         id
     }
@@ -82,6 +110,7 @@ impl WatchRegistry {
     pub fn close(&mut self, id: WatchId) {
         let Some((kind, filter)) = self.specs.remove(&id) else { return };
         self.labels.remove(&id);
+        self.narrowed.remove(&id);
         let list = match filter {
             FieldFilter::All => self.all.get_mut(&kind),
             FieldFilter::NodeName(node) => self.by_node.get_mut(&kind).and_then(|m| m.get_mut(&node)),
@@ -140,7 +169,10 @@ impl WatchRegistry {
         for &id in candidates {
             let Some((_, filter)) = self.specs.get(&id) else { continue };
             let labels = self.labels.get(&id);
-            let member = |o: &Object| filter.matches(o) && labels.is_none_or(|s| s.matches(&o.meta().labels));
+            let narrowed = self.narrowed.get(&id);
+            let member = |o: &Object| {
+                filter.matches(o) && labels.is_none_or(|s| s.matches(&o.meta().labels)) && narrowed.is_none_or(|n| n.admits(o))
+            };
             let now_in = change.type_ != ChangeType::Deleted && member(&change.object);
             let was_in = match (&change.prev, change.type_) {
                 (Some(prev), ChangeType::Modified) => member(prev),

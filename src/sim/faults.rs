@@ -381,8 +381,9 @@ impl Sim {
             self.faults.controller_manager_missed_events = false;
         }
         self.faults.relist.extend(severed);
+        let outside = if of.is_none() { self.sever_external_watches(true) } else { 0 };
         self.sever_watches(of);
-        n
+        n + outside
     }
 
     /// How many watches `sever_watches(of)` would end now.

@@ -11,6 +11,7 @@
 //! It holds its processes as a typed list (`process.rs`), so what a view needs from one kind of
 //! process is reached by matching, never by downcasting a component.
 
+pub mod external_watch;
 pub mod faults;
 pub mod invariants;
 pub mod machine;
@@ -28,6 +29,7 @@ use crate::rng::Rng;
 use crate::runtime::fasthash::FastMap;
 use crate::runtime::slab::Slab;
 use crate::runtime::{Component, Ctx, Effect, LoopStatus, RequestId};
+pub use external_watch::{ExternalEvent, ExternalWatch};
 pub use faults::{NodeFault, WatchFault, CONTROLLER_PREFIX};
 pub use machine::Machine;
 pub use process::Process;
@@ -230,6 +232,8 @@ pub struct Sim {
     share_proxy_watches: Option<bool>,
     /// The kube-proxies waiting for the shared cache's next change, in the order they asked.
     shared_waiters: Vec<SlotIndex>,
+    /// Watches of clients outside the simulation (`external_watch.rs`).
+    external: external_watch::ExternalWatches,
 }
 
 impl Sim {
@@ -269,6 +273,7 @@ impl Sim {
             shared_proxy: Default::default(),
             share_proxy_watches: None,
             shared_waiters: Vec::new(),
+            external: external_watch::ExternalWatches::new(seed),
         }
     }
 
@@ -574,6 +579,14 @@ impl Sim {
 
     fn schedule_notifications(&mut self, from_time: Time, notifications: Vec<(WatchId, WatchEvent)>) {
         for (watch, event) in notifications {
+            if self.external.owns(watch) {
+                // An outside client's: on its own queue, drawing nothing from the simulation's
+                // generator (`external_watch.rs`).
+                let delay = self.watch_fault_for(&ComponentId::User).map_or(Duration::ZERO, |f| f.delay);
+                let latencies = &self.latencies;
+                self.external.schedule(from_time, latencies.watch, latencies.jitter, delay, watch, event);
+                continue;
+            }
             let mut base = from_time + Duration(self.jitter(self.latencies.watch.0));
             if !self.faults.watch.is_empty() {
                 let delay = self.watch_owner.get(&watch).and_then(|&o| self.watch_fault_for(&self.components[o].id)).map(|f| f.delay);
@@ -902,6 +915,7 @@ impl Sim {
     pub fn sever_watches(&mut self, of: Option<&ComponentId>) {
         if of.is_none() {
             self.close_shared_cache();
+            self.sever_external_watches(false);
         }
         let of: Vec<bool> = self.components.iter().map(|s| of.is_none_or(|x| *x == s.id)).collect();
         self.sever_watches_of(&of);
