@@ -51,7 +51,7 @@ pub enum ExternalEvent {
 }
 
 /// One open outside watch's notifications on their way.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Pending {
     /// Due times never decrease, so the front is the next one due.
     queue: VecDeque<(Time, WatchEvent)>,
@@ -130,9 +130,11 @@ impl Sim {
             ApiResponse::Watching(id) => id,
             _ => return Err(ApiError::unavailable("the watch could not be opened")),
         };
-        let delivered = request.resource_version;
-        self.external.open.insert(id, Pending { delivered, last: self.now, ..Default::default() });
-        self.schedule_notifications(self.now, handled.notifications);
+        // The changes since the revision asked for come with the answer, from the watch cache,
+        // as `Sim::submit`'s answers come at once; each later one after the watch latency.
+        let queue: VecDeque<(Time, WatchEvent)> = handled.notifications.into_iter().map(|(_, event)| (self.now, event)).collect();
+        self.external.queued += queue.len();
+        self.external.open.insert(id, Pending { queue, last: self.now, delivered: request.resource_version });
         Ok(id)
     }
 

@@ -207,7 +207,7 @@ fn sim(cluster: &mut Cluster, body: &[u8]) -> Response<Body> {
     if let ["sim", "advance", d] = words.as_slice() {
         if let Ok(d) = kubeloop::model::Duration::parse(d) {
             let target = cluster.session.sim().now() + d;
-            cluster.advance_to(target, std::time::Instant::now());
+            cluster.advance_to(target);
             cluster.rebase_clock();
             let now = kubeloop::model::Duration(cluster.session.sim().now().0);
             let (d, now) = (format_sim_time(d), format_sim_time(now));
@@ -395,30 +395,36 @@ fn watch(cluster: &mut Cluster, query: &Query, target: &Target, accept: &str) ->
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let now = Instant::now();
     let timeout = query.get("timeoutSeconds").and_then(|t| t.parse::<u64>().ok()).filter(|t| *t > 0);
-    let sim = cluster.session.sim();
+    let sim = cluster.session.sim_mut();
     let revision = sim.api().revision();
-    let mut watcher = Watcher {
+    let watcher = Watcher {
         kind: target.kind,
         api_version: target.api_version.clone(),
         filter,
-        revision: from.unwrap_or(revision),
         tx,
         table,
         bookmarks: query.flag("allowWatchBookmarks"),
         deadline: timeout.map(|t| now + Duration::from_secs(t)),
         next_bookmark: now + Duration::from_secs(1),
     };
-    if from.is_none() || send_initial {
-        // Without a resourceVersion (or asked to), the watch starts with the current state.
-        watcher.revision = revision;
-        for o in sim.objects(target.kind).filter(|o| watcher.filter.admits(o)) {
-            watcher.send_text("ADDED", &watcher.encode(o, sim.now(), revision));
+    // Without a resourceVersion (or asked to), the watch starts with the current state.
+    let initial = from.is_none() || send_initial;
+    match sim.open_external_watch(watcher.request(if initial { revision } else { from.unwrap_or(revision) })) {
+        Ok(id) => {
+            if initial {
+                for o in sim.objects(target.kind).filter(|o| watcher.filter.admits(o)) {
+                    watcher.send_text("ADDED", &watcher.encode(o, sim.now(), revision));
+                }
+                if send_initial {
+                    watcher.initial_events_end(revision);
+                }
+            }
+            cluster.watchers.insert(id, watcher);
         }
-        if send_initial {
-            watcher.initial_events_end(revision);
-        }
+        // A compacted revision: the stream says so and ends, as kube-apiserver's watch does.
+        Err(e) if e.reason == Reason::Gone => watcher.gone(&e),
+        Err(e) => return api_error(&e, Some(target.kind), ""),
     }
-    cluster.watchers.push(watcher);
     // The first events go out with the next tick of the clock; the headers go now, so the client
     // knows the watch is open (client-go waits for them).
     Response::builder()

@@ -4,7 +4,7 @@
 //! A third shell on the library, beside the command line (`run`, `shell`) and the page, and like
 //! them it uses only the library's public API: a `command::Session` holds the simulation (and plays
 //! a scenario's timeline), every request goes through `Sim::submit` as a keyboard's kubectl does,
-//! and watches read etcd's change log. The simulation runs against the wall clock at `--speed`
+//! and watches are the simulation's own (`Sim::open_external_watch`), with its latencies and faults. The simulation runs against the wall clock at `--speed`
 //! (0: paused). The simulation is not `Send` (it shares data through `Rc`), so everything runs on
 //! one thread: a current-thread tokio runtime with a `LocalSet`, where the clock, the listener and
 //! each connection are local tasks taking turns with the one `RefCell` that holds the cluster.
@@ -32,7 +32,7 @@ use std::cell::RefCell;
 use std::convert::Infallible;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
-use watch::Watcher;
+use watch::Watchers;
 
 /// How often the clock moves the simulation on and the watches hear what changed.
 const TICK: Duration = Duration::from_millis(10);
@@ -49,7 +49,7 @@ pub(crate) struct Cluster {
     session: Session,
     /// The address clients reach, for discovery's `serverAddressByClientCIDRs`.
     address: String,
-    watchers: Vec<Watcher>,
+    watchers: Watchers,
     clock: Clock,
 }
 
@@ -79,19 +79,22 @@ impl Cluster {
     fn tick(&mut self, wall: Instant) {
         let target = self.clock.target(wall);
         if target > self.session.sim().now() {
-            self.advance_to(target, wall);
+            self.advance_to(target);
         }
-        watch::deliver(self.session.sim(), &mut self.watchers, wall);
+        self.watchers.deliver(self.session.sim_mut());
+        self.watchers.tend(self.session.sim_mut(), wall);
     }
 
-    /// Moves the simulation to `target` one simulated instant at a time, the watches hearing each
-    /// instant's changes as they happen (so a Table row's age is its age when it changed, as
-    /// kube-apiserver sends it, and the console's `get -w` prints it).
-    fn advance_to(&mut self, target: Time, wall: Instant) {
+    /// Moves the simulation to `target` one simulated instant at a time — its own and those its
+    /// outside watches' notifications are due at — the watches hearing each instant's changes as
+    /// they arrive (so a Table row's age is its age when it changed, as kube-apiserver sends it,
+    /// and the console's `get -w` prints it).
+    fn advance_to(&mut self, target: Time) {
         loop {
-            let next = self.session.sim().next_time().filter(|t| *t < target);
+            let sim = self.session.sim();
+            let next = sim.next_time().into_iter().chain(sim.next_external_time()).min().filter(|t| *t < target);
             self.session.advance_to(next.unwrap_or(target));
-            watch::deliver(self.session.sim(), &mut self.watchers, wall);
+            self.watchers.deliver(self.session.sim_mut());
             if next.is_none() {
                 break;
             }
@@ -132,7 +135,7 @@ pub fn serve(session: Session, config: Config) -> Result<(), String> {
     let cluster = Rc::new(RefCell::new(Cluster {
         session,
         address: address.to_string(),
-        watchers: Vec::new(),
+        watchers: Watchers::default(),
         clock: Clock { wall_start: Instant::now(), sim_start: now, speed: config.speed },
     }));
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;

@@ -1,23 +1,25 @@
-//! Watches over HTTP: each open one is a channel to its response body, fed from etcd's change
-//! log after every step of the clock.
+//! Watches over HTTP: each open one is the simulation's watch of a client outside it
+//! (`Sim::open_external_watch`), and a channel to its response body.
 //!
-//! A watch reads etcd's committed changes since the revision it was opened at, as kube-apiserver's
-//! watch cache does, so its resourceVersion semantics are etcd's: a revision older than the last
-//! compaction is told `410 Gone` (an ERROR event, then the end), and a watch that has seen every
-//! change up to the current revision moves on with it, so an idle watch never falls behind a
-//! compaction. An object that enters a watch's selector arrives as ADDED and one that leaves it
-//! as DELETED, as the watch cache sends them.
+//! The simulation delivers an HTTP client's notifications as it delivers a component's: after the
+//! watch latency, later under `sim watch delay`, lost under `sim watch drop`, ended by `sim watch
+//! sever` (the client's re-watch from before it is then 410 Gone, so it re-lists) and by a
+//! restarted kube-apiserver or etcd. Its resourceVersion semantics are kube-apiserver's: a
+//! compacted revision is told `410 Gone` (an ERROR event, then the end), an object entering the
+//! watch's selectors arrives as ADDED and one leaving them as DELETED. After every step of the
+//! clock the server takes what is due and writes it; an object is encoded once for all the
+//! watches that carry it the same way.
 
 use super::filter::Filter;
 use super::status;
 use super::table::{self, Include};
 use hyper::body::Bytes;
-use kubeloop::api::ApiError;
+use kubeloop::api::{ApiError, WatchEvent, WatchId};
 use kubeloop::command::printers;
 use kubeloop::model::{Kind, Object, Time};
-use kubeloop::sim::Sim;
-use kubeloop::store::{ChangeType, StoreError};
+use kubeloop::sim::{ExternalEvent, ExternalWatch, Sim};
 use serde_json::{json, Value};
+use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc::UnboundedSender;
 
@@ -30,8 +32,6 @@ pub(crate) struct Watcher {
     /// The group version it was opened at, which its objects are written in.
     pub(crate) api_version: String,
     pub(crate) filter: Filter,
-    /// The last revision this watch has seen.
-    pub(crate) revision: u64,
     pub(crate) tx: UnboundedSender<Bytes>,
     /// As a Table (kubectl get -w), with what its rows include.
     pub(crate) table: Option<Include>,
@@ -79,56 +79,118 @@ impl Watcher {
         )
     }
 
-    /// Sends what changed since the last look. False when the watch is over.
-    fn catch_up(&mut self, sim: &Sim, wall: Instant) -> bool {
-        if self.deadline.is_some_and(|d| wall >= d) {
+    /// The simulation's watch for this one, from `revision`.
+    pub(crate) fn request(&self, revision: u64) -> ExternalWatch {
+        let filter = self.filter.clone();
+        ExternalWatch {
+            namespace: filter.namespace,
+            labels: filter.labels,
+            fields: filter.fields,
+            ..ExternalWatch::new(self.kind, revision)
+        }
+    }
+
+    /// Ends a watch whose revision is gone: an ERROR event with the 410, then the end.
+    pub(crate) fn gone(&self, error: &ApiError) {
+        self.send("ERROR", status::api_error_value(error));
+    }
+
+    /// The clock's look at a watch: its client's timeout, a bookmark when due. False when over.
+    fn tend(&mut self, revision: Option<u64>, wall: Instant) -> bool {
+        let Some(revision) = revision else { return false };
+        if self.deadline.is_some_and(|d| wall >= d) || self.tx.is_closed() {
             return false;
         }
-        let api = sim.api();
-        let changes = match api.changes_since(self.revision) {
-            Ok(changes) => changes,
-            Err(StoreError::Compacted { oldest }) => {
-                let gone = ApiError::gone(format!("too old resource version: {} ({})", self.revision, oldest));
-                self.send("ERROR", status::api_error_value(&gone));
-                return false;
-            }
-            Err(_) => return false,
-        };
-        let mut events = Vec::new();
-        for change in changes.filter(|c| c.object.kind() == self.kind) {
-            let now_in = self.filter.admits(&change.object);
-            let was_in = change.prev.as_deref().is_some_and(|p| self.filter.admits(p));
-            let type_ = match (change.type_, was_in, now_in) {
-                (ChangeType::Deleted, _, true) => "DELETED",
-                (ChangeType::Deleted, _, false) => continue,
-                (_, false, true) => "ADDED",
-                (_, true, false) => "DELETED",
-                (ChangeType::Added, _, _) => continue,
-                (ChangeType::Modified, true, true) => "MODIFIED",
-                (ChangeType::Modified, false, false) => continue,
-            };
-            events.push((type_, change.object.clone(), change.revision));
-        }
-        for (type_, object, revision) in events {
-            if !self.send_text(type_, &self.encode(&object, sim.now(), revision)) {
-                return false;
-            }
-        }
-        self.revision = api.revision();
         if self.bookmarks && wall >= self.next_bookmark {
             self.next_bookmark = wall + BOOKMARK_EVERY;
-            return self.bookmark(self.revision);
+            return self.bookmark(revision);
         }
-        !self.tx.is_closed()
+        true
     }
 }
 
-/// Brings every open watch up to date, dropping those that ended. A stopped kube-apiserver
-/// (`sim stop kube-apiserver`) ends them all, as its connections close; clients re-list.
-pub(crate) fn deliver(sim: &Sim, watchers: &mut Vec<Watcher>, wall: Instant) {
-    if sim.control_plane_refusal().is_some_and(|e| e.is_transport()) {
-        watchers.clear();
-        return;
+/// The open watches, by the simulation's id for each, and the encodings they share.
+#[derive(Default)]
+pub(crate) struct Watchers {
+    open: HashMap<WatchId, Watcher>,
+    encoded: Encoded,
+}
+
+impl Watchers {
+    pub(crate) fn insert(&mut self, id: WatchId, watcher: Watcher) {
+        self.open.insert(id, watcher);
     }
-    watchers.retain_mut(|w| w.catch_up(sim, wall));
+
+    /// Writes every notification the simulation has due, and lets go of the watches that ended.
+    /// A stopped kube-apiserver (`sim stop kube-apiserver`) has ended them all; clients re-list.
+    pub(crate) fn deliver(&mut self, sim: &mut Sim) {
+        let mut gone = Vec::new();
+        for event in sim.take_external_events() {
+            match event {
+                ExternalEvent::Ended(id) => {
+                    self.open.remove(&id);
+                }
+                ExternalEvent::Event(id, event) => {
+                    let Some(watcher) = self.open.get(&id) else { continue };
+                    let line = self.encoded.line(watcher, &event, sim.now());
+                    if watcher.tx.send(line).is_err() {
+                        gone.push(id);
+                    }
+                }
+            }
+        }
+        for id in gone {
+            self.open.remove(&id);
+            sim.close_external_watch(id);
+        }
+    }
+
+    /// Once a tick: timeouts, bookmarks, and clients that went away.
+    pub(crate) fn tend(&mut self, sim: &mut Sim, wall: Instant) {
+        let mut over = Vec::new();
+        for (id, watcher) in &mut self.open {
+            if !watcher.tend(sim.external_watch_revision(*id), wall) {
+                over.push(*id);
+            }
+        }
+        for id in over {
+            self.open.remove(&id);
+            sim.close_external_watch(id);
+        }
+    }
+}
+
+/// Recent watch lines in plain JSON, by revision, type and group version: a change a hundred
+/// watches carry is encoded once. Table lines carry an age, so they are not shared.
+#[derive(Default)]
+struct Encoded {
+    lines: HashMap<(u64, &'static str, String), Bytes>,
+    order: VecDeque<(u64, &'static str, String)>,
+}
+
+/// How many encoded lines are kept (a few milliseconds of a large cluster's changes).
+const ENCODED_KEPT: usize = 4096;
+
+impl Encoded {
+    fn line(&mut self, watcher: &Watcher, event: &WatchEvent, now: Time) -> Bytes {
+        let type_ = event.type_.as_str();
+        let revision = event.object.meta().resource_version;
+        let encode = || Bytes::from(format!("{{\"type\":\"{type_}\",\"object\":{}}}\n", watcher.encode(&event.object, now, revision)));
+        if watcher.table.is_some() {
+            return encode();
+        }
+        let key = (revision, type_, watcher.api_version.clone());
+        if let Some(line) = self.lines.get(&key) {
+            return line.clone();
+        }
+        let line = encode();
+        if self.order.len() == ENCODED_KEPT {
+            if let Some(old) = self.order.pop_front() {
+                self.lines.remove(&old);
+            }
+        }
+        self.order.push_back(key.clone());
+        self.lines.insert(key, line.clone());
+        line
+    }
 }
