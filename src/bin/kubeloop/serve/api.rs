@@ -392,7 +392,7 @@ fn watch(cluster: &mut Cluster, query: &Query, target: &Target, accept: &str) ->
         },
     };
     let send_initial = query.flag("sendInitialEvents");
-    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let (tx, rx) = tokio::sync::mpsc::channel(super::watch::BACKLOG);
     let now = Instant::now();
     let timeout = query.get("timeoutSeconds").and_then(|t| t.parse::<u64>().ok()).filter(|t| *t > 0);
     let sim = cluster.session.sim_mut();
@@ -411,15 +411,21 @@ fn watch(cluster: &mut Cluster, query: &Query, target: &Target, accept: &str) ->
     let initial = from.is_none() || send_initial;
     match sim.open_external_watch(watcher.request(if initial { revision } else { from.unwrap_or(revision) })) {
         Ok(id) => {
+            let mut sent = true;
             if initial {
                 for o in sim.objects(target.kind).filter(|o| watcher.filter.admits(o)) {
-                    watcher.send_text("ADDED", &watcher.encode(o, sim.now(), revision));
+                    sent = sent && watcher.send_text("ADDED", &watcher.encode(o, sim.now(), revision));
                 }
                 if send_initial {
-                    watcher.initial_events_end(revision);
+                    sent = sent && watcher.initial_events_end(revision);
                 }
             }
-            cluster.watchers.insert(id, watcher);
+            if sent {
+                cluster.watchers.insert(id, watcher);
+            } else {
+                // More than a watch may hold: it ends at once, and the client lists instead.
+                sim.close_external_watch(id);
+            }
         }
         // A compacted revision: the stream says so and ends, as kube-apiserver's watch does.
         Err(e) if e.reason == Reason::Gone => watcher.gone(&e),

@@ -17,11 +17,17 @@ use hyper::body::Bytes;
 use kubeloop::api::{ApiError, WatchEvent, WatchId};
 use kubeloop::command::printers;
 use kubeloop::model::{Kind, Object, Time};
+use kubeloop::runtime::fasthash::FastMap;
 use kubeloop::sim::{ExternalEvent, ExternalWatch, Sim};
 use serde_json::{json, Value};
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::time::{Duration, Instant};
-use tokio::sync::mpsc::UnboundedSender;
+use tokio::sync::mpsc::Sender;
+
+/// The most events a watch holds that its client has not read yet. A client that falls further
+/// behind is cut off, as kube-apiserver's watch cache ends an unresponsive watcher, and re-lists;
+/// the server never buffers without bound for a client that stopped reading.
+pub(crate) const BACKLOG: usize = 200_000;
 
 /// How often a watch that asked for bookmarks gets one (kube-apiserver sends them about once a
 /// minute; sooner here so short-lived clients see them too).
@@ -32,7 +38,7 @@ pub(crate) struct Watcher {
     /// The group version it was opened at, which its objects are written in.
     pub(crate) api_version: String,
     pub(crate) filter: Filter,
-    pub(crate) tx: UnboundedSender<Bytes>,
+    pub(crate) tx: Sender<Bytes>,
     /// As a Table (kubectl get -w), with what its rows include.
     pub(crate) table: Option<Include>,
     pub(crate) bookmarks: bool,
@@ -50,7 +56,7 @@ impl Watcher {
     /// Sends one event whose object is already JSON text.
     pub(crate) fn send_text(&self, type_: &str, object: &str) -> bool {
         let line = format!("{{\"type\":\"{type_}\",\"object\":{object}}}\n");
-        self.tx.send(Bytes::from(line)).is_ok()
+        self.tx.try_send(Bytes::from(line)).is_ok()
     }
 
     /// An object as this watch carries it, as JSON text: the object, or a one-row Table.
@@ -112,7 +118,7 @@ impl Watcher {
 /// The open watches, by the simulation's id for each, and the encodings they share.
 #[derive(Default)]
 pub(crate) struct Watchers {
-    open: HashMap<WatchId, Watcher>,
+    open: FastMap<WatchId, Watcher>,
     encoded: Encoded,
 }
 
@@ -133,7 +139,8 @@ impl Watchers {
                 ExternalEvent::Event(id, event) => {
                     let Some(watcher) = self.open.get(&id) else { continue };
                     let line = self.encoded.line(watcher, &event, sim.now());
-                    if watcher.tx.send(line).is_err() {
+                    // Gone, or too far behind: either way the watch ends.
+                    if watcher.tx.try_send(line).is_err() {
                         gone.push(id);
                     }
                 }
@@ -160,12 +167,13 @@ impl Watchers {
     }
 }
 
-/// Recent watch lines in plain JSON, by revision, type and group version: a change a hundred
-/// watches carry is encoded once. Table lines carry an age, so they are not shared.
+/// Recent watch lines in plain JSON, by revision and type (with the group version they were
+/// written in): a change a hundred watches carry is encoded once. Table lines carry an age, so
+/// they are not shared.
 #[derive(Default)]
 struct Encoded {
-    lines: HashMap<(u64, &'static str, String), Bytes>,
-    order: VecDeque<(u64, &'static str, String)>,
+    lines: FastMap<(u64, &'static str), (String, Bytes)>,
+    order: VecDeque<(u64, &'static str)>,
 }
 
 /// How many encoded lines are kept (a few milliseconds of a large cluster's changes).
@@ -175,13 +183,24 @@ impl Encoded {
     fn line(&mut self, watcher: &Watcher, event: &WatchEvent, now: Time) -> Bytes {
         let type_ = event.type_.as_str();
         let revision = event.object.meta().resource_version;
-        let encode = || Bytes::from(format!("{{\"type\":\"{type_}\",\"object\":{}}}\n", watcher.encode(&event.object, now, revision)));
+        let encode = || {
+            let object = watcher.encode(&event.object, now, revision);
+            let mut line = Vec::with_capacity(object.len() + 32);
+            line.extend_from_slice(b"{\"type\":\"");
+            line.extend_from_slice(type_.as_bytes());
+            line.extend_from_slice(b"\",\"object\":");
+            line.extend_from_slice(object.as_bytes());
+            line.extend_from_slice(b"}\n");
+            Bytes::from(line)
+        };
         if watcher.table.is_some() {
             return encode();
         }
-        let key = (revision, type_, watcher.api_version.clone());
-        if let Some(line) = self.lines.get(&key) {
-            return line.clone();
+        let key = (revision, type_);
+        match self.lines.get(&key) {
+            Some((version, line)) if *version == watcher.api_version => return line.clone(),
+            Some(_) => return encode(),
+            None => {}
         }
         let line = encode();
         if self.order.len() == ENCODED_KEPT {
@@ -189,8 +208,65 @@ impl Encoded {
                 self.lines.remove(&old);
             }
         }
-        self.order.push_back(key.clone());
-        self.lines.insert(key, line.clone());
+        self.order.push_back(key);
+        self.lines.insert(key, (watcher.api_version.clone(), line.clone()));
         line
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kubeloop::api::ApiRequest;
+    use kubeloop::sim::NodeConfig;
+
+    fn watcher(tx: Sender<Bytes>) -> Watcher {
+        let now = Instant::now();
+        Watcher {
+            kind: Kind::ConfigMap,
+            api_version: "v1".into(),
+            filter: Filter::default(),
+            tx,
+            table: None,
+            bookmarks: false,
+            deadline: None,
+            next_bookmark: now,
+        }
+    }
+
+    fn configmap(sim: &mut Sim, name: &str) {
+        let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": "default"}});
+        sim.submit(ApiRequest::Create(Object::from_json(cm).unwrap())).unwrap();
+    }
+
+    /// A client that stops reading is cut off once its backlog is full, as kube-apiserver ends an
+    /// unresponsive watcher, and the simulation's watch with it: the server never buffers
+    /// without bound. One that reads hears every change, each encoded once.
+    #[test]
+    fn a_watch_whose_client_stops_reading_is_cut_off_and_one_that_reads_hears_all() {
+        let mut sim = Sim::new(1);
+        sim.add_node(NodeConfig::new("node-1")).unwrap();
+        let mut watchers = Watchers::default();
+        let (stuck_tx, _stuck_rx) = tokio::sync::mpsc::channel(2);
+        let (reading_tx, mut reading_rx) = tokio::sync::mpsc::channel(BACKLOG);
+        let from = sim.api().revision();
+        let (stuck, reading) = (watcher(stuck_tx), watcher(reading_tx));
+        let stuck_id = sim.open_external_watch(stuck.request(from)).unwrap();
+        let reading_id = sim.open_external_watch(reading.request(from)).unwrap();
+        watchers.insert(stuck_id, stuck);
+        watchers.insert(reading_id, reading);
+        for name in ["a", "b", "c"] {
+            configmap(&mut sim, name);
+        }
+        sim.advance(kubeloop::model::Duration::secs(1));
+        watchers.deliver(&mut sim);
+        assert_eq!(sim.external_watch_revision(stuck_id), None, "cut off");
+        assert!(sim.external_watch_revision(reading_id).is_some());
+        let mut heard = Vec::new();
+        while let Ok(line) = reading_rx.try_recv() {
+            heard.push(serde_json::from_slice::<Value>(&line).unwrap()["object"]["metadata"]["name"].as_str().unwrap().to_string());
+        }
+        assert_eq!(heard, ["a", "b", "c"]);
+        assert_eq!(watchers.encoded.lines.len(), 3, "one encoding per change");
     }
 }
