@@ -281,17 +281,23 @@ fn api_resources(args: &[String]) -> CommandOutput {
     ) {
         return e;
     }
-    // kubectl sorts by group (core first), then by name.
-    let mut kinds: Vec<crate::model::Kind> = crate::model::Kind::ALL.to_vec();
-    kinds.sort_by_key(|k| (k.api_version().contains('/'), k.api_version().split('/').next().unwrap_or(""), k.plural()));
-    let rows: Vec<Vec<&str>> = kinds
+    // The kinds, and metrics-server's resources (served through the aggregation layer).
+    let mut rows: Vec<(&str, &str, String, bool, &str)> = crate::model::Kind::ALL
         .iter()
-        .map(|k| {
-            let namespaced = if k.namespaced() { "true" } else { "false" };
-            vec![k.plural(), k.info().short_names.first().copied().unwrap_or(""), k.api_version(), namespaced, k.as_str()]
+        .map(|k| (k.plural(), k.info().short_names.first().copied().unwrap_or(""), k.api_version().to_string(), k.namespaced(), k.as_str()))
+        .collect();
+    let metrics = format!("{}/{}", crate::sim::metrics::API_GROUP, crate::sim::metrics::API_VERSION);
+    rows.extend(
+        crate::sim::metrics::RESOURCES.iter().map(|(plural, _, kind, namespaced)| (*plural, "", metrics.clone(), *namespaced, *kind)),
+    );
+    // kubectl sorts by group (core first), then by name.
+    rows.sort_by_key(|r| (r.2.contains('/'), r.2.split('/').next().unwrap_or("").to_string(), r.0));
+    let rows: Vec<Vec<String>> = rows
+        .into_iter()
+        .map(|(plural, short, api_version, namespaced, kind)| {
+            vec![plural.to_string(), short.to_string(), api_version, namespaced.to_string(), kind.to_string()]
         })
         .collect();
-    let rows: Vec<Vec<String>> = rows.into_iter().map(|r| r.into_iter().map(str::to_string).collect()).collect();
     CommandOutput::out(super::table::render_table(&["NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"], &rows, true))
 }
 

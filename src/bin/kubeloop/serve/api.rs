@@ -13,6 +13,7 @@
 use super::body::Body;
 use super::discovery;
 use super::filter::Filter;
+use super::metrics;
 use super::openapi;
 use super::patch::{self, PatchType};
 use super::proto;
@@ -104,6 +105,8 @@ enum Route {
     Resources(String, String),
     OpenApiV2,
     OpenApiV3(String),
+    /// `metrics.k8s.io/v1beta1`'s resources: what follows the group version.
+    Metrics(Vec<String>),
     /// kubeloop's own: a `sim` verb from outside (`POST /kubeloop/sim`, the line as the body).
     Sim,
     Resource(Target),
@@ -125,6 +128,9 @@ fn route(path: &str) -> Route {
         ["openapi", "v2"] => Route::OpenApiV2,
         ["openapi", "v3", rest @ ..] => Route::OpenApiV3(rest.join("/")),
         ["kubeloop", "sim"] => Route::Sim,
+        ["apis", discovery::METRICS_GROUP, discovery::METRICS_VERSION, rest @ ..] => {
+            Route::Metrics(rest.iter().map(|s| s.to_string()).collect())
+        }
         ["api", "v1", rest @ ..] => resource_route("", "v1", rest),
         ["apis", group, version, rest @ ..] => resource_route(group, version, rest),
         _ => Route::NotFound,
@@ -160,11 +166,18 @@ fn respond(cluster: &mut Cluster, parts: &Parts, body: &[u8]) -> Response<Body> 
     match route(parts.uri.path()) {
         Route::Version if get => json_response(200, &discovery::version()),
         Route::Health => Response::new(Body::full("ok")),
+        Route::ApiVersions | Route::GroupList if get && discovery::aggregated_version(header(parts, "accept")).is_some() => {
+            aggregated_discovery(parts)
+        }
         Route::ApiVersions if get => json_response(200, &discovery::api_versions(&cluster.address)),
         Route::GroupList if get => json_response(200, &discovery::group_list()),
+        Route::Metrics(rest) if get => {
+            let rest: Vec<&str> = rest.iter().map(String::as_str).collect();
+            metrics::answer(cluster, &rest, &query, header(parts, "accept"))
+        }
         Route::Group(g) if get => discovery::group(&g).map_or_else(page_not_found, |v| json_response(200, &v)),
         Route::Resources(g, v) if get => discovery::resource_list(&g, &v).map_or_else(page_not_found, |v| json_response(200, &v)),
-        Route::OpenApiV2 if get => openapi::v2(header(parts, "accept")).map_or_else(page_not_found, |v| json_response(200, &v)),
+        Route::OpenApiV2 if get => openapi_v2(header(parts, "accept")),
         Route::OpenApiV3(path) if get => openapi::v3(&path).map_or_else(page_not_found, |v| json_response(200, &v)),
         Route::Sim if parts.method == Method::POST => sim(cluster, body),
         Route::Resource(target) => resource(cluster, parts, &query, &target, body),
@@ -172,6 +185,33 @@ fn respond(cluster: &mut Cluster, parts: &Parts, body: &[u8]) -> Response<Body> 
         Route::NotFound => page_not_found(),
         _ => method_not_allowed(&parts.method),
     }
+}
+
+/// `/openapi/v2`: in protobuf when the client prefers it (kubectl does), else in JSON.
+fn openapi_v2(accept: &str) -> Response<Body> {
+    let document = openapi::v2();
+    let first = accept.split(',').next().unwrap_or_default().split(';').next().unwrap_or_default().trim();
+    if first != super::openapi_proto::ACCEPT {
+        return json_response(200, &document);
+    }
+    Response::builder()
+        .header("Content-Type", super::openapi_proto::CONTENT_TYPE)
+        .body(Body::full(super::openapi_proto::document(&document)))
+        .unwrap_or_else(|_| Response::new(Body::full("")))
+}
+
+/// `/api` or `/apis` as an `APIGroupDiscoveryList`, in the version the client prefers.
+fn aggregated_discovery(parts: &Parts) -> Response<Body> {
+    let version = discovery::aggregated_version(header(parts, "accept")).unwrap_or("v2");
+    let value = discovery::aggregated(parts.uri.path().trim_end_matches('/') == "/api", version);
+    let mut response = json_response(200, &value);
+    if let Ok(media) = discovery::aggregated_media_type(version).parse() {
+        response.headers_mut().insert("Content-Type", media);
+    }
+    if let Ok(vary) = "Accept".parse() {
+        response.headers_mut().insert("Vary", vary);
+    }
+    response
 }
 
 /// Runs one `sim` line (`sim advance 30s`, `sim stop kube-scheduler` …) as the console would, and
@@ -719,14 +759,7 @@ fn subresource(cluster: &mut Cluster, parts: &Parts, query: &Query, target: &Tar
         (kind, "scale", _) if discovery::has_scale(kind) => super::scale::handle(cluster, parts, target, name, body),
         (Kind::Pod, "binding", &Method::POST) => bind(cluster, parts, target, name, body),
         (Kind::Pod, "eviction", &Method::POST) => evict(cluster, parts, query, target, name, body),
-        (Kind::Pod, "log", &Method::GET) => match current(cluster, target, name) {
-            // No container writes anything the simulation keeps: an honest empty log.
-            Ok(_) => Response::builder()
-                .header("Content-Type", "text/plain")
-                .body(Body::full(""))
-                .unwrap_or_else(|_| Response::new(Body::full(""))),
-            Err(r) => r,
-        },
+        (Kind::Pod, "log", &Method::GET) => super::logs::answer(cluster, query, target, name),
         (Kind::Pod, "exec" | "attach" | "portforward", _) => failure(
             Reason::BadRequest,
             &format!("kubeloop simulates containers and does not run them: pods/{sub} is not available in a simulated cluster"),
