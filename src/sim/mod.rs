@@ -975,11 +975,6 @@ impl Sim {
     pub fn objects(&self, kind: crate::model::Kind) -> impl Iterator<Item = &std::rc::Rc<Object>> {
         self.api.items(kind, None)
     }
-
-    /// Mutable access to the API server, for scenario set-up that bypasses the network.
-    pub fn api_mut(&mut self) -> &mut ApiServer {
-        &mut self.api
-    }
 }
 
 /// Appends `n` in decimal, as `Display` writes it.
