@@ -64,9 +64,9 @@ pub struct WatchRegistry {
     /// notification delivered, and listed (in id order) only by `open_ids`.
     specs: FastMap<WatchId, (Kind, FieldFilter)>,
     /// Label selectors of the watches that have one (checked after the field index).
-    labels: FastMap<WatchId, LabelSelector>,
-    /// Namespaces and field selectors of the watches that have one (outside clients' watches).
-    narrowed: FastMap<WatchId, Narrowing>,
+    /// (With an outside client's namespace and field selector: one map for both, so that the
+    /// page, whose watches have none, carries no second map's code.)
+    labels: FastMap<WatchId, (Option<LabelSelector>, Narrowing)>,
     /// Unfiltered watches per kind.
     all: BTreeMap<Kind, Vec<WatchId>>,
     /// Filtered watches, looked up by the field value a change carries (by kind, then by the
@@ -80,7 +80,7 @@ impl WatchRegistry {
     pub fn open_with_labels(&mut self, kind: Kind, filter: FieldFilter, labels: Option<LabelSelector>) -> WatchId {
         let id = self.open(kind, filter);
         if let Some(selector) = labels {
-            self.labels.insert(id, selector);
+            self.labels.insert(id, (Some(selector), Narrowing::default()));
         }
         id
     }
@@ -88,10 +88,8 @@ impl WatchRegistry {
     /// Opens a watch narrowed by a namespace and field selector too (a client outside the
     /// simulation: `kubeloop serve`'s HTTP watches).
     pub fn open_narrowed(&mut self, kind: Kind, labels: Option<LabelSelector>, narrowing: Narrowing) -> WatchId {
-        let id = self.open_with_labels(kind, FieldFilter::All, labels);
-        if narrowing != Narrowing::default() {
-            self.narrowed.insert(id, narrowing);
-        }
+        let id = self.open(kind, FieldFilter::All);
+        self.labels.insert(id, (labels, narrowing));
         id
     }
 
@@ -110,7 +108,6 @@ impl WatchRegistry {
     pub fn close(&mut self, id: WatchId) {
         let Some((kind, filter)) = self.specs.remove(&id) else { return };
         self.labels.remove(&id);
-        self.narrowed.remove(&id);
         let list = match filter {
             FieldFilter::All => self.all.get_mut(&kind),
             FieldFilter::NodeName(node) => self.by_node.get_mut(&kind).and_then(|m| m.get_mut(&node)),
@@ -168,10 +165,12 @@ impl WatchRegistry {
             ));
         for &id in candidates {
             let Some((_, filter)) = self.specs.get(&id) else { continue };
-            let labels = self.labels.get(&id);
-            let narrowed = self.narrowed.get(&id);
+            let selected = self.labels.get(&id);
             let member = |o: &Object| {
-                filter.matches(o) && labels.is_none_or(|s| s.matches(&o.meta().labels)) && narrowed.is_none_or(|n| n.admits(o))
+                filter.matches(o)
+                    && selected.is_none_or(|(labels, narrowing)| {
+                        labels.as_ref().is_none_or(|s| s.matches(&o.meta().labels)) && narrowing.admits(o)
+                    })
             };
             let now_in = change.type_ != ChangeType::Deleted && member(&change.object);
             let was_in = match (&change.prev, change.type_) {

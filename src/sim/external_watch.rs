@@ -15,7 +15,7 @@ use super::{ComponentId, Sim};
 use crate::api::{ApiError, ApiResponse, FieldFilter, Narrowing, WatchEvent, WatchId, WatchRequest};
 use crate::model::{Duration, FieldSelector, Kind, LabelSelector, Time};
 use crate::rng::Rng;
-use crate::runtime::fasthash::FastMap;
+use crate::vec_map::VecMap;
 use std::collections::VecDeque;
 
 /// Seeds the outside watches' generator (mixed with the simulation's seed), so their draws are
@@ -64,7 +64,9 @@ struct Pending {
 #[derive(Debug)]
 pub(crate) struct ExternalWatches {
     rng: Rng,
-    open: FastMap<WatchId, Pending>,
+    /// In id order. A sorted vector: a few watches, looked up by binary search, and the page
+    /// (which never has any) pays a few hundred bytes for it rather than a hash map's code.
+    open: VecMap<WatchId, Pending>,
     /// The watches that ended since the shell last took events, in the order they ended.
     ended: Vec<WatchId>,
     /// Notifications queued over every watch, so an idle take costs nothing.
@@ -76,7 +78,7 @@ pub(crate) struct ExternalWatches {
 
 impl ExternalWatches {
     pub(crate) fn new(seed: u64) -> Self {
-        ExternalWatches { rng: Rng::new(seed ^ EXTERNAL_SEED), open: FastMap::default(), ended: Vec::new(), queued: 0, relist_below: 0 }
+        ExternalWatches { rng: Rng::new(seed ^ EXTERNAL_SEED), open: VecMap::default(), ended: Vec::new(), queued: 0, relist_below: 0 }
     }
 
     /// Whether `watch` is an outside client's (false at once while there are none).
@@ -97,8 +99,7 @@ impl ExternalWatches {
 
     /// Ends every outside watch.
     fn sever_all(&mut self) -> Vec<WatchId> {
-        let mut ids: Vec<WatchId> = self.open.keys().copied().collect();
-        ids.sort();
+        let ids: Vec<WatchId> = self.open.keys().copied().collect();
         self.open.clear();
         self.queued = 0;
         self.ended.extend(ids.iter().copied());
@@ -155,17 +156,13 @@ impl Sim {
         }
         let drop_percent = self.watch_fault_for(&ComponentId::User).map_or(0, |f| f.drop_percent);
         let now = self.now;
-        let external = &mut self.external;
-        let mut ids: Vec<WatchId> =
-            external.open.iter().filter(|(_, p)| p.queue.front().is_some_and(|(at, _)| *at <= now)).map(|(id, _)| *id).collect();
-        ids.sort();
-        for id in ids {
-            let Some(pending) = external.open.get_mut(&id) else { continue };
+        let ExternalWatches { open, rng, queued, .. } = &mut self.external;
+        for (&id, pending) in open.iter_mut() {
             while pending.queue.front().is_some_and(|(at, _)| *at <= now) {
                 let Some((_, event)) = pending.queue.pop_front() else { break };
-                external.queued -= 1;
+                *queued -= 1;
                 pending.delivered = event.object.meta().resource_version;
-                if drop_percent > 0 && external.rng.below(100) < u64::from(drop_percent) {
+                if drop_percent > 0 && rng.below(100) < u64::from(drop_percent) {
                     self.faults.dropped += 1;
                     continue;
                 }
