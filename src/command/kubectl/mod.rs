@@ -77,6 +77,26 @@ pub const GLOBAL_FLAGS: &[FlagSpec] =
     &[FlagSpec::new("namespace", Some('n'), FlagKind::String), FlagSpec::new("help", Some('h'), FlagKind::Bool)];
 
 /// Runs `kubectl ARGS...` (without the word `kubectl`).
+/// The field manager (and subresource) the real kubectl 1.32 writes with for a command, as
+/// kube-apiserver records it: its `--field-manager` default (`kubectl-create`,
+/// `kubectl-client-side-apply`, `kubectl-set` …), or, for the commands that send none (`scale`,
+/// on the scale subresource, `cordon`, `drain`), its User-Agent's `kubectl`.
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) fn field_manager(args: &[String]) -> Option<(&'static str, &'static str)> {
+    let args = hoist_global_flags(args);
+    Some(match args.first()?.as_str() {
+        "apply" => ("kubectl-client-side-apply", ""),
+        "create" => ("kubectl-create", ""),
+        "autoscale" => ("kubectl-autoscale", ""),
+        "expose" => ("kubectl-expose", ""),
+        "set" => ("kubectl-set", ""),
+        "rollout" => ("kubectl-rollout", ""),
+        "taint" => ("kubectl-taint", ""),
+        "scale" => ("kubectl", "scale"),
+        _ => ("kubectl", ""),
+    })
+}
+
 pub fn run(session: &mut Session, args: &[String], stdin: Option<String>) -> CommandOutput {
     let args = hoist_global_flags(args);
     let Some(command) = args.first() else {

@@ -13,6 +13,7 @@
 mod api;
 mod body;
 mod discovery;
+mod fields;
 mod filter;
 mod logs;
 mod metrics;
@@ -45,6 +46,9 @@ const TICK: Duration = Duration::from_millis(10);
 /// watches write what they heard, requests are answered — before it goes on.
 const TICK_BUDGET: Duration = Duration::from_millis(40);
 
+/// How often the managed fields of deleted objects are forgotten.
+const FIELDS_SWEEP: Duration = Duration::from_secs(10);
+
 /// What `kubeloop serve` was asked for.
 pub struct Config {
     pub address: String,
@@ -59,6 +63,10 @@ pub(crate) struct Cluster {
     address: String,
     watchers: Watchers,
     clock: Clock,
+    /// Every object's `managedFields` (`fields.rs`).
+    fields: fields::Fields,
+    /// When the tracker last forgot the objects that are gone.
+    fields_swept: Instant,
 }
 
 /// Simulated time as a function of wall time: `sim_start + (wall - wall_start) × speed`.
@@ -89,8 +97,12 @@ impl Cluster {
         if target > self.session.sim().now() {
             self.advance_within(target, Some(wall + TICK_BUDGET));
         }
-        self.watchers.deliver(self.session.sim_mut());
+        self.watchers.deliver(self.session.sim_mut(), &self.fields.borrow());
         self.watchers.tend(self.session.sim_mut(), wall);
+        if wall.duration_since(self.fields_swept) >= FIELDS_SWEEP {
+            self.fields.borrow_mut().sweep(self.session.sim());
+            self.fields_swept = wall;
+        }
     }
 
     /// Moves the simulation to `target` one simulated instant at a time — its own and those its
@@ -107,7 +119,7 @@ impl Cluster {
             let sim = self.session.sim();
             let next = sim.next_time().into_iter().chain(sim.next_external_time()).min().filter(|t| *t < target);
             self.session.advance_to(next.unwrap_or(target));
-            self.watchers.deliver(self.session.sim_mut());
+            self.watchers.deliver(self.session.sim_mut(), &self.fields.borrow());
             // The clock is read every 64 instants: a large cluster has thousands a tick.
             let late = instant % 64 == 63 && deadline.is_some_and(|d| Instant::now() >= d);
             if next.is_none() || late {
@@ -147,7 +159,11 @@ pub fn serve(session: Session, config: Config) -> Result<(), String> {
     banner.push_str("Ctrl-C stops it.\n");
     say(&banner);
     let now = session.sim().now();
+    let mut session = session;
+    let fields = fields::track(session.sim_mut());
     let cluster = Rc::new(RefCell::new(Cluster {
+        fields,
+        fields_swept: Instant::now(),
         session,
         address: address.to_string(),
         watchers: Watchers::default(),

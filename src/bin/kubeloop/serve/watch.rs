@@ -10,6 +10,7 @@
 //! clock the server takes what is due and writes it; an object is encoded once for all the
 //! watches that carry it the same way.
 
+use super::fields::Tracker;
 use super::filter::Filter;
 use super::status;
 use super::table::{self, Include};
@@ -60,9 +61,13 @@ impl Watcher {
     }
 
     /// An object as this watch carries it, as JSON text: the object, or a one-row Table.
-    pub(crate) fn encode(&self, object: &Object, now: Time, revision: u64) -> String {
+    pub(crate) fn encode(&self, fields: &Tracker, object: &Object, now: Time, revision: u64) -> String {
         match self.table {
-            None => super::api::as_version(printers::object_json(object), &self.api_version).to_string(),
+            None => {
+                let mut value = printers::object_json(object);
+                fields.annotate(object, &mut value);
+                super::api::as_version(value, &self.api_version).to_string()
+            }
             Some(include) => table::table(self.kind, &[object], now, include, &json!({"resourceVersion": revision.to_string()})),
         }
     }
@@ -129,7 +134,7 @@ impl Watchers {
 
     /// Writes every notification the simulation has due, and lets go of the watches that ended.
     /// A stopped kube-apiserver (`sim stop kube-apiserver`) has ended them all; clients re-list.
-    pub(crate) fn deliver(&mut self, sim: &mut Sim) {
+    pub(crate) fn deliver(&mut self, sim: &mut Sim, fields: &Tracker) {
         let mut gone = Vec::new();
         for event in sim.take_external_events() {
             match event {
@@ -138,7 +143,7 @@ impl Watchers {
                 }
                 ExternalEvent::Event(id, event) => {
                     let Some(watcher) = self.open.get(&id) else { continue };
-                    let line = self.encoded.line(watcher, &event, sim.now());
+                    let line = self.encoded.line(watcher, fields, &event, sim.now());
                     // Gone, or too far behind: either way the watch ends.
                     if watcher.tx.try_send(line).is_err() {
                         gone.push(id);
@@ -180,11 +185,11 @@ struct Encoded {
 const ENCODED_KEPT: usize = 4096;
 
 impl Encoded {
-    fn line(&mut self, watcher: &Watcher, event: &WatchEvent, now: Time) -> Bytes {
+    fn line(&mut self, watcher: &Watcher, fields: &Tracker, event: &WatchEvent, now: Time) -> Bytes {
         let type_ = event.type_.as_str();
         let revision = event.object.meta().resource_version;
         let encode = || {
-            let object = watcher.encode(&event.object, now, revision);
+            let object = watcher.encode(fields, &event.object, now, revision);
             let mut line = Vec::with_capacity(object.len() + 32);
             line.extend_from_slice(b"{\"type\":\"");
             line.extend_from_slice(type_.as_bytes());
@@ -259,7 +264,7 @@ mod tests {
             configmap(&mut sim, name);
         }
         sim.advance(kubeloop::model::Duration::secs(1));
-        watchers.deliver(&mut sim);
+        watchers.deliver(&mut sim, &Tracker::default());
         assert_eq!(sim.external_watch_revision(stuck_id), None, "cut off");
         assert!(sim.external_watch_revision(reading_id).is_some());
         let mut heard = Vec::new();
