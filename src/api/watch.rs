@@ -49,6 +49,8 @@ pub struct WatchRegistry {
     specs: FastMap<WatchId, (Kind, FieldFilter)>,
     /// Label selectors of the watches that have one (checked after the field index).
     labels: FastMap<WatchId, LabelSelector>,
+    /// The custom resource a watch of custom objects is narrowed to (checked like labels).
+    resources: FastMap<WatchId, crate::model::Name>,
     /// Unfiltered watches per kind.
     all: BTreeMap<Kind, Vec<WatchId>>,
     /// Filtered watches, looked up by the field value a change carries (by kind, then by the
@@ -79,9 +81,15 @@ impl WatchRegistry {
         id
     }
 
+    /// Narrows an open watch of custom objects to one resource (a definition's name).
+    pub fn narrow_to_resource(&mut self, id: WatchId, resource: crate::model::Name) {
+        self.resources.insert(id, resource);
+    }
+
     pub fn close(&mut self, id: WatchId) {
         let Some((kind, filter)) = self.specs.remove(&id) else { return };
         self.labels.remove(&id);
+        self.resources.remove(&id);
         let list = match filter {
             FieldFilter::All => self.all.get_mut(&kind),
             FieldFilter::NodeName(node) => self.by_node.get_mut(&kind).and_then(|m| m.get_mut(&node)),
@@ -140,6 +148,11 @@ impl WatchRegistry {
         for &id in candidates {
             let Some((_, filter)) = self.specs.get(&id) else { continue };
             let labels = self.labels.get(&id);
+            if let Some(resource) = self.resources.get(&id) {
+                if change.object.as_custom_object().is_none_or(|o| o.resource() != resource.as_str()) {
+                    continue;
+                }
+            }
             let member = |o: &Object| filter.matches(o) && labels.is_none_or(|s| s.matches(&o.meta().labels));
             let now_in = change.type_ != ChangeType::Deleted && member(&change.object);
             let was_in = match (&change.prev, change.type_) {

@@ -181,7 +181,13 @@ impl Informer {
                     Vec::new()
                 };
                 self.synced = true;
-                let request = WatchRequest { kind: self.kind, field: self.field.clone(), resource_version, labels: None };
+                let request = WatchRequest {
+                    kind: self.kind,
+                    resource: Default::default(),
+                    field: self.field.clone(),
+                    resource_version,
+                    labels: None,
+                };
                 self.state = ReflectorState::OpeningWatch { request: ctx.send(ApiRequest::Watch(request)), resource_version };
                 deltas
             }
@@ -246,7 +252,13 @@ impl Informer {
         }
         match resume {
             Some(resource_version) => {
-                let request = WatchRequest { kind: self.kind, field: self.field.clone(), resource_version, labels: None };
+                let request = WatchRequest {
+                    kind: self.kind,
+                    resource: Default::default(),
+                    field: self.field.clone(),
+                    resource_version,
+                    labels: None,
+                };
                 self.state = ReflectorState::OpeningWatch { request: ctx.send(ApiRequest::Watch(request)), resource_version };
             }
             None => self.list(ctx),

@@ -1037,9 +1037,27 @@ mod tests {
             ApiRequest::Evict(DeleteRequest::new(ObjectKey::new(Kind::Pod, "kube-system", "dns"))),
             ApiRequest::Bind { pod: ObjectKey::new(Kind::Pod, "default", "web-2"), node: "node-1".into() },
             ApiRequest::Get(ObjectKey::new(Kind::Node, "", "node-1")),
-            ApiRequest::List(ListRequest { kind: Some(Kind::ReplicaSet), namespace: None, field: FieldFilter::All, labels: None }),
-            ApiRequest::List(ListRequest { kind: None, namespace: None, field: FieldFilter::All, labels: None }),
-            ApiRequest::Watch(WatchRequest { kind: Kind::Lease, field: FieldFilter::All, resource_version: 3, labels: None }),
+            ApiRequest::List(ListRequest {
+                kind: Some(Kind::ReplicaSet),
+                resource: Default::default(),
+                namespace: None,
+                field: FieldFilter::All,
+                labels: None,
+            }),
+            ApiRequest::List(ListRequest {
+                kind: None,
+                resource: Default::default(),
+                namespace: None,
+                field: FieldFilter::All,
+                labels: None,
+            }),
+            ApiRequest::Watch(WatchRequest {
+                kind: Kind::Lease,
+                resource: Default::default(),
+                field: FieldFilter::All,
+                resource_version: 3,
+                labels: None,
+            }),
         ];
         for request in &requests {
             let mut text = String::new();
