@@ -103,7 +103,16 @@ pub fn run(session: &mut Session, args: &[String]) -> CommandOutput {
     }
     let selection = match resources::select(&positional) {
         Ok(s) => s,
-        Err(e) => return CommandOutput::err(e),
+        Err(e) => {
+            // Not a built-in type: a resource a CustomResourceDefinition serves, if discovery has it.
+            let typed = &positional[0];
+            if !typed.contains('/') && !typed.contains(',') {
+                if let Some(d) = session.sim().api().definitions().resolve(typed).cloned() {
+                    return super::custom::get(session, &d, &positional[1..], &f);
+                }
+            }
+            return CommandOutput::err(e);
+        }
     };
     let format = match Format::parse(f.str("output"), &f) {
         Ok(v) => v,

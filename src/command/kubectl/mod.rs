@@ -7,6 +7,7 @@
 
 pub mod apply;
 pub mod create;
+pub mod custom;
 pub mod describe;
 pub mod examples;
 pub mod expose;

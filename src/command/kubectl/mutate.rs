@@ -189,7 +189,9 @@ pub fn run_delete(session: &mut Session, args: &[String], stdin: Option<String>)
                 "error: when paths, URLs, or stdin is provided as input, you may not specify resource arguments as well",
             );
         }
-        let manifests = match apply::read_sources(session, &f.list("filename"), stdin.as_deref()).and_then(|s| apply::load(&s)) {
+        let manifests = match apply::read_sources(session, &f.list("filename"), stdin.as_deref())
+            .and_then(|s| apply::load(&s, session.sim().api().definitions()))
+        {
             Ok(m) => m,
             Err(e) => return CommandOutput::err(e),
         };
