@@ -167,6 +167,11 @@ impl Kind {
     pub fn namespaced(self) -> bool {
         self.info().namespaced
     }
+    /// Whether manifests, URLs and discovery name this kind by its row: every kind but
+    /// `CustomObject`, whose objects are named by their CustomResourceDefinitions.
+    pub fn is_named(self) -> bool {
+        !self.api_version().is_empty()
+    }
     pub fn from_kind_str(kind: &str) -> Option<Kind> {
         Kind::ALL.into_iter().find(|k| k.as_str() == kind)
     }

@@ -283,16 +283,16 @@ fn api_resources(args: &[String]) -> CommandOutput {
         return e;
     }
     // kubectl sorts by group (core first), then by name.
-    let mut kinds: Vec<crate::model::Kind> = crate::model::Kind::ALL.to_vec();
+    let mut kinds: Vec<crate::model::Kind> = crate::model::Kind::ALL.into_iter().filter(|k| k.is_named()).collect();
     kinds.sort_by_key(|k| (k.api_version().contains('/'), k.api_version().split('/').next().unwrap_or(""), k.plural()));
-    let rows: Vec<Vec<&str>> = kinds
+    let rows: Vec<Vec<String>> = kinds
         .iter()
         .map(|k| {
             let namespaced = if k.namespaced() { "true" } else { "false" };
-            vec![k.plural(), k.info().short_names.first().copied().unwrap_or(""), k.api_version(), namespaced, k.as_str()]
+            let short = k.info().short_names.join(",");
+            vec![k.plural().to_string(), short, k.api_version().to_string(), namespaced.to_string(), k.as_str().to_string()]
         })
         .collect();
-    let rows: Vec<Vec<String>> = rows.into_iter().map(|r| r.into_iter().map(str::to_string).collect()).collect();
     CommandOutput::out(super::table::render_table(&["NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"], &rows, true))
 }
 

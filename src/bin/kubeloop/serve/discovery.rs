@@ -185,7 +185,7 @@ mod tests {
 
     #[test]
     fn every_kind_is_discoverable_under_its_group_version() {
-        for kind in Kind::ALL {
+        for kind in Kind::ALL.into_iter().filter(|k| k.is_named()) {
             let info = kind.info();
             assert_eq!(kind_of(info.group(), info.version(), info.plural), Some(kind));
             let list = resource_list(info.group(), info.version()).unwrap();
