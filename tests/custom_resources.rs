@@ -29,6 +29,7 @@ spec:
     storage: true
     subresources:
       status: {}
+      scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas, labelSelectorPath: .status.selector}
     additionalPrinterColumns:
     - {name: Image, type: string, jsonPath: .spec.image}
     - {name: Replicas, type: integer, jsonPath: .spec.replicas}
@@ -52,6 +53,8 @@ spec:
             type: object
             properties:
               readyReplicas: {type: integer}
+              replicas: {type: integer}
+              selector: {type: string}
 ";
 
 fn session() -> Session {
@@ -193,4 +196,68 @@ fn deleting_a_definition_deletes_its_objects_first() {
         again.unwrap_err().kubectl_message(),
         r#"Error from server (NotFound): customresourcedefinitions.apiextensions.k8s.io "websites.example.com" not found"#
     );
+}
+
+#[test]
+fn the_garbage_collector_deletes_an_operators_children_with_their_custom_owner() {
+    // What an operator does with kopf.adopt: its Deployment names the custom object as its
+    // controller owner. Deleting the Website takes the Deployment, its ReplicaSet and pods.
+    let mut s = session();
+    apply(&mut s, "blog", "{image: nginx}");
+    let owner = s.sim().api().get(&ObjectKey::custom("websites.example.com", "default", "blog")).unwrap().clone();
+    let uid = owner.meta().uid.clone();
+    s.add_file(
+        "child.yaml",
+        &format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: blog\n  ownerReferences:\n  - {{apiVersion: example.com/v1, kind: Website, name: blog, uid: {uid}, controller: true, blockOwnerDeletion: true}}\nspec:\n  replicas: 2\n  selector: {{matchLabels: {{app: blog}}}}\n  template:\n    metadata: {{labels: {{app: blog}}}}\n    spec:\n      containers: [{{name: web, image: nginx}}]\n"
+        ),
+    );
+    assert!(s.execute("kubectl apply -f child.yaml").ok);
+    s.settle(Duration::mins(2)).unwrap();
+    assert_eq!(s.sim().objects(Kind::Pod).filter(|p| p.meta().name.starts_with("blog-")).count(), 2);
+    // An owner that exists keeps its children.
+    assert!(s.sim().api().get(&ObjectKey::new(Kind::Deployment, "default", "blog")).is_some());
+    assert!(s.execute("kubectl delete website blog").ok);
+    s.settle(Duration::mins(2)).unwrap();
+    assert!(s.sim().api().get(&ObjectKey::new(Kind::Deployment, "default", "blog")).is_none(), "the Deployment went with its owner");
+    assert_eq!(s.sim().objects(Kind::Pod).filter(|p| p.meta().name.starts_with("blog-")).count(), 0, "and its pods");
+}
+
+#[test]
+fn an_owner_of_a_kind_nobody_defines_is_not_taken_for_gone() {
+    let mut s = session();
+    s.add_file(
+        "orphan.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: kept\n  ownerReferences:\n  - {apiVersion: nowhere.example.com/v1, kind: Ghost, name: g, uid: u-1, controller: true}\nspec:\n  replicas: 1\n  selector: {matchLabels: {app: kept}}\n  template:\n    metadata: {labels: {app: kept}}\n    spec:\n      containers: [{name: web, image: nginx}]\n",
+    );
+    assert!(s.execute("kubectl apply -f orphan.yaml").ok);
+    s.settle(Duration::mins(2)).unwrap();
+    assert!(s.sim().api().get(&ObjectKey::new(Kind::Deployment, "default", "kept")).is_some());
+}
+
+#[test]
+fn the_scale_subresource_serves_kubectl_scale_and_a_horizontal_pod_autoscaler() {
+    let mut s = session();
+    apply(&mut s, "blog", "{image: nginx}");
+    let key = ObjectKey::custom("websites.example.com", "default", "blog");
+    let spec = |s: &Session| s.sim().api().get(&key).unwrap().as_custom_object().unwrap().content()["spec"].clone();
+    let out = s.execute("kubectl scale website blog --replicas=4");
+    assert_eq!(out.stdout, "website.example.com/blog scaled\n", "{}", out.stderr);
+    assert_eq!(spec(&s)["replicas"], json!(4));
+    assert_eq!(s.sim().api().get(&key).unwrap().meta().generation, 2);
+    let refused = s.execute("kubectl scale website blog --replicas=9");
+    assert_eq!(
+        refused.stderr.trim_end(),
+        "The Website \"blog\" is invalid: spec.replicas: Invalid value: 9: spec.replicas in body should be less than or equal to 5"
+    );
+    let wrong = s.execute("kubectl scale website blog --current-replicas=2 --replicas=3");
+    assert_eq!(wrong.stderr.trim_end(), "error: Expected replicas to be 2, was 4");
+    // An HPA whose minimum is above the target's replicas scales the Website up through /scale.
+    s.add_file(
+        "hpa.yaml",
+        "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: blog}\nspec:\n  scaleTargetRef: {apiVersion: example.com/v1, kind: Website, name: blog}\n  minReplicas: 5\n  maxReplicas: 5\n",
+    );
+    assert!(s.execute("kubectl apply -f hpa.yaml").ok);
+    s.advance(Duration::secs(40));
+    assert_eq!(spec(&s)["replicas"], json!(5), "the autoscaler wrote the Website's spec.replicas");
 }

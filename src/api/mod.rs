@@ -156,10 +156,10 @@ impl std::fmt::Display for Target<'_> {
             }
             ApiRequest::Delete(d) | ApiRequest::Evict(d) => write!(f, "{}", d.key),
             ApiRequest::Bind { pod, .. } => write!(f, "{pod}"),
-            ApiRequest::DeleteCollection { kind, namespace } => write!(f, "{}/{namespace}", kind.plural()),
+            ApiRequest::DeleteCollection { kind, namespace } => write!(f, "{}/{namespace}", kind.plural_of("")),
             ApiRequest::Get(k) => write!(f, "{k}"),
-            ApiRequest::List(l) => f.write_str(l.kind.map(|k| k.plural()).unwrap_or_default()),
-            ApiRequest::Watch(w) => f.write_str(w.kind.plural()),
+            ApiRequest::List(l) => f.write_str(l.kind.map(|k| k.plural_of(&l.resource)).unwrap_or_default()),
+            ApiRequest::Watch(w) => f.write_str(w.kind.plural_of(&w.resource)),
             ApiRequest::PodMetrics { namespace, .. } => write!(f, "pods.metrics.k8s.io/{namespace}"),
         }
     }

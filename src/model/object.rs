@@ -145,6 +145,15 @@ impl Kind {
     pub fn plural(self) -> &'static str {
         self.info().plural
     }
+    /// What a request or trace line calls the objects of this kind: its plural, or for custom
+    /// objects the resource (a CustomResourceDefinition's name), `customobjects` for all of them.
+    pub fn plural_of(self, resource: &str) -> &str {
+        match (self, resource) {
+            (Kind::CustomObject, "") => "customobjects",
+            (Kind::CustomObject, r) => r,
+            (k, _) => k.plural(),
+        }
+    }
     /// The resource as kubectl and the API server name it in messages: `deployments.apps`.
     pub fn qualified_plural(self) -> String {
         match self.info().group() {

@@ -420,6 +420,62 @@ pub fn cell(column: &Column, object: &Value, now: Time) -> String {
     }
 }
 
+/// The `scale` subresource's paths of a stored definition for `version`, read from its JSON
+/// without reading the whole definition (what a controller holding only the definition's
+/// object needs).
+pub fn scale_paths_of(crd: &CustomResourceDefinition, version: &str) -> Option<ScalePaths> {
+    let versions = crd.spec()?.get("versions")?.as_array()?;
+    let v = versions.iter().find(|v| v.get("name").and_then(Value::as_str) == Some(version))?;
+    let scale = v.get("subresources")?.get("scale")?;
+    let text = |k: &str| scale.get(k).and_then(Value::as_str).map(str::to_string);
+    Some(ScalePaths {
+        spec_replicas: text("specReplicasPath")?,
+        status_replicas: text("statusReplicasPath")?,
+        label_selector: text("labelSelectorPath"),
+    })
+}
+
+/// The stored definition serving `kind` of `api_version` among `crds`.
+pub fn definition_for<'a>(
+    crds: impl Iterator<Item = &'a CustomResourceDefinition>,
+    api_version: &str,
+    kind: &str,
+) -> Option<&'a CustomResourceDefinition> {
+    let group = api_version.split_once('/').map_or("", |(g, _)| g);
+    crds.into_iter().find(|crd| {
+        let text = |path: &str| crd.spec().and_then(|s| s.pointer(path)).and_then(Value::as_str);
+        text("/group") == Some(group) && text("/names/kind") == Some(kind)
+    })
+}
+
+/// A custom object's scale: `(spec replicas, status replicas, label selector)` as the scale
+/// subresource reads them (absent replicas read as 0).
+pub fn scale_of(o: &CustomObject, paths: &ScalePaths) -> (i64, i64, String) {
+    let value = o.to_value();
+    let int = |path: &str| lookup(&value, path).and_then(Value::as_i64).unwrap_or(0);
+    let selector = paths.label_selector.as_deref().and_then(|p| lookup(&value, p)).and_then(Value::as_str).unwrap_or_default().to_string();
+    (int(&paths.spec_replicas), int(&paths.status_replicas), selector)
+}
+
+/// The object with `replicas` at the scale subresource's spec path (what a write of its Scale
+/// does).
+pub fn rescaled(o: &CustomObject, paths: &ScalePaths, replicas: i64) -> CustomObject {
+    let mut next = o.clone();
+    let parts: Vec<&str> = paths.spec_replicas.trim_start_matches('.').split('.').filter(|p| !p.is_empty()).collect();
+    let Some((last, parents)) = parts.split_last() else { return next };
+    let mut node = &mut next.body.content;
+    for part in parents {
+        let entry = node.entry(part.to_string()).or_insert_with(|| json!({}));
+        if !entry.is_object() {
+            *entry = json!({});
+        }
+        let Some(map) = entry.as_object_mut() else { return next };
+        node = map;
+    }
+    node.insert(last.to_string(), json!(replicas));
+    next
+}
+
 /// The value at a simple JSON path (`.spec.replicas`, `.status.conditions[0].type`).
 pub fn lookup<'a>(object: &'a Value, path: &str) -> Option<&'a Value> {
     let mut node = object;

@@ -129,3 +129,60 @@ fn print(d: &Definition, objects: &[Rc<Object>], format: &Format, with_namespace
         }
     }
 }
+
+/// `TYPE NAME...` or `TYPE/NAME...` naming objects of a custom resource, for `delete` and
+/// `scale`: the keys with kubectl's name for the kind; `None` when the type is no resource a
+/// definition serves.
+pub fn named(session: &Session, positional: &[String], ns: &str) -> Option<Result<Vec<(ObjectKey, String)>, String>> {
+    let defs = session.sim().api().definitions();
+    let first = positional.first()?;
+    let pairs: Vec<(String, String)> = if first.contains('/') {
+        positional.iter().map(|p| p.split_once('/').map(|(t, n)| (t.to_string(), n.to_string())).unwrap_or_default()).collect()
+    } else {
+        positional[1..].iter().map(|n| (first.clone(), n.clone())).collect()
+    };
+    let typed = if first.contains('/') { first.split('/').next().unwrap_or("") } else { first.as_str() };
+    // A built-in type is never shadowed by a definition's names.
+    if crate::command::resources::resolve(typed).is_ok() {
+        return None;
+    }
+    defs.resolve(typed)?;
+    let mut keys = Vec::new();
+    for (typed, name) in pairs {
+        let Some(d) = defs.resolve(&typed) else { return Some(Err(crate::command::resources::unknown_type(&typed))) };
+        keys.push((ObjectKey::custom(&d.name, if d.namespaced { ns } else { "" }, &name), d.kind_string()));
+    }
+    Some(Ok(keys))
+}
+
+/// `kubectl scale` of custom objects, through their definition's scale subresource.
+pub fn scale(session: &mut Session, targets: Vec<(ObjectKey, String)>, replicas: i64, f: &Flags) -> CommandOutput {
+    let mut out = CommandOutput::empty();
+    for (key, kind) in targets {
+        let Some(d) = session.sim().api().definitions().get(&key.resource).cloned() else { continue };
+        let Some(live) = session.sim().api().get(&key).cloned() else {
+            out.fail(&format!("error: no objects passed to scale {}", ApiError::not_found_named(&d.name, &key.name).message));
+            continue;
+        };
+        let Some(o) = live.as_custom_object() else { continue };
+        let version = o.api_version().split_once('/').map_or("", |(_, v)| v);
+        let Some(paths) = d.served(version).and_then(|v| v.scale.clone()) else {
+            out.fail(&format!("error: no scaler has been implemented for {{\"{}\" \"{}\"}}", d.group, d.kind));
+            continue;
+        };
+        if let Some(expected) = f.int("current-replicas").filter(|c| *c >= 0) {
+            let (current, _, _) = crate::api::crd::scale_of(o, &paths);
+            if expected != current {
+                out.fail(&format!("error: Expected replicas to be {expected}, was {current}"));
+                continue;
+            }
+        }
+        let next = crate::api::crd::rescaled(o, &paths, replicas);
+        match crate::command::kubectl::submit(session, crate::api::ApiRequest::Update(Object::CustomObject(next))) {
+            Ok(_) if f.str("output") == Some("name") => out.say(&format!("{kind}/{}", key.name)),
+            Ok(_) => out.say(&format!("{kind}/{} scaled", key.name)),
+            Err(e) => out.fail(&e.kubectl_message()),
+        }
+    }
+    out
+}

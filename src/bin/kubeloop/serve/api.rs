@@ -157,7 +157,30 @@ fn resource_route(group: &str, version: &str, rest: &[&str]) -> Route {
 fn respond(cluster: &mut Cluster, parts: &Parts, body: &[u8]) -> Response<Body> {
     let query = Query::parse(parts.uri.query());
     let get = parts.method == Method::GET;
+    // The resources CustomResourceDefinitions serve, looked up in the cluster as it is now.
+    let defs = cluster.session.sim().api().definitions();
+    if let Some(target) = super::custom::route(defs, parts.uri.path()) {
+        return super::custom::respond(cluster, parts, &query, &target, body);
+    }
     match route(parts.uri.path()) {
+        Route::GroupList if get => {
+            let mut list = discovery::group_list();
+            super::custom::extend_group_list(&mut list, defs);
+            json_response(200, &list)
+        }
+        Route::Group(g) if get => {
+            discovery::group(&g).or_else(|| super::custom::group(defs, &g)).map_or_else(page_not_found, |v| json_response(200, &v))
+        }
+        Route::Resources(g, v) if get => discovery::resource_list(&g, &v)
+            .or_else(|| super::custom::resource_list(defs, &g, &v))
+            .map_or_else(page_not_found, |v| json_response(200, &v)),
+        other => respond_route(cluster, parts, &query, body, other),
+    }
+}
+
+fn respond_route(cluster: &mut Cluster, parts: &Parts, query: &Query, body: &[u8], route: Route) -> Response<Body> {
+    let get = parts.method == Method::GET;
+    match route {
         Route::Version if get => json_response(200, &discovery::version()),
         Route::Health => Response::new(Body::full("ok")),
         Route::ApiVersions if get => json_response(200, &discovery::api_versions(&cluster.address)),
@@ -167,7 +190,7 @@ fn respond(cluster: &mut Cluster, parts: &Parts, body: &[u8]) -> Response<Body> 
         Route::OpenApiV2 if get => openapi::v2(header(parts, "accept")).map_or_else(page_not_found, |v| json_response(200, &v)),
         Route::OpenApiV3(path) if get => openapi::v3(&path).map_or_else(page_not_found, |v| json_response(200, &v)),
         Route::Sim if parts.method == Method::POST => sim(cluster, body),
-        Route::Resource(target) => resource(cluster, parts, &query, &target, body),
+        Route::Resource(target) => resource(cluster, parts, query, &target, body),
         Route::UnknownResource => failure(Reason::NotFound, "the server could not find the requested resource"),
         Route::NotFound => page_not_found(),
         _ => method_not_allowed(&parts.method),
@@ -407,11 +430,12 @@ fn watch(cluster: &mut Cluster, query: &Query, target: &Target, accept: &str) ->
         bookmarks: query.flag("allowWatchBookmarks"),
         deadline: timeout.map(|t| now + Duration::from_secs(t)),
         next_bookmark: now + Duration::from_secs(1),
+        custom: None,
     };
     if from.is_none() || send_initial {
         // Without a resourceVersion (or asked to), the watch starts with the current state.
         watcher.revision = revision;
-        for o in sim.objects(target.kind).filter(|o| watcher.filter.admits(o)) {
+        for o in sim.objects(target.kind).filter(|o| watcher.admits(o)) {
             watcher.send_text("ADDED", &watcher.encode(o, sim.now(), revision));
         }
         if send_initial {

@@ -39,6 +39,9 @@ pub(crate) struct Watcher {
     /// When the client's `timeoutSeconds` ends it.
     pub(crate) deadline: Option<Instant>,
     pub(crate) next_bookmark: Instant,
+    /// For a custom resource's watch: its definition and the version it was opened at (which
+    /// objects, and the Table's printer columns).
+    pub(crate) custom: Option<(std::rc::Rc<kubeloop::api::crd::Definition>, String)>,
 }
 
 impl Watcher {
@@ -54,7 +57,24 @@ impl Watcher {
     }
 
     /// An object as this watch carries it, as JSON text: the object, or a one-row Table.
+    /// Whether an object is one this watch covers (its resource, namespace and labels).
+    pub(crate) fn admits(&self, object: &Object) -> bool {
+        let resource = self.custom.as_ref().map(|(d, _)| d.name.as_str());
+        object.as_custom_object().map(|o| o.resource()) == resource && self.filter.admits(object)
+    }
+
     pub(crate) fn encode(&self, object: &Object, now: Time, revision: u64) -> String {
+        if let Some((d, version)) = &self.custom {
+            let meta = json!({"resourceVersion": revision.to_string()});
+            return match self.table {
+                Some(include) => super::custom::table_of(d, version, &[object], now, include, &meta).to_string(),
+                None => {
+                    let mut v = printers::object_json(object);
+                    v["apiVersion"] = self.api_version.clone().into();
+                    v.to_string()
+                }
+            };
+        }
         match self.table {
             None => super::api::as_version(printers::object_json(object), &self.api_version).to_string(),
             Some(include) => table::table(self.kind, &[object], now, include, &json!({"resourceVersion": revision.to_string()})),
@@ -96,8 +116,8 @@ impl Watcher {
         };
         let mut events = Vec::new();
         for change in changes.filter(|c| c.object.kind() == self.kind) {
-            let now_in = self.filter.admits(&change.object);
-            let was_in = change.prev.as_deref().is_some_and(|p| self.filter.admits(p));
+            let now_in = self.admits(&change.object);
+            let was_in = change.prev.as_deref().is_some_and(|p| self.admits(p));
             let type_ = match (change.type_, was_in, now_in) {
                 (ChangeType::Deleted, _, true) => "DELETED",
                 (ChangeType::Deleted, _, false) => continue,
