@@ -270,7 +270,7 @@ pub(crate) fn table_of(d: &Definition, version: &str, objects: &[&Object], now: 
             if columns.is_empty() {
                 cells.push(age(o.meta().creation_timestamp, now).into());
             }
-            cells.extend(columns.iter().map(|c| Value::String(cell(c, &value, now))));
+            cells.extend(columns.iter().map(|c| typed_cell(c, cell(c, &value, now))));
             let object = match include {
                 Include::None => Value::Null,
                 Include::Metadata => {
@@ -286,6 +286,18 @@ pub(crate) fn table_of(d: &Definition, version: &str, objects: &[&Object], now: 
         })
         .collect();
     json!({"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": meta, "columnDefinitions": definitions, "rows": rows})
+}
+
+/// A cell as the server's Table carries it: numbers and booleans as JSON numbers and booleans
+/// (kubectl prints them as it prints text), the rest as text.
+fn typed_cell(column: &kubeloop::api::crd::Column, text: String) -> Value {
+    let typed = match column.type_.as_str() {
+        "integer" => text.parse::<i64>().ok().map(Value::from),
+        "number" => text.parse::<f64>().ok().and_then(|f| serde_json::Number::from_f64(f).map(Value::Number)),
+        "boolean" => text.parse::<bool>().ok().map(Value::Bool),
+        _ => None,
+    };
+    typed.unwrap_or(Value::String(text))
 }
 
 #[derive(Clone, Copy, PartialEq)]
