@@ -261,3 +261,17 @@ fn the_scale_subresource_serves_kubectl_scale_and_a_horizontal_pod_autoscaler() 
     s.advance(Duration::secs(40));
     assert_eq!(spec(&s)["replicas"], json!(5), "the autoscaler wrote the Website's spec.replicas");
 }
+
+#[test]
+fn api_resources_and_get_all_show_the_served_resource() {
+    let mut s = session();
+    let resources = s.execute("kubectl api-resources").stdout;
+    let row = resources.lines().find(|l| l.starts_with("websites ")).expect("listed");
+    assert_eq!(row.split_whitespace().collect::<Vec<_>>(), ["websites", "ws", "example.com/v1", "true", "Website"]);
+    apply(&mut s, "blog", "{image: nginx}");
+    let all = s.execute("kubectl get all").stdout;
+    assert!(
+        all.contains("\nNAME                       IMAGE   REPLICAS   AGE\nwebsite.example.com/blog   nginx   2          0s\n"),
+        "{all}"
+    );
+}

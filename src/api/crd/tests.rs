@@ -137,3 +137,35 @@ fn deleting_a_definition_deletes_its_objects_first() {
     assert!(api.get(&b_key).is_none());
     assert!(api.get(&crd_key).is_none(), "the definition went with its last object");
 }
+
+#[test]
+fn several_versions_are_served_and_an_unserved_one_is_not() {
+    let mut api = server();
+    let mut v = crontab_definition();
+    let v1 = v["spec"]["versions"][0].clone();
+    let mut beta = v1.clone();
+    beta["name"] = json!("v1beta1");
+    beta["storage"] = json!(false);
+    let mut alpha = v1.clone();
+    alpha["name"] = json!("v1alpha1");
+    alpha["storage"] = json!(false);
+    alpha["served"] = json!(false);
+    v["spec"]["versions"] = json!([v1, beta, alpha]);
+    submit(&mut api, ApiRequest::Create(object(v))).unwrap();
+    let in_version = |name: &str, version: &str| {
+        object(json!({"apiVersion": format!("stable.example.com/{version}"), "kind": "CronTab", "metadata": {"name": name}, "spec": {}}))
+    };
+    submit(&mut api, ApiRequest::Create(in_version("a", "v1"))).unwrap();
+    let beta_object = submit(&mut api, ApiRequest::Create(in_version("b", "v1beta1"))).unwrap();
+    // Strategy None: the object keeps its fields and the apiVersion it was written in.
+    assert_eq!(beta_object.object().unwrap().as_custom_object().unwrap().api_version(), "stable.example.com/v1beta1");
+    let refused = submit(&mut api, ApiRequest::Create(in_version("c", "v1alpha1"))).unwrap_err();
+    assert_eq!(refused, "Error from server (NotFound): the server could not find the requested resource");
+    let d = api.definitions().get("crontabs.stable.example.com").unwrap();
+    assert_eq!(d.storage_version().map(|v| v.name.as_str()), Some("v1"));
+    assert!(api.definitions().resolve("crontabs.v1beta1.stable.example.com").is_some());
+    assert!(api.definitions().resolve("crontabs.v1alpha1.stable.example.com").is_none());
+    let stored = api.get(&ObjectKey::new(Kind::CustomResourceDefinition, "", "crontabs.stable.example.com")).unwrap().clone();
+    let status = stored.as_custom_resource_definition().unwrap().status().cloned().unwrap();
+    assert_eq!(status["storedVersions"], json!(["v1"]));
+}

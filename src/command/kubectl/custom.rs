@@ -186,3 +186,60 @@ pub fn scale(session: &mut Session, targets: Vec<(ObjectKey, String)>, replicas:
     }
     out
 }
+
+/// The objects of every resource whose definition puts it in `category` (`kubectl get all`),
+/// each resource's table (or names) with kubectl's `TYPE/NAME` first column; only the resources
+/// that have objects.
+pub fn in_category(
+    session: &Session,
+    category: &str,
+    namespace: Option<&str>,
+    labels: Option<&crate::model::LabelSelector>,
+    format: &Format,
+    now: Time,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for d in session.sim().api().definitions().iter().filter(|d| d.established && d.categories.iter().any(|c| c == category)) {
+        let request = ListRequest {
+            kind: Some(Kind::CustomObject),
+            resource: d.name.clone(),
+            namespace: namespace.filter(|_| d.namespaced).map(str::to_string),
+            labels: labels.cloned(),
+            ..Default::default()
+        };
+        let ApiResponse::List { items, .. } = session.sim().api().list(&request) else { continue };
+        if items.is_empty() {
+            continue;
+        }
+        let with_namespace = namespace.is_none() && d.namespaced;
+        let text = match format {
+            Format::Table { wide, no_headers, .. } => {
+                let mut w = TabWriter::for_tables();
+                if !no_headers {
+                    let mut h = vec!["NAME".to_string()];
+                    h.extend(headers(d, *wide));
+                    if with_namespace {
+                        h.insert(0, "NAMESPACE".into());
+                    }
+                    w.write(&h.join("\t"));
+                    w.write("\n");
+                }
+                for o in &items {
+                    let mut row = vec![format!("{}/{}", d.kind_string(), o.meta().name)];
+                    row.extend(cells(d, o, now, *wide));
+                    if with_namespace {
+                        row.insert(0, o.meta().namespace.to_string());
+                    }
+                    w.write(&row.join("\t"));
+                    w.write("\n");
+                }
+                w.take()
+            }
+            Format::Name => items.iter().map(|o| format!("{}/{}\n", d.kind_string(), o.meta().name)).collect(),
+            // -o json|yaml of `all` with custom resources: printed as their own List.
+            _ => print(d, &items, format, with_namespace, false, now),
+        };
+        out.push(text);
+    }
+    out
+}

@@ -100,7 +100,7 @@ pub fn run(session: &mut Session, args: &[String], stdin: Option<String>) -> Com
         "drain" => nodes::run_drain(session, rest),
         "taint" => nodes::run_taint(session, rest),
         "version" => version(session, rest),
-        "api-resources" => api_resources(rest),
+        "api-resources" => api_resources(session, rest),
         "help" | "--help" | "-h" => CommandOutput::out(usage()),
         other if other.starts_with('-') => CommandOutput::err(format!("error: unknown flag: {other}\nSee 'kubectl --help' for usage.")),
         other if KUBECTL_COMMANDS.contains(&other) => {
@@ -274,7 +274,7 @@ fn version(session: &mut Session, args: &[String]) -> CommandOutput {
 /// The Kubernetes version kubeloop's kubectl and API server present.
 pub const KUBE_VERSION: &str = "v1.32.0";
 
-fn api_resources(args: &[String]) -> CommandOutput {
+fn api_resources(session: &Session, args: &[String]) -> CommandOutput {
     if let Err(e) = flags(
         "api-resources",
         args,
@@ -282,17 +282,27 @@ fn api_resources(args: &[String]) -> CommandOutput {
     ) {
         return e;
     }
-    // kubectl sorts by group (core first), then by name.
-    let mut kinds: Vec<crate::model::Kind> = crate::model::Kind::ALL.into_iter().filter(|k| k.is_named()).collect();
-    kinds.sort_by_key(|k| (k.api_version().contains('/'), k.api_version().split('/').next().unwrap_or(""), k.plural()));
-    let rows: Vec<Vec<String>> = kinds
-        .iter()
+    // kubectl sorts by group (core first), then by name; the resources established
+    // CustomResourceDefinitions serve are listed with the built-in ones.
+    let mut rows: Vec<(bool, String, Vec<String>)> = crate::model::Kind::ALL
+        .into_iter()
+        .filter(|k| k.is_named())
         .map(|k| {
             let namespaced = if k.namespaced() { "true" } else { "false" };
             let short = k.info().short_names.join(",");
-            vec![k.plural().to_string(), short, k.api_version().to_string(), namespaced.to_string(), k.as_str().to_string()]
+            let row = vec![k.plural().to_string(), short, k.api_version().to_string(), namespaced.to_string(), k.as_str().to_string()];
+            (k.api_version().contains('/'), k.info().group().to_string(), row)
         })
         .collect();
+    for d in session.sim().api().definitions().iter().filter(|d| d.established) {
+        let Some(v) = d.preferred() else { continue };
+        let namespaced = if d.namespaced { "true" } else { "false" };
+        let row =
+            vec![d.plural.clone(), d.short_names.join(","), format!("{}/{}", d.group, v.name), namespaced.to_string(), d.kind.clone()];
+        rows.push((true, d.group.clone(), row));
+    }
+    rows.sort_by(|a, b| (a.0, &a.1, &a.2[0]).cmp(&(b.0, &b.1, &b.2[0])));
+    let rows: Vec<Vec<String>> = rows.into_iter().map(|(_, _, r)| r).collect();
     CommandOutput::out(super::table::render_table(&["NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"], &rows, true))
 }
 
