@@ -323,6 +323,7 @@ impl ApiServer {
 
     /// Several changes of one request, in order: the answer is the first one's object (the
     /// object the request was about).
+    #[inline(never)]
     fn committed_all(&mut self, changes: Vec<Change>) -> Handled {
         let mut handled: Option<Handled> = None;
         for change in changes {

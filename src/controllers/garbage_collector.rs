@@ -47,6 +47,7 @@ fn store_for<'a>(caches: &Caches<'a>, kind: &str) -> Option<(&'a Store, Kind)> {
 /// custom kind is found through the CustomResourceDefinitions the collector watches (as the
 /// real collector maps it through discovery); a kind neither built in nor defined is not
 /// resolvable, and its dependents are left alone.
+#[inline(never)]
 fn owner_place<'a>(caches: &Caches<'a>, r: &OwnerReference, namespace: &str) -> Option<(&'a Store, ObjectKey)> {
     if let Some((store, kind)) = store_for(caches, &r.kind) {
         return Some((store, ObjectKey::new(kind, namespace, &r.name)));

@@ -24,7 +24,7 @@ pub type Content = Map<String, Value>;
 
 /// `apiextensions.k8s.io/v1` CustomResourceDefinition: its `spec` and `status` as JSON (read
 /// into a typed view by `api::crd`, which validates them).
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default)]
 pub struct CustomResourceDefinition {
     pub metadata: ObjectMeta,
     pub content: Shared<Content>,
@@ -47,7 +47,7 @@ impl CustomResourceDefinition {
 }
 
 /// An object of a custom resource.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default)]
 pub struct CustomObject {
     pub metadata: ObjectMeta,
     pub body: Shared<CustomBody>,
@@ -95,7 +95,25 @@ impl CustomObject {
     }
 }
 
+// Comparing, reading and writing JSON content is kept out of line (`inline(never)`): `Object`'s
+// own comparison, decoding and printing are on the page's first-load path, and these bodies are
+// only ever run once custom resources exist, so they belong in the page's lazy part.
+impl PartialEq for CustomResourceDefinition {
+    #[inline(never)]
+    fn eq(&self, other: &Self) -> bool {
+        self.metadata == other.metadata && self.content == other.content
+    }
+}
+
+impl PartialEq for CustomObject {
+    #[inline(never)]
+    fn eq(&self, other: &Self) -> bool {
+        self.metadata == other.metadata && self.body == other.body
+    }
+}
+
 impl Serialize for CustomResourceDefinition {
+    #[inline(never)]
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut map = s.serialize_map(None)?;
         map.serialize_entry("metadata", &self.metadata)?;
@@ -107,6 +125,7 @@ impl Serialize for CustomResourceDefinition {
 }
 
 impl Serialize for CustomObject {
+    #[inline(never)]
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut map = s.serialize_map(None)?;
         map.serialize_entry("apiVersion", self.api_version())?;
@@ -135,6 +154,7 @@ fn content_of(v: &Value) -> Decoded<(ObjectMeta, Content)> {
 }
 
 impl FromValue for CustomResourceDefinition {
+    #[inline(never)]
     fn from_value(v: &Value) -> Decoded<Self> {
         let (metadata, content) = content_of(v)?;
         Ok(CustomResourceDefinition { metadata, content: Shared::new(content) })
@@ -142,6 +162,7 @@ impl FromValue for CustomResourceDefinition {
 }
 
 impl FromValue for CustomObject {
+    #[inline(never)]
     fn from_value(v: &Value) -> Decoded<Self> {
         let (metadata, content) = content_of(v)?;
         let text = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or_default().to_string();

@@ -553,6 +553,7 @@ impl Sim {
     }
 
     /// Every running component hears that discovery shows a CustomResourceDefinition.
+    #[inline(never)]
     fn announce_discovery(&mut self) {
         for index in 0..self.components.len() {
             if self.is_running_at(index) {

@@ -17,6 +17,7 @@
 //! write that creates the definition (upstream they follow within milliseconds).
 
 pub mod objects;
+pub mod pattern;
 pub mod schema;
 
 use super::errors::FieldError;

@@ -19,16 +19,19 @@ pub fn not_served() -> ApiError {
 
 impl ApiServer {
     /// The definitions etcd holds, as the server reads them.
+    #[inline(never)]
     pub fn definitions(&self) -> &Definitions {
         &self.definitions
     }
 
     /// Re-reads the definitions after one was written (or etcd's content was replaced).
+    #[inline(never)]
     pub(crate) fn reread_definitions(&mut self) {
         self.definitions =
             Definitions::rebuild(self.etcd.list(Kind::CustomResourceDefinition, None).filter_map(|o| o.as_custom_resource_definition()));
     }
 
+    #[inline(never)]
     pub(crate) fn create_definition(&mut self, now: Time, rng: &mut Rng, mut crd: CustomResourceDefinition) -> Result<Written, ApiError> {
         set_defaults(&mut crd);
         crd.content.remove("status");
@@ -55,6 +58,7 @@ impl ApiServer {
             .map_err(|_| ApiError::already_exists(Kind::CustomResourceDefinition, &name))
     }
 
+    #[inline(never)]
     pub(crate) fn update_definition(
         &mut self,
         now: Time,
@@ -135,6 +139,7 @@ impl ApiServer {
     /// object of its resource is deleted, and once none is left the definition goes. An object
     /// held by finalizers of its own keeps the definition until its last finalizer is removed
     /// (`finish_definition`).
+    #[inline(never)]
     pub(crate) fn delete_definition(&mut self, now: Time, d: DeleteRequest) -> Result<Vec<Change>, ApiError> {
         let kind = Kind::CustomResourceDefinition;
         let current = self.etcd.get(&d.key).cloned().ok_or_else(|| ApiError::not_found(kind, &d.key.name))?;
@@ -181,6 +186,7 @@ impl ApiServer {
 
     /// A terminating definition whose objects are all gone loses its cleanup finalizer, and
     /// with it goes.
+    #[inline(never)]
     pub(crate) fn finish_definition(&mut self, _now: Time, name: &str) -> Option<Change> {
         let key = ObjectKey::new(Kind::CustomResourceDefinition, "", name);
         let crd = self.etcd.get(&key)?.as_custom_resource_definition()?.clone();
@@ -196,6 +202,7 @@ impl ApiServer {
     }
 
     /// The established definition an object belongs to, and the version it was sent in.
+    #[inline(never)]
     fn definition_of(&self, o: &CustomObject) -> Result<(Rc<Definition>, String), ApiError> {
         let d =
             if o.resource().is_empty() { self.definitions.for_kind(o.api_version(), o.kind()) } else { self.definitions.get(o.resource()) };
@@ -207,6 +214,7 @@ impl ApiServer {
         Ok((d, version))
     }
 
+    #[inline(never)]
     pub(crate) fn create_custom(&mut self, now: Time, rng: &mut Rng, mut o: CustomObject) -> Result<Written, ApiError> {
         let (d, version) = self.definition_of(&o)?;
         if d.terminating {
@@ -244,6 +252,7 @@ impl ApiServer {
         self.etcd.create(Object::CustomObject(o)).map(Written::Changed).map_err(|_| ApiError::already_exists_named(&d.name, &name))
     }
 
+    #[inline(never)]
     pub(crate) fn update_custom(&mut self, o: CustomObject, status_only: bool) -> Result<Written, ApiError> {
         let (d, version) = self.definition_of(&o)?;
         let v = d.served(&version).cloned().unwrap_or_default();

@@ -40,7 +40,7 @@ pub struct Schema {
     pub max_length: Option<u64>,
     pub min_items: Option<u64>,
     pub max_items: Option<u64>,
-    pub pattern: Option<(String, regex_lite::Regex)>,
+    pub pattern: Option<(String, super::pattern::Pattern)>,
     /// `date-time` is checked; the numeric formats only document the width.
     pub format: Option<String>,
     pub default: Option<Value>,
@@ -220,8 +220,10 @@ impl Schema {
             errs.push(FieldError::invalid(path, &quoted, &format!("{path} in body should be at least {min} chars long")));
         }
         if let Some((text, re)) = &self.pattern {
-            if !re.is_match(s) {
-                errs.push(FieldError::invalid(path, &quoted, &format!("{path} in body should match '{text}'")));
+            match re.is_match(s) {
+                Ok(true) => {}
+                Ok(false) => errs.push(FieldError::invalid(path, &quoted, &format!("{path} in body should match '{text}'"))),
+                Err(e) => errs.push(FieldError::invalid(path, &quoted, &format!("{path} could not be matched against '{text}': {e}"))),
             }
         }
         if self.format.as_deref() == Some("date-time") && crate::model::Time::parse_rfc3339(s).is_none() {
@@ -379,7 +381,7 @@ fn parse_node(value: &Value, path: &str, place: Place, errs: &mut Vec<FieldError
         .map(|r| r.iter().filter_map(Value::as_str).map(str::to_string).collect())
         .unwrap_or_default();
     if let Some(p) = text("pattern") {
-        match regex_lite::Regex::new(&p) {
+        match super::pattern::Pattern::new(&p) {
             Ok(re) => s.pattern = Some((p, re)),
             Err(e) => errs.push(FieldError::invalid(
                 &format!("{path}.pattern"),

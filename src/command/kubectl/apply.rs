@@ -179,6 +179,7 @@ fn decode(raw: Value, source: &str, defs: &Definitions) -> Result<Manifest, Fail
 }
 
 /// An object of a definition's resource, read from its manifest.
+#[inline(never)]
 fn custom_object(raw: Value, d: &Definition) -> Result<Object, String> {
     let mut object = Object::custom_from_json(&raw)?;
     if let Object::CustomObject(o) = &mut object {

@@ -17,6 +17,7 @@ use crate::model::{Kind, Object, ObjectKey, Time};
 use std::rc::Rc;
 
 /// `kubectl get TYPE [NAME...]` for a custom resource.
+#[inline(never)]
 pub fn get(session: &Session, d: &Definition, names: &[String], f: &Flags) -> CommandOutput {
     let format = match Format::parse(f.str("output"), f) {
         Ok(v) => v,
@@ -133,6 +134,7 @@ fn print(d: &Definition, objects: &[Rc<Object>], format: &Format, with_namespace
 /// `TYPE NAME...` or `TYPE/NAME...` naming objects of a custom resource, for `delete` and
 /// `scale`: the keys with kubectl's name for the kind; `None` when the type is no resource a
 /// definition serves.
+#[inline(never)]
 pub fn named(session: &Session, positional: &[String], ns: &str) -> Option<Result<Vec<(ObjectKey, String)>, String>> {
     let defs = session.sim().api().definitions();
     let first = positional.first()?;
@@ -156,6 +158,7 @@ pub fn named(session: &Session, positional: &[String], ns: &str) -> Option<Resul
 }
 
 /// `kubectl scale` of custom objects, through their definition's scale subresource.
+#[inline(never)]
 pub fn scale(session: &mut Session, targets: Vec<(ObjectKey, String)>, replicas: i64, f: &Flags) -> CommandOutput {
     let mut out = CommandOutput::empty();
     for (key, kind) in targets {
@@ -190,6 +193,7 @@ pub fn scale(session: &mut Session, targets: Vec<(ObjectKey, String)>, replicas:
 /// The objects of every resource whose definition puts it in `category` (`kubectl get all`),
 /// each resource's table (or names) with kubectl's `TYPE/NAME` first column; only the resources
 /// that have objects.
+#[inline(never)]
 pub fn in_category(
     session: &Session,
     category: &str,

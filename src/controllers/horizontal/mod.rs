@@ -62,6 +62,7 @@ struct Scale {
 /// The scale of a custom object, through its definition's scale subresource (the definitions
 /// and custom objects come from the controller's caches, as the real controller reads a
 /// target's `/scale` through discovery's mapping).
+#[inline(never)]
 fn custom_scale_of(caches: &Caches, hpa: &HorizontalPodAutoscaler) -> Result<Scale, String> {
     use crate::api::crd;
     let r = &hpa.spec.scale_target_ref;
