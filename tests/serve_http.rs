@@ -286,6 +286,7 @@ fn the_server_survives_malformed_requests() {
         "/api/v1/namespaces/default/pods/x/binding",
         "/api/v1/namespaces/default/pods/x/eviction",
         "/apis/apps/v1/namespaces/default/deployments/web?gracePeriodSeconds=x",
+        "/apis/apps/v1/namespaces/default/deployments/web?fieldManager=storm&force=true",
         "/apis",
         "/openapi/v3/apis/nope/v1",
     ];
@@ -296,9 +297,20 @@ fn the_server_survives_malformed_requests() {
         "application/strategic-merge-patch+json",
         "text/plain",
         "application/yaml",
+        "application/apply-patch+yaml",
     ];
-    let bodies: [&[u8]; 8] =
-        [b"", b"{", b"[]", b"null", b"{\"kind\":\"Pod\"}", b"[{\"op\":\"move\"}]", b"{\"spec\":{\"replicas\":\"x\"}}", b"\xff\xfe"];
+    let bodies: [&[u8]; 10] = [
+        b"",
+        b"{",
+        b"[]",
+        b"null",
+        b"{\"kind\":\"Pod\"}",
+        b"[{\"op\":\"move\"}]",
+        b"{\"spec\":{\"replicas\":\"x\"}}",
+        b"\xff\xfe",
+        br#"{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"replicas":-1}}"#,
+        br#"{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","labels":[1]},"spec":{"template":{"spec":{"containers":[{"name":5},{}]}}}}"#,
+    ];
     for _ in 0..300 {
         let (method, path, content_type, body) =
             (methods[next(5)], paths[next(paths.len())], types[next(types.len())], bodies[next(bodies.len())]);
@@ -315,6 +327,18 @@ fn the_server_survives_malformed_requests() {
             if text != "404 page not found\n" {
                 assert_eq!(status(&text)["code"].as_u64(), Some(u64::from(code)), "{text}");
             }
+        }
+    }
+    // Every body as a server-side apply, forced, of the Deployment and of a pod that is not there.
+    for path in [
+        "/apis/apps/v1/namespaces/default/deployments/web?fieldManager=storm&force=true",
+        "/api/v1/namespaces/default/pods/x?fieldManager=storm",
+    ] {
+        for body in bodies {
+            let before = revision(&server);
+            let (code, text) = server.http("PATCH", path, &[("Content-Type", "application/apply-patch+yaml")], body);
+            assert!((400..500).contains(&code), "apply {path} ({body:?}): {code} {text:?}");
+            assert_eq!(revision(&server), before, "apply {path} ({body:?}) was refused ({code}) yet wrote");
         }
     }
     assert_eq!(get_json(&server, "/version")["gitVersion"], "v1.32.0");

@@ -228,11 +228,22 @@ impl Session {
                 // A stopped kube-apiserver or etcd answers before any subcommand runs.
                 match sim_verbs::refused_kubectl(&self.sim, args) {
                     Some(refused) => refused,
-                    None => kubectl::run(self, args, words.stdin),
+                    None => self.run_kubectl(args, words.stdin),
                 }
             }
         };
         self.poll_watches();
+        out
+    }
+
+    /// Runs a kubectl command; natively, its writes are the real kubectl's (its field manager),
+    /// for a shell that records who wrote what (`sim::WriteObserver`).
+    fn run_kubectl(&mut self, args: &[String], stdin: Option<String>) -> CommandOutput {
+        #[cfg(not(target_arch = "wasm32"))]
+        self.sim.set_console_writer(kubectl::field_manager(args));
+        let out = kubectl::run(self, args, stdin);
+        #[cfg(not(target_arch = "wasm32"))]
+        self.sim.set_console_writer(None);
         out
     }
 

@@ -192,6 +192,24 @@ impl Program {
         (matches!(self, Program::Server(_)) && self.listens(port)).then_some(true)
     }
 
+    /// What the program has written to its standard output and error `elapsed` after its start
+    /// (a script's `echo` lines and its commands' error messages; servers write nothing), and
+    /// whether that is all of it: a script that reads files from its volume mounts (`cat`, `ls`)
+    /// prints their contents, which this model does not know.
+    pub(crate) fn output_at(&self, elapsed: Duration, mounts: bool) -> (String, bool) {
+        match self {
+            Program::Script(steps) => {
+                let reads = steps.iter().any(|s| matches!(s.op, Op::Cat(_) | Op::Ls(_) | Op::Test(_)));
+                if reads && mounts {
+                    let echoes = run(steps, &mut BTreeSet::new(), Some(elapsed.0)).echoed;
+                    return (echoes, false);
+                }
+                (run(steps, &mut BTreeSet::new(), Some(elapsed.0)).output, true)
+            }
+            _ => (String::new(), true),
+        }
+    }
+
     /// The files in the container `elapsed` after its start.
     #[cfg(test)]
     pub(crate) fn files_at(&self, elapsed: Duration) -> BTreeSet<String> {
@@ -222,13 +240,15 @@ pub(crate) fn exec(argv: &[String], files: &BTreeSet<String>) -> ExecResult {
 struct Outcome {
     status: i32,
     output: String,
+    /// What `echo` alone wrote.
+    echoed: String,
     /// When and how the script ended; `None` if it is still running (or sleeps for ever).
     end: Option<(Duration, i32)>,
 }
 
 /// Interprets steps from the start; with `until`, stops at the first sleep that reaches past it.
 fn run(steps: &[Step], files: &mut BTreeSet<String>, until: Option<u64>) -> Outcome {
-    let (mut t, mut status, mut output) = (0u64, 0, String::new());
+    let (mut t, mut status, mut output, mut echoed) = (0u64, 0, String::new(), String::new());
     for step in steps {
         if step.after_success && status != 0 {
             continue;
@@ -274,20 +294,22 @@ fn run(steps: &[Step], files: &mut BTreeSet<String>, until: Option<u64>) -> Outc
             Op::Echo(text) => {
                 output.push_str(text);
                 output.push('\n');
+                echoed.push_str(text);
+                echoed.push('\n');
                 0
             }
-            Op::Sleep(None) => return Outcome { status, output, end: None },
+            Op::Sleep(None) => return Outcome { status, output, echoed, end: None },
             Op::Sleep(Some(ms)) => {
                 if until.is_some_and(|u| t + ms > u) {
-                    return Outcome { status, output, end: None };
+                    return Outcome { status, output, echoed, end: None };
                 }
                 t += ms;
                 0
             }
-            Op::Exit(code) => return Outcome { status: *code, output, end: Some((Duration(t), *code)) },
+            Op::Exit(code) => return Outcome { status: *code, output, echoed, end: Some((Duration(t), *code)) },
             Op::Work(ms) => {
                 if until.is_some_and(|u| t + ms > u) {
-                    return Outcome { status, output, end: None };
+                    return Outcome { status, output, echoed, end: None };
                 }
                 t += ms;
                 0
@@ -296,7 +318,7 @@ fn run(steps: &[Step], files: &mut BTreeSet<String>, until: Option<u64>) -> Outc
             Op::Other => 0,
         };
     }
-    Outcome { status, output, end: Some((Duration(t), status)) }
+    Outcome { status, output, echoed, end: Some((Duration(t), status)) }
 }
 
 /// The entries of directory `p` (a mount path such as `/etc/config/`), if any file lies under it.

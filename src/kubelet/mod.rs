@@ -25,6 +25,7 @@ pub(crate) mod config_manager;
 pub(crate) mod container_model;
 pub mod images;
 pub mod lease;
+pub mod logs;
 pub mod network;
 pub mod pod_worker;
 pub mod prober;

@@ -372,138 +372,293 @@ fn is_zero_i64(v: &i64) -> bool {
     *v == 0
 }
 
+/// The package upstream's OpenAPI documents name these types in (`schema.rs`).
+const SCHEMA_PACKAGE: &str = "io.k8s.api.apps.v1";
 // Decoding from JSON by hand (see `decode`): each struct's fields in declaration order.
-decode_struct!(ReplicaSet {
+decode_struct!(
+/// Keeps a number of pods of one template running: the ReplicaSet controller creates pods when too
+/// few match its selector and deletes some when too many do.
+ReplicaSet {
+    /// The object's name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
+    /// The pods wanted.
     spec: "spec" Default,
+    /// What the ReplicaSet controller last counted.
     status: "status" Default,
 });
-decode_struct!(ReplicaSetSpec {
+decode_struct!(
+/// The pods a ReplicaSet keeps.
+ReplicaSetSpec {
+    /// How many.
     replicas: "replicas" Default,
+    /// How long a pod must be Ready to count as available.
     min_ready_seconds: "minReadySeconds" Default,
+    /// The labels of its pods.
+    #[required = true]
     selector: "selector" Default,
+    /// The pods it creates.
     template: "template" Default,
 });
-decode_struct!(ReplicaSetStatus {
+decode_struct!(
+/// What the ReplicaSet controller last counted.
+ReplicaSetStatus {
+    /// Pods the ReplicaSet has.
+    #[required = true]
     replicas: "replicas" Default,
+    /// Pods whose labels match the template's.
     fully_labeled_replicas: "fullyLabeledReplicas" Default,
+    /// Pods that are Ready.
     ready_replicas: "readyReplicas" Default,
+    /// Pods Ready for at least minReadySeconds.
     available_replicas: "availableReplicas" Default,
+    /// The generation the controller acted on.
     observed_generation: "observedGeneration" Default,
 });
-decode_struct!(Deployment {
+decode_struct!(
+/// Keeps a number of identical pods running and rolls out changes to them: each version of the pod
+/// template gets a ReplicaSet, which the deployment controller scales up while it scales the old
+/// ones down.
+Deployment {
+    /// The object's name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
+    /// The pods wanted, and how to change them.
     spec: "spec" Default,
+    /// What the deployment controller last observed.
     status: "status" Default,
 });
-decode_struct!(DeploymentSpec {
+decode_struct!(
+/// The pods a Deployment wants, and how it changes them.
+DeploymentSpec {
+    /// How many pods (1 by default).
     replicas: "replicas" Default,
+    /// The labels of the Deployment's pods; it must match the template's labels.
+    #[required = true]
     selector: "selector" Default,
+    /// The pods to create. A change to it starts a rollout.
+    #[required = true]
     template: "template" Default,
+    /// How old pods are replaced by new ones.
     strategy: "strategy" Default,
+    /// How long a new pod must be Ready before it counts as available.
     min_ready_seconds: "minReadySeconds" Default,
+    /// How many old ReplicaSets to keep for rollbacks (10).
     revision_history_limit: "revisionHistoryLimit" Default,
+    /// While true, template changes start no rollout.
     paused: "paused" Default,
+    /// How long a rollout may go without progress before it is reported as failed (600).
     progress_deadline_seconds: "progressDeadlineSeconds" Default,
 });
-decode_struct!(DeploymentStrategy {
+decode_struct!(
+/// How a Deployment replaces its pods.
+DeploymentStrategy {
+    /// RollingUpdate (the default) or Recreate (all old pods go first).
     type_: "type" Default,
+    /// The rolling update's limits.
     rolling_update: "rollingUpdate" Default,
 });
-decode_struct!(RollingUpdateDeployment {
+decode_struct!(
+/// How far a rolling update may go below and above the wanted number of pods.
+RollingUpdateDeployment {
+    /// How many pods may be unavailable during the update (a number or a percentage; 25%).
     max_unavailable: "maxUnavailable" Default,
+    /// How many pods beyond the wanted number may exist during the update (25%).
     max_surge: "maxSurge" Default,
 });
-decode_struct!(DeploymentStatus {
+decode_struct!(
+/// What the deployment controller last observed.
+DeploymentStatus {
+    /// The generation it acted on.
     observed_generation: "observedGeneration" Default,
+    /// Pods of all its ReplicaSets.
     replicas: "replicas" Default,
+    /// Pods of the current template.
     updated_replicas: "updatedReplicas" Default,
+    /// Pods that are Ready.
     ready_replicas: "readyReplicas" Default,
+    /// Pods Ready for at least minReadySeconds.
     available_replicas: "availableReplicas" Default,
+    /// Pods still needed to be available.
     unavailable_replicas: "unavailableReplicas" Default,
+    /// Available and Progressing.
+    #[list = "map type"]
+    #[patch = "merge type"]
     conditions: "conditions" NullAsDefault,
+    /// Counts hash collisions of the template; it changes the next ReplicaSet's name.
     collision_count: "collisionCount" Default,
 });
-decode_struct!(DeploymentCondition {
+decode_struct!(
+/// A condition of a Deployment: Available (enough pods available) or Progressing (a rollout moving,
+/// done, or stuck past its deadline).
+DeploymentCondition {
+    /// Which condition this is.
     type_: "type" Required,
+    /// True, False or Unknown.
     status: "status" Required,
+    /// When the condition was last written.
     last_update_time: "lastUpdateTime" Default,
+    /// When the status last changed.
     last_transition_time: "lastTransitionTime" Default,
+    /// A word for why the condition is as it is.
     reason: "reason" Default,
+    /// Why, for people.
     message: "message" Default,
 });
-decode_struct!(DaemonSet {
+decode_struct!(
+/// Runs one pod on every node that may run it; the DaemonSet controller creates a pod when a node
+/// joins.
+DaemonSet {
+    /// The object's name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
+    /// The pods wanted on each node.
     spec: "spec" Default,
+    /// What the DaemonSet controller last counted.
     status: "status" Default,
 });
-decode_struct!(DaemonSetSpec {
+decode_struct!(
+/// The pod a DaemonSet runs on each node, and how it is updated.
+DaemonSetSpec {
+    /// The labels of its pods.
+    #[required = true]
     selector: "selector" Default,
+    /// The pod to run on each node; its node selector, affinity and tolerations choose the nodes.
+    #[required = true]
     template: "template" Default,
+    /// How pods are replaced when the template changes.
     update_strategy: "updateStrategy" Default,
+    /// How long a pod must be Ready to count as available.
     min_ready_seconds: "minReadySeconds" Default,
+    /// How many old ControllerRevisions to keep (10).
     revision_history_limit: "revisionHistoryLimit" Default,
 });
-decode_struct!(DaemonSetUpdateStrategy {
+decode_struct!(
+/// How a DaemonSet replaces its pods.
+DaemonSetUpdateStrategy {
+    /// RollingUpdate (the default) or OnDelete (a pod is replaced only when someone deletes it).
     type_: "type" Default,
+    /// The rolling update's limits.
     rolling_update: "rollingUpdate" Default,
 });
-decode_struct!(RollingUpdateDaemonSet {
+decode_struct!(
+/// How many nodes a DaemonSet's rolling update works on at once.
+RollingUpdateDaemonSet {
+    /// Nodes whose pod may be unavailable during the update (1).
     max_unavailable: "maxUnavailable" Default,
+    /// Nodes that may run an old and a new pod at once (0).
     max_surge: "maxSurge" Default,
 });
-decode_struct!(DaemonSetStatus {
+decode_struct!(
+/// What the DaemonSet controller last counted.
+DaemonSetStatus {
+    /// Nodes running a pod they should.
+    #[required = true]
     current_number_scheduled: "currentNumberScheduled" Default,
+    /// Nodes running a pod they should not.
+    #[required = true]
     number_misscheduled: "numberMisscheduled" Default,
+    /// Nodes that should run a pod.
+    #[required = true]
     desired_number_scheduled: "desiredNumberScheduled" Default,
+    /// Nodes whose pod is Ready.
+    #[required = true]
     number_ready: "numberReady" Default,
+    /// The generation the controller acted on.
     observed_generation: "observedGeneration" Default,
+    /// Nodes running the current template's pod.
     updated_number_scheduled: "updatedNumberScheduled" Default,
+    /// Nodes whose pod is available.
     number_available: "numberAvailable" Default,
+    /// Nodes whose pod is missing or not available.
     number_unavailable: "numberUnavailable" Default,
 });
-decode_struct!(StatefulSet {
+decode_struct!(
+/// Runs pods with stable names (web-0, web-1), each with its own storage, created and updated in
+/// order.
+StatefulSet {
+    /// The object's name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
+    /// The pods wanted, and how they are named, stored and updated.
     spec: "spec" Default,
+    /// What the StatefulSet controller last counted.
     status: "status" Default,
 });
-decode_struct!(StatefulSetSpec {
+decode_struct!(
+/// The pods a StatefulSet runs.
+StatefulSetSpec {
+    /// How many pods (1).
     replicas: "replicas" Default,
+    /// The labels of its pods.
+    #[required = true]
     selector: "selector" Default,
+    /// The pods it creates, named after the set and an ordinal.
+    #[required = true]
     template: "template" Default,
+    /// Claims made for each pod, which outlive it.
+    #[list = "atomic"]
     volume_claim_templates: "volumeClaimTemplates" NullAsDefault,
+    /// The headless Service that gives each pod its DNS name.
     service_name: "serviceName" Default,
+    /// OrderedReady (one at a time) or Parallel.
     pod_management_policy: "podManagementPolicy" Default,
+    /// How pods are replaced when the template changes.
     update_strategy: "updateStrategy" Default,
+    /// How many old ControllerRevisions to keep (10).
     revision_history_limit: "revisionHistoryLimit" Default,
+    /// How long a pod must be Ready to count as available.
     min_ready_seconds: "minReadySeconds" Default,
 });
-decode_struct!(StatefulSetUpdateStrategy {
+decode_struct!(
+/// How a StatefulSet replaces its pods.
+StatefulSetUpdateStrategy {
+    /// RollingUpdate (the default: highest ordinal first, one at a time) or OnDelete.
     type_: "type" Default,
+    /// The rolling update's partition.
     rolling_update: "rollingUpdate" Default,
 });
-decode_struct!(RollingUpdateStatefulSetStrategy {
+decode_struct!(
+/// Which ordinals a StatefulSet's rolling update reaches.
+RollingUpdateStatefulSetStrategy {
+    /// Only pods with this ordinal or higher are updated (0).
     partition: "partition" Default,
 });
-decode_struct!(StatefulSetStatus {
+decode_struct!(
+/// What the StatefulSet controller last counted.
+StatefulSetStatus {
+    /// The generation the controller acted on.
     observed_generation: "observedGeneration" Default,
+    /// Pods it has.
+    #[required = true]
     replicas: "replicas" Default,
+    /// Pods that are Ready.
     ready_replicas: "readyReplicas" Default,
+    /// Pods of currentRevision.
     current_replicas: "currentReplicas" Default,
+    /// Pods of updateRevision.
     updated_replicas: "updatedReplicas" Default,
+    /// The revision the pods below the partition run.
     current_revision: "currentRevision" Default,
+    /// The revision of the current template.
     update_revision: "updateRevision" Default,
+    /// Counts hash collisions of the template's revision name.
     collision_count: "collisionCount" Default,
+    /// Pods Ready for at least minReadySeconds.
     available_replicas: "availableReplicas" Default,
 });
-decode_struct!(ControllerRevision {
+decode_struct!(
+/// A snapshot of a DaemonSet's or StatefulSet's pod template, which rollbacks go back to.
+ControllerRevision {
+    /// The object's name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
+    /// The snapshot: the owner's pod template.
     data: "data" Default,
+    /// Its number, increasing.
+    #[required = true]
     revision: "revision" Default,
 });
-decode_struct!(ControllerRevisionData {
+decode_struct!(ControllerRevisionData as "" "" {
+    /// The owner's spec, as far as a revision keeps it.
     spec: "spec" Default,
 });
-decode_struct!(RevisionSpec {
+decode_struct!(RevisionSpec as "" "" {
+    /// The pod template.
     template: "template" Default,
 });

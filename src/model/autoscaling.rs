@@ -289,75 +289,161 @@ impl HorizontalPodAutoscaler {
     }
 }
 
+/// The package upstream's OpenAPI documents name these types in (`schema.rs`).
+const SCHEMA_PACKAGE: &str = "io.k8s.api.autoscaling.v2";
 // Decoding from JSON by hand (see `decode`): each struct's fields in declaration order.
-decode_struct!(HorizontalPodAutoscaler {
+decode_struct!(
+/// Scales a Deployment, ReplicaSet or StatefulSet between a minimum and a maximum so that its pods'
+/// average CPU use meets a target, from what metrics-server reports.
+HorizontalPodAutoscaler {
+    /// The object's name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
+    /// What to scale, within which bounds, towards which target.
     spec: "spec" Default,
+    /// What the autoscaler last measured and decided.
     status: "status" Default,
 });
-decode_struct!(HorizontalPodAutoscalerSpec {
+decode_struct!(
+/// What a HorizontalPodAutoscaler scales, between which bounds, and by which metrics.
+HorizontalPodAutoscalerSpec {
+    /// The object it scales.
+    #[required = true]
     scale_target_ref: "scaleTargetRef" Default,
+    /// The fewest pods (1).
     min_replicas: "minReplicas" Default,
+    /// The most pods.
+    #[required = true]
     max_replicas: "maxReplicas" Default,
+    /// The targets (resource metrics: CPU or memory use).
+    #[list = "atomic"]
     metrics: "metrics" NullAsDefault,
+    /// How fast it may scale up and down.
     behavior: "behavior" Default,
 });
-decode_struct!(CrossVersionObjectReference {
+decode_struct!(
+/// The object an autoscaler scales.
+CrossVersionObjectReference {
+    /// Its API version (apps/v1).
     api_version: "apiVersion" Default,
+    /// Its kind (Deployment).
+    #[required = true]
     kind: "kind" Default,
+    /// Its name.
+    #[required = true]
     name: "name" Default,
 });
-decode_struct!(MetricSpec {
+decode_struct!(
+/// A metric to scale on.
+MetricSpec {
+    /// Resource: a resource's use by the pods (the kind kubeloop simulates).
     type_: "type" Required,
+    /// Which resource, and its target.
     resource: "resource" Default,
 });
-decode_struct!(ResourceMetricSource {
+decode_struct!(
+/// A resource's use by the target's pods.
+ResourceMetricSource {
+    /// cpu or memory.
     name: "name" Required,
+    /// The value to keep it at.
+    #[required = true]
     target: "target" Default,
 });
-decode_struct!(MetricTarget {
+decode_struct!(
+/// The value an autoscaler keeps a metric at.
+MetricTarget {
+    /// Utilization: a percentage of the pods' requests.
+    #[required = true]
     type_: "type" Default,
+    /// The target's average use, in percent of the pods' requests.
     average_utilization: "averageUtilization" Default,
 });
-decode_struct!(HorizontalPodAutoscalerBehavior {
+decode_struct!(
+/// How fast an autoscaler may scale.
+HorizontalPodAutoscalerBehavior {
+    /// The rules for scaling up.
     scale_up: "scaleUp" Default,
+    /// The rules for scaling down.
     scale_down: "scaleDown" Default,
 });
-decode_struct!(ScalingRules {
+decode_struct!(
+/// How fast an autoscaler may scale in one direction.
+ScalingRules {
+    /// Recommendations over this window are considered, the most cautious one taken (300 down, 0
+    /// up).
     stabilization_window_seconds: "stabilizationWindowSeconds" Default,
+    /// Max (the default), Min or Disabled: which policy's limit applies.
     select_policy: "selectPolicy" Default,
+    /// Limits on how much may change in a period.
     policies: "policies" NullAsDefault,
 });
-decode_struct!(ScalingPolicy {
+decode_struct!(
+/// A limit on how much an autoscaler may change in a period.
+ScalingPolicy {
+    /// Pods or Percent.
     type_: "type" Required,
+    /// How many pods, or what percentage.
     value: "value" Required,
+    /// The period the limit covers.
     period_seconds: "periodSeconds" Required,
 });
-decode_struct!(HorizontalPodAutoscalerStatus {
+decode_struct!(
+/// What the autoscaler last measured and decided.
+HorizontalPodAutoscalerStatus {
+    /// The generation the autoscaler acted on.
     observed_generation: "observedGeneration" Default,
+    /// When it last changed the target's scale.
     last_scale_time: "lastScaleTime" Default,
+    /// The target's pods now.
     current_replicas: "currentReplicas" Default,
+    /// The pods it last asked for.
+    #[required = true]
     desired_replicas: "desiredReplicas" Default,
+    /// What it last measured.
+    #[list = "atomic"]
     current_metrics: "currentMetrics" NullAsDefault,
+    /// AbleToScale, ScalingActive and ScalingLimited.
+    #[list = "map type"]
+    #[patch = "merge type"]
     conditions: "conditions" NullAsDefault,
 });
-decode_struct!(MetricStatus {
+decode_struct!(
+/// A metric as last measured.
+MetricStatus {
+    /// The metric's type.
     type_: "type" Required,
+    /// The resource's measured use.
     resource: "resource" Default,
 });
-decode_struct!(ResourceMetricStatus {
+decode_struct!(
+/// A resource's measured use.
+ResourceMetricStatus {
+    /// cpu or memory.
     name: "name" Required,
+    /// What was measured.
+    #[required = true]
     current: "current" Default,
 });
-decode_struct!(MetricValueStatus {
+decode_struct!(
+/// A measured value.
+MetricValueStatus {
+    /// The pods' average use.
     average_value: "averageValue" Default,
+    /// The pods' average use, in percent of their requests.
     average_utilization: "averageUtilization" Default,
 });
-decode_struct!(HorizontalPodAutoscalerCondition {
+decode_struct!(
+/// A condition of an autoscaler.
+HorizontalPodAutoscalerCondition {
+    /// Which condition this is.
     type_: "type" Required,
+    /// True, False or Unknown.
     status: "status" Required,
+    /// When the status last changed.
     last_transition_time: "lastTransitionTime" Default,
+    /// A word for why the condition is as it is.
     reason: "reason" Default,
+    /// Why, for people.
     message: "message" Default,
 });
 

@@ -145,45 +145,90 @@ fn is_zero(v: &i32) -> bool {
     *v == 0
 }
 
+/// The package upstream's OpenAPI documents name these types in (`schema.rs`).
+const SCHEMA_PACKAGE: &str = "io.k8s.api.batch.v1";
 // Decoding from JSON by hand (see `decode`): each struct's fields in declaration order.
-decode_struct!(Job {
+decode_struct!(
+/// Runs pods until a number of them succeed.
+Job {
+    /// The object's name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
+    /// What to run, and until when.
     spec: "spec" Default,
+    /// What the Job controller last counted.
     status: "status" Default,
 });
-decode_struct!(JobSpec {
+decode_struct!(
+/// What a Job runs, and until when.
+JobSpec {
+    /// How many pods may run at once.
     parallelism: "parallelism" Default,
+    /// How many must succeed.
     completions: "completions" Default,
+    /// How long the Job may run before it fails.
     active_deadline_seconds: "activeDeadlineSeconds" Default,
+    /// How many failures before the Job fails (6).
     backoff_limit: "backoffLimit" Default,
+    /// The labels of its pods; the API server generates it unless manualSelector is set.
     selector: "selector" Default,
+    /// Whether the selector is the user's own.
     manual_selector: "manualSelector" Default,
+    /// The pods to run; restartPolicy must be Never or OnFailure.
+    #[required = true]
     template: "template" Default,
+    /// NonIndexed (the default) or Indexed.
     completion_mode: "completionMode" Default,
+    /// While true, the Job runs no pods.
     suspend: "suspend" Default,
+    /// How long after finishing the Job is deleted.
     ttl_seconds_after_finished: "ttlSecondsAfterFinished" Default,
 });
-decode_struct!(JobStatus {
+decode_struct!(
+/// What the Job controller last counted.
+JobStatus {
+    /// Complete or Failed once the Job is finished, and the steps before.
+    #[list = "atomic"]
+    #[patch = "merge type"]
     conditions: "conditions" NullAsDefault,
+    /// When the Job controller started the Job.
     start_time: "startTime" Default,
+    /// When the Job completed.
     completion_time: "completionTime" Default,
+    /// Pods running or waiting to.
     active: "active" Default,
+    /// Pods that succeeded.
     succeeded: "succeeded" Default,
+    /// Pods that failed.
     failed: "failed" Default,
+    /// For an Indexed Job, the indexes done.
     completed_indexes: "completedIndexes" Default,
+    /// Finished pods the controller has seen but not counted yet.
     uncounted_terminated_pods: "uncountedTerminatedPods" Default,
+    /// Active pods that are Ready.
     ready: "ready" Default,
 });
-decode_struct!(UncountedTerminatedPods {
+decode_struct!(
+/// Finished pods not counted yet, by UID.
+UncountedTerminatedPods {
+    /// Pods that succeeded.
     succeeded: "succeeded" NullAsDefault,
+    /// Pods that failed.
     failed: "failed" NullAsDefault,
 });
-decode_struct!(JobCondition {
+decode_struct!(
+/// A condition of a Job.
+JobCondition {
+    /// Which condition this is.
     type_: "type" Required,
+    /// True, False or Unknown.
     status: "status" Required,
+    /// When the condition was last checked.
     last_probe_time: "lastProbeTime" Default,
+    /// When the status last changed.
     last_transition_time: "lastTransitionTime" Default,
+    /// A word for why the condition is as it is.
     reason: "reason" Default,
+    /// Why, for people.
     message: "message" Default,
 });
 
@@ -264,27 +309,54 @@ pub struct CronJobStatus {
     pub last_successful_time: Option<Time>,
 }
 
-decode_struct!(CronJob {
+decode_struct!(
+/// Creates a Job on a schedule.
+CronJob {
+    /// The object's name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
+    /// When to create Jobs, and what Jobs.
     spec: "spec" Default,
+    /// What the CronJob controller last did.
     status: "status" Default,
 });
-decode_struct!(CronJobSpec {
+decode_struct!(
+/// When a CronJob creates Jobs, and what.
+CronJobSpec {
+    /// When, in cron form (*/5 * * * *).
+    #[required = true]
     schedule: "schedule" Default,
+    /// The time zone of the schedule (UTC and Etc/GMT±N are simulated).
     time_zone: "timeZone" Default,
+    /// How late a missed run may still start.
     starting_deadline_seconds: "startingDeadlineSeconds" Default,
+    /// Allow, Forbid or Replace a Job still running.
     concurrency_policy: "concurrencyPolicy" Default,
+    /// While true, no Job is created.
     suspend: "suspend" Default,
+    /// The Jobs it creates.
+    #[required = true]
     job_template: "jobTemplate" Default,
+    /// Finished Jobs to keep (3).
     successful_jobs_history_limit: "successfulJobsHistoryLimit" Default,
+    /// Failed Jobs to keep (1).
     failed_jobs_history_limit: "failedJobsHistoryLimit" Default,
 });
-decode_struct!(JobTemplateSpec {
+decode_struct!(
+/// The Jobs a CronJob creates.
+JobTemplateSpec {
+    /// Labels and annotations the Jobs get.
     metadata: "metadata" Default,
+    /// The Jobs' spec.
     spec: "spec" Default,
 });
-decode_struct!(CronJobStatus {
+decode_struct!(
+/// What the CronJob controller last did.
+CronJobStatus {
+    /// Jobs it created that are still running.
+    #[list = "atomic"]
     active: "active" NullAsDefault,
+    /// When a Job was last due.
     last_schedule_time: "lastScheduleTime" Default,
+    /// When a Job last succeeded.
     last_successful_time: "lastSuccessfulTime" Default,
 });

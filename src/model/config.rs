@@ -180,36 +180,76 @@ impl FromValue for Bytes {
     }
 }
 
-decode_struct!(Namespace {
+/// The package upstream's OpenAPI documents name these types in (`schema.rs`).
+const SCHEMA_PACKAGE: &str = "io.k8s.api.core.v1";
+decode_struct!(
+/// A scope for names; deleting it deletes everything in it.
+Namespace {
+    /// The object's name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
+    /// Its finalizers.
     spec: "spec" Default,
+    /// Active or Terminating.
     status: "status" Default,
 });
-decode_struct!(NamespaceSpec {
+decode_struct!(
+/// What must finish before a namespace goes.
+NamespaceSpec {
+    /// The finalizers the namespace controller takes off once everything in the namespace is
+    /// deleted.
+    #[list = "atomic"]
     finalizers: "finalizers" NullAsDefault,
 });
-decode_struct!(NamespaceStatus {
+decode_struct!(
+/// Whether a namespace is in use or going.
+NamespaceStatus {
+    /// Active or Terminating.
     phase: "phase" Default,
+    /// Why deleting its contents is taking time.
+    #[list = "map type"]
+    #[patch = "merge type"]
     conditions: "conditions" NullAsDefault,
 });
-decode_struct!(NamespaceCondition {
+decode_struct!(
+/// A condition of a namespace being deleted.
+NamespaceCondition {
+    /// Which condition this is.
+    #[required = true]
     type_: "type" Default,
+    /// True, False or Unknown.
+    #[required = true]
     status: "status" Default,
+    /// When the status last changed.
     last_transition_time: "lastTransitionTime" Default,
+    /// A word for why the condition is as it is.
     reason: "reason" Default,
+    /// Why, for people.
     message: "message" Default,
 });
-decode_struct!(ConfigMap {
+decode_struct!(
+/// Configuration as key/value pairs that pods read as environment variables or files.
+ConfigMap {
+    /// The object's name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
+    /// Whether the data may no longer change.
     immutable: "immutable" Default,
+    /// Text values.
     data: "data" NullAsDefault,
+    /// Binary values, base64 encoded.
     binary_data: "binaryData" NullAsDefault,
 });
-decode_struct!(Secret {
+decode_struct!(
+/// Like a ConfigMap, for sensitive values.
+Secret {
+    /// The object's name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
+    /// Whether the data may no longer change.
     immutable: "immutable" Default,
+    /// The values, base64 encoded.
     data: "data" NullAsDefault,
+    /// Values as plain text, written into data.
     string_data: "stringData" NullAsDefault,
+    /// What the Secret holds (Opaque).
     type_: "type" Default,
 });
 

@@ -12,6 +12,7 @@
 
 use super::decode::{invalid_type, Decoded, FromValue};
 use super::meta::ObjectMeta;
+use super::schema::{Describe, Field, Named, Schema, Struct};
 use super::name::Name;
 use super::shared::Shared;
 use serde::ser::{SerializeMap, Serializer};
@@ -135,6 +136,66 @@ impl Serialize for CustomObject {
             map.serialize_entry(k, v)?;
         }
         map.end()
+    }
+}
+
+/// What `kubectl explain` shows of these kinds: metadata as every object's, and the rest as the
+/// definition says (for a definition, apiextensions' own types, which kubeloop reads as JSON).
+fn json_part(name: &'static str, description: &'static str) -> Field {
+    Field { name, description, required: false, schema: || Schema::Leaf("object", ""), list: "", patch: "", format: "" }
+}
+
+fn metadata() -> Field {
+    Field {
+        name: "metadata",
+        description: "Standard object's metadata.",
+        required: false,
+        schema: <ObjectMeta as Describe>::schema,
+        list: "",
+        patch: "",
+        format: "",
+    }
+}
+
+fn definition_body() -> Schema {
+    Schema::Object(Struct {
+        fields: vec![
+            metadata(),
+            json_part("spec", "The resource being defined: its group, names, scope and versions, each with a schema."),
+            json_part("status", "The names accepted and the conditions (NamesAccepted, Established, Terminating)."),
+        ],
+    })
+}
+
+fn custom_body() -> Schema {
+    Schema::Object(Struct {
+        fields: vec![
+            metadata(),
+            json_part("spec", "What its definition's schema says."),
+            json_part("status", "What its definition's schema says."),
+        ],
+    })
+}
+
+impl Describe for CustomResourceDefinition {
+    fn schema() -> Schema {
+        Schema::Named(Named {
+            package: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1",
+            name: "CustomResourceDefinition",
+            description: "A resource of the API server's, defined at run time.",
+            body: definition_body,
+        })
+    }
+}
+
+impl Describe for CustomObject {
+    fn schema() -> Schema {
+        Schema::Named(Named {
+            package: "io.kubeloop.custom",
+            name: "CustomObject",
+            description: "An object of a resource a CustomResourceDefinition defines.",
+            body: custom_body,
+        })
     }
 }
 

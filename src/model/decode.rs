@@ -183,9 +183,29 @@ pub(crate) fn unit_variant(v: &Value, variants: &'static [&'static str]) -> Deco
     }
 }
 
-/// `impl FromValue` for a struct from its fields in declaration order: `field: "jsonName" Mode`.
+/// `impl FromValue` for a struct from its fields in declaration order: `field: "jsonName" Mode`,
+/// and, from the same table, `impl Describe` (`schema.rs`): the struct's schema. `///` lines
+/// before the struct or a field are its description; `#[list = "map name"]` and
+/// `#[patch = "merge name"]` before a field are its list and patch semantics, and
+/// `#[format = "int32"]` the format upstream gives a number kubeloop keeps wider;
+/// `#[required = true]` marks a field upstream requires that the decoder reads leniently (a
+/// missing container name is validation's to refuse, with its own message). The schema is
+/// named `SCHEMA_PACKAGE.Type` (a constant of the module the table is in) unless the table says
+/// `Type as "package" "Name"` (an empty package: described in place, not by name).
 macro_rules! decode_struct {
-    ($ty:ident { $($field:ident : $key:literal $mode:ident $(=> $with:path)?),* $(,)? }) => {
+    (
+        $(#[doc = $doc:literal])*
+        $ty:ident $(as $package:literal $name:literal)? {
+            $(
+                $(#[doc = $fdoc:literal])*
+                $(#[list = $list:literal])?
+                $(#[patch = $patch:literal])?
+                $(#[format = $format:literal])?
+                $(#[required = $required:literal])?
+                $field:ident : $key:literal $mode:ident $(=> $with:path)?
+            ),* $(,)?
+        }
+    ) => {
         impl $crate::model::decode::FromValue for $ty {
             fn from_value(v: &serde_json::Value) -> Result<Self, String> {
                 use $crate::model::decode::{Field, FromValue};
@@ -206,6 +226,28 @@ macro_rules! decode_struct {
                 Ok(out)
             }
         }
+
+        impl $crate::model::schema::Describe for $ty {
+            fn schema() -> $crate::model::schema::Schema {
+                let (package, name) = $crate::model::decode::schema_name!($ty $(, $package, $name)?);
+                $crate::model::schema::Schema::structure(package, name, concat!($($doc),*).trim_start(), || {
+                    $crate::model::schema::Schema::Object($crate::model::schema::Struct {
+                        fields: vec![$(
+                            $crate::model::schema::Field {
+                                name: $key,
+                                description: concat!($($fdoc),*).trim_start(),
+                                required: matches!($crate::model::decode::Field::$mode, $crate::model::decode::Field::Required)
+                                    $(|| $required)?,
+                                schema: $crate::model::decode::field_schema!($ty, $field $(, $with)?),
+                                list: concat!($($list)?),
+                                patch: concat!($($patch)?),
+                                format: concat!($($format)?),
+                            }
+                        ),*],
+                    })
+                })
+            }
+        }
     };
 }
 pub(crate) use decode_struct;
@@ -220,6 +262,30 @@ macro_rules! field_decoder {
     };
 }
 pub(crate) use field_decoder;
+
+/// A struct's schema name: the module's `SCHEMA_PACKAGE` and the type's own name, or the ones
+/// the table gives.
+macro_rules! schema_name {
+    ($ty:ident) => {
+        (SCHEMA_PACKAGE, stringify!($ty))
+    };
+    ($ty:ident, $package:literal, $name:literal) => {
+        ($package, $name)
+    };
+}
+pub(crate) use schema_name;
+
+/// A field's schema: its type's, or text for a field read by a decoder of its own (a
+/// `resourceVersion` is text on the wire and a number inside).
+macro_rules! field_schema {
+    ($ty:ident, $field:ident) => {
+        $crate::model::schema::of(|s: &$ty| &s.$field)
+    };
+    ($ty:ident, $field:ident, $with:path) => {
+        <String as $crate::model::schema::Describe>::schema
+    };
+}
+pub(crate) use field_schema;
 
 /// Reads a decimal number as Rust's `str::parse::<f64>` does — the same accepted texts (an
 /// optional sign; digits with an optional point and exponent; `inf`, `infinity` or `nan` in any

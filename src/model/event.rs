@@ -98,41 +98,81 @@ pub struct LeaseSpec {
     pub renew_time: Option<MicroTime>,
 }
 
+/// The package upstream's OpenAPI documents name these types in (`schema.rs`).
+const SCHEMA_PACKAGE: &str = "io.k8s.api.core.v1";
 // Decoding from JSON by hand (see `decode`): each struct's fields in declaration order.
-decode_struct!(Event {
+decode_struct!(
+/// A report that something happened to an object: a reason, a message, who saw it, and how often.
+Event {
+    /// The object's name, namespace and labels, and what the API server records about it.
+    #[required = true]
     metadata: "metadata" Default,
+    /// The object it is about.
+    #[required = true]
     involved_object: "involvedObject" Default,
+    /// A short word for what happened (Scheduled, Pulled, BackOff).
     reason: "reason" Default,
+    /// What happened, for people.
     message: "message" Default,
+    /// The component that reported it.
     source: "source" Default,
+    /// When it first happened.
     first_timestamp: "firstTimestamp" Default,
+    /// When it last happened.
     last_timestamp: "lastTimestamp" Default,
+    /// How many times it happened.
     count: "count" Default,
+    /// Normal or Warning.
     type_: "type" Default,
+    /// The component that reported it, in the newer form.
     reporting_component: "reportingComponent" Default,
+    /// Which instance of it (the node's name for a kubelet).
     reporting_instance: "reportingInstance" Default,
+    /// What the component did.
     action: "action" Default,
+    /// When it happened, to the microsecond.
     event_time: "eventTime" Default,
 });
-decode_struct!(ObjectReference {
+decode_struct!(
+/// An object, by kind, namespace and name.
+ObjectReference {
+    /// Its kind.
     kind: "kind" Default,
+    /// Its namespace.
     namespace: "namespace" Default,
+    /// Its name.
     name: "name" Default,
+    /// Its UID.
     uid: "uid" Default,
+    /// Its API version.
     api_version: "apiVersion" Default,
+    /// A part of the object (a container).
     field_path: "fieldPath" Default,
 });
-decode_struct!(EventSource {
+decode_struct!(
+/// Who reported an event.
+EventSource {
+    /// The component (kubelet, default-scheduler).
     component: "component" Default,
+    /// The node it runs on.
     host: "host" Default,
 });
-decode_struct!(Lease {
+decode_struct!(
+/// A lock with an expiry: each node's kubelet renews its Lease to say the node is alive.
+Lease as "io.k8s.api.coordination.v1" "Lease" {
+    /// The object's name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
+    /// Who holds it, and until when.
     spec: "spec" Default,
 });
-decode_struct!(LeaseSpec {
+decode_struct!(
+/// Who holds the lease, and until when.
+LeaseSpec as "io.k8s.api.coordination.v1" "LeaseSpec" {
+    /// The holder.
     holder_identity: "holderIdentity" Default,
+    /// How long a renewal lasts.
     lease_duration_seconds: "leaseDurationSeconds" Default,
+    /// When it was last renewed.
     renew_time: "renewTime" Default,
 });
 

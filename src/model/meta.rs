@@ -240,37 +240,87 @@ mod resource_version {
     }
 }
 
+/// The package upstream's OpenAPI documents name these types in (`schema.rs`).
+const SCHEMA_PACKAGE: &str = "io.k8s.apimachinery.pkg.apis.meta.v1";
 // Decoding from JSON by hand (see `decode`): each struct's fields in declaration order.
-decode_struct!(ObjectMeta {
+decode_struct!(
+/// What every object carries besides its content: its name, where it lives, its labels, and what
+/// the API server records about it.
+ObjectMeta {
+    /// The object's name, unique among objects of its kind in its namespace.
     name: "name" Default,
+    /// A prefix from which the API server makes a unique name when no name is given (a ReplicaSet's
+    /// pods are named this way).
     generate_name: "generateName" Default,
+    /// The namespace the object lives in; empty for kinds that belong to the whole cluster (nodes).
     namespace: "namespace" Default,
+    /// Set by the API server when the object is created; a new object of the same name gets a new
+    /// one.
     uid: "uid" Default,
+    /// The etcd revision of the object's last write. An update that carries it fails with a
+    /// conflict if someone wrote since.
     resource_version: "resourceVersion" Default => resource_version::decode,
+    /// Counts the changes to the object's desired state (spec); the controller reports the
+    /// generation it has acted on as status.observedGeneration.
     generation: "generation" Default,
+    /// When the API server stored the object.
     creation_timestamp: "creationTimestamp" Default,
+    /// When deletion was asked for. The object stays, going, until its grace period is over and no
+    /// finalizer holds it.
     deletion_timestamp: "deletionTimestamp" Default,
+    /// How long a going object has to finish before it is removed.
     deletion_grace_period_seconds: "deletionGracePeriodSeconds" Default,
+    /// Key/value pairs that selectors match: how a Service finds its pods and a ReplicaSet counts
+    /// its own.
     labels: "labels" NullAsDefault,
+    /// Key/value pairs for tools and people; nothing selects by them.
     annotations: "annotations" NullAsDefault,
+    /// The objects this one belongs to. The garbage collector deletes it when they are gone; the
+    /// one marked controller manages it.
+    #[list = "map uid"]
+    #[patch = "merge uid"]
     owner_references: "ownerReferences" NullAsDefault,
+    /// Names of controllers that must finish something before the object may go; each removes its
+    /// own.
+    #[list = "set"]
+    #[patch = "merge"]
     finalizers: "finalizers" NullAsDefault,
 });
-decode_struct!(OwnerReference {
+decode_struct!(
+/// An object another belongs to.
+OwnerReference {
+    /// The owner's API version.
     api_version: "apiVersion" Required,
+    /// The owner's kind.
     kind: "kind" Required,
+    /// The owner's name.
     name: "name" Required,
+    /// The owner's UID; an owner of the same name with another UID is not this owner.
     uid: "uid" Required,
+    /// Whether the owner manages this object (at most one owner does).
     controller: "controller" Default,
+    /// Whether a foreground delete of the owner waits for this object to go first.
     block_owner_deletion: "blockOwnerDeletion" Default,
 });
-decode_struct!(LabelSelector {
+decode_struct!(
+/// Which objects a controller or a budget counts, by their labels. Both parts must match; an empty
+/// selector matches everything.
+LabelSelector {
+    /// Labels an object must have, with these values.
     match_labels: "matchLabels" NullAsDefault,
+    /// Conditions on labels (In, NotIn, Exists, DoesNotExist).
+    #[list = "atomic"]
     match_expressions: "matchExpressions" NullAsDefault,
 });
-decode_struct!(LabelSelectorRequirement {
+decode_struct!(
+/// One condition on a label.
+LabelSelectorRequirement {
+    /// The label's key.
     key: "key" Required,
+    /// In, NotIn, Exists or DoesNotExist.
     operator: "operator" Required,
+    /// The values for In and NotIn; empty for Exists and DoesNotExist.
+    #[list = "atomic"]
     values: "values" NullAsDefault,
 });
 

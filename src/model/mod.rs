@@ -21,6 +21,7 @@ pub mod pod;
 pub mod policy;
 pub mod quantity;
 pub mod replication_controller;
+pub mod schema;
 pub mod service;
 pub mod shared;
 pub mod storage;

@@ -142,47 +142,104 @@ impl Node {
     }
 }
 
+/// The package upstream's OpenAPI documents name these types in (`schema.rs`).
+const SCHEMA_PACKAGE: &str = "io.k8s.api.core.v1";
 // Decoding from JSON by hand (see `decode`): each struct's fields in declaration order.
-decode_struct!(Node {
+decode_struct!(
+/// A machine that runs pods. Its kubelet registers it and reports its status.
+Node {
+    /// The object's name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
+    /// Whether it takes new pods, and its taints.
     spec: "spec" Default,
+    /// What its kubelet reports: capacity, conditions, addresses.
     status: "status" Default,
 });
-decode_struct!(NodeSpec {
+decode_struct!(
+/// How a node takes pods.
+NodeSpec {
+    /// Whether kube-scheduler places new pods on it (kubectl cordon sets it).
     unschedulable: "unschedulable" Default,
+    /// Taints that repel pods which do not tolerate them.
+    #[list = "atomic"]
     taints: "taints" NullAsDefault,
+    /// The range the node's pods get addresses from.
     pod_cidr: "podCIDR" Default,
+    /// The same, per address family.
+    #[list = "set"]
+    #[patch = "merge"]
     pod_cidrs: "podCIDRs" NullAsDefault,
 });
-decode_struct!(Taint {
+decode_struct!(
+/// A mark on a node that repels pods without a matching toleration.
+Taint {
+    /// The taint's key.
     key: "key" Required,
+    /// Its value.
     value: "value" Default,
+    /// NoSchedule, PreferNoSchedule or NoExecute (running pods are evicted too).
     effect: "effect" Required,
+    /// When a NoExecute taint was added.
     time_added: "timeAdded" Default,
 });
-decode_struct!(NodeStatus {
+decode_struct!(
+/// What a node's kubelet reports.
+NodeStatus {
+    /// The node's resources.
     capacity: "capacity" NullAsDefault,
+    /// What pods may use of them.
     allocatable: "allocatable" NullAsDefault,
+    /// Ready, and the pressure conditions.
+    #[list = "map type"]
+    #[patch = "merge type"]
     conditions: "conditions" NullAsDefault,
+    /// The node's addresses (InternalIP, Hostname).
+    #[list = "map type"]
+    #[patch = "merge type"]
     addresses: "addresses" NullAsDefault,
+    /// Versions and platform.
     node_info: "nodeInfo" Default,
 });
-decode_struct!(NodeCondition {
+decode_struct!(
+/// A condition of a node: Ready (its kubelet is healthy and reporting), or a pressure condition.
+NodeCondition {
+    /// Which condition this is.
     type_: "type" Required,
+    /// True, False or Unknown.
     status: "status" Required,
+    /// When the kubelet last reported this condition.
     last_heartbeat_time: "lastHeartbeatTime" Default,
+    /// When the status last changed.
     last_transition_time: "lastTransitionTime" Default,
+    /// A word for why the condition is as it is.
     reason: "reason" Default,
+    /// Why, for people.
     message: "message" Default,
 });
-decode_struct!(NodeAddress {
+decode_struct!(
+/// An address of a node.
+NodeAddress {
+    /// InternalIP, ExternalIP or Hostname.
     type_: "type" Required,
+    /// The address.
     address: "address" Required,
 });
-decode_struct!(NodeSystemInfo {
+decode_struct!(
+/// Versions and platform of a node.
+NodeSystemInfo {
+    /// The kubelet's version.
+    #[required = true]
     kubelet_version: "kubeletVersion" Default,
+    /// The container runtime and its version.
+    #[required = true]
     container_runtime_version: "containerRuntimeVersion" Default,
+    /// The operating system's name.
+    #[required = true]
     os_image: "osImage" Default,
+    /// The CPU architecture.
+    #[required = true]
     architecture: "architecture" Default,
+    /// linux.
+    #[required = true]
     operating_system: "operatingSystem" Default,
 });

@@ -110,6 +110,12 @@ macro_rules! kinds {
                     $( Object::$kind(o) => serde_json::to_string(o), )*
                 }
             }
+            /// What the simulation models of this kind's objects (`schema.rs`).
+            pub fn schema(kind: Kind) -> $crate::model::schema::Schema {
+                match kind {
+                    $( Kind::$kind => <$ty as $crate::model::schema::Describe>::schema(), )*
+                }
+            }
             /// Reads an object of `kind` from its JSON value (the caller checked the kind).
             pub(crate) fn decode(kind: Kind, value: &serde_json::Value) -> Result<Object, String> {
                 match kind {
@@ -137,6 +143,10 @@ impl Kind {
     }
     pub fn as_str(self) -> &'static str {
         self.info().name
+    }
+    /// What the simulation models of this kind, as a schema (`schema.rs`).
+    pub fn schema(self) -> super::schema::Schema {
+        Object::schema(self)
     }
     pub fn api_version(self) -> &'static str {
         self.info().api_version

@@ -729,236 +729,529 @@ impl Pod {
     }
 }
 
+/// The package upstream's OpenAPI documents name these types in (`schema.rs`).
+const SCHEMA_PACKAGE: &str = "io.k8s.api.core.v1";
 // Decoding from JSON by hand (see `decode`): each struct's fields in declaration order.
-decode_struct!(Pod {
+decode_struct!(
+/// One or more containers that run together on one node. kube-scheduler picks the node; that node's
+/// kubelet starts the containers and reports how they are.
+Pod {
+    /// The object's name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
+    /// What should run: the containers, and where and how.
     spec: "spec" Default,
+    /// What the node's kubelet last reported: the phase, the conditions and each container's state.
     status: "status" Default,
 });
-decode_struct!(PodTemplateSpec {
+decode_struct!(
+/// The pods a controller creates: their labels and spec.
+PodTemplateSpec {
+    /// The labels and annotations the pods get (the controller's selector must match the labels).
     metadata: "metadata" Default,
+    /// The pods' spec.
     spec: "spec" Default,
 });
-decode_struct!(PodSpec {
+decode_struct!(
+/// What a pod runs, and where.
+PodSpec {
+    /// The containers of the pod; at least one.
+    #[list = "map name"]
+    #[patch = "merge name"]
+    #[required = true]
     containers: "containers" NullAsDefault,
+    /// The node the pod is bound to. kube-scheduler sets it; set by hand, the pod skips scheduling.
     node_name: "nodeName" Default,
+    /// Labels the pod's node must have.
     node_selector: "nodeSelector" NullAsDefault,
+    /// Which nodes the pod must or would rather run on.
     affinity: "affinity" Default,
+    /// The taints the pod accepts on its node.
+    #[list = "atomic"]
     tolerations: "tolerations" NullAsDefault,
+    /// When the kubelet restarts a container that ended: Always (the default), OnFailure or Never.
     restart_policy: "restartPolicy" Default,
+    /// How long the kubelet waits after stopping a container before killing it (30 by default).
     termination_grace_period_seconds: "terminationGracePeriodSeconds" Default,
+    /// The scheduler that places the pod (default-scheduler).
     scheduler_name: "schedulerName" Default,
+    /// The pod's priority, from its priority class.
     priority: "priority" Default,
+    /// Volumes the containers may mount.
+    #[list = "map name"]
+    #[patch = "merge,retainKeys name"]
     volumes: "volumes" NullAsDefault,
+    /// The pod's host name (a StatefulSet sets it to the pod's name).
     hostname: "hostname" Default,
+    /// With hostname, the pod's DNS name under a headless Service.
     subdomain: "subdomain" Default,
 });
-decode_struct!(Container {
+decode_struct!(
+/// A program the pod runs, from an image.
+Container {
+    /// The container's name, unique in the pod.
+    #[required = true]
     name: "name" Default,
+    /// The image the container runs (nginx:1.27). What the program does follows from it.
     image: "image" Default,
+    /// When the kubelet pulls the image: Always, IfNotPresent or Never.
     image_pull_policy: "imagePullPolicy" Default,
+    /// The CPU and memory the container asks for (requests) and may not exceed (limits). kube-
+    /// scheduler places pods by their requests.
     resources: "resources" Default,
+    /// Ports the container listens on (for people and Services that name a port).
+    #[list = "map containerPort protocol"]
+    #[patch = "merge containerPort"]
     ports: "ports" NullAsDefault,
+    /// The program to run, instead of the image's entrypoint.
+    #[list = "atomic"]
     command: "command" NullAsDefault,
+    /// Arguments to the program, instead of the image's.
+    #[list = "atomic"]
     args: "args" NullAsDefault,
+    /// A check that the container still works; when it fails often enough, the kubelet restarts the
+    /// container.
     liveness_probe: "livenessProbe" Default,
+    /// A check that the container can serve; until it passes, the pod is not Ready and Services
+    /// send it nothing.
     readiness_probe: "readinessProbe" Default,
+    /// A check that the container has started; the other probes wait for it to pass.
     startup_probe: "startupProbe" Default,
+    /// Environment variables, set or read from a ConfigMap or Secret.
+    #[list = "map name"]
+    #[patch = "merge name"]
     env: "env" NullAsDefault,
+    /// Every key of a ConfigMap or Secret as environment variables.
+    #[list = "atomic"]
     env_from: "envFrom" NullAsDefault,
+    /// Where the pod's volumes appear in the container's files.
+    #[list = "map mountPath"]
+    #[patch = "merge mountPath"]
     volume_mounts: "volumeMounts" NullAsDefault,
 });
-decode_struct!(EnvVar {
+decode_struct!(
+/// An environment variable.
+EnvVar {
+    /// The variable's name.
+    #[required = true]
     name: "name" Default,
+    /// Its value.
     value: "value" Default,
+    /// Where its value comes from, instead.
     value_from: "valueFrom" Default,
 });
-decode_struct!(EnvVarSource {
+decode_struct!(
+/// Where an environment variable's value comes from.
+EnvVarSource {
+    /// A key of a ConfigMap.
     config_map_key_ref: "configMapKeyRef" Default,
+    /// A key of a Secret.
     secret_key_ref: "secretKeyRef" Default,
 });
-decode_struct!(KeySelector {
+decode_struct!(
+/// A key of a ConfigMap or Secret.
+KeySelector as "" "" {
+    /// The ConfigMap's or Secret's name.
     name: "name" Default,
+    /// The key.
+    #[required = true]
     key: "key" Default,
+    /// Whether the container starts without it.
     optional: "optional" Default,
 });
-decode_struct!(EnvFromSource {
+decode_struct!(
+/// A ConfigMap or Secret whose every key becomes an environment variable.
+EnvFromSource {
+    /// Put before each key's name.
     prefix: "prefix" Default,
+    /// A ConfigMap.
     config_map_ref: "configMapRef" Default,
+    /// A Secret.
     secret_ref: "secretRef" Default,
 });
-decode_struct!(EnvSourceRef {
+decode_struct!(
+/// A ConfigMap or Secret by name.
+EnvSourceRef as "" "" {
+    /// The ConfigMap's or Secret's name.
     name: "name" Default,
+    /// Whether the container starts without it.
     optional: "optional" Default,
 });
-decode_struct!(Volume {
+decode_struct!(
+/// A volume the pod's containers may mount; one source is set.
+Volume {
+    /// The volume's name, which mounts refer to.
+    #[required = true]
     name: "name" Default,
+    /// A ConfigMap's keys as files.
     config_map: "configMap" Default,
+    /// A Secret's keys as files.
     secret: "secret" Default,
+    /// An empty directory that lives as long as the pod.
     empty_dir: "emptyDir" Default,
+    /// A directory of the node.
     host_path: "hostPath" Default,
+    /// The volume a PersistentVolumeClaim is bound to.
     persistent_volume_claim: "persistentVolumeClaim" Default,
 });
-decode_struct!(PersistentVolumeClaimVolumeSource {
+decode_struct!(
+/// A volume from a claim.
+PersistentVolumeClaimVolumeSource {
+    /// The claim's name, in the pod's namespace.
+    #[required = true]
     claim_name: "claimName" Default,
+    /// Whether mounts are read-only.
     read_only: "readOnly" Default,
 });
-decode_struct!(HostPathVolumeSource {
+decode_struct!(
+/// A directory of the node.
+HostPathVolumeSource {
+    /// The directory.
+    #[required = true]
     path: "path" Default,
+    /// What must be there (Directory, DirectoryOrCreate, File…); empty checks nothing.
     type_: "type" Default,
 });
-decode_struct!(ConfigMapVolumeSource {
+decode_struct!(
+/// A ConfigMap's keys as files.
+ConfigMapVolumeSource {
+    /// The ConfigMap's name.
     name: "name" Default,
+    /// Which keys, and their file names; all keys if empty.
+    #[list = "atomic"]
     items: "items" NullAsDefault,
+    /// Whether the pod starts without the ConfigMap.
     optional: "optional" Default,
+    /// The files' mode (0644).
     default_mode: "defaultMode" Default,
 });
-decode_struct!(SecretVolumeSource {
+decode_struct!(
+/// A Secret's keys as files.
+SecretVolumeSource {
+    /// The Secret's name.
     secret_name: "secretName" Default,
+    /// Which keys, and their file names; all keys if empty.
+    #[list = "atomic"]
     items: "items" NullAsDefault,
+    /// Whether the pod starts without the Secret.
     optional: "optional" Default,
+    /// The files' mode (0644).
     default_mode: "defaultMode" Default,
 });
-decode_struct!(KeyToPath {
+decode_struct!(
+/// A key and the file it becomes.
+KeyToPath {
+    /// The key.
+    #[required = true]
     key: "key" Default,
+    /// The file's path in the volume.
+    #[required = true]
     path: "path" Default,
+    /// The file's mode.
     mode: "mode" Default,
 });
-decode_struct!(EmptyDirVolumeSource {
+decode_struct!(
+/// An empty directory for the pod's life.
+EmptyDirVolumeSource {
+    /// Empty for the node's disk, or Memory.
     medium: "medium" Default,
+    /// The most it may hold.
     size_limit: "sizeLimit" Default,
 });
-decode_struct!(VolumeMount {
+decode_struct!(
+/// Where a volume appears in a container.
+VolumeMount {
+    /// The pod volume's name.
+    #[required = true]
     name: "name" Default,
+    /// The path in the container.
+    #[required = true]
     mount_path: "mountPath" Default,
+    /// Whether the mount is read-only.
     read_only: "readOnly" Default,
+    /// A path in the volume to mount instead of its root.
     sub_path: "subPath" Default,
 });
-decode_struct!(Probe {
+decode_struct!(
+/// How and when the kubelet checks a container; one handler is set.
+Probe {
+    /// Run a command in the container; exit code 0 passes.
     exec: "exec" Default,
+    /// An HTTP GET; a status from 200 to 399 passes.
     http_get: "httpGet" Default,
+    /// Open a TCP connection; connecting passes.
     tcp_socket: "tcpSocket" Default,
+    /// A gRPC health check; SERVING passes.
     grpc: "grpc" Default,
+    /// How long after the container starts the first check waits.
     initial_delay_seconds: "initialDelaySeconds" Default,
+    /// How long a check may take (1 by default).
     timeout_seconds: "timeoutSeconds" Default,
+    /// How often the check runs (10 by default).
     period_seconds: "periodSeconds" Default,
+    /// Passes in a row that make a failing container pass (1).
     success_threshold: "successThreshold" Default,
+    /// Failures in a row that make it fail (3).
     failure_threshold: "failureThreshold" Default,
+    /// The grace period for a container this probe kills.
     termination_grace_period_seconds: "terminationGracePeriodSeconds" Default,
 });
-decode_struct!(ExecAction {
+decode_struct!(
+/// A command run in the container.
+ExecAction {
+    /// The command and its arguments, run without a shell.
+    #[list = "atomic"]
     command: "command" NullAsDefault,
 });
-decode_struct!(HttpGetAction {
+decode_struct!(
+/// An HTTP GET to the container.
+HttpGetAction as "io.k8s.api.core.v1" "HTTPGetAction" {
+    /// The path.
     path: "path" Default,
+    /// The port, by number or by name.
+    #[required = true]
     port: "port" Default,
+    /// The host to connect to (the pod's IP by default).
     host: "host" Default,
+    /// HTTP (the default) or HTTPS.
     scheme: "scheme" Default,
+    /// Headers to send.
+    #[list = "atomic"]
     http_headers: "httpHeaders" NullAsDefault,
 });
-decode_struct!(HttpHeader {
+decode_struct!(
+/// An HTTP header.
+HttpHeader as "io.k8s.api.core.v1" "HTTPHeader" {
+    /// Its name.
+    #[required = true]
     name: "name" Default,
+    /// Its value.
+    #[required = true]
     value: "value" Default,
 });
-decode_struct!(TcpSocketAction {
+decode_struct!(
+/// A TCP connection to the container.
+TcpSocketAction as "io.k8s.api.core.v1" "TCPSocketAction" {
+    /// The port, by number or by name.
+    #[required = true]
     port: "port" Default,
+    /// The host to connect to (the pod's IP by default).
     host: "host" Default,
 });
-decode_struct!(GrpcAction {
+decode_struct!(
+/// A gRPC health check.
+GrpcAction as "io.k8s.api.core.v1" "GRPCAction" {
+    /// The port.
+    #[required = true]
     port: "port" Default,
+    /// The service name to ask about (empty: the server as a whole).
     service: "service" Default,
 });
-decode_struct!(ResourceRequirements {
+decode_struct!(
+/// Amounts of CPU and memory.
+ResourceRequirements {
+    /// What the container asks for; kube-scheduler places the pod on a node with that much
+    /// unclaimed.
     requests: "requests" NullAsDefault,
+    /// What the container may not exceed.
     limits: "limits" NullAsDefault,
 });
-decode_struct!(ContainerPort {
+decode_struct!(
+/// A port a container listens on.
+ContainerPort {
+    /// The port number.
+    #[format = "int32"]
+    #[required = true]
     container_port: "containerPort" Default,
+    /// A port of the node that leads to this one.
+    #[format = "int32"]
     host_port: "hostPort" Default,
+    /// TCP (the default), UDP or SCTP.
     protocol: "protocol" Default,
+    /// A name Services can use instead of the number.
     name: "name" Default,
 });
-decode_struct!(Toleration {
+decode_struct!(
+/// A taint the pod accepts.
+Toleration {
+    /// The taint's key; empty with Exists matches every taint.
     key: "key" Default,
+    /// Equal (the default) or Exists.
     operator: "operator" Default,
+    /// The taint's value, for Equal.
     value: "value" Default,
+    /// The effect it tolerates; empty for all.
     effect: "effect" Default,
+    /// For NoExecute: how long the pod stays on the node once tainted.
     toleration_seconds: "tolerationSeconds" Default,
 });
-decode_struct!(Affinity {
+decode_struct!(
+/// Where the pod would run.
+Affinity {
+    /// Rules on the labels of the pod's node.
     node_affinity: "nodeAffinity" Default,
 });
-decode_struct!(NodeAffinity {
+decode_struct!(
+/// Rules on the labels of the pod's node.
+NodeAffinity {
+    /// Nodes the pod may run on; kube-scheduler places it nowhere else.
     required_during_scheduling_ignored_during_execution: "requiredDuringSchedulingIgnoredDuringExecution" Default,
+    /// Nodes kube-scheduler favours, by weight.
+    #[list = "atomic"]
     preferred_during_scheduling_ignored_during_execution: "preferredDuringSchedulingIgnoredDuringExecution" NullAsDefault,
 });
-decode_struct!(NodeSelector {
+decode_struct!(
+/// Nodes by their labels or fields: any term may match.
+NodeSelector {
+    /// The terms; a node matching one is chosen.
+    #[list = "atomic"]
+    #[required = true]
     node_selector_terms: "nodeSelectorTerms" NullAsDefault,
 });
-decode_struct!(NodeSelectorTerm {
+decode_struct!(
+/// Conditions a node must all meet.
+NodeSelectorTerm {
+    /// Conditions on the node's labels.
+    #[list = "atomic"]
     match_expressions: "matchExpressions" NullAsDefault,
+    /// Conditions on the node's fields (metadata.name).
+    #[list = "atomic"]
     match_fields: "matchFields" NullAsDefault,
 });
-decode_struct!(NodeSelectorRequirement {
+decode_struct!(
+/// A condition on a node's label or field.
+NodeSelectorRequirement {
+    /// The label's key or the field.
     key: "key" Required,
+    /// In, NotIn, Exists, DoesNotExist, Gt or Lt.
     operator: "operator" Required,
+    /// The values to compare with.
+    #[list = "atomic"]
     values: "values" NullAsDefault,
 });
-decode_struct!(PreferredSchedulingTerm {
+decode_struct!(
+/// A preference with a weight.
+PreferredSchedulingTerm {
+    /// How much a matching node scores (1 to 100).
     weight: "weight" Required,
+    /// The nodes preferred.
     preference: "preference" Required,
 });
-decode_struct!(PodIP {
+decode_struct!(
+/// An address.
+PodIP {
+    /// The address.
     ip: "ip" Required,
 });
-decode_struct!(PodStatus {
+decode_struct!(
+/// What the node's kubelet reports about a pod.
+PodStatus {
+    /// Pending, Running, Succeeded, Failed or Unknown.
     phase: "phase" Default,
+    /// PodScheduled, Initialized, ContainersReady and Ready, each True or False.
+    #[list = "map type"]
+    #[patch = "merge type"]
     conditions: "conditions" NullAsDefault,
+    /// Why the pod is in this phase, for people.
     message: "message" Default,
+    /// A word for why (Evicted).
     reason: "reason" Default,
+    /// The address of the pod's node.
     host_ip: "hostIP" Default,
+    /// The node's addresses.
+    #[list = "atomic"]
+    #[patch = "merge ip"]
     host_ips: "hostIPs" NullAsDefault,
+    /// The pod's address.
     pod_ip: "podIP" Default,
+    /// The pod's addresses.
+    #[list = "map ip"]
+    #[patch = "merge ip"]
     pod_ips: "podIPs" NullAsDefault,
+    /// When the kubelet took the pod up.
     start_time: "startTime" Default,
+    /// Each container's state, readiness and restarts.
+    #[list = "atomic"]
     container_statuses: "containerStatuses" NullAsDefault,
+    /// A node kube-scheduler made room on for this pod by preemption.
     nominated_node_name: "nominatedNodeName" Default,
 });
-decode_struct!(PodCondition {
+decode_struct!(
+/// A condition of a pod.
+PodCondition {
+    /// Which condition this is.
     type_: "type" Required,
+    /// True, False or Unknown.
     status: "status" Required,
+    /// When the condition was last checked.
     last_probe_time: "lastProbeTime" Default,
+    /// When the status last changed.
     last_transition_time: "lastTransitionTime" Default,
+    /// A word for why the condition is as it is.
     reason: "reason" Default,
+    /// Why, for people.
     message: "message" Default,
 });
-decode_struct!(ContainerStatus {
+decode_struct!(
+/// How a container is.
+ContainerStatus {
+    /// The container's name.
     name: "name" Required,
+    /// Waiting, running or terminated.
     state: "state" Default,
+    /// How it last ended.
     last_state: "lastState" Default,
+    /// Whether its readiness probe passes.
+    #[required = true]
     ready: "ready" Default,
+    /// How many times the kubelet restarted it.
+    #[required = true]
     restart_count: "restartCount" Default,
+    /// The image it runs.
+    #[required = true]
     image: "image" Default,
+    /// The image's digest.
+    #[required = true]
     image_id: "imageID" Default,
+    /// The runtime's ID of the container (containerd://…).
     container_id: "containerID" Default,
+    /// Whether its startup probe has passed.
     started: "started" Default,
 });
-decode_struct!(ContainerState {
+decode_struct!(
+/// A container's state: one of the three is set.
+ContainerState {
+    /// Not running yet, or again.
     waiting: "waiting" Default,
+    /// Running.
     running: "running" Default,
+    /// Ended.
     terminated: "terminated" Default,
 });
-decode_struct!(ContainerStateWaiting {
+decode_struct!(
+/// Why a container is waiting.
+ContainerStateWaiting {
+    /// ContainerCreating, CrashLoopBackOff, ImagePullBackOff…
     reason: "reason" Default,
+    /// More, for people.
     message: "message" Default,
 });
-decode_struct!(ContainerStateRunning {
+decode_struct!(
+/// A running container.
+ContainerStateRunning {
+    /// When it started.
     started_at: "startedAt" Default,
 });
-decode_struct!(ContainerStateTerminated {
+decode_struct!(
+/// How a container ended.
+ContainerStateTerminated {
+    /// Its exit status (137: killed).
     exit_code: "exitCode" Required,
+    /// Completed, Error, OOMKilled…
     reason: "reason" Default,
+    /// More, for people.
     message: "message" Default,
+    /// When it started.
     started_at: "startedAt" Default,
+    /// When it ended.
     finished_at: "finishedAt" Default,
 });

@@ -134,32 +134,72 @@ fn is_zero_i64(v: &i64) -> bool {
     *v == 0
 }
 
+/// The package upstream's OpenAPI documents name these types in (`schema.rs`).
+const SCHEMA_PACKAGE: &str = "io.k8s.api.policy.v1";
 // Decoding from JSON by hand (see `decode`): each struct's fields in declaration order.
-decode_struct!(PodDisruptionBudget {
+decode_struct!(
+/// How many pods of a set must stay up while nodes are drained: evictions that would break it are
+/// refused.
+PodDisruptionBudget {
+    /// The object's name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
+    /// Which pods, and how many must stay.
     spec: "spec" Default,
+    /// What the disruption controller last counted.
     status: "status" Default,
 });
-decode_struct!(PodDisruptionBudgetSpec {
+decode_struct!(
+/// Which pods a budget covers, and how many must stay.
+PodDisruptionBudgetSpec {
+    /// How many must stay available (a number or a percentage).
     min_available: "minAvailable" Default,
+    /// The labels of its pods.
     selector: "selector" Default,
+    /// How many may be unavailable.
     max_unavailable: "maxUnavailable" Default,
+    /// Whether pods that are not Ready may be evicted regardless: IfHealthyBudget or AlwaysAllow.
     unhealthy_pod_eviction_policy: "unhealthyPodEvictionPolicy" Default,
 });
-decode_struct!(PodDisruptionBudgetStatus {
+decode_struct!(
+/// What the disruption controller last counted.
+PodDisruptionBudgetStatus {
+    /// The generation the controller acted on.
     observed_generation: "observedGeneration" Default,
+    /// Pods granted an eviction that have not gone yet, and when.
     disrupted_pods: "disruptedPods" NullAsDefault,
+    /// How many evictions are allowed now.
+    #[required = true]
     disruptions_allowed: "disruptionsAllowed" Default,
+    /// Pods healthy now.
+    #[required = true]
     current_healthy: "currentHealthy" Default,
+    /// Pods that must stay healthy.
+    #[required = true]
     desired_healthy: "desiredHealthy" Default,
+    /// The pods the budget counts.
+    #[required = true]
     expected_pods: "expectedPods" Default,
+    /// DisruptionAllowed.
+    #[list = "map type"]
+    #[patch = "merge type"]
     conditions: "conditions" NullAsDefault,
 });
-decode_struct!(Condition {
+decode_struct!(
+/// A condition.
+Condition as "io.k8s.apimachinery.pkg.apis.meta.v1" "Condition" {
+    /// Which condition this is.
     type_: "type" Required,
+    /// True, False or Unknown.
     status: "status" Required,
+    /// The generation the condition was set for.
     observed_generation: "observedGeneration" Default,
+    /// When the status last changed.
+    #[required = true]
     last_transition_time: "lastTransitionTime" Default,
+    /// A word for why the condition is as it is.
+    #[required = true]
     reason: "reason" Default,
+    /// Why, for people.
+    #[required = true]
     message: "message" Default,
 });

@@ -119,30 +119,61 @@ fn is_zero_i64(v: &i64) -> bool {
     *v == 0
 }
 
+/// The package upstream's OpenAPI documents name these types in (`schema.rs`).
+const SCHEMA_PACKAGE: &str = "io.k8s.api.core.v1";
 // Decoding from JSON by hand (see `decode`): each struct's fields in declaration order.
-decode_struct!(ReplicationController {
+decode_struct!(
+/// The older form of a ReplicaSet: keeps a number of pods running, selected by equality of labels.
+ReplicationController {
+    /// The object's name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
+    /// The pods wanted.
     spec: "spec" Default,
+    /// What the controller last counted.
     status: "status" Default,
 });
-decode_struct!(ReplicationControllerSpec {
+decode_struct!(
+/// The pods a ReplicationController keeps.
+ReplicationControllerSpec {
+    /// How many (1).
     replicas: "replicas" Default,
+    /// How long a pod must be Ready to count as available.
     min_ready_seconds: "minReadySeconds" Default,
+    /// The labels its pods must have (equality only).
     selector: "selector" NullAsDefault,
+    /// The pods it creates.
     template: "template" Default,
 });
-decode_struct!(ReplicationControllerStatus {
+decode_struct!(
+/// What the controller last counted.
+ReplicationControllerStatus {
+    /// Pods it has.
+    #[required = true]
     replicas: "replicas" Default,
+    /// Pods whose labels match the template's.
     fully_labeled_replicas: "fullyLabeledReplicas" Default,
+    /// Pods that are Ready.
     ready_replicas: "readyReplicas" Default,
+    /// Pods Ready for at least minReadySeconds.
     available_replicas: "availableReplicas" Default,
+    /// The generation the controller acted on.
     observed_generation: "observedGeneration" Default,
+    /// ReplicaFailure, when it cannot create or delete pods.
+    #[list = "map type"]
+    #[patch = "merge type"]
     conditions: "conditions" NullAsDefault,
 });
-decode_struct!(ReplicationControllerCondition {
+decode_struct!(
+/// A condition of a ReplicationController.
+ReplicationControllerCondition {
+    /// Which condition this is.
     type_: "type" Required,
+    /// True, False or Unknown.
     status: "status" Required,
+    /// When the status last changed.
     last_transition_time: "lastTransitionTime" Default,
+    /// A word for why the condition is as it is.
     reason: "reason" Default,
+    /// Why, for people.
     message: "message" Default,
 });

@@ -223,78 +223,176 @@ pub struct EndpointAddress {
     pub target_ref: Option<ObjectReference>,
 }
 
+/// The package upstream's OpenAPI documents name these types in (`schema.rs`).
+const SCHEMA_PACKAGE: &str = "io.k8s.api.core.v1";
 // Decoding from JSON by hand (see `decode`): each struct's fields in declaration order.
-decode_struct!(Service {
+decode_struct!(
+/// A stable address for a set of pods, chosen by labels; kube-proxy on each node sends the
+/// Service's traffic to its ready pods.
+Service {
+    /// The object's name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
+    /// Which pods, and on which ports.
     spec: "spec" Default,
+    /// The load balancer's addresses, for type LoadBalancer.
     status: "status" Default,
 });
-decode_struct!(ServiceSpec {
+decode_struct!(
+/// Which pods a Service sends to, and how.
+ServiceSpec {
+    /// The ports it serves and the pods' ports they lead to.
+    #[list = "map port protocol"]
+    #[patch = "merge port"]
     ports: "ports" NullAsDefault,
+    /// The labels of its pods.
     selector: "selector" NullAsDefault,
+    /// Its virtual address inside the cluster, allocated when it is created.
     cluster_ip: "clusterIP" Default,
+    /// Its virtual addresses, per family.
+    #[list = "atomic"]
     cluster_ips: "clusterIPs" NullAsDefault,
+    /// ClusterIP (the default), NodePort, LoadBalancer or ExternalName.
     type_: "type" Default,
+    /// For ExternalName: the DNS name it stands for.
     external_name: "externalName" Default,
+    /// None or ClientIP (a client keeps its pod).
     session_affinity: "sessionAffinity" Default,
+    /// IPv4, IPv6 or both.
+    #[list = "atomic"]
     ip_families: "ipFamilies" NullAsDefault,
+    /// SingleStack, PreferDualStack or RequireDualStack.
     ip_family_policy: "ipFamilyPolicy" Default,
+    /// Whether pods that are not Ready are its endpoints too.
     publish_not_ready_addresses: "publishNotReadyAddresses" Default,
+    /// Cluster or Local: whether outside traffic may go to pods on other nodes.
     external_traffic_policy: "externalTrafficPolicy" Default,
+    /// Cluster or Local: the same for traffic from inside.
     internal_traffic_policy: "internalTrafficPolicy" Default,
+    /// Whether a LoadBalancer gets node ports.
     allocate_load_balancer_node_ports: "allocateLoadBalancerNodePorts" Default,
 });
-decode_struct!(ServicePort {
+decode_struct!(
+/// A port a Service serves.
+ServicePort {
+    /// The port's name; required when there are several.
     name: "name" Default,
+    /// TCP (the default), UDP or SCTP.
     protocol: "protocol" Default,
+    /// The Service's port.
+    #[format = "int32"]
+    #[required = true]
     port: "port" Default,
+    /// The pods' port, by number or by name (the port by default).
     target_port: "targetPort" Default,
+    /// For NodePort and LoadBalancer: the port on every node.
+    #[format = "int32"]
     node_port: "nodePort" Default,
 });
-decode_struct!(ServiceStatus {
+decode_struct!(
+/// The state of a Service's load balancer.
+ServiceStatus {
+    /// Its addresses.
     load_balancer: "loadBalancer" Default,
 });
-decode_struct!(LoadBalancerStatus {
+decode_struct!(
+/// A load balancer's addresses.
+LoadBalancerStatus {
+    /// Where traffic enters.
+    #[list = "atomic"]
     ingress: "ingress" NullAsDefault,
 });
-decode_struct!(LoadBalancerIngress {
+decode_struct!(
+/// Where traffic enters a load balancer.
+LoadBalancerIngress {
+    /// An address.
     ip: "ip" Default,
+    /// A host name.
     hostname: "hostname" Default,
 });
-decode_struct!(EndpointSlice {
+decode_struct!(
+/// A part of a Service's endpoints: the addresses of its pods and whether each is ready, which the
+/// EndpointSlice controller keeps.
+EndpointSlice as "io.k8s.api.discovery.v1" "EndpointSlice" {
+    /// The object's name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
+    /// IPv4, IPv6 or FQDN.
+    #[required = true]
     address_type: "addressType" Default,
+    /// The pods' addresses and conditions.
+    #[list = "atomic"]
+    #[required = true]
     endpoints: "endpoints" NullAsDefault,
+    /// The ports the endpoints serve.
+    #[list = "atomic"]
     ports: "ports" NullAsDefault,
 });
-decode_struct!(Endpoint {
+decode_struct!(
+/// One endpoint: a pod.
+Endpoint as "io.k8s.api.discovery.v1" "Endpoint" {
+    /// Its address.
+    #[list = "set"]
+    #[required = true]
     addresses: "addresses" NullAsDefault,
+    /// Whether it is ready, serving, terminating.
     conditions: "conditions" Default,
+    /// The pod.
     target_ref: "targetRef" Default,
+    /// The pod's node.
     node_name: "nodeName" Default,
+    /// The node's zone.
     zone: "zone" Default,
 });
-decode_struct!(EndpointConditions {
+decode_struct!(
+/// Whether an endpoint takes traffic.
+EndpointConditions as "io.k8s.api.discovery.v1" "EndpointConditions" {
+    /// Serving and not terminating: kube-proxy sends it traffic.
     ready: "ready" Default,
+    /// Its pod is Ready, whether or not it is going.
     serving: "serving" Default,
+    /// Its pod is going.
     terminating: "terminating" Default,
 });
-decode_struct!(EndpointPort {
+decode_struct!(
+/// A port the endpoints serve.
+EndpointPort as "io.k8s.api.discovery.v1" "EndpointPort" {
+    /// The Service port's name.
     name: "name" Default,
+    /// TCP, UDP or SCTP.
     protocol: "protocol" Default,
+    /// The pods' port number.
+    #[format = "int32"]
     port: "port" Default,
 });
-decode_struct!(Endpoints {
+decode_struct!(
+/// A Service's endpoints in the older form, which the endpoints controller keeps.
+Endpoints {
+    /// The object's name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
+    /// Addresses and the ports they serve.
+    #[list = "atomic"]
     subsets: "subsets" NullAsDefault,
 });
-decode_struct!(EndpointSubset {
+decode_struct!(
+/// Addresses serving the same ports.
+EndpointSubset {
+    /// Ready addresses.
+    #[list = "atomic"]
     addresses: "addresses" NullAsDefault,
+    /// Addresses of pods that are not Ready.
+    #[list = "atomic"]
     not_ready_addresses: "notReadyAddresses" NullAsDefault,
+    /// The ports.
+    #[list = "atomic"]
     ports: "ports" NullAsDefault,
 });
-decode_struct!(EndpointAddress {
+decode_struct!(
+/// An address of a pod.
+EndpointAddress {
+    /// The address.
+    #[required = true]
     ip: "ip" Default,
+    /// The pod's node.
     node_name: "nodeName" Default,
+    /// The pod.
     target_ref: "targetRef" Default,
 });

@@ -175,51 +175,104 @@ pub fn access_modes_string(modes: &[String]) -> String {
     out.join(",")
 }
 
-decode_struct!(PersistentVolumeClaim {
+/// The package upstream's OpenAPI documents name these types in (`schema.rs`).
+const SCHEMA_PACKAGE: &str = "io.k8s.api.core.v1";
+decode_struct!(
+/// A request for storage, which the volume binder binds to a PersistentVolume.
+PersistentVolumeClaim {
+    /// The object's name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
+    /// What storage is asked for.
     spec: "spec" Default,
+    /// Whether it is bound, and to how much.
     status: "status" Default,
 });
-decode_struct!(PersistentVolumeClaimSpec {
+decode_struct!(
+/// Storage asked for.
+PersistentVolumeClaimSpec {
+    /// How it may be mounted: ReadWriteOnce, ReadOnlyMany, ReadWriteMany, ReadWriteOncePod.
+    #[list = "atomic"]
     access_modes: "accessModes" NullAsDefault,
+    /// How much (requests.storage).
     resources: "resources" Default,
+    /// The class; the default class when empty.
     storage_class_name: "storageClassName" Default,
+    /// Filesystem (the default) or Block.
     volume_mode: "volumeMode" Default,
+    /// The volume it is bound to.
     volume_name: "volumeName" Default,
 });
-decode_struct!(PersistentVolumeClaimStatus {
+decode_struct!(
+/// A claim's binding.
+PersistentVolumeClaimStatus {
+    /// Pending, Bound or Lost.
     phase: "phase" Default,
+    /// The bound volume's access modes.
     access_modes: "accessModes" NullAsDefault,
+    /// The bound volume's size.
     capacity: "capacity" NullAsDefault,
 });
-decode_struct!(PersistentVolume {
+decode_struct!(
+/// A piece of storage, provisioned for a claim or made by hand.
+PersistentVolume {
+    /// The object's name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
+    /// What the storage is.
     spec: "spec" Default,
+    /// Whether it is bound.
     status: "status" Default,
 });
-decode_struct!(PersistentVolumeSpec {
+decode_struct!(
+/// A piece of storage.
+PersistentVolumeSpec {
+    /// How it may be mounted.
+    #[list = "atomic"]
     access_modes: "accessModes" NullAsDefault,
+    /// Its size (storage).
     capacity: "capacity" NullAsDefault,
+    /// The claim it is bound to.
     claim_ref: "claimRef" Default,
+    /// A directory of a node, for a one-node cluster.
     host_path: "hostPath" Default,
+    /// What happens once its claim is gone: Retain, Delete or Recycle.
     persistent_volume_reclaim_policy: "persistentVolumeReclaimPolicy" Default,
+    /// Its class.
     storage_class_name: "storageClassName" Default,
+    /// Filesystem or Block.
     volume_mode: "volumeMode" Default,
 });
-decode_struct!(ClaimReference {
+decode_struct!(
+/// The claim a volume is bound to.
+ClaimReference as "" "" {
+    /// v1.
     api_version: "apiVersion" Default,
+    /// PersistentVolumeClaim.
     kind: "kind" Default,
+    /// Its name.
     name: "name" Default,
+    /// Its namespace.
     namespace: "namespace" Default,
+    /// Its UID.
     uid: "uid" Default,
 });
-decode_struct!(PersistentVolumeStatus {
+decode_struct!(
+/// A volume's binding.
+PersistentVolumeStatus {
+    /// Available, Bound, Released or Failed.
     phase: "phase" Default,
 });
-decode_struct!(StorageClass {
+decode_struct!(
+/// A kind of storage, and the provisioner that makes volumes of it.
+StorageClass as "io.k8s.api.storage.v1" "StorageClass" {
+    /// The object's name, namespace and labels, and what the API server records about it.
     metadata: "metadata" Default,
+    /// What makes its volumes (k8s.io/minikube-hostpath is simulated).
+    #[required = true]
     provisioner: "provisioner" Default,
+    /// What happens to a volume once its claim is gone: Delete (the default) or Retain.
     reclaim_policy: "reclaimPolicy" Default,
+    /// Immediate, or WaitForFirstConsumer (bind once a pod uses the claim).
     volume_binding_mode: "volumeBindingMode" Default,
+    /// Whether claims may grow.
     allow_volume_expansion: "allowVolumeExpansion" Default,
 });

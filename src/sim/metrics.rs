@@ -14,6 +14,16 @@ use crate::model::*;
 /// reported rate covers.
 pub const METRIC_RESOLUTION: Duration = Duration::secs(15);
 
+/// The group version of metrics-server's API, served through kube-apiserver's aggregation layer.
+pub const API_GROUP: &str = "metrics.k8s.io";
+pub const API_VERSION: &str = "v1beta1";
+
+/// The resources metrics-server's API serves, read only (`get`, `list`): plural, singular, kind,
+/// and whether namespaced. Discovery (over HTTP and the console's `api-resources`) lists these.
+/// metrics-server gives no singular name (so that `pod` stays the core group's), and kubectl
+/// then names them by their kinds too: `kubectl get podmetrics`.
+pub const RESOURCES: [(&str, &str, &str, bool); 2] = [("nodes", "", "NodeMetrics", false), ("pods", "", "PodMetrics", true)];
+
 /// A CPU demand on the pods a selector picks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Load {
@@ -53,6 +63,51 @@ impl Sim {
             .collect()
     }
 
+    /// What metrics-server's own API (`metrics.k8s.io`) reports for every pod it has a metric
+    /// for, in `namespace` or in all: the same CPU use the autoscaler reads, split over the
+    /// containers by their CPU requests (what a load is a share of), the first taking what
+    /// rounding leaves so that the containers add up to the pod.
+    pub fn pod_usage(&self, namespace: Option<&str>) -> Vec<PodUsage> {
+        let scraped = Time(self.now.0 - self.now.0 % METRIC_RESOLUTION.0);
+        let pods = self.api.etcd.list(Kind::Pod, namespace).filter_map(|o| o.as_pod());
+        pods.filter(|p| running_since(p).is_some_and(|since| since + METRIC_RESOLUTION <= scraped))
+            .map(|p| {
+                let cpu = self.cpu_use(&p.metadata.namespace, p);
+                PodUsage {
+                    namespace: p.metadata.namespace.to_string(),
+                    name: p.metadata.name.to_string(),
+                    labels: (*p.metadata.labels).clone(),
+                    node: p.spec.node_name.clone().unwrap_or_default(),
+                    timestamp: scraped,
+                    window: METRIC_RESOLUTION,
+                    containers: split_by_requests(p, cpu),
+                }
+            })
+            .collect()
+    }
+
+    /// What metrics-server reports for each node: the CPU use of the pods it has a metric for
+    /// on that node (kubeloop's machines spend nothing beyond their pods), once the node has
+    /// been Ready for a scrape.
+    pub fn node_usage(&self) -> Vec<NodeUsage> {
+        let scraped = Time(self.now.0 - self.now.0 % METRIC_RESOLUTION.0);
+        let pods = self.pod_usage(None);
+        let ready_since = |n: &Node| n.condition("Ready").filter(|c| c.status == "True").and_then(|c| c.last_transition_time);
+        self.api
+            .etcd
+            .list(Kind::Node, None)
+            .filter_map(|o| o.as_node())
+            .filter(|n| ready_since(n).is_some_and(|since| since + METRIC_RESOLUTION <= scraped))
+            .map(|n| NodeUsage {
+                name: n.metadata.name.to_string(),
+                labels: (*n.metadata.labels).clone(),
+                cpu_milli: pods.iter().filter(|u| u.node == *n.metadata.name).flat_map(|u| u.containers.iter().map(|(_, c)| c)).sum(),
+                timestamp: scraped,
+                window: METRIC_RESOLUTION,
+            })
+            .collect()
+    }
+
     /// One pod's share of the loads on it, in millicores.
     fn cpu_use(&self, namespace: &str, pod: &Pod) -> i64 {
         self.loads
@@ -71,6 +126,43 @@ impl Sim {
             })
             .sum()
     }
+}
+
+/// A pod's CPU use as metrics-server's API reports it (`PodMetrics`), per container.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PodUsage {
+    pub namespace: String,
+    pub name: String,
+    /// The pod's labels, which metrics-server copies onto its metrics.
+    pub labels: StringMap,
+    /// The node it runs on (not in the API's answer; what a node's use adds up).
+    pub node: String,
+    pub timestamp: Time,
+    pub window: Duration,
+    /// Each container's name and CPU use in millicores. kubeloop models no memory use.
+    pub containers: Vec<(String, i64)>,
+}
+
+/// A node's CPU use as metrics-server's API reports it (`NodeMetrics`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeUsage {
+    pub name: String,
+    pub labels: StringMap,
+    pub cpu_milli: i64,
+    pub timestamp: Time,
+    pub window: Duration,
+}
+
+/// `cpu` millicores over the pod's containers in proportion to their CPU requests.
+fn split_by_requests(pod: &Pod, cpu: i64) -> Vec<(String, i64)> {
+    let requests: Vec<i64> =
+        pod.spec.containers.iter().map(|c| c.resources.requests.get("cpu").and_then(|q| q.milli_value()).unwrap_or(0)).collect();
+    let total: i64 = requests.iter().sum();
+    let mut shares: Vec<i64> = requests.iter().map(|r| if total > 0 { cpu * r / total } else { 0 }).collect();
+    if let Some(first) = shares.first_mut() {
+        *first += cpu - requests.iter().map(|r| if total > 0 { cpu * r / total } else { 0 }).sum::<i64>();
+    }
+    pod.spec.containers.iter().map(|c| c.name.to_string()).zip(shares).collect()
 }
 
 /// When the pod's containers were all running, if they are (and it is not going).

@@ -21,6 +21,9 @@ pub mod reference;
 mod shared_watch;
 pub mod trace;
 pub mod traffic;
+// Only a native shell (`kubeloop serve`) observes writes: the page's wasm carries none of it.
+#[cfg(not(target_arch = "wasm32"))]
+mod writes;
 
 use crate::api::{ApiRequest, ApiResult, ApiServer, Handled, WatchEvent, WatchId};
 use crate::model::{Duration, Object, Time};
@@ -36,6 +39,8 @@ pub use shared_watch::SHARED_PROXY_WATCH_NODES;
 use std::collections::BTreeMap;
 use std::fmt;
 pub use trace::{Message, MessageKind, Trace};
+#[cfg(not(target_arch = "wasm32"))]
+pub use writes::{Write, WriteObserver, WriteVerb};
 
 /// Every process in the cluster, by the name the page and `sim` verbs use.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -230,6 +235,12 @@ pub struct Sim {
     share_proxy_watches: Option<bool>,
     /// The kube-proxies waiting for the shared cache's next change, in the order they asked.
     shared_waiters: Vec<SlotIndex>,
+    /// What hears each write kube-apiserver serves, if anything does (`writes.rs`).
+    #[cfg(not(target_arch = "wasm32"))]
+    write_observer: Option<Box<dyn WriteObserver>>,
+    /// Who the console's kubectl writes as, while it runs a command (`writes.rs`).
+    #[cfg(not(target_arch = "wasm32"))]
+    console_writer: Option<(&'static str, &'static str)>,
 }
 
 impl Sim {
@@ -269,6 +280,10 @@ impl Sim {
             shared_proxy: Default::default(),
             share_proxy_watches: None,
             shared_waiters: Vec::new(),
+            #[cfg(not(target_arch = "wasm32"))]
+            write_observer: None,
+            #[cfg(not(target_arch = "wasm32"))]
+            console_writer: None,
         }
     }
 
@@ -518,7 +533,7 @@ impl Sim {
             format_args!("{} {target}", request.verb()),
             &target,
         );
-        let handled = self.serve(self.now, request);
+        let handled = self.serve(self.now, request, None);
         self.after_handled(self.now, &handled);
         let result = handled.result;
         self.check_if_asked();
@@ -527,12 +542,17 @@ impl Sim {
 
     /// kube-apiserver serves a request; the metrics API it only proxies, to metrics-server,
     /// which reads the machines (`metrics`).
-    fn serve(&mut self, at: Time, request: ApiRequest) -> Handled {
+    fn serve(&mut self, at: Time, request: ApiRequest, from: Option<SlotIndex>) -> Handled {
+        // Who sent a request matters only to a write observer, which the page has none of.
+        #[cfg(target_arch = "wasm32")]
+        let _ = from;
         match request {
             ApiRequest::PodMetrics { namespace, selector } => {
                 let metrics = self.pod_metrics(&namespace, &selector);
                 Handled { result: Ok(crate::api::ApiResponse::PodMetrics(metrics)), notifications: Vec::new(), revision: None }
             }
+            #[cfg(not(target_arch = "wasm32"))]
+            request if self.write_observer.is_some() => self.serve_observed(at, request, from),
             request => self.api.handle(at, &mut self.rng, request),
         }
     }
@@ -786,7 +806,7 @@ impl Sim {
             return;
         }
         let watch_kind = if let ApiRequest::Watch(w) = &*request { Some(w.kind) } else { None };
-        let handled = self.serve(arrived, *request);
+        let handled = self.serve(arrived, *request, Some(from));
         let etcd_time = if handled.revision.is_some() { self.latencies.etcd_write.0 } else { 0 };
         let back = arrived + Duration(etcd_time + self.jitter(self.latencies.response.0));
         if let Ok(crate::api::ApiResponse::Watching(w)) = &handled.result {

@@ -28,6 +28,13 @@ pods = core.list_namespaced_pod("default", label_selector="app=web")
 assert len(pods.items) == 3, pods.items
 assert all(p.status.phase == "Running" and p.metadata.creation_timestamp.year == 2026 for p in pods.items)
 rv = pods.metadata.resource_version
+# managedFields, as kube-apiserver records them: the ReplicaSet controller created each pod, its
+# node's kubelet wrote its status; each entry decodes into V1ManagedFieldsEntry.
+for p in pods.items:
+    managers = {(m.manager, m.operation, m.subresource) for m in p.metadata.managed_fields}
+    assert ("kube-controller-manager", "Update", None) in managers, managers
+    assert ("kubelet", "Update", "status") in managers, managers
+    assert all(m.fields_type == "FieldsV1" and m.time.year == 2026 for m in p.metadata.managed_fields)
 
 # create, then a watch from before the create hears it.
 pod = client.V1Pod(
@@ -42,6 +49,9 @@ assert ("ADDED", "py") in events, events
 # patch (a strategic merge patch of the labels) and the scale subresource.
 patched = core.patch_namespaced_pod("py", "default", {"metadata": {"labels": {"tier": "front"}}})
 assert patched.metadata.labels == {"app": "py", "tier": "front"}, patched.metadata.labels
+# Without a fieldManager the manager is the User-Agent's product name, the client's generator.
+labeller = [m for m in patched.metadata.managed_fields if m.manager == "OpenAPI-Generator"]
+assert labeller and "f:tier" in labeller[0].fields_v1["f:metadata"]["f:labels"], patched.metadata.managed_fields
 apps.patch_namespaced_deployment_scale("web", "default", {"spec": {"replicas": 4}})
 assert apps.read_namespaced_deployment_scale("web", "default").spec.replicas == 4
 assert apps.read_namespaced_deployment("web", "default").spec.replicas == 4

@@ -78,6 +78,26 @@ pub const GLOBAL_FLAGS: &[FlagSpec] =
     &[FlagSpec::new("namespace", Some('n'), FlagKind::String), FlagSpec::new("help", Some('h'), FlagKind::Bool)];
 
 /// Runs `kubectl ARGS...` (without the word `kubectl`).
+/// The field manager (and subresource) the real kubectl 1.32 writes with for a command, as
+/// kube-apiserver records it: its `--field-manager` default (`kubectl-create`,
+/// `kubectl-client-side-apply`, `kubectl-set` …), or, for the commands that send none (`scale`,
+/// on the scale subresource, `cordon`, `drain`), its User-Agent's `kubectl`.
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) fn field_manager(args: &[String]) -> Option<(&'static str, &'static str)> {
+    let args = hoist_global_flags(args);
+    Some(match args.first()?.as_str() {
+        "apply" => ("kubectl-client-side-apply", ""),
+        "create" => ("kubectl-create", ""),
+        "autoscale" => ("kubectl-autoscale", ""),
+        "expose" => ("kubectl-expose", ""),
+        "set" => ("kubectl-set", ""),
+        "rollout" => ("kubectl-rollout", ""),
+        "taint" => ("kubectl-taint", ""),
+        "scale" => ("kubectl", "scale"),
+        _ => ("kubectl", ""),
+    })
+}
+
 pub fn run(session: &mut Session, args: &[String], stdin: Option<String>) -> CommandOutput {
     let args = hoist_global_flags(args);
     let Some(command) = args.first() else {
@@ -300,6 +320,12 @@ fn api_resources(session: &Session, args: &[String]) -> CommandOutput {
         let row =
             vec![d.plural.clone(), d.short_names.join(","), format!("{}/{}", d.group, v.name), namespaced.to_string(), d.kind.clone()];
         rows.push((true, d.group.clone(), row));
+    }
+    // metrics-server's resources, served through the aggregation layer.
+    let metrics = format!("{}/{}", crate::sim::metrics::API_GROUP, crate::sim::metrics::API_VERSION);
+    for (plural, _, kind, namespaced) in crate::sim::metrics::RESOURCES {
+        let row = vec![plural.to_string(), String::new(), metrics.clone(), namespaced.to_string(), kind.to_string()];
+        rows.push((true, crate::sim::metrics::API_GROUP.to_string(), row));
     }
     rows.sort_by(|a, b| (a.0, &a.1, &a.2[0]).cmp(&(b.0, &b.1, &b.2[0])));
     let rows: Vec<Vec<String>> = rows.into_iter().map(|(_, _, r)| r).collect();

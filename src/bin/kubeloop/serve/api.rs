@@ -12,7 +12,9 @@
 
 use super::body::Body;
 use super::discovery;
+use super::fields::{self, managers};
 use super::filter::Filter;
+use super::metrics;
 use super::openapi;
 use super::patch::{self, PatchType};
 use super::proto;
@@ -104,6 +106,8 @@ enum Route {
     Resources(String, String),
     OpenApiV2,
     OpenApiV3(String),
+    /// `metrics.k8s.io/v1beta1`'s resources: what follows the group version.
+    Metrics(Vec<String>),
     /// kubeloop's own: a `sim` verb from outside (`POST /kubeloop/sim`, the line as the body).
     Sim,
     Resource(Target),
@@ -125,6 +129,9 @@ fn route(path: &str) -> Route {
         ["openapi", "v2"] => Route::OpenApiV2,
         ["openapi", "v3", rest @ ..] => Route::OpenApiV3(rest.join("/")),
         ["kubeloop", "sim"] => Route::Sim,
+        ["apis", discovery::METRICS_GROUP, discovery::METRICS_VERSION, rest @ ..] => {
+            Route::Metrics(rest.iter().map(|s| s.to_string()).collect())
+        }
         ["api", "v1", rest @ ..] => resource_route("", "v1", rest),
         ["apis", group, version, rest @ ..] => resource_route(group, version, rest),
         _ => Route::NotFound,
@@ -162,8 +169,11 @@ fn respond(cluster: &mut Cluster, parts: &Parts, body: &[u8]) -> Response<Body> 
     if let Some(target) = super::custom::route(defs, parts.uri.path()) {
         return super::custom::respond(cluster, parts, &query, &target, body);
     }
+    // With a definition established, `/apis` is answered plain (kubectl reads the groups'
+    // resources from each group version then); without one, as it always was.
+    let custom = defs.iter().any(|d| d.established);
     match route(parts.uri.path()) {
-        Route::GroupList if get => {
+        Route::GroupList if get && custom => {
             let mut list = discovery::group_list();
             super::custom::extend_group_list(&mut list, defs);
             json_response(200, &list)
@@ -183,18 +193,59 @@ fn respond_route(cluster: &mut Cluster, parts: &Parts, query: &Query, body: &[u8
     match route {
         Route::Version if get => json_response(200, &discovery::version()),
         Route::Health => Response::new(Body::full("ok")),
+        Route::ApiVersions | Route::GroupList if get && discovery::aggregated_version(header(parts, "accept")).is_some() => {
+            aggregated_discovery(parts)
+        }
         Route::ApiVersions if get => json_response(200, &discovery::api_versions(&cluster.address)),
         Route::GroupList if get => json_response(200, &discovery::group_list()),
+        Route::Metrics(rest) if get => {
+            let rest: Vec<&str> = rest.iter().map(String::as_str).collect();
+            metrics::answer(cluster, &rest, &query, header(parts, "accept"))
+        }
         Route::Group(g) if get => discovery::group(&g).map_or_else(page_not_found, |v| json_response(200, &v)),
         Route::Resources(g, v) if get => discovery::resource_list(&g, &v).map_or_else(page_not_found, |v| json_response(200, &v)),
-        Route::OpenApiV2 if get => openapi::v2(header(parts, "accept")).map_or_else(page_not_found, |v| json_response(200, &v)),
+        Route::OpenApiV2 if get => openapi_v2(header(parts, "accept")),
         Route::OpenApiV3(path) if get => openapi::v3(&path).map_or_else(page_not_found, |v| json_response(200, &v)),
         Route::Sim if parts.method == Method::POST => sim(cluster, body),
-        Route::Resource(target) => resource(cluster, parts, query, &target, body),
+        Route::Resource(target) => {
+            // Whatever this request writes is written by its field manager.
+            let writer = request_writer(parts, query, &target, managers::Operation::Update);
+            cluster.fields.borrow_mut().begin(writer);
+            let response = resource(cluster, parts, query, &target, body);
+            cluster.fields.borrow_mut().end();
+            response
+        }
         Route::UnknownResource => failure(Reason::NotFound, "the server could not find the requested resource"),
         Route::NotFound => page_not_found(),
         _ => method_not_allowed(&parts.method),
     }
+}
+
+/// `/openapi/v2`: in protobuf when the client prefers it (kubectl does), else in JSON.
+fn openapi_v2(accept: &str) -> Response<Body> {
+    let document = openapi::v2();
+    let first = accept.split(',').next().unwrap_or_default().split(';').next().unwrap_or_default().trim();
+    if first != super::openapi_proto::ACCEPT {
+        return json_response(200, &document);
+    }
+    Response::builder()
+        .header("Content-Type", super::openapi_proto::CONTENT_TYPE)
+        .body(Body::full(super::openapi_proto::document(&document)))
+        .unwrap_or_else(|_| Response::new(Body::full("")))
+}
+
+/// `/api` or `/apis` as an `APIGroupDiscoveryList`, in the version the client prefers.
+fn aggregated_discovery(parts: &Parts) -> Response<Body> {
+    let version = discovery::aggregated_version(header(parts, "accept")).unwrap_or("v2");
+    let value = discovery::aggregated(parts.uri.path().trim_end_matches('/') == "/api", version);
+    let mut response = json_response(200, &value);
+    if let Ok(media) = discovery::aggregated_media_type(version).parse() {
+        response.headers_mut().insert("Content-Type", media);
+    }
+    if let Ok(vary) = "Accept".parse() {
+        response.headers_mut().insert("Vary", vary);
+    }
+    response
 }
 
 /// Runs one `sim` line (`sim advance 30s`, `sim stop kube-scheduler` …) as the console would, and
@@ -238,6 +289,10 @@ fn sim(cluster: &mut Cluster, body: &[u8]) -> Response<Body> {
         }
     }
     let out = cluster.session.execute(&line);
+    if !cluster.session.sim().observes_writes() {
+        // `sim seed` started a new simulation: its writes are tracked afresh.
+        cluster.fields = fields::track(cluster.session.sim_mut());
+    }
     cluster.rebase_clock();
     text_response(if out.ok { 200 } else { 400 }, format!("{}{}", out.stdout, out.stderr))
 }
@@ -278,6 +333,7 @@ fn resource(cluster: &mut Cluster, parts: &Parts, query: &Query, target: &Target
         (&Method::GET, Some(name)) => get(cluster, query, target, name, accept),
         (&Method::POST, None) => create(cluster, parts, target, body),
         (&Method::PUT, Some(name)) => update(cluster, parts, target, name, body, false),
+        (&Method::PATCH, Some(name)) if is_apply(parts) => server_side_apply(cluster, parts, query, target, name, body),
         (&Method::PATCH, Some(name)) => patch_object(cluster, parts, target, name, body),
         (&Method::DELETE, Some(name)) => delete(cluster, parts, query, target, name, body),
         (&Method::DELETE, None) => delete_collection(cluster, query, target),
@@ -294,9 +350,12 @@ fn wire(object: &Object) -> Value {
     printers::object_json(object)
 }
 
-/// An object as kube-apiserver writes it in the version the path names.
-pub(crate) fn wire_for(target: &Target, object: &Object) -> Value {
-    as_version(wire(object), &target.api_version)
+/// An object as kube-apiserver writes it in the version the path names, with its
+/// `managedFields`.
+pub(crate) fn wire_for(cluster: &Cluster, target: &Target, object: &Object) -> Value {
+    let mut value = wire(object);
+    cluster.fields.borrow().annotate(object, &mut value);
+    as_version(value, &target.api_version)
 }
 
 /// The stored version's JSON converted to the one asked for (an older version still served).
@@ -317,7 +376,7 @@ fn object_response(code: u16, object: &Object, cluster: &Cluster, target: &Targe
         let t = table::table(object.kind(), &[object], cluster.session.sim().now(), include, &meta);
         return json_text_response(code, t);
     }
-    json_response(code, &wire_for(target, object))
+    json_response(code, &wire_for(cluster, target, object))
 }
 
 fn get(cluster: &mut Cluster, query: &Query, target: &Target, name: &str, accept: &str) -> Response<Body> {
@@ -378,7 +437,7 @@ fn list(cluster: &mut Cluster, query: &Query, target: &Target, accept: &str) -> 
     let items: Vec<Value> = page
         .iter()
         .map(|o| {
-            let mut v = wire_for(target, o);
+            let mut v = wire_for(cluster, target, o);
             if let Some(m) = v.as_object_mut() {
                 m.remove("apiVersion");
                 m.remove("kind");
@@ -436,7 +495,7 @@ fn watch(cluster: &mut Cluster, query: &Query, target: &Target, accept: &str) ->
         // Without a resourceVersion (or asked to), the watch starts with the current state.
         watcher.revision = revision;
         for o in sim.objects(target.kind).filter(|o| watcher.admits(o)) {
-            watcher.send_text("ADDED", &watcher.encode(o, sim.now(), revision));
+            watcher.send_text("ADDED", &watcher.encode(&cluster.fields.borrow(), o, sim.now(), revision));
         }
         if send_initial {
             watcher.initial_events_end(revision);
@@ -495,6 +554,11 @@ struct Decoded {
 
 fn decode(target: &Target, mut value: Value) -> Result<Decoded, Response<Body>> {
     let info = target.kind.info();
+    // managedFields are the field manager's (`fields`), read before decoding, never a model's
+    // field: a client that writes back what it read is not warned about them.
+    if let Some(meta) = value.get_mut("metadata").and_then(Value::as_object_mut) {
+        meta.remove("managedFields");
+    }
     let api_version = value.get("apiVersion").and_then(Value::as_str).unwrap_or_default().to_string();
     let kind = value.get("kind").and_then(Value::as_str).unwrap_or_default().to_string();
     if !value.is_object() {
@@ -544,8 +608,29 @@ fn decode(target: &Target, mut value: Value) -> Result<Decoded, Response<Body>> 
 }
 
 fn submit_write(cluster: &mut Cluster, request: ApiRequest, target: &Target, name: &str, code: u16, warnings: &[String]) -> Response<Body> {
-    let mut response = match cluster.session.sim_mut().submit(request) {
-        Ok(ApiResponse::Object(o)) => json_response(code, &wire_for(target, &o)),
+    submit_then(cluster, request, target, name, code, warnings, |_, _| {})
+}
+
+/// A write, then `settle` with the object as it is if the write succeeded (before the answer is
+/// written, so the answer shows what settling changed).
+fn submit_then(
+    cluster: &mut Cluster,
+    request: ApiRequest,
+    target: &Target,
+    name: &str,
+    code: u16,
+    warnings: &[String],
+    settle: impl FnOnce(&mut fields::Tracker, &Object),
+) -> Response<Body> {
+    let result = cluster.session.sim_mut().submit(request);
+    if let Ok(ApiResponse::Object(o)) = &result {
+        let key = o.key();
+        if let Some(stored) = cluster.session.sim().api().get(&key) {
+            settle(&mut cluster.fields.borrow_mut(), stored);
+        }
+    }
+    let mut response = match result {
+        Ok(ApiResponse::Object(o)) => json_response(code, &wire_for(cluster, target, &o)),
         Ok(_) => success(code),
         Err(e) => return api_error(&e, Some(target.kind), name),
     };
@@ -583,11 +668,42 @@ fn check_name(object: &Object, name: &str) -> Result<(), Response<Body>> {
 }
 
 fn update(cluster: &mut Cluster, parts: &Parts, target: &Target, name: &str, body: &[u8], status: bool) -> Response<Body> {
-    let Decoded { object, warnings } = match read_body(parts, body).and_then(|v| decode(target, v)) {
+    let value = match read_body(parts, body) {
+        Ok(v) => v,
+        Err(r) => return r,
+    };
+    let given = if status { None } else { given_managed_fields(cluster, target, name, &value) };
+    let Decoded { object, warnings } = match decode(target, value) {
         Ok(d) => d,
         Err(r) => return r,
     };
-    write_update(cluster, target, name, object, &warnings, status)
+    write_given(cluster, target, name, object, &warnings, status, given)
+}
+
+/// The `managedFields` a write to the main resource sets, if it sets any (`Tracker::read_given`).
+fn given_managed_fields(cluster: &Cluster, target: &Target, name: &str, written: &Value) -> Option<fields::Given> {
+    let key = ObjectKey::new(target.kind, target.namespace.as_deref().unwrap_or_default(), name);
+    let current = cluster.session.sim().api().get(&key)?;
+    cluster.fields.borrow().read_given(current, written, cluster.session.sim().now())
+}
+
+/// An update that may set the object's `managedFields` too.
+fn write_given(
+    cluster: &mut Cluster,
+    target: &Target,
+    name: &str,
+    object: Object,
+    warnings: &[String],
+    status: bool,
+    given: Option<fields::Given>,
+) -> Response<Body> {
+    let Some(given) = given else { return write_update(cluster, target, name, object, warnings, status) };
+    if let Err(r) = check_name(&object, name) {
+        return r;
+    }
+    cluster.fields.borrow_mut().begin_given(given);
+    // An update that changed no field wrote nothing, yet its managed fields are the client's.
+    submit_then(cluster, ApiRequest::Update(object), target, name, 200, warnings, |t, o| t.settle_given(o))
 }
 
 /// An update (or a status update) of `name` with the decoded object: PUT and PATCH end here.
@@ -610,8 +726,9 @@ pub(crate) fn current(cluster: &mut Cluster, target: &Target, name: &str) -> Res
 }
 
 /// A PATCH body applied to a JSON document.
-pub(crate) fn patched(parts: &Parts, body: &[u8], document: &Value) -> Result<Value, Response<Body>> {
-    // Server-side apply is not served yet: refused as the other unsupported types are.
+pub(crate) fn patched(parts: &Parts, body: &[u8], object: Kind, document: &Value) -> Result<Value, Response<Body>> {
+    // Server-side apply is served on the main resource only (`server_side_apply`); on a
+    // subresource it is refused as the other unsupported types are.
     let Some(kind) = PatchType::from_content_type(header(parts, "content-type")).filter(|k| *k != PatchType::Apply) else {
         return Err(unsupported_media(&[
             "application/json-patch+json",
@@ -620,7 +737,7 @@ pub(crate) fn patched(parts: &Parts, body: &[u8], document: &Value) -> Result<Va
         ]));
     };
     let patch: Value = serde_json::from_slice(body).map_err(|e| failure(Reason::BadRequest, &format!("error decoding patch: {e}")))?;
-    patch::apply(kind, document, &patch).map_err(|e| failure(Reason::BadRequest, &e))
+    patch::apply(kind, object, document, &patch).map_err(|e| failure(Reason::BadRequest, &e))
 }
 
 fn patch_object(cluster: &mut Cluster, parts: &Parts, target: &Target, name: &str, body: &[u8]) -> Response<Body> {
@@ -632,12 +749,112 @@ fn patch_with(cluster: &mut Cluster, parts: &Parts, target: &Target, name: &str,
         Ok(o) => o,
         Err(r) => return r,
     };
-    let result = patched(parts, body, &wire_for(target, &current)).and_then(|v| decode(target, v));
-    let Decoded { object, warnings } = match result {
+    // The document patched has the object's managedFields, which a patch may set.
+    let value = match patched(parts, body, target.kind, &wire_for(cluster, target, &current)) {
+        Ok(v) => v,
+        Err(r) => return r,
+    };
+    let given = if status { None } else { given_managed_fields(cluster, target, name, &value) };
+    let Decoded { object, warnings } = match decode(target, value) {
         Ok(d) => d,
         Err(r) => return r,
     };
-    write_update(cluster, target, name, object, &warnings, status)
+    write_given(cluster, target, name, object, &warnings, status, given)
+}
+
+/// Who a request writes as: its `fieldManager`, or its User-Agent's product name.
+fn request_writer(parts: &Parts, query: &Query, target: &Target, operation: managers::Operation) -> managers::Writer {
+    managers::Writer {
+        manager: fields::manager_of(query.get("fieldManager"), header(parts, "user-agent")),
+        operation,
+        api_version: target.api_version.clone(),
+        subresource: target.subresource.clone().unwrap_or_default(),
+    }
+}
+
+fn is_apply(parts: &Parts) -> bool {
+    PatchType::from_content_type(header(parts, "content-type")) == Some(PatchType::Apply)
+}
+
+/// Server-side apply (`PATCH` with `application/apply-patch+yaml`): the configuration merged into
+/// the live object (or creating it) by its field manager, conflicts refused unless `force`, then
+/// written through the simulated API server like any other write, with the entries the apply
+/// computed.
+fn server_side_apply(cluster: &mut Cluster, parts: &Parts, query: &Query, target: &Target, name: &str, body: &[u8]) -> Response<Body> {
+    if query.get("fieldManager").is_none_or(str::is_empty) {
+        let details = json!({"group": "meta.k8s.io", "kind": "PatchOptions",
+            "causes": [{"reason": "FieldValueRequired", "message": "Required value: is required for apply patch", "field": "fieldManager"}]});
+        let message = "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch";
+        return status::status(422, "Invalid", message, Some(details));
+    }
+    let config = match apply_configuration(target, body) {
+        Ok(v) => v,
+        Err(r) => return r,
+    };
+    let key = ObjectKey::new(target.kind, target.namespace.as_deref().unwrap_or_default(), name);
+    let live = match current(cluster, target, name) {
+        Ok(o) => Some(o),
+        // Absent: the apply creates it.
+        Err(_) if cluster.session.sim().api().get(&key).is_none() => None,
+        Err(r) => return r,
+    };
+    let live_json = live.as_ref().map(|o| as_version(wire(o), &target.api_version));
+    let entries = live.as_ref().map(|o| cluster.fields.borrow().entries(o).to_vec()).unwrap_or_default();
+    let writer = request_writer(parts, query, target, managers::Operation::Apply);
+    let now = cluster.session.sim().now();
+    let (merged, entries) = match managers::apply(target.kind, &entries, live_json.as_ref(), &config, &writer, query.flag("force"), now) {
+        Ok(done) => done,
+        Err(conflicts) => {
+            let (message, causes) = managers::conflict_status(&conflicts);
+            return status::status(409, "Conflict", &message, Some(json!({"causes": causes})));
+        }
+    };
+    let Decoded { object, warnings } = match decode(target, merged) {
+        Ok(d) => d,
+        Err(r) => return r,
+    };
+    if let Err(r) = check_name(&object, name) {
+        return r;
+    }
+    cluster.fields.borrow_mut().begin_apply(writer, entries);
+    // An apply that changed no field writes nothing, yet its ownership may have changed; a
+    // refused one changes nothing.
+    let (request, code) = if live.is_none() { (ApiRequest::Create(object), 201) } else { (ApiRequest::Update(object), 200) };
+    submit_then(cluster, request, target, name, code, &warnings, |t, o| t.settle_apply(o))
+}
+
+/// An apply patch's body (JSON or YAML), checked as kube-apiserver checks one.
+fn apply_configuration(target: &Target, body: &[u8]) -> Result<Value, Response<Body>> {
+    let config: Value = match serde_json::from_slice(body) {
+        Ok(v) => v,
+        Err(_) => {
+            let text = std::str::from_utf8(body).map_err(|_| failure(Reason::BadRequest, "error decoding YAML: invalid UTF-8"))?;
+            let mut docs =
+                kubeloop::command::yaml::documents(text).map_err(|e| failure(Reason::BadRequest, &format!("error decoding YAML: {e}")))?;
+            if docs.len() != 1 {
+                return Err(failure(Reason::BadRequest, "error decoding YAML: expected exactly one YAML document"));
+            }
+            docs.remove(0)
+        }
+    };
+    if !config.is_object() {
+        return Err(failure(Reason::BadRequest, "error decoding YAML: the body is not an object"));
+    }
+    let version = config.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
+    if version != target.api_version {
+        let message =
+            format!("Incorrect version specified in apply patch. Specified patch version: {version}, expected: {}", target.api_version);
+        return Err(failure(Reason::BadRequest, &message));
+    }
+    let kind = config.get("kind").and_then(Value::as_str).unwrap_or_default();
+    if kind != target.kind.info().name {
+        let message = format!("the kind in the data ({kind}) does not match the expected kind ({})", target.kind.info().name);
+        return Err(failure(Reason::BadRequest, &message));
+    }
+    if config.pointer("/metadata/managedFields").is_some_and(|m| !m.is_null()) {
+        return Err(failure(Reason::BadRequest, "metadata.managedFields must be nil"));
+    }
+    Ok(config)
 }
 
 /// `DeleteOptions` from the body and the query.
@@ -712,7 +929,7 @@ fn delete_collection(cluster: &mut Cluster, query: &Query, target: &Target) -> R
             }
             (left, cluster.session.sim().api().etcd.revision())
         };
-    let items: Vec<Value> = items.iter().map(|o| wire_for(target, o)).collect();
+    let items: Vec<Value> = items.iter().map(|o| wire_for(cluster, target, o)).collect();
     json_response(
         200,
         &json!({"kind": format!("{}List", info.name), "apiVersion": info.api_version,
@@ -731,14 +948,7 @@ fn subresource(cluster: &mut Cluster, parts: &Parts, query: &Query, target: &Tar
         (kind, "scale", _) if discovery::has_scale(kind) => super::scale::handle(cluster, parts, target, name, body),
         (Kind::Pod, "binding", &Method::POST) => bind(cluster, parts, target, name, body),
         (Kind::Pod, "eviction", &Method::POST) => evict(cluster, parts, query, target, name, body),
-        (Kind::Pod, "log", &Method::GET) => match current(cluster, target, name) {
-            // No container writes anything the simulation keeps: an honest empty log.
-            Ok(_) => Response::builder()
-                .header("Content-Type", "text/plain")
-                .body(Body::full(""))
-                .unwrap_or_else(|_| Response::new(Body::full(""))),
-            Err(r) => r,
-        },
+        (Kind::Pod, "log", &Method::GET) => super::logs::answer(cluster, query, target, name),
         (Kind::Pod, "exec" | "attach" | "portforward", _) => failure(
             Reason::BadRequest,
             &format!("kubeloop simulates containers and does not run them: pods/{sub} is not available in a simulated cluster"),

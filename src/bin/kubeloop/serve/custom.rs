@@ -388,7 +388,7 @@ fn patch(cluster: &mut Cluster, parts: &Parts, t: &Target, name: &str, body: &[u
         Ok(o) => o,
         Err(r) => return r,
     };
-    match patched(parts, body, &wire(t, &live)).and_then(|v| decode(t, v)) {
+    match patched(parts, body, Kind::CustomObject, &wire(t, &live)).and_then(|v| decode(t, v)) {
         Ok(object) => submit(cluster, t, Some(name), object, how),
         Err(r) => r,
     }
@@ -428,7 +428,7 @@ fn scale(cluster: &mut Cluster, parts: &Parts, t: &Target, name: &str, body: &[u
     let wanted = match parts.method {
         Method::GET => return json_response(200, &view(o)),
         Method::PUT => read_body(parts, body),
-        Method::PATCH => patched(parts, body, &view(o)),
+        Method::PATCH => patched(parts, body, Kind::CustomObject, &view(o)),
         _ => return status::status(405, "MethodNotAllowed", "the server does not allow this method on the requested resource", None),
     };
     let wanted = match wanted {
@@ -493,7 +493,7 @@ fn watch(cluster: &mut Cluster, query: &Query, t: &Target, accept: &str) -> Resp
     if from.is_none() {
         watcher.revision = revision;
         for o in sim.objects(Kind::CustomObject).filter(|o| watcher.admits(o)) {
-            watcher.send_text("ADDED", &watcher.encode(o, sim.now(), revision));
+            watcher.send_text("ADDED", &watcher.encode(&cluster.fields.borrow(), o, sim.now(), revision));
         }
     }
     cluster.watchers.push(watcher);

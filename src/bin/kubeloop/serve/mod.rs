@@ -14,8 +14,12 @@ mod api;
 mod body;
 mod custom;
 mod discovery;
+mod fields;
 mod filter;
+mod logs;
+mod metrics;
 mod openapi;
+mod openapi_proto;
 mod patch;
 mod proto;
 pub mod remote;
@@ -38,6 +42,9 @@ use watch::Watcher;
 /// How often the clock moves the simulation on and the watches hear what changed.
 const TICK: Duration = Duration::from_millis(10);
 
+/// How often the managed fields of deleted objects are forgotten.
+const FIELDS_SWEEP: Duration = Duration::from_secs(10);
+
 /// What `kubeloop serve` was asked for.
 pub struct Config {
     pub address: String,
@@ -52,6 +59,10 @@ pub(crate) struct Cluster {
     address: String,
     watchers: Vec<Watcher>,
     clock: Clock,
+    /// Every object's `managedFields` (`fields.rs`).
+    fields: fields::Fields,
+    /// When the tracker last forgot the objects that are gone.
+    fields_swept: Instant,
 }
 
 /// Simulated time as a function of wall time: `sim_start + (wall - wall_start) × speed`.
@@ -82,7 +93,11 @@ impl Cluster {
         if target > self.session.sim().now() {
             self.advance_to(target, wall);
         }
-        watch::deliver(self.session.sim(), &mut self.watchers, wall);
+        watch::deliver(self.session.sim(), &self.fields.borrow(), &mut self.watchers, wall);
+        if wall.duration_since(self.fields_swept) >= FIELDS_SWEEP {
+            self.fields.borrow_mut().sweep(self.session.sim());
+            self.fields_swept = wall;
+        }
     }
 
     /// Moves the simulation to `target` one simulated instant at a time, the watches hearing each
@@ -92,7 +107,7 @@ impl Cluster {
         loop {
             let next = self.session.sim().next_time().filter(|t| *t < target);
             self.session.advance_to(next.unwrap_or(target));
-            watch::deliver(self.session.sim(), &mut self.watchers, wall);
+            watch::deliver(self.session.sim(), &self.fields.borrow(), &mut self.watchers, wall);
             if next.is_none() {
                 break;
             }
@@ -130,7 +145,11 @@ pub fn serve(session: Session, config: Config) -> Result<(), String> {
     banner.push_str("Ctrl-C stops it.\n");
     say(&banner);
     let now = session.sim().now();
+    let mut session = session;
+    let fields = fields::track(session.sim_mut());
     let cluster = Rc::new(RefCell::new(Cluster {
+        fields,
+        fields_swept: Instant::now(),
         session,
         address: address.to_string(),
         watchers: Vec::new(),

@@ -2,10 +2,13 @@
 //! patch (RFC 7386), JSON patch (RFC 6902) and strategic merge patch.
 //!
 //! The strategic merge here knows the list fields of the built-in kinds that kubectl patches and
-//! their merge keys (containers by name, ports by containerPort …), the `$patch: delete|replace`
+//! their merge keys (containers by name, a container's ports by containerPort, a Service's by port
+//! …: `model::schema`, through `fields::schema`, which server-side apply reads too), the `$patch: delete|replace`
 //! directive and ignores the `$setElementOrder`/`$retainKeys` hints; any other list is replaced,
 //! as strategic merge does for a list without a merge key.
 
+use super::fields::schema;
+use kubeloop::model::Kind;
 use serde_json::{Map, Value};
 
 /// The patch types, by their media type.
@@ -30,17 +33,18 @@ impl PatchType {
 }
 
 /// Applies a patch document to `target`, or says why it cannot (kube-apiserver's 400/422 text).
-pub(crate) fn apply(kind: PatchType, target: &Value, patch: &Value) -> Result<Value, String> {
+pub(crate) fn apply(kind: PatchType, object: Kind, target: &Value, patch: &Value) -> Result<Value, String> {
     match kind {
         PatchType::Merge => Ok(merge(target, patch)),
         PatchType::Strategic => {
             if !patch.is_object() {
                 return Err("unable to find api field in struct  for the json field \"\"".into());
             }
-            Ok(strategic(target, patch, ""))
+            Ok(strategic(object, target, patch, &mut Vec::new()))
         }
         PatchType::Json => json_patch(target, patch),
-        PatchType::Apply => Err("server-side apply is not modelled by kubeloop yet".into()),
+        // Server-side apply is not a patch of the document alone: `fields::managers::apply`.
+        PatchType::Apply => Err("an apply patch needs the object's field managers".into()),
     }
 }
 
@@ -62,24 +66,9 @@ pub(crate) fn merge(target: &Value, patch: &Value) -> Value {
     Value::Object(out)
 }
 
-/// The merge key of the lists the built-in kinds declare one for (`patchMergeKey`), by field name.
-fn merge_key(field: &str) -> Option<&'static str> {
-    Some(match field {
-        "containers" | "initContainers" | "ephemeralContainers" | "env" | "volumes" | "imagePullSecrets" => "name",
-        "volumeMounts" => "mountPath",
-        "volumeDevices" => "devicePath",
-        "ports" => "containerPort",
-        "conditions" => "type",
-        "ownerReferences" => "uid",
-        "hostAliases" => "ip",
-        "topologySpreadConstraints" => "topologyKey",
-        "resourceClaims" => "name",
-        _ => return None,
-    })
-}
-
 /// Strategic merge: as a merge patch, but lists with a merge key merge element by element.
-fn strategic(target: &Value, patch: &Value, field: &str) -> Value {
+/// `path` is the field names from the object's root, which say what a list's merge key is.
+fn strategic(kind: Kind, target: &Value, patch: &Value, path: &mut Vec<String>) -> Value {
     match patch {
         Value::Object(p) => {
             if p.get("$patch").and_then(Value::as_str) == Some("replace") {
@@ -99,20 +88,25 @@ fn strategic(target: &Value, patch: &Value, field: &str) -> Value {
                     out.remove(k);
                     continue;
                 }
-                let merged = strategic(out.get(k).unwrap_or(&Value::Null), v, k);
+                path.push(k.clone());
+                let merged = strategic(kind, out.get(k).unwrap_or(&Value::Null), v, path);
+                path.pop();
                 out.insert(k.clone(), merged);
             }
             Value::Object(out)
         }
-        Value::Array(items) => match (merge_key(field), target) {
-            (Some(key), Value::Array(current)) => merge_list(current, items, key),
-            _ => Value::Array(items.iter().filter(|i| i.get("$patch").is_none()).cloned().collect()),
-        },
+        Value::Array(items) => {
+            let fields: Vec<&str> = path.iter().map(String::as_str).collect();
+            match (schema::patch_merge_key(kind, &fields), target) {
+                (Some(key), Value::Array(current)) => merge_list(kind, current, items, key, path),
+                _ => Value::Array(items.iter().filter(|i| i.get("$patch").is_none()).cloned().collect()),
+            }
+        }
         other => other.clone(),
     }
 }
 
-fn merge_list(current: &[Value], patch: &[Value], key: &str) -> Value {
+fn merge_list(kind: Kind, current: &[Value], patch: &[Value], key: &str, path: &mut Vec<String>) -> Value {
     let mut out: Vec<Value> = current.to_vec();
     for item in patch {
         let id = item.get(key);
@@ -123,8 +117,8 @@ fn merge_list(current: &[Value], patch: &[Value], key: &str) -> Value {
                 out.remove(i);
             }
             (None, true) => {}
-            (Some(i), false) => out[i] = strategic(&out[i], item, ""),
-            (None, false) => out.push(strategic(&Value::Null, item, "")),
+            (Some(i), false) => out[i] = strategic(kind, &out[i], item, path),
+            (None, false) => out.push(strategic(kind, &Value::Null, item, path)),
         }
     }
     Value::Array(out)
@@ -231,9 +225,10 @@ mod tests {
         let t = json!({"spec": {"containers": [{"name": "a", "image": "x:1"}, {"name": "b", "image": "y:1"}]}});
         let p =
             json!({"spec": {"$setElementOrder/containers": [{"name": "a"}, {"name": "b"}], "containers": [{"name": "b", "image": "y:2"}]}});
-        let out = apply(PatchType::Strategic, &t, &p).unwrap();
+        let out = apply(PatchType::Strategic, Kind::Pod, &t, &p).unwrap();
         assert_eq!(out, json!({"spec": {"containers": [{"name": "a", "image": "x:1"}, {"name": "b", "image": "y:2"}]}}));
-        let del = apply(PatchType::Strategic, &t, &json!({"spec": {"containers": [{"name": "a", "$patch": "delete"}]}})).unwrap();
+        let del =
+            apply(PatchType::Strategic, Kind::Pod, &t, &json!({"spec": {"containers": [{"name": "a", "$patch": "delete"}]}})).unwrap();
         assert_eq!(del["spec"]["containers"], json!([{"name": "b", "image": "y:1"}]));
     }
 
@@ -242,12 +237,13 @@ mod tests {
         let t = json!({"spec": {"replicas": 1, "l": [1]}});
         let ok = apply(
             PatchType::Json,
+            Kind::Pod,
             &t,
             &json!([{"op": "replace", "path": "/spec/replicas", "value": 3}, {"op": "add", "path": "/spec/l/-", "value": 2}]),
         );
         assert_eq!(ok.unwrap(), json!({"spec": {"replicas": 3, "l": [1, 2]}}));
-        assert!(apply(PatchType::Json, &t, &json!([{"op": "remove", "path": "/spec/nope"}])).is_err());
-        assert!(apply(PatchType::Json, &t, &json!({"op": "add"})).is_err());
-        assert!(apply(PatchType::Json, &t, &json!([{"op": "test", "path": "/spec/replicas", "value": 2}])).is_err());
+        assert!(apply(PatchType::Json, Kind::Pod, &t, &json!([{"op": "remove", "path": "/spec/nope"}])).is_err());
+        assert!(apply(PatchType::Json, Kind::Pod, &t, &json!({"op": "add"})).is_err());
+        assert!(apply(PatchType::Json, Kind::Pod, &t, &json!([{"op": "test", "path": "/spec/replicas", "value": 2}])).is_err());
     }
 }

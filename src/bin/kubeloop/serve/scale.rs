@@ -22,7 +22,7 @@ pub(crate) fn handle(cluster: &mut Cluster, parts: &Parts, target: &Target, name
     let wanted = match parts.method {
         Method::GET => return json_response(200, &scale),
         Method::PUT => api::read_body(parts, body),
-        Method::PATCH => api::patched(parts, body, &scale),
+        Method::PATCH => api::patched(parts, body, target.kind, &scale),
         _ => return failure(Reason::BadRequest, "the server does not allow this method on the requested resource"),
     };
     let wanted = match wanted {

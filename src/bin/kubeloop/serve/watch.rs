@@ -8,6 +8,7 @@
 //! compaction. An object that enters a watch's selector arrives as ADDED and one that leaves it
 //! as DELETED, as the watch cache sends them.
 
+use super::fields::Tracker;
 use super::filter::Filter;
 use super::status;
 use super::table::{self, Include};
@@ -63,20 +64,25 @@ impl Watcher {
         object.as_custom_object().map(|o| o.resource()) == resource && self.filter.admits(object)
     }
 
-    pub(crate) fn encode(&self, object: &Object, now: Time, revision: u64) -> String {
+    pub(crate) fn encode(&self, fields: &Tracker, object: &Object, now: Time, revision: u64) -> String {
         if let Some((d, version)) = &self.custom {
             let meta = json!({"resourceVersion": revision.to_string()});
             return match self.table {
                 Some(include) => super::custom::table_of(d, version, &[object], now, include, &meta).to_string(),
                 None => {
                     let mut v = printers::object_json(object);
+                    fields.annotate(object, &mut v);
                     v["apiVersion"] = self.api_version.clone().into();
                     v.to_string()
                 }
             };
         }
         match self.table {
-            None => super::api::as_version(printers::object_json(object), &self.api_version).to_string(),
+            None => {
+                let mut value = printers::object_json(object);
+                fields.annotate(object, &mut value);
+                super::api::as_version(value, &self.api_version).to_string()
+            }
             Some(include) => table::table(self.kind, &[object], now, include, &json!({"resourceVersion": revision.to_string()})),
         }
     }
@@ -100,7 +106,7 @@ impl Watcher {
     }
 
     /// Sends what changed since the last look. False when the watch is over.
-    fn catch_up(&mut self, sim: &Sim, wall: Instant) -> bool {
+    fn catch_up(&mut self, sim: &Sim, fields: &Tracker, wall: Instant) -> bool {
         if self.deadline.is_some_and(|d| wall >= d) {
             return false;
         }
@@ -130,7 +136,7 @@ impl Watcher {
             events.push((type_, change.object.clone(), change.revision));
         }
         for (type_, object, revision) in events {
-            if !self.send_text(type_, &self.encode(&object, sim.now(), revision)) {
+            if !self.send_text(type_, &self.encode(fields, &object, sim.now(), revision)) {
                 return false;
             }
         }
@@ -145,10 +151,10 @@ impl Watcher {
 
 /// Brings every open watch up to date, dropping those that ended. A stopped kube-apiserver
 /// (`sim stop kube-apiserver`) ends them all, as its connections close; clients re-list.
-pub(crate) fn deliver(sim: &Sim, watchers: &mut Vec<Watcher>, wall: Instant) {
+pub(crate) fn deliver(sim: &Sim, fields: &Tracker, watchers: &mut Vec<Watcher>, wall: Instant) {
     if sim.control_plane_refusal().is_some_and(|e| e.is_transport()) {
         watchers.clear();
         return;
     }
-    watchers.retain_mut(|w| w.catch_up(sim, wall));
+    watchers.retain_mut(|w| w.catch_up(sim, fields, wall));
 }
