@@ -12,8 +12,8 @@
 
 use super::decode::{invalid_type, Decoded, FromValue};
 use super::meta::ObjectMeta;
-use super::schema::{Describe, Field, Named, Schema, Struct};
 use super::name::Name;
+use super::schema::{Describe, Field, Named, Schema, Struct};
 use super::shared::Shared;
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;

@@ -200,7 +200,7 @@ fn respond_route(cluster: &mut Cluster, parts: &Parts, query: &Query, body: &[u8
         Route::GroupList if get => json_response(200, &discovery::group_list()),
         Route::Metrics(rest) if get => {
             let rest: Vec<&str> = rest.iter().map(String::as_str).collect();
-            metrics::answer(cluster, &rest, &query, header(parts, "accept"))
+            metrics::answer(cluster, &rest, query, header(parts, "accept"))
         }
         Route::Group(g) if get => discovery::group(&g).map_or_else(page_not_found, |v| json_response(200, &v)),
         Route::Resources(g, v) if get => discovery::resource_list(&g, &v).map_or_else(page_not_found, |v| json_response(200, &v)),

@@ -9,6 +9,9 @@
 //! being served when it goes. Every write is an `ApiRequest` through `Sim::submit`, as for the
 //! built-in kinds: the schema, defaults and pruning are the simulated API server's.
 
+// A refusal is carried as the answer itself (`Err(Response)`), as in `api.rs`.
+#![allow(clippy::result_large_err)]
+
 use super::api::{patched, read_body, Query};
 use super::body::Body;
 use super::status::{self, failure, json_response, json_text_response};
