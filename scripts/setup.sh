@@ -112,14 +112,16 @@ kubeloop_setup() {
       setup_die "pip install kubernetes failed"
   fi
 
-  # kopf (needs Python >= 3.11), for tests/kopf_operator.rs, in its own venv under target/.
+  # kopf (needs Python >= 3.11), for tests/kopf_operator.rs, in its own venv under target/, with
+  # the official client the operator files import (the same files run under kubeloop's host).
   local kopf="$KUBELOOP_ROOT/target/kopf-venv" kopf_version="1.45.2"
-  if [[ "$("$kopf/bin/python" -c 'import importlib.metadata as m; print(m.version("kopf"))' 2>/dev/null)" != "$kopf_version" ]]; then
+  local kopf_has="import importlib.metadata as m; print(m.version('kopf'), m.version('kubernetes'))"
+  if [[ "$("$kopf/bin/python" -c "$kopf_has" 2>/dev/null)" != "$kopf_version $client_version" ]]; then
     python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' || setup_die "kopf $kopf_version needs Python >= 3.11"
     python3 -m venv --help >/dev/null 2>&1 && python3 -c 'import ensurepip' 2>/dev/null || setup_apt_install python3-venv
-    setup_say "pip install kopf==$kopf_version into target/kopf-venv"
+    setup_say "pip install kopf==$kopf_version kubernetes==$client_version into target/kopf-venv"
     python3 -m venv "$kopf" >&2 || setup_die "python3 -m venv failed"
-    "$kopf/bin/pip" install --quiet --disable-pip-version-check "kopf==$kopf_version" >&2 ||
+    "$kopf/bin/pip" install --quiet --disable-pip-version-check "kopf==$kopf_version" "kubernetes==$client_version" >&2 ||
       setup_die "pip install kopf failed"
   fi
 

@@ -16,6 +16,7 @@ pub mod kubelet;
 pub mod lesson;
 pub mod model;
 pub mod net;
+pub mod operator;
 pub mod play;
 pub mod proxy;
 pub mod rng;

@@ -451,7 +451,7 @@ fn fault_verbs_reject_bad_input_with_clear_errors_and_change_nothing() {
         ),
         ("sim stop kubelet-node-9", "error: unknown component \"kubelet-node-9\"; known components: etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubelet-node-1, kubelet-node-2, kube-proxy-node-1, kube-proxy-node-2\n"),
         ("sim start kube-scheduler", "error: kube-scheduler is already running\n"),
-        ("sim stop", "error: sim stop takes one component: kube-apiserver, etcd, kube-controller-manager, kube-controller-manager/CONTROLLER, kube-scheduler, kubelet-NODE or kube-proxy-NODE\n"),
+        ("sim stop", "error: sim stop takes one component: kube-apiserver, etcd, kube-controller-manager, kube-controller-manager/CONTROLLER, kube-scheduler, kubelet-NODE, kube-proxy-NODE or operator/NAME\n"),
         ("sim stop kube-controller-manager/nosuch", "error: unknown controller \"nosuch\" in kube-controller-manager; known controllers: deployment-controller, replicaset-controller, garbage-collector-controller, node-lifecycle-controller, taint-eviction-controller, namespace-controller, endpointslice-controller, endpoints-controller, pod-garbage-collector-controller, job-controller, ttl-after-finished-controller, daemonset-controller, disruption-controller, replicationcontroller-controller, horizontal-pod-autoscaler-controller, cronjob-controller, statefulset-controller, persistentvolume-binder-controller, persistentvolumeclaim-protection-controller\n"),
         ("sim start kube-controller-manager/job-controller", "error: kube-controller-manager/job-controller is already running\n"),
         ("sim node fail node-9", "Error from server (NotFound): nodes \"node-9\" not found\n"),

@@ -36,7 +36,12 @@ struct Operator {
 
 impl Operator {
     fn start(kopf: &Path, kubeconfig: &Path, log: PathBuf) -> Operator {
-        let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/label_pods.py");
+        Self::start_file(kopf, kubeconfig, log, "label_pods.py")
+    }
+
+    /// kopf running `tests/python/FILE`.
+    fn start_file(kopf: &Path, kubeconfig: &Path, log: PathBuf, file: &str) -> Operator {
+        let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python").join(file);
         let file = std::fs::File::create(&log).expect("the log file");
         let child = Command::new(kopf)
             .args(["run", "--standalone", "--all-namespaces", "--verbose"])
@@ -167,4 +172,72 @@ fn a_kopf_operator_labels_every_pod_of_the_deployment_and_its_replacement() {
     for pod in &before {
         wait_labelled_event(&server, &mut operator, pod);
     }
+}
+
+/// The `shop` Deployment's replicas, image and owner kind, if it exists.
+fn shop(server: &serve::Server) -> Option<(i64, String, String)> {
+    let (code, body) = server.http("GET", "/apis/apps/v1/namespaces/default/deployments/shop", &[], b"");
+    if code == 404 {
+        return None;
+    }
+    assert_eq!(code, 200, "{body}");
+    let d: Value = serde_json::from_str(&body).unwrap_or_else(|e| panic!("{e}: {body}"));
+    if !d["metadata"]["deletionTimestamp"].is_null() {
+        return None;
+    }
+    let image = d["spec"]["template"]["spec"]["containers"][0]["image"].as_str().unwrap_or_default().to_string();
+    let owner = d["metadata"]["ownerReferences"][0]["kind"].as_str().unwrap_or_default().to_string();
+    Some((d["spec"]["replicas"].as_i64().unwrap_or(-1), image, owner))
+}
+
+/// Waits (bounded, in wall time: kopf's timers run on its own clock) until `shop` is `want`.
+fn wait_shop(server: &serve::Server, operator: &mut Operator, want: (i64, &str)) {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let now = shop(server);
+        if now.as_ref().is_some_and(|(r, i, o)| *r == want.0 && i == want.1 && o == "ConfigMap") {
+            return;
+        }
+        operator.assert_running();
+        assert!(Instant::now() < deadline, "after {PATIENCE:?} the Deployment is {now:?}, not {want:?}; kopf's log:\n{}", operator.log());
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// The operator tests/operators.rs runs through kubeloop's own host, unchanged under real kopf:
+/// a ConfigMap's claim kept as a Deployment, again after the Deployment is deleted by hand and
+/// after kopf is killed while the claim changes and started again.
+#[test]
+fn the_deployment_keeping_operator_runs_unchanged_under_kopf() {
+    let Some(kopf) = kopf() else {
+        assert!(std::env::var_os("CI").is_none(), "CI needs kopf: run scripts/setup.sh or set $KUBELOOP_KOPF");
+        eprintln!("skipped: no kopf (run scripts/setup.sh)");
+        return;
+    };
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("kopf-keep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a directory for the kubeconfig and kopf's log");
+    let kubeconfig = dir.join("kubeconfig");
+    let server = serve::Server::start(&["--seed", "7", "--speed", "0", "--kubeconfig", kubeconfig.to_str().expect("a UTF-8 path")]);
+    server.sim("advance 30s");
+    let site = br#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"shop","labels":{"kubeloop.dev/site":"yes"}},"data":{"image":"nginx:1.14.2","replicas":"2"}}"#;
+    let (code, body) = server.http("POST", "/api/v1/namespaces/default/configmaps", &[("Content-Type", "application/json")], site);
+    assert_eq!(code, 201, "{body}");
+
+    let mut operator = Operator::start_file(&kopf, &kubeconfig, dir.join("kopf-1.log"), "keep_deployment.py");
+    wait_shop(&server, &mut operator, (2, "nginx:1.14.2"));
+
+    let (code, body) = server.http("DELETE", "/apis/apps/v1/namespaces/default/deployments/shop", &[], b"");
+    assert_eq!(code, 200, "{body}");
+    server.sim("advance 1s");
+    wait_shop(&server, &mut operator, (2, "nginx:1.14.2"));
+
+    drop(operator);
+    let change = br#"{"data":{"image":"nginx:1.16.1","replicas":"3"}}"#;
+    let (code, body) =
+        server.http("PATCH", "/api/v1/namespaces/default/configmaps/shop", &[("Content-Type", "application/merge-patch+json")], change);
+    assert_eq!(code, 200, "{body}");
+    server.sim("advance 5s");
+    assert_eq!(shop(&server).map(|(r, i, _)| (r, i)), Some((2, "nginx:1.14.2".to_string())), "nothing acts while kopf is down");
+    let mut operator = Operator::start_file(&kopf, &kubeconfig, dir.join("kopf-2.log"), "keep_deployment.py");
+    wait_shop(&server, &mut operator, (3, "nginx:1.16.1"));
 }

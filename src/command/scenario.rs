@@ -14,6 +14,8 @@
 //!   ...
 //! timeline:                    # commands of the command language, each at its simulated time
 //!   - {at: 30s, run: kubectl set image deployment/web nginx=nginx:1.16.1}
+//! operators: [label_pods.py]   # Python operator files (kopf's shape), relative to this file;
+//!                              # the shell runs them (`kubeloop run --operator` does the same)
 //! ```
 //!
 //! Starting one builds a fresh `Sim` with the seed, adds the nodes (each with its kubelet) and
@@ -54,6 +56,22 @@ pub struct Scenario {
     pub manifests: Vec<Manifest>,
     /// Sorted by time; entries at the same time keep their order in the file.
     pub timeline: Vec<TimelineEntry>,
+    /// Operator files (paths as written, relative to the scenario file): the library cannot
+    /// run Python, so the shell that loaded the scenario starts them (`Sim::add_operator`).
+    pub operators: Vec<String>,
+}
+
+/// `operators:`: a list of file paths.
+fn parse_operators(value: Option<&Value>) -> Result<Vec<String>, String> {
+    match value {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| v.as_str().map(str::to_string).ok_or_else(|| format!("scenario: operators[{i}] must be a file path")))
+            .collect(),
+        Some(_) => Err("scenario: operators must be a list of file paths".into()),
+    }
 }
 
 /// The most nodes a template may create (the scale envelope is 5,000).
@@ -69,6 +87,7 @@ impl Scenario {
             nodes: Vec::new(),
             manifests: Vec::new(),
             timeline: Vec::new(),
+            operators: Vec::new(),
         }
     }
 
@@ -92,8 +111,10 @@ impl Scenario {
             return Err("scenario: expected a mapping at the top level".into());
         };
         for key in map.keys() {
-            if !["name", "description", "seed", "nodes", "manifests", "timeline"].contains(&key.as_str()) {
-                return Err(format!("scenario: unknown field {key:?} (expected name, description, seed, nodes, manifests, timeline)"));
+            if !["name", "description", "seed", "nodes", "manifests", "timeline", "operators"].contains(&key.as_str()) {
+                return Err(format!(
+                    "scenario: unknown field {key:?} (expected name, description, seed, nodes, manifests, timeline, operators)"
+                ));
             }
         }
         let text_field = |k: &str| -> Result<String, String> {
@@ -118,6 +139,7 @@ impl Scenario {
             nodes: parse_nodes(map.get("nodes"))?,
             manifests: parse_manifests(map.get("manifests"))?,
             timeline: parse_timeline(map.get("timeline"))?,
+            operators: parse_operators(map.get("operators"))?,
         })
     }
 

@@ -232,7 +232,7 @@ fn one_name<'a>(usage: &str, rest: &'a [String]) -> Result<&'a str, CommandOutpu
 /// `sim stop|start|restart COMPONENT`.
 fn lifecycle(session: &mut Session, verb: &str, rest: &[String]) -> CommandOutput {
     let usage = format!(
-        "sim {verb} takes one component: kube-apiserver, etcd, kube-controller-manager, kube-controller-manager/CONTROLLER, kube-scheduler, kubelet-NODE or kube-proxy-NODE"
+        "sim {verb} takes one component: kube-apiserver, etcd, kube-controller-manager, kube-controller-manager/CONTROLLER, kube-scheduler, kubelet-NODE, kube-proxy-NODE or operator/NAME"
     );
     let name = match one_name(&usage, rest) {
         Ok(n) => n,

@@ -522,7 +522,7 @@ impl Check {
                     let name = q.required_string("name")?;
                     if ComponentId::parse(&name).is_none_or(|id| id == ComponentId::User) {
                         return Err(format!(
-                            "{}: unknown component {name:?} (expected kube-apiserver, etcd, kube-controller-manager, kube-scheduler, kubelet-NODE or kube-proxy-NODE)",
+                            "{}: unknown component {name:?} (expected kube-apiserver, etcd, kube-controller-manager, kube-scheduler, kubelet-NODE, kube-proxy-NODE or operator/NAME)",
                             q.at("name")
                         ));
                     }
@@ -667,7 +667,7 @@ mod tests {
             (json!({"pods": {"count": "three"}}), "check.pods.count: must be a whole number, got \"three\""),
             (json!({"pods": {"selector": "app in (web"}}), "check.pods.selector: unable to parse requirement: found '', expected: ',', ')'"),
             (json!({"event": {"since-step": true}}), "check.event.reason: is required"),
-            (json!({"component": {"name": "kube-proxy", "state": "stopped"}}), "check.component.name: unknown component \"kube-proxy\" (expected kube-apiserver, etcd, kube-controller-manager, kube-scheduler, kubelet-NODE or kube-proxy-NODE)"),
+            (json!({"component": {"name": "kube-proxy", "state": "stopped"}}), "check.component.name: unknown component \"kube-proxy\" (expected kube-apiserver, etcd, kube-controller-manager, kube-scheduler, kubelet-NODE, kube-proxy-NODE or operator/NAME)"),
             (json!({"endpoints": {"service": "web", "state": "up"}}), "check.endpoints.state: must be one of ready, not ready, terminating, got \"up\""),
             (json!({"endpoints": {"state": "ready"}}), "check.endpoints.service: is required"),
             (json!({"component": {"name": "etcd", "state": "asleep"}}), "check.component.state: must be running or stopped, got \"asleep\""),

@@ -52,6 +52,8 @@ pub enum ComponentId {
     Kubelet(String),
     /// A node's kube-proxy.
     KubeProxy(String),
+    /// An operator the learner wrote (`operator/NAME`).
+    Operator(String),
     /// The person at the keyboard (kubectl).
     User,
 }
@@ -64,6 +66,9 @@ impl ComponentId {
             "kube-controller-manager" => ComponentId::ControllerManager,
             "kube-scheduler" => ComponentId::Scheduler,
             "kubectl" => ComponentId::User,
+            other if other.starts_with(OPERATOR_PREFIX) => {
+                ComponentId::Operator(other.strip_prefix(OPERATOR_PREFIX).filter(|n| !n.is_empty())?.to_string())
+            }
             other if other.starts_with("kube-proxy-") => {
                 ComponentId::KubeProxy(other.strip_prefix("kube-proxy-").filter(|n| !n.is_empty())?.to_string())
             }
@@ -81,10 +86,14 @@ impl fmt::Display for ComponentId {
             ComponentId::Scheduler => f.write_str("kube-scheduler"),
             ComponentId::Kubelet(node) => write!(f, "kubelet-{node}"),
             ComponentId::KubeProxy(node) => write!(f, "kube-proxy-{node}"),
+            ComponentId::Operator(name) => write!(f, "{OPERATOR_PREFIX}{name}"),
             ComponentId::User => f.write_str("kubectl"),
         }
     }
 }
+
+/// How an operator is named among the components: `operator/NAME`.
+pub const OPERATOR_PREFIX: &str = "operator/";
 
 /// kube-apiserver's `--etcd-compaction-interval`.
 pub const ETCD_COMPACTION_INTERVAL: Duration = Duration::mins(5);
@@ -388,6 +397,28 @@ impl Sim {
             }
         };
         self.call_at(index, |c, ctx| c.start(ctx));
+    }
+
+    /// Adds an operator and starts it (natively; the page has no interpreter yet): its informers list and watch, and its handlers see every
+    /// object they watch. Errors (a name taken, code that does not load) change nothing.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn add_operator(&mut self, name: &str, interpreter: Box<dyn crate::operator::Interpreter>) -> Result<(), String> {
+        let id = ComponentId::Operator(name.to_string());
+        if self.has_component(&id) {
+            return Err(format!("{id} already exists"));
+        }
+        let operator = crate::operator::Operator::new(name, interpreter)?;
+        self.add_component(id, operator);
+        Ok(())
+    }
+
+    /// The operators, by name.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn operators(&self) -> impl Iterator<Item = &crate::operator::Operator> {
+        self.by_id.values().filter_map(|&i| match &self.components[i].process {
+            Process::Operator(o) => Some(o.as_ref()),
+            _ => None,
+        })
     }
 
     pub fn has_component(&self, id: &ComponentId) -> bool {

@@ -56,6 +56,7 @@ fn role(id: &ComponentId) -> &'static str {
         ComponentId::Scheduler => "scheduler",
         ComponentId::Kubelet(_) => "kubelet",
         ComponentId::KubeProxy(_) => "kube-proxy",
+        ComponentId::Operator(_) => "operator",
         ComponentId::User => "kubectl",
     }
 }

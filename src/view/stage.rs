@@ -51,6 +51,7 @@ pub fn role_words(role: &str) -> &'static str {
         "scheduler" => "picks a node for every pod that has none, and binds it there",
         "kubelet" => "runs the pods bound to its node and reports their status",
         "kube-proxy" => "programs its node's network for Services",
+        "operator" => "an operator written in Python: kopf's handlers, run when what it watches changes",
         _ => "a loop of its own",
     }
 }

@@ -6,6 +6,7 @@
 //! each prints, for scripts and tests; `kubeloop serve [SCENARIO]` serves the simulation's
 //! Kubernetes API over HTTP for the real kubectl (`serve/`). No argument-parsing crate.
 
+mod operator_host;
 #[cfg(not(target_arch = "wasm32"))]
 mod serve;
 
@@ -48,9 +49,9 @@ use std::process::ExitCode;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const USAGE: &str = "Usage:
-  kubeloop run SCENARIO [--seed N] [--until DURATION] [--trace text|json]
-  kubeloop shell [SCENARIO] [--seed N]
-  kubeloop serve [SCENARIO] [--seed N] [--address HOST:PORT] [--speed X] [--kubeconfig PATH]
+  kubeloop run SCENARIO [--seed N] [--until DURATION] [--trace text|json] [--operator FILE]...
+  kubeloop shell [SCENARIO] [--seed N] [--operator FILE]...
+  kubeloop serve [SCENARIO] [--seed N] [--address HOST:PORT] [--speed X] [--kubeconfig PATH] [--operator FILE]...
   kubeloop sim [--server URL] VERB...
   kubeloop scenarios
   kubeloop --help | --version
@@ -68,6 +69,9 @@ serve  runs the simulation against the wall clock (--speed 1 by default; 0 pause
        one), for the real kubectl: `kubectl -s http://ADDRESS get pods`. --kubeconfig writes a
        kubeconfig whose context `kubeloop` points there. No authentication: another address than
        loopback is served with a warning. Ctrl-C stops it.
+--operator runs a Python operator written with kopf's decorators and the `kubernetes` client
+       (python3 runs it; the scenario file's `operators:` list does the same) as the loop
+       operator/NAME, NAME from the file's name: `sim stop operator/NAME` stops it.
 sim    sends a sim verb (advance 30s, stop kube-scheduler, speed 2, pause, resume …) to a running
        serve at --server (default $KUBELOOP_SERVER, else http://127.0.0.1:6443). Installed as
        kubectl-sim, it is the kubectl plugin `kubectl sim VERB...`.
@@ -125,10 +129,20 @@ struct Options {
     address: Option<String>,
     speed: Option<f64>,
     kubeconfig: Option<String>,
+    operators: Vec<String>,
 }
 
 fn options(args: &[String], allowed: &[&str]) -> Result<Options, String> {
-    let mut o = Options { scenario: None, seed: None, until: None, trace: None, address: None, speed: None, kubeconfig: None };
+    let mut o = Options {
+        scenario: None,
+        seed: None,
+        until: None,
+        trace: None,
+        address: None,
+        speed: None,
+        kubeconfig: None,
+        operators: Vec::new(),
+    };
     let mut i = 0;
     while i < args.len() {
         let arg = &args[i];
@@ -162,6 +176,7 @@ fn options(args: &[String], allowed: &[&str]) -> Result<Options, String> {
                 _ => return Err(format!("invalid --speed {value:?}: must be a number, 0 or more")),
             },
             "kubeconfig" => o.kubeconfig = Some(value),
+            "operator" => o.operators.push(value),
             _ => unreachable!("only allowed flags reach here"),
         }
     }
@@ -187,6 +202,21 @@ fn new_session(scenario: Scenario, seed: Option<u64>) -> Result<Session, String>
     Ok(session)
 }
 
+/// Starts the scenario file's operators (paths relative to the file) and the command line's.
+fn start_operators(session: &mut Session, scenario_path: Option<&str>, from_scenario: &[String], flags: &[String]) -> Result<(), String> {
+    let dir = scenario_path.and_then(|p| std::path::Path::new(p).parent().map(std::path::Path::to_path_buf)).unwrap_or_default();
+    let scenario_files = from_scenario.iter().map(|f| dir.join(f).to_string_lossy().into_owned());
+    for path in scenario_files.chain(flags.iter().cloned()) {
+        operator_host::add(session, &path)?;
+    }
+    Ok(())
+}
+
+/// The scenario's file path when SCENARIO names a file rather than a built-in.
+fn scenario_file(name: &str) -> Option<&str> {
+    Scenario::builtin(name).is_none().then_some(name)
+}
+
 /// Writes to stdout; a closed pipe (`kubeloop run x | head`) ends the program quietly instead
 /// of panicking as `print!` would.
 fn out(text: &str) {
@@ -206,10 +236,16 @@ fn print_output(output: &CommandOutput) {
 }
 
 fn run(args: &[String]) -> Result<ExitCode, String> {
-    let o = options(args, &["seed", "until", "trace"])?;
+    let o = options(args, &["seed", "until", "trace", "operator"])?;
     let name = o.scenario.ok_or("run needs a SCENARIO")?;
     let scenario = load_scenario(&name)?;
+    let operators = scenario.operators.clone();
     let mut session = new_session(scenario, o.seed)?;
+    if let Err(e) = start_operators(&mut session, scenario_file(&name), &operators, &o.operators) {
+        // The file's own error (its traceback), not the usage: the command line was right.
+        err(&format!("error: {e}\n"));
+        return Ok(ExitCode::FAILURE);
+    }
     let json = o.trace.as_deref() == Some("json");
     let tracing = o.trace.is_some();
     if tracing {
@@ -312,12 +348,17 @@ fn remote_sim(args: &[String]) -> ExitCode {
 }
 
 fn serve(args: &[String]) -> Result<ExitCode, String> {
-    let o = options(args, &["seed", "address", "speed", "kubeconfig"])?;
-    let scenario = match o.scenario {
-        Some(name) => load_scenario(&name)?,
+    let o = options(args, &["seed", "address", "speed", "kubeconfig", "operator"])?;
+    let scenario = match &o.scenario {
+        Some(name) => load_scenario(name)?,
         None => Scenario::builtin("default").ok_or("the default scenario is missing")?,
     };
-    let session = new_session(scenario, o.seed)?;
+    let operators = scenario.operators.clone();
+    let mut session = new_session(scenario, o.seed)?;
+    if let Err(e) = start_operators(&mut session, o.scenario.as_deref().and_then(scenario_file), &operators, &o.operators) {
+        err(&format!("error: {e}\n"));
+        return Ok(ExitCode::FAILURE);
+    }
     let config = serve::Config {
         address: o.address.unwrap_or_else(|| "127.0.0.1:6443".into()),
         speed: o.speed.unwrap_or(1.0),
@@ -328,12 +369,17 @@ fn serve(args: &[String]) -> Result<ExitCode, String> {
 }
 
 fn shell(args: &[String]) -> Result<ExitCode, String> {
-    let o = options(args, &["seed"])?;
-    let scenario = match o.scenario {
-        Some(name) => load_scenario(&name)?,
+    let o = options(args, &["seed", "operator"])?;
+    let scenario = match &o.scenario {
+        Some(name) => load_scenario(name)?,
         None => Scenario::builtin("default").ok_or("the default scenario is missing")?,
     };
+    let operators = scenario.operators.clone();
     let mut session = new_session(scenario, o.seed)?;
+    if let Err(e) = start_operators(&mut session, o.scenario.as_deref().and_then(scenario_file), &operators, &o.operators) {
+        err(&format!("error: {e}\n"));
+        return Ok(ExitCode::FAILURE);
+    }
     let interactive = std::io::stdin().is_terminal();
     let mut status = ExitCode::SUCCESS;
     let mut buffer = String::new();

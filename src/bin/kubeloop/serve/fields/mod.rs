@@ -280,6 +280,9 @@ fn component_writer(client: &ComponentId, kind: Kind, verb: WriteVerb) -> Writer
         ComponentId::KubeProxy(_) => "kube-proxy",
         ComponentId::ApiServer | ComponentId::Etcd => "kube-apiserver",
         ComponentId::User => "kubectl",
+        // kopf's own writes (its User-Agent is `kopf/VERSION`); a handler's requests through the
+        // official client would name `OpenAPI-Generator`, which this one name does not tell apart.
+        ComponentId::Operator(_) => "kopf",
     };
     let subresource = if verb == WriteVerb::UpdateStatus { "status" } else { "" };
     Writer {

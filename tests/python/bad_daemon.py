@@ -1,0 +1,5 @@
+import kopf
+
+@kopf.daemon("pods")
+def d(**_):
+    pass

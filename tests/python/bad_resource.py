@@ -1,0 +1,5 @@
+import kopf
+
+@kopf.on.create("example.com", "v1", "websites")
+def f(**_):
+    pass

@@ -1,0 +1,5 @@
+import kopf
+
+@kopf.on.create("pods")
+def broken(**_)
+    pass
