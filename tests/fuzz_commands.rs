@@ -430,7 +430,7 @@ fn mutated_manifests_load_or_fail_cleanly_and_never_half_apply() {
         let base = bases[rng.below(bases.len() as u64) as usize].clone();
         let text = if rng.chance(0.2) { format!("{base}---\n{}", mutate_yaml(&mut rng, &base)) } else { mutate_yaml(&mut rng, &base) };
         // The loader alone: decoded objects survive a round trip through JSON.
-        match apply::load(&[("m.yaml".to_string(), text.clone())]) {
+        match apply::load(&[("m.yaml".to_string(), text.clone())], &Default::default()) {
             Ok(manifests) => {
                 loaded += 1;
                 for m in manifests {

@@ -67,6 +67,8 @@ pub struct WatchRegistry {
     /// (With an outside client's namespace and field selector: one map for both, so that the
     /// page, whose watches have none, carries no second map's code.)
     labels: FastMap<WatchId, (Option<LabelSelector>, Narrowing)>,
+    /// The custom resource a watch of custom objects is narrowed to (checked like labels).
+    resources: FastMap<WatchId, crate::model::Name>,
     /// Unfiltered watches per kind.
     all: BTreeMap<Kind, Vec<WatchId>>,
     /// Filtered watches, looked up by the field value a change carries (by kind, then by the
@@ -105,9 +107,15 @@ impl WatchRegistry {
         id
     }
 
+    /// Narrows an open watch of custom objects to one resource (a definition's name).
+    pub fn narrow_to_resource(&mut self, id: WatchId, resource: crate::model::Name) {
+        self.resources.insert(id, resource);
+    }
+
     pub fn close(&mut self, id: WatchId) {
         let Some((kind, filter)) = self.specs.remove(&id) else { return };
         self.labels.remove(&id);
+        self.resources.remove(&id);
         let list = match filter {
             FieldFilter::All => self.all.get_mut(&kind),
             FieldFilter::NodeName(node) => self.by_node.get_mut(&kind).and_then(|m| m.get_mut(&node)),
@@ -165,6 +173,11 @@ impl WatchRegistry {
             ));
         for &id in candidates {
             let Some((_, filter)) = self.specs.get(&id) else { continue };
+            if let Some(resource) = self.resources.get(&id) {
+                if change.object.as_custom_object().is_none_or(|o| o.resource() != resource.as_str()) {
+                    continue;
+                }
+            }
             let selected = self.labels.get(&id);
             let member = |o: &Object| {
                 filter.matches(o)

@@ -276,7 +276,7 @@ fn parse_manifests(v: Option<&Value>) -> Result<Vec<Manifest>, String> {
         }
         Some(_) => return Err("scenario: manifests must be multi-document YAML text or a list of objects".into()),
     };
-    apply::load(&[("scenario manifests".to_string(), text)]).map_err(|e| format!("scenario: {e}"))
+    apply::load(&[("scenario manifests".to_string(), text)], &Default::default()).map_err(|e| format!("scenario: {e}"))
 }
 
 fn parse_timeline(v: Option<&Value>) -> Result<Vec<TimelineEntry>, String> {

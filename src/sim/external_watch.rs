@@ -13,7 +13,7 @@
 
 use super::{ComponentId, Sim};
 use crate::api::{ApiError, ApiResponse, FieldFilter, Narrowing, WatchEvent, WatchId, WatchRequest};
-use crate::model::{Duration, FieldSelector, Kind, LabelSelector, Time};
+use crate::model::{Duration, FieldSelector, Kind, LabelSelector, Name, Time};
 use crate::rng::Rng;
 use crate::vec_map::VecMap;
 use std::collections::VecDeque;
@@ -30,6 +30,8 @@ pub struct ExternalWatch {
     pub namespace: Option<String>,
     pub labels: Option<LabelSelector>,
     pub fields: FieldSelector,
+    /// For `Kind::CustomObject`: the custom resource watched (empty: every one).
+    pub resource: Name,
     /// Every change after this revision is delivered.
     pub resource_version: u64,
 }
@@ -37,7 +39,7 @@ pub struct ExternalWatch {
 impl ExternalWatch {
     /// Every object of `kind`, from `resource_version`.
     pub fn new(kind: Kind, resource_version: u64) -> Self {
-        ExternalWatch { kind, namespace: None, labels: None, fields: FieldSelector::default(), resource_version }
+        ExternalWatch { kind, namespace: None, labels: None, fields: FieldSelector::default(), resource: Name::default(), resource_version }
     }
 }
 
@@ -125,7 +127,13 @@ impl Sim {
             let floor = self.external.relist_below;
             return Err(ApiError::gone(format!("too old resource version: {} ({floor})", request.resource_version)));
         }
-        let watch = WatchRequest { kind, field: FieldFilter::All, resource_version: request.resource_version, labels: request.labels };
+        let watch = WatchRequest {
+            kind,
+            resource: request.resource,
+            field: FieldFilter::All,
+            resource_version: request.resource_version,
+            labels: request.labels,
+        };
         let handled = self.api.watch_narrowed(watch, Narrowing { namespace: request.namespace, fields: request.fields });
         let id = match handled.result? {
             ApiResponse::Watching(id) => id,

@@ -486,7 +486,7 @@ mod tests {
     }
 
     fn watch(kind: Kind) -> ApiRequest {
-        ApiRequest::Watch(WatchRequest { kind, field: FieldFilter::All, resource_version: 0, labels: None })
+        ApiRequest::Watch(WatchRequest { kind, resource: Default::default(), field: FieldFilter::All, resource_version: 0, labels: None })
     }
 
     #[test]

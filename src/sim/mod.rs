@@ -607,6 +607,24 @@ impl Sim {
 
     /// The etcd hop of a write (if it wrote) and the notifications it fans out.
     fn after_write(&mut self, at: Time, revision: Option<u64>, written: Option<&Object>, notifications: Vec<(WatchId, WatchEvent)>) {
+        let definition_written = revision.is_some() && written.is_some_and(|o| o.kind() == crate::model::Kind::CustomResourceDefinition);
+        self.record_write(at, revision, written, notifications);
+        if definition_written {
+            self.announce_discovery();
+        }
+    }
+
+    /// Every running component hears that discovery shows a CustomResourceDefinition.
+    #[inline(never)]
+    fn announce_discovery(&mut self) {
+        for index in 0..self.components.len() {
+            if self.is_running_at(index) {
+                self.call_at(index, |c, ctx| c.handle_discovery(ctx));
+            }
+        }
+    }
+
+    fn record_write(&mut self, at: Time, revision: Option<u64>, written: Option<&Object>, notifications: Vec<(WatchId, WatchEvent)>) {
         if let Some(rev) = revision {
             let commit = at + Duration(self.jitter(self.latencies.etcd_write.0));
             let object: &dyn std::fmt::Display = match written {
@@ -1034,9 +1052,14 @@ fn push_decimal(out: &mut String, n: u64) {
     out.extend(trace::decimal_digits(n, &mut digits).iter().map(|&d| char::from(d)));
 }
 
-/// Appends `kind/namespace/name` (`kind/name` without a namespace), as `ObjectKey` prints.
+/// Appends `kind/namespace/name` (`kind/name` without a namespace), as `ObjectKey` prints (a
+/// custom object's resource stands for its kind).
 fn push_key(out: &mut String, kind: crate::model::Kind, namespace: &str, name: &str) {
-    out.push_str(kind.lower());
+    push_key_in(out, kind, "", namespace, name)
+}
+
+fn push_key_in(out: &mut String, kind: crate::model::Kind, resource: &str, namespace: &str, name: &str) {
+    out.push_str(if resource.is_empty() { kind.lower() } else { resource });
     out.push('/');
     if !namespace.is_empty() {
         out.push_str(namespace);
@@ -1048,7 +1071,8 @@ fn push_key(out: &mut String, kind: crate::model::Kind, namespace: &str, name: &
 /// Appends an object's key, as `Object::key_ref` prints it.
 fn push_object_key(out: &mut String, object: &Object) {
     let (kind, meta) = (object.kind(), object.meta());
-    push_key(out, kind, if kind.namespaced() { &meta.namespace } else { "" }, &meta.name);
+    let resource = object.as_custom_object().map_or("", |o| o.resource());
+    push_key_in(out, kind, resource, if kind.namespaced() { &meta.namespace } else { "" }, &meta.name);
 }
 
 /// Appends what a request is about, as `ApiRequest::target_ref` prints it.
@@ -1061,14 +1085,14 @@ fn push_target(out: &mut String, request: &ApiRequest) {
         }
         ApiRequest::Create(o) | ApiRequest::Update(o) | ApiRequest::UpdateStatus(o) | ApiRequest::Finalize(o) => push_object_key(out, o),
         ApiRequest::DeleteCollection { kind, namespace } => {
-            out.push_str(kind.plural());
+            out.push_str(kind.plural_of(""));
             out.push('/');
             out.push_str(namespace);
         }
-        ApiRequest::Delete(d) | ApiRequest::Evict(d) => push_key(out, d.key.kind, &d.key.namespace, &d.key.name),
-        ApiRequest::Bind { pod: k, .. } | ApiRequest::Get(k) => push_key(out, k.kind, &k.namespace, &k.name),
-        ApiRequest::List(l) => out.push_str(l.kind.map(|k| k.plural()).unwrap_or_default()),
-        ApiRequest::Watch(w) => out.push_str(w.kind.plural()),
+        ApiRequest::Delete(d) | ApiRequest::Evict(d) => push_key_in(out, d.key.kind, &d.key.resource, &d.key.namespace, &d.key.name),
+        ApiRequest::Bind { pod: k, .. } | ApiRequest::Get(k) => push_key_in(out, k.kind, &k.resource, &k.namespace, &k.name),
+        ApiRequest::List(l) => out.push_str(l.kind.map(|k| k.plural_of(&l.resource)).unwrap_or_default()),
+        ApiRequest::Watch(w) => out.push_str(w.kind.plural_of(&w.resource)),
         ApiRequest::PodMetrics { namespace, .. } => {
             out.push_str("pods.metrics.k8s.io/");
             out.push_str(namespace);
@@ -1103,9 +1127,27 @@ mod tests {
             ApiRequest::Evict(DeleteRequest::new(ObjectKey::new(Kind::Pod, "kube-system", "dns"))),
             ApiRequest::Bind { pod: ObjectKey::new(Kind::Pod, "default", "web-2"), node: "node-1".into() },
             ApiRequest::Get(ObjectKey::new(Kind::Node, "", "node-1")),
-            ApiRequest::List(ListRequest { kind: Some(Kind::ReplicaSet), namespace: None, field: FieldFilter::All, labels: None }),
-            ApiRequest::List(ListRequest { kind: None, namespace: None, field: FieldFilter::All, labels: None }),
-            ApiRequest::Watch(WatchRequest { kind: Kind::Lease, field: FieldFilter::All, resource_version: 3, labels: None }),
+            ApiRequest::List(ListRequest {
+                kind: Some(Kind::ReplicaSet),
+                resource: Default::default(),
+                namespace: None,
+                field: FieldFilter::All,
+                labels: None,
+            }),
+            ApiRequest::List(ListRequest {
+                kind: None,
+                resource: Default::default(),
+                namespace: None,
+                field: FieldFilter::All,
+                labels: None,
+            }),
+            ApiRequest::Watch(WatchRequest {
+                kind: Kind::Lease,
+                resource: Default::default(),
+                field: FieldFilter::All,
+                resource_version: 3,
+                labels: None,
+            }),
         ];
         for request in &requests {
             let mut text = String::new();

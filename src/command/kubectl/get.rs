@@ -103,7 +103,16 @@ pub fn run(session: &mut Session, args: &[String]) -> CommandOutput {
     }
     let selection = match resources::select(&positional) {
         Ok(s) => s,
-        Err(e) => return CommandOutput::err(e),
+        Err(e) => {
+            // Not a built-in type: a resource a CustomResourceDefinition serves, if discovery has it.
+            let typed = &positional[0];
+            if !typed.contains('/') && !typed.contains(',') {
+                if let Some(d) = session.sim().api().definitions().resolve(typed).cloned() {
+                    return super::custom::get(session, &d, &positional[1..], &f);
+                }
+            }
+            return CommandOutput::err(e);
+        }
     };
     let format = match Format::parse(f.str("output"), &f) {
         Ok(v) => v,
@@ -189,7 +198,21 @@ pub fn run(session: &mut Session, args: &[String]) -> CommandOutput {
             _ => printer.print(&objects, now, single),
         };
     }
-    let nothing = objects.is_empty() && out.ok;
+    let asks_all = positional.first().is_some_and(|p| p.split(',').any(|t| t.eq_ignore_ascii_case("all")));
+    let mut custom_found = false;
+    if asks_all && !watch && matches!(selection, Selection::Kinds(_)) {
+        // The resources CustomResourceDefinitions put in the `all` category, after the built-in
+        // ones (discovery lists their groups last).
+        let extra = super::custom::in_category(session, "all", query.namespace.as_deref(), query.labels.as_ref(), &format, now);
+        custom_found = !extra.is_empty();
+        for section in extra {
+            if !printed.is_empty() && matches!(format, Format::Table { .. }) {
+                printed.push('\n');
+            }
+            printed.push_str(&section);
+        }
+    }
+    let nothing = objects.is_empty() && out.ok && !custom_found;
     if nothing && !watch && matches!(format, Format::Table { .. } | Format::Name) && !f.bool("ignore-not-found") {
         // kubectl names the namespace only when a kind asked for is namespaced.
         let cluster_scoped = kinds.iter().all(|k| !k.namespaced());

@@ -12,6 +12,7 @@
 
 mod api;
 mod body;
+mod custom;
 mod discovery;
 mod fields;
 mod filter;

@@ -46,6 +46,9 @@ pub(crate) struct Watcher {
     /// When the client's `timeoutSeconds` ends it.
     pub(crate) deadline: Option<Instant>,
     pub(crate) next_bookmark: Instant,
+    /// For a custom resource's watch: its definition and the version it was opened at (which
+    /// objects, and the Table's printer columns).
+    pub(crate) custom: Option<(std::rc::Rc<kubeloop::api::crd::Definition>, String)>,
 }
 
 impl Watcher {
@@ -61,7 +64,25 @@ impl Watcher {
     }
 
     /// An object as this watch carries it, as JSON text: the object, or a one-row Table.
+    /// Whether an object is one this watch covers (its resource, namespace and labels).
+    pub(crate) fn admits(&self, object: &Object) -> bool {
+        let resource = self.custom.as_ref().map(|(d, _)| d.name.as_str());
+        object.as_custom_object().map(|o| o.resource()) == resource && self.filter.admits(object)
+    }
+
     pub(crate) fn encode(&self, fields: &Tracker, object: &Object, now: Time, revision: u64) -> String {
+        if let Some((d, version)) = &self.custom {
+            let meta = json!({"resourceVersion": revision.to_string()});
+            return match self.table {
+                Some(include) => super::custom::table_of(d, version, &[object], now, include, &meta).to_string(),
+                None => {
+                    let mut v = printers::object_json(object);
+                    fields.annotate(object, &mut v);
+                    v["apiVersion"] = self.api_version.clone().into();
+                    v.to_string()
+                }
+            };
+        }
         match self.table {
             None => {
                 let mut value = printers::object_json(object);
@@ -97,6 +118,7 @@ impl Watcher {
             namespace: filter.namespace,
             labels: filter.labels,
             fields: filter.fields,
+            resource: self.custom.as_ref().map(|(d, _)| d.name.clone()).unwrap_or_default(),
             ..ExternalWatch::new(self.kind, revision)
         }
     }
@@ -236,6 +258,7 @@ mod tests {
             bookmarks: false,
             deadline: None,
             next_bookmark: now,
+            custom: None,
         }
     }
 
