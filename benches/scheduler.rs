@@ -58,7 +58,7 @@ impl Bench {
         for effect in ctx.into_effects() {
             match effect {
                 Effect::Request { id, request } => self.serve(id, *request),
-                Effect::CloseWatch(w) => self.api.watches.close(w),
+                Effect::CloseWatch(w) => self.api.close_watch(w),
                 // The scheduler never programs a node's routing table.
                 Effect::ProgramRules(_) | Effect::AwaitSharedChange => {}
             }

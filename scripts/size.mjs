@@ -117,10 +117,26 @@ import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
  * with the old list. After merging main (operators, schemas) and re-recording: 755.4 KB in all,
  * the first load 440.0 KB, with the attached page's words cut to fit. The attachment's code is reached from the first load's functions only
  * through play::out_of_line, so wasm-opt cannot inline it there.
+ *
+ * Issue 31 (branch h31-crd): 738 -> 771 KB, and the first load 440 -> 442 KB, for
+ * CustomResourceDefinitions, measured on the release page build against 731.8 KB (first load
+ * 434.8) before: 782.8 KB (first load 444.0) with the regex-lite crate for schema patterns; 770.3
+ * (441.6) with a small matcher of our own instead (src/api/crd/pattern.rs, -12.5 KB) and the
+ * custom-resource paths kept out of line; 769.8 (441.0) merged with main. What it buys: the
+ * definition kind and its validation, structural schemas (validation with kube-openapi's
+ * messages, defaulting, pruning), custom objects as one more kind keyed by resource
+ * (ObjectKey::resource: every key compares and hashes a third name, which is most of the first
+ * load's growth), the console's apply/get/delete/scale of custom resources, the garbage
+ * collector and HPA following them. Measured with the keep list (www/split-keep.txt) of before
+ * the change, which names some renamed functions no more: re-record it, then lower these again.
+ *
+ * Merged (h30-page with h31-crd): 771 -> 790 KB, the sum of the two measured raises (771 for the
+ * custom resources, +19 for the attached stage, whose 18.7 KB is all in the lazy module); to be
+ * measured again on the merged build with the keep list re-recorded.
  */
-const CEILING_BROTLI_BYTES = 756 * 1024;
+const CEILING_BROTLI_BYTES = 790 * 1024;
 /** The first load's ceiling, brotli: FIRST_LOAD's files. */
-const FIRST_LOAD_CEILING_BROTLI_BYTES = 440 * 1024;
+const FIRST_LOAD_CEILING_BROTLI_BYTES = 442 * 1024;
 /** What the page needs before it comes alive: the glue and the primary module. */
 const FIRST_LOAD = ['kubeloop-web.js', 'kubeloop-web_bg.wasm'];
 

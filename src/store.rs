@@ -109,10 +109,31 @@ impl Etcd {
 
     /// Every object of a kind, in key order; `namespace` narrows it when given.
     pub fn list<'a>(&'a self, kind: Kind, namespace: Option<&'a str>) -> impl Iterator<Item = &'a Rc<Object>> + 'a {
-        let start = ObjectKey { kind, namespace: namespace.unwrap_or("").into(), name: Default::default() };
+        self.list_in(kind, None, namespace)
+    }
+
+    /// `list`, narrowed to one custom resource's objects when `resource` is given (a
+    /// CustomResourceDefinition's name). Without one, the custom objects of every resource,
+    /// whose namespaces interleave, so the namespace is filtered rather than ranged over.
+    pub fn list_in<'a>(
+        &'a self,
+        kind: Kind,
+        resource: Option<&'a str>,
+        namespace: Option<&'a str>,
+    ) -> impl Iterator<Item = &'a Rc<Object>> + 'a {
+        let interleaved = kind == Kind::CustomObject && resource.is_none();
+        let start = ObjectKey {
+            kind,
+            resource: resource.unwrap_or("").into(),
+            namespace: if interleaved { Default::default() } else { namespace.unwrap_or("").into() },
+            name: Default::default(),
+        };
         self.objects
             .range_from(&start)
-            .take_while(move |(k, _)| k.kind == kind && namespace.is_none_or(|ns| k.namespace == ns))
+            .take_while(move |(k, _)| {
+                k.kind == kind && resource.is_none_or(|r| k.resource == r) && (interleaved || namespace.is_none_or(|ns| k.namespace == ns))
+            })
+            .filter(move |(k, _)| namespace.is_none_or(|ns| k.namespace == ns))
             .map(|(_, v)| v)
     }
 

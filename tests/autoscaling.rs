@@ -7,7 +7,7 @@ use kubeloop::model::*;
 
 fn session() -> Session {
     let mut s = Session::new(Scenario::builtin("default").unwrap(), Some(3)).unwrap();
-    s.sim_mut().check_every_step = true;
+    s.sim_mut().check_invariants_every_step();
     let deployment = "kubectl create deployment php-apache --image=registry.k8s.io/hpa-example --replicas=1";
     assert!(s.execute(deployment).ok);
     assert!(set_request(&mut s), "the pods request 200m of CPU, as the walkthrough's do");
@@ -99,7 +99,7 @@ fn within_ten_percent_of_the_target_nothing_changes() {
 #[test]
 fn an_autoscaling_v1_manifest_is_stored_as_v2_and_scales_the_same() {
     let mut s = Session::new(Scenario::builtin("default").unwrap(), Some(3)).unwrap();
-    s.sim_mut().check_every_step = true;
+    s.sim_mut().check_invariants_every_step();
     assert!(s.execute("kubectl create deployment php-apache --image=registry.k8s.io/hpa-example --replicas=1").ok);
     assert!(set_request(&mut s));
     let v1 = "apiVersion: autoscaling/v1\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: php-apache\nspec:\n  scaleTargetRef:\n    apiVersion: apps/v1\n    kind: Deployment\n    name: php-apache\n  minReplicas: 1\n  maxReplicas: 10\n  targetCPUUtilizationPercentage: 50\n";

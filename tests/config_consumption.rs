@@ -15,7 +15,7 @@ fn object(yaml: &str) -> Object {
 /// A one-node cluster with `yaml` created.
 fn run(yaml: &str) -> Sim {
     let mut sim = Sim::new(5);
-    sim.check_every_step = true;
+    sim.check_invariants_every_step();
     sim.add_node(NodeConfig::new("node-1")).unwrap();
     sim.settle(Duration::secs(30)).unwrap();
     sim.submit(ApiRequest::Create(object(yaml))).unwrap();

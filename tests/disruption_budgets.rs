@@ -13,7 +13,7 @@ fn object(yaml: &str) -> Object {
 /// Two nodes and a Deployment `web` of `replicas` Ready pods.
 fn with_web(replicas: i32) -> Sim {
     let mut sim = Sim::new(5);
-    sim.check_every_step = true;
+    sim.check_invariants_every_step();
     for i in 1..=2 {
         sim.add_node(NodeConfig::new(&format!("node-{i}"))).unwrap();
     }

@@ -16,7 +16,7 @@ const SEED: u64 = 11;
 
 fn cluster_with_web(replicas: i32) -> Sim {
     let mut sim = Sim::new(SEED);
-    sim.check_every_step = true;
+    sim.check_invariants_every_step();
     for i in 1..=2 {
         sim.add_node(NodeConfig::new(&format!("node-{i}"))).expect("node added");
     }
@@ -119,7 +119,7 @@ fn with_dropped_watch_events_the_level_scenario_heals_and_the_edge_one_never_doe
     let run = |name: &str| {
         let scenario = Scenario::builtin(name).unwrap_or_else(|| panic!("built-in scenario {name}"));
         let mut s = Session::new(scenario, None).expect("starts");
-        s.sim_mut().check_every_step = true;
+        s.sim_mut().check_invariants_every_step();
         s.advance(Duration::secs(9));
         let before = active_web_pods(s.sim()).iter().filter(|p| p.is_ready()).count();
         assert_eq!(before, 3, "{name}: the claim is met before anything goes wrong");

@@ -381,11 +381,11 @@ fn draw_action(rng: &mut Rng, sim: &Sim) -> String {
 
 /// Plays one line and updates what is declared by what succeeded.
 fn play(s: &mut Session, line: &str, declared: &mut Declared, snapshot: &mut Option<Declared>) {
-    let revision = s.sim().api().etcd.revision();
+    let revision = s.sim().api().revision();
     let out = s.execute(line);
     if !out.ok {
         if line.starts_with("sim ") {
-            assert_eq!(s.sim().api().etcd.revision(), revision, "a failed {line:?} changed etcd: {}", out.stderr);
+            assert_eq!(s.sim().api().revision(), revision, "a failed {line:?} changed etcd: {}", out.stderr);
         }
         return;
     }
@@ -502,7 +502,7 @@ fn converged(sim: &Sim, declared: Declared, drawn: Drawn) -> Result<(), String> 
 /// One seed: the schedule, the healing, the convergence. Returns how long convergence took.
 fn run_seed(seed: u64) -> Result<Duration, String> {
     let mut s = Session::new(Scenario::builtin("default").ok_or("no default scenario")?, Some(seed))?;
-    s.sim_mut().check_every_step = true;
+    s.sim_mut().check_invariants_every_step();
     let created = s.execute(DAEMON_SET);
     if !created.ok {
         return Err(format!("the DaemonSet was refused: {}", created.stderr));

@@ -10,7 +10,7 @@ use kubeloop::sim::{ComponentId, Machine, NodeFault, Sim};
 
 fn session(seed: u64) -> Session {
     let mut s = Session::new(Scenario::builtin("default").expect("default scenario"), Some(seed)).expect("starts");
-    s.sim_mut().check_every_step = true;
+    s.sim_mut().check_invariants_every_step();
     s.settle(Duration::mins(2)).expect("the scenario settles");
     assert_eq!(running_pods(s.sim()).len(), 3);
     s
@@ -212,10 +212,10 @@ fn a_stopped_etcd_fails_requests_with_etcds_timeout_and_everything_resumes_when_
     assert_eq!(out.stderr, "Error from server: etcdserver: request timed out\n");
     assert!(run(&mut s, "kubectl version").stdout.contains("Server Version: v1.32.0"), "the API server itself still answers");
     let renewed = lease_renewed_at(s.sim(), "node-2");
-    let revision = s.sim().api().etcd.revision();
+    let revision = s.sim().api().revision();
     s.advance(Duration::mins(1));
     assert_eq!(lease_renewed_at(s.sim(), "node-2"), renewed);
-    assert_eq!(s.sim().api().etcd.revision(), revision, "nothing was written");
+    assert_eq!(s.sim().api().revision(), revision, "nothing was written");
     let status = run(&mut s, "sim status").stdout;
     assert!(status.lines().any(|l| l.starts_with("etcd ") && l.contains("Stopped")), "{status}");
 
@@ -254,9 +254,9 @@ fn a_snapshot_restored_after_a_wipe_brings_the_claims_back_and_the_cluster_conve
     assert!(out.stdout.starts_with("snapshot saved at revision "), "{}", out.stdout);
     run(&mut s, "sim etcd wipe");
     s.advance(Duration::secs(10));
-    let revision = s.sim().api().etcd.revision();
+    let revision = s.sim().api().revision();
     assert!(run(&mut s, "sim etcd restore").stdout.starts_with("etcd restored from the snapshot of revision "));
-    assert!(s.sim().api().etcd.revision() > revision, "the revision only goes up");
+    assert!(s.sim().api().revision() > revision, "the revision only goes up");
     assert_eq!(s.sim().objects(Kind::Deployment).count(), 1);
     s.advance(Duration::mins(1));
     assert_eq!(running_pods(s.sim()).len(), 3);
@@ -443,7 +443,7 @@ fn a_crashing_container_goes_into_crash_loop_back_off_10s_20s_40s_with_back_off_
 #[test]
 fn fault_verbs_reject_bad_input_with_clear_errors_and_change_nothing() {
     let mut s = session(14);
-    let rev = s.sim().api().etcd.revision();
+    let rev = s.sim().api().revision();
     for (line, want) in [
         (
             "sim stop kube-proxy",
@@ -475,7 +475,7 @@ fn fault_verbs_reject_bad_input_with_clear_errors_and_change_nothing() {
     let out = s.execute(&format!("sim crash {pod} --after soon"));
     assert!(out.stderr.starts_with("error: invalid argument \"soon\" for \"--after\" flag: invalid duration"), "{}", out.stderr);
     assert!(!s.sim().has_faults());
-    assert_eq!(s.sim().api().etcd.revision(), rev);
+    assert_eq!(s.sim().api().revision(), rev);
     assert!(run(&mut s, "sim status").stdout.lines().all(|l| !l.contains("Stopped")));
 }
 

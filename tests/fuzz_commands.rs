@@ -270,7 +270,7 @@ fn too_long(line: &str) -> bool {
 }
 
 fn check(session: &mut Session, line: &str, context: &str) -> CommandOutput {
-    let revision = session.sim().api().etcd.revision();
+    let revision = session.sim().api().revision();
     let now = session.sim().now();
     let out = session.execute(line);
     let _ = session.take_stream();
@@ -283,7 +283,7 @@ fn check(session: &mut Session, line: &str, context: &str) -> CommandOutput {
             out.stderr
         );
         if out.stdout.is_empty() {
-            assert_eq!(session.sim().api().etcd.revision(), revision, "{context}: {line:?} failed but changed the store: {}", out.stderr);
+            assert_eq!(session.sim().api().revision(), revision, "{context}: {line:?} failed but changed the store: {}", out.stderr);
             assert_eq!(session.sim().now(), now, "{context}: {line:?} failed but moved the clock: {}", out.stderr);
         }
     }
@@ -430,7 +430,7 @@ fn mutated_manifests_load_or_fail_cleanly_and_never_half_apply() {
         let base = bases[rng.below(bases.len() as u64) as usize].clone();
         let text = if rng.chance(0.2) { format!("{base}---\n{}", mutate_yaml(&mut rng, &base)) } else { mutate_yaml(&mut rng, &base) };
         // The loader alone: decoded objects survive a round trip through JSON.
-        match apply::load(&[("m.yaml".to_string(), text.clone())]) {
+        match apply::load(&[("m.yaml".to_string(), text.clone())], &Default::default()) {
             Ok(manifests) => {
                 loaded += 1;
                 for m in manifests {

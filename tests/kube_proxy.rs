@@ -26,7 +26,7 @@ fn object(yaml: &str) -> Object {
 /// Service `web` in front of it, settled.
 fn session() -> Session {
     let mut s = Session::new(Scenario::builtin("default").expect("default scenario"), Some(3)).expect("starts");
-    s.sim_mut().check_every_step = true;
+    s.sim_mut().check_invariants_every_step();
     s.sim_mut().submit(ApiRequest::Create(object(SVC))).unwrap();
     s.sim_mut().settle(Duration::mins(2)).unwrap();
     s
@@ -315,7 +315,7 @@ fn property_running_kube_proxies_converge_to_the_ready_endpoints_and_never_route
     // Each seed with private watches, as at teaching scale, and with shared ones, as past it.
     for (seed, shared) in (1..=6u64).flat_map(|seed| [(seed, false), (seed, true)]) {
         let mut s = Session::new(Scenario::builtin("default").expect("default scenario"), Some(seed)).expect("starts");
-        s.sim_mut().check_every_step = true;
+        s.sim_mut().check_invariants_every_step();
         if shared {
             share_watches(s.sim_mut());
         }

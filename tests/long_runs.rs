@@ -12,8 +12,8 @@ const PERIOD: Duration = Duration::mins(5);
 
 /// What etcd holds: every object, and the Events among them.
 fn counts(session: &Session) -> (usize, usize) {
-    let etcd = &session.sim().api().etcd;
-    (etcd.len(), etcd.count(Kind::Event))
+    let api = session.sim().api();
+    (api.key_count(), api.count(Kind::Event))
 }
 
 #[test]

@@ -8,7 +8,7 @@ use kubeloop::sim::{ComponentId, NodeConfig, Sim};
 
 fn cluster(nodes: usize) -> Sim {
     let mut sim = Sim::new(7);
-    sim.check_every_step = true;
+    sim.check_invariants_every_step();
     for i in 1..=nodes {
         sim.add_node(NodeConfig::new(&format!("node-{i}"))).expect("node added");
     }

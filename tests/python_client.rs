@@ -1,5 +1,6 @@
 //! The official Python `kubernetes` client against `kubeloop serve`: list, watch (and a watch that
-//! outlives a compaction, ends with 410 and re-lists), create, patch, delete and the scale
+//! outlives a compaction, ends with 410 and re-lists, and one `sim watch sever` ends, whose
+//! re-watch is 410 and which re-lists), create, patch, delete and the scale
 //! subresource, every answer decoded into the client's typed models (`tests/python/client.py`).
 //! Needs a Python with the client: `$KUBELOOP_PYTHON`, or the venv `scripts/setup.sh` installs
 //! into `target/py-venv`; skipped without one, except in CI, where it fails.

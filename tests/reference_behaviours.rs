@@ -20,7 +20,7 @@ fn object(yaml: &str) -> Object {
 
 fn cluster(nodes: usize) -> Sim {
     let mut sim = Sim::new(5);
-    sim.check_every_step = true;
+    sim.check_invariants_every_step();
     for i in 1..=nodes {
         sim.add_node(NodeConfig::new(&format!("node-{i}"))).unwrap();
     }
@@ -266,7 +266,7 @@ fn a_crashed_container_shows_crash_loop_back_off_on_the_sync_its_exit_brings() {
     // the pod worker's retry 10–15 s later, with the exit in lastState and the restarts counted.
     let scenario = kubeloop::command::scenario::Scenario::builtin("default").unwrap();
     let mut session = kubeloop::command::Session::new(scenario, None).unwrap();
-    session.sim_mut().check_every_step = true;
+    session.sim_mut().check_invariants_every_step();
     session.settle(Duration::mins(1)).unwrap();
     session.add_file(
         "crash.yaml",
@@ -389,7 +389,7 @@ fn events_expire_one_hour_after_their_last_write() {
     assert_eq!(gone_at.len(), written.len() - 1, "every Event but the renewed one is gone: {gone_at:?}");
     assert!(exists(&sim, &renewed), "the repeat renewed {renewed} for another hour");
     // A watcher hears the expiry as any deletion: DELETED in etcd's change log.
-    let history = sim.api().etcd.changes_since(sim.api().etcd.compacted_revision()).unwrap();
+    let history = sim.api().changes_since(sim.api().compacted_revision()).unwrap();
     let deleted = history.filter(|c| c.object.kind() == Kind::Event && c.type_ == kubeloop::store::ChangeType::Deleted).count();
     assert_eq!(deleted, written.len() - 1);
     sim.run_until(renewed_at + Duration::mins(60));
@@ -1294,7 +1294,7 @@ fn a_pod_killed_while_its_kubelet_creates_it_stays_terminating_until_it_is_gone(
     // ContainerCreating again, and never more than 3 pods that count for the Deployment.
     let scenario = kubeloop::command::scenario::Scenario::builtin("default").unwrap();
     let mut session = kubeloop::command::Session::new(scenario, None).unwrap();
-    session.sim_mut().check_every_step = true;
+    session.sim_mut().check_invariants_every_step();
     session.set_blocking(false);
     session.advance_to(Time(400));
     let rows = pod_rows(&mut session);

@@ -10,7 +10,7 @@ const RC: &str = "apiVersion: v1\nkind: ReplicationController\nmetadata: {name: 
 
 fn cluster() -> Sim {
     let mut sim = Sim::new(3);
-    sim.check_every_step = true;
+    sim.check_invariants_every_step();
     sim.add_node(NodeConfig::new("node-1")).unwrap();
     sim
 }

@@ -222,11 +222,16 @@ fn a_watch_hears_a_write_and_a_compacted_revision_is_gone() {
     let (code, text) =
         server.http("POST", "/api/v1/namespaces/default/pods", &[("Content-Type", "application/json")], pod.to_string().as_bytes());
     assert_eq!(code, 201, "{text}");
+    // The notification travels with the simulation's watch latency, as a component's does: on a
+    // paused server it arrives once simulated time moves.
+    server.sim("advance 1s");
     let (code, body) = watching.join().unwrap();
     assert_eq!(code, 200);
     let events: Vec<Value> = body.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    assert_eq!(events.len(), 1, "{body}");
+    // Created, then scheduled and started within the second.
+    assert!(events.len() > 1 && events.iter().all(|e| e["object"]["metadata"]["name"] == "watched"), "{body}");
     assert_eq!((events[0]["type"].as_str(), events[0]["object"]["metadata"]["name"].as_str()), (Some("ADDED"), Some("watched")));
+    assert!(events[1..].iter().all(|e| e["type"] == "MODIFIED"), "{body}");
     // etcd compacts every 5 minutes to the revision of the previous pass: 11 minutes on, the
     // revision the watch started from is gone.
     server.sim("advance 11m");
@@ -515,4 +520,78 @@ fn a_stopped_kube_apiserver_ends_watches_and_refuses() {
     assert_eq!(code, 503, "{text}");
     server.sim("start kube-apiserver");
     assert_eq!(server.http("GET", "/api/v1/pods", &[], b"").0, 200);
+}
+
+fn configmap(server: &Server, name: &str) {
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}});
+    let (code, text) =
+        server.http("POST", "/api/v1/namespaces/default/configmaps", &[("Content-Type", "application/json")], cm.to_string().as_bytes());
+    assert_eq!(code, 201, "{text}");
+}
+
+/// A watch of ConfigMaps from `rv` on another connection, for `seconds` of wall time: the names
+/// it heard, and whether it ended before its timeout.
+fn watch_configmaps(server: &Server, rv: &str, seconds: u64) -> std::thread::JoinHandle<(Vec<String>, bool)> {
+    let (address, rv) = (server.address.clone(), rv.to_string());
+    std::thread::spawn(move || {
+        let began = std::time::Instant::now();
+        let path = format!("/api/v1/namespaces/default/configmaps?watch=1&resourceVersion={rv}&timeoutSeconds={seconds}");
+        let (code, body) = Server::connect(&address).http("GET", &path, &[], b"");
+        assert_eq!(code, 200, "{body}");
+        let names = body
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap()["object"]["metadata"]["name"].as_str().unwrap_or("").to_string());
+        (names.collect(), began.elapsed() < std::time::Duration::from_secs(seconds))
+    })
+}
+
+/// `sim watch drop` and `sim watch delay` reach an HTTP watch as they reach every component's: a
+/// dropped notification never arrives, a delayed one not before its delay is over.
+#[test]
+fn watch_faults_reach_http_watchers_as_components_watches() {
+    let server = paused();
+    let rv = revision(&server);
+    let watching = watch_configmaps(&server, &rv, 20);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    server.sim("watch drop 100");
+    configmap(&server, "dropped");
+    server.sim("advance 1s");
+    assert!(server.sim("status").contains("watch events dropped so far: "), "counted with the components' losses");
+    server.sim("watch drop 0");
+    configmap(&server, "kept");
+    server.sim("advance 1s");
+    server.sim("watch delay 5s");
+    configmap(&server, "delayed");
+    server.sim("advance 4s");
+    // The watch ends with "delayed" still on its way.
+    server.sim("watch sever");
+    assert_eq!(watching.join().unwrap(), (vec!["kept".to_string()], true));
+}
+
+/// `sim watch sever` ends an HTTP watch as it ends a component's, and the client's re-watch from
+/// the revision it had reached is 410 Gone, so that it re-lists.
+#[test]
+fn a_severed_http_watch_ends_and_its_rewatch_is_gone() {
+    let server = paused();
+    let rv = revision(&server);
+    let watching = watch_configmaps(&server, &rv, 20);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    configmap(&server, "seen");
+    server.sim("advance 1s");
+    let reached = revision(&server);
+    configmap(&server, "later");
+    assert!(server.sim("watch sever").starts_with("severed "));
+    let (heard, ended_early) = watching.join().unwrap();
+    assert_eq!((heard, ended_early), (vec!["seen".to_string()], true), "severed before 'later' arrived, well before its timeout");
+    let (code, body) = server.http("GET", &format!("/api/v1/namespaces/default/configmaps?watch=1&resourceVersion={reached}"), &[], b"");
+    assert_eq!(code, 200);
+    let event: Value = serde_json::from_str(body.lines().next().unwrap_or_default()).unwrap();
+    assert_eq!((event["type"].as_str(), event["object"]["code"].as_u64()), (Some("ERROR"), Some(410)), "{body}");
+    // The re-list's revision is served.
+    let relisted = revision(&server);
+    let watching = watch_configmaps(&server, &relisted, 2);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    configmap(&server, "after");
+    server.sim("advance 1s");
+    assert_eq!(watching.join().unwrap().0, ["after"]);
 }

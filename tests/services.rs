@@ -17,7 +17,7 @@ const SVC: &str =
 
 fn cluster() -> Sim {
     let mut sim = Sim::new(5);
-    sim.check_every_step = true;
+    sim.check_invariants_every_step();
     for i in 1..=2 {
         sim.add_node(NodeConfig::new(&format!("node-{i}"))).unwrap();
     }

@@ -15,7 +15,7 @@ fn replica_set(replicas: i32) -> Object {
 /// A cluster with its control plane and two nodes.
 fn cluster(seed: u64) -> Sim {
     let mut sim = Sim::new(seed);
-    sim.check_every_step = true;
+    sim.check_invariants_every_step();
     for name in ["node-1", "node-2"] {
         sim.add_node(NodeConfig::new(name)).unwrap();
     }
@@ -94,7 +94,7 @@ fn on_every_seed_the_default_scenario_converges() {
     use kubeloop::command::{Scenario, Session};
     for seed in 0..64 {
         let mut s = Session::new(Scenario::builtin("default").expect("default scenario"), Some(seed)).expect("starts");
-        s.sim_mut().check_every_step = true;
+        s.sim_mut().check_invariants_every_step();
         let settled = s.settle(Duration::mins(2));
         assert!(settled.is_ok(), "seed {seed} never settled");
         let running = pods(s.sim()).iter().filter(|p| p.phase().as_str() == "Running" && p.is_ready()).count();

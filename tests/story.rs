@@ -116,7 +116,7 @@ impl Player {
     }
 
     fn pod_status(&self, name: &str) -> Option<String> {
-        let pod = self.session.sim().api().etcd.get(&ObjectKey::new(Kind::Pod, "default", name))?;
+        let pod = self.session.sim().api().get(&ObjectKey::new(Kind::Pod, "default", name))?;
         Some(kubeloop::command::printers::pod_status(pod.as_pod()?))
     }
 
@@ -148,7 +148,7 @@ fn index_of(p: &Player, component: &str) -> usize {
 fn after_a_kill_the_replicaset_controller_scheduler_and_kubelet_speak_in_that_order() {
     let (p, _, victim, replacement) = kill();
     assert_eq!(p.shown[0].caption.text, format!("kubectl: delete pod {}", story::short_name(&victim)));
-    let node = p.session.sim().api().etcd.get(&ObjectKey::new(Kind::Pod, "default", &replacement)).unwrap();
+    let node = p.session.sim().api().get(&ObjectKey::new(Kind::Pod, "default", &replacement)).unwrap();
     let node = node.as_pod().unwrap().spec.node_name.clone().unwrap();
     let rs = index_of(&p, "kube-controller-manager/replicaset-controller");
     let scheduler = index_of(&p, "kube-scheduler");
@@ -202,7 +202,7 @@ fn the_kill_chain_takes_eight_beats_each_held_to_be_read_and_well_under_30_secon
 }
 
 fn node(p: &Player, pod: &str) -> String {
-    let pod = p.session.sim().api().etcd.get(&ObjectKey::new(Kind::Pod, "default", pod)).unwrap();
+    let pod = p.session.sim().api().get(&ObjectKey::new(Kind::Pod, "default", pod)).unwrap();
     pod.as_pod().unwrap().spec.node_name.clone().unwrap()
 }
 

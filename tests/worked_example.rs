@@ -23,7 +23,7 @@ spec:
 
 fn cluster(seed: u64) -> Sim {
     let mut sim = Sim::new(seed);
-    sim.check_every_step = true;
+    sim.check_invariants_every_step();
     for n in ["node-1", "node-2"] {
         sim.add_node(NodeConfig::new(n)).unwrap();
     }

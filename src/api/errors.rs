@@ -48,6 +48,9 @@ pub enum Reason {
     Conflict,
     Invalid,
     BadRequest,
+    /// 405: a verb the resource does not allow now (creating objects of a terminating
+    /// CustomResourceDefinition).
+    MethodNotAllowed,
     Gone,
     ServiceUnavailable,
     /// 429: the eviction API refusing what would break a PodDisruptionBudget.
@@ -71,6 +74,7 @@ impl Reason {
             Reason::AlreadyExists | Reason::Conflict => 409,
             Reason::Invalid => 422,
             Reason::BadRequest => 400,
+            Reason::MethodNotAllowed => 405,
             Reason::Gone => 410,
             Reason::ServiceUnavailable => 503,
             Reason::TooManyRequests => 429,
@@ -89,6 +93,7 @@ impl Reason {
             Reason::Conflict => "Conflict",
             Reason::Invalid => "Invalid",
             Reason::BadRequest => "BadRequest",
+            Reason::MethodNotAllowed => "MethodNotAllowed",
             Reason::Gone => "Gone",
             Reason::ServiceUnavailable => "ServiceUnavailable",
             Reason::TooManyRequests => "TooManyRequests",
@@ -114,24 +119,38 @@ impl ApiError {
         ApiError { reason, message: message.into(), causes: Vec::new() }
     }
     pub fn not_found(kind: Kind, name: &str) -> Self {
-        Self::new(Reason::NotFound, format!("{} {name:?} not found", kind.qualified_plural()))
+        Self::not_found_named(&kind.qualified_plural(), name)
+    }
+    /// NotFound for a resource named by its plural and group (`crontabs.stable.example.com`),
+    /// as custom resources are.
+    pub fn not_found_named(resource: &str, name: &str) -> Self {
+        Self::new(Reason::NotFound, format!("{resource} {name:?} not found"))
     }
     pub fn already_exists(kind: Kind, name: &str) -> Self {
-        Self::new(Reason::AlreadyExists, format!("{} {name:?} already exists", kind.qualified_plural()))
+        Self::already_exists_named(&kind.qualified_plural(), name)
+    }
+    pub fn already_exists_named(resource: &str, name: &str) -> Self {
+        Self::new(Reason::AlreadyExists, format!("{resource} {name:?} already exists"))
     }
     pub fn conflict(kind: Kind, name: &str) -> Self {
+        Self::conflict_named(&kind.qualified_plural(), name)
+    }
+    pub fn conflict_named(resource: &str, name: &str) -> Self {
         Self::new(
             Reason::Conflict,
             format!(
-                "Operation cannot be fulfilled on {} {name:?}: the object has been modified; please apply your changes to the latest version and try again",
-                kind.qualified_plural()
+                "Operation cannot be fulfilled on {resource} {name:?}: the object has been modified; please apply your changes to the latest version and try again"
             ),
         )
     }
     pub fn invalid(kind: Kind, name: &str, causes: Vec<FieldError>) -> Self {
+        Self::invalid_named(&kind.qualified_kind(), name, causes)
+    }
+    /// Invalid for a kind named with its group (`CronTab.stable.example.com`).
+    pub fn invalid_named(kind: &str, name: &str, causes: Vec<FieldError>) -> Self {
         let list: Vec<String> = causes.iter().map(ToString::to_string).collect();
         let joined = if list.len() == 1 { list[0].clone() } else { format!("[{}]", list.join(", ")) };
-        ApiError { reason: Reason::Invalid, message: format!("{} {name:?} is invalid: {joined}", kind.qualified_kind()), causes }
+        ApiError { reason: Reason::Invalid, message: format!("{kind} {name:?} is invalid: {joined}"), causes }
     }
     /// `NewForbidden`: `KIND "NAME" is forbidden: WHY`.
     pub fn forbidden(kind: Kind, name: &str, why: &str) -> Self {

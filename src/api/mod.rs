@@ -5,6 +5,7 @@
 //! change. It decides nothing about workloads. It is synchronous and knows no latencies: the
 //! simulation decides when a request arrives and when each notification is delivered.
 
+pub mod crd;
 pub mod cronjob;
 pub mod defaults;
 pub mod errors;
@@ -19,7 +20,7 @@ pub mod watch;
 
 pub use errors::{ApiError, FieldError, Reason};
 pub use eviction::VIOLATES_BUDGET;
-pub use watch::{FieldFilter, WatchEvent, WatchId, WatchRegistry};
+pub use watch::{FieldFilter, Narrowing, WatchEvent, WatchId, WatchRegistry};
 
 use crate::model::*;
 use crate::rng::Rng;
@@ -81,6 +82,9 @@ impl DeleteRequest {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ListRequest {
     pub kind: Option<Kind>,
+    /// For `Kind::CustomObject`: one custom resource's objects (its definition's name); empty
+    /// for all of them, and for every built-in kind.
+    pub resource: Name,
     pub namespace: Option<String>,
     pub field: FieldFilter,
     pub labels: Option<LabelSelector>,
@@ -95,6 +99,8 @@ impl ListRequest {
 #[derive(Clone, Debug, PartialEq)]
 pub struct WatchRequest {
     pub kind: Kind,
+    /// For `Kind::CustomObject`: the custom resource watched (empty: every one).
+    pub resource: Name,
     pub field: FieldFilter,
     /// Deliver every change after this revision (the list's `resourceVersion`).
     pub resource_version: u64,
@@ -150,10 +156,10 @@ impl std::fmt::Display for Target<'_> {
             }
             ApiRequest::Delete(d) | ApiRequest::Evict(d) => write!(f, "{}", d.key),
             ApiRequest::Bind { pod, .. } => write!(f, "{pod}"),
-            ApiRequest::DeleteCollection { kind, namespace } => write!(f, "{}/{namespace}", kind.plural()),
+            ApiRequest::DeleteCollection { kind, namespace } => write!(f, "{}/{namespace}", kind.plural_of("")),
             ApiRequest::Get(k) => write!(f, "{k}"),
-            ApiRequest::List(l) => f.write_str(l.kind.map(|k| k.plural()).unwrap_or_default()),
-            ApiRequest::Watch(w) => f.write_str(w.kind.plural()),
+            ApiRequest::List(l) => f.write_str(l.kind.map(|k| k.plural_of(&l.resource)).unwrap_or_default()),
+            ApiRequest::Watch(w) => f.write_str(w.kind.plural_of(&w.resource)),
             ApiRequest::PodMetrics { namespace, .. } => write!(f, "pods.metrics.k8s.io/{namespace}"),
         }
     }
@@ -194,8 +200,11 @@ pub struct Handled {
 
 #[derive(Debug, Default)]
 pub struct ApiServer {
-    pub etcd: Etcd,
-    pub watches: WatchRegistry,
+    /// etcd itself. Only the simulation reaches it directly (compaction, snapshots, faults);
+    /// everyone else reads through the methods below, as a client reads through kube-apiserver.
+    pub(crate) etcd: Etcd,
+    /// The open watches. Only the simulation opens, mutes and closes them directly.
+    pub(crate) watches: WatchRegistry,
     /// Pods by `spec.nodeName`, for kubelets' filtered lists (the watch cache's index). A node's
     /// keys are in no order (a bind only pushes one); a list, rare next to binds, sorts them.
     pods_by_node: FastMap<String, Vec<ObjectKey>>,
@@ -206,6 +215,8 @@ pub struct ApiServer {
     event_leases: lease_manager::LeaseManager,
     /// The ClusterIPs and NodePorts the stored Services hold.
     services: service::Allocations,
+    /// The stored CustomResourceDefinitions, read (`crd::Definitions`).
+    definitions: crd::Definitions,
 }
 
 impl ApiServer {
@@ -220,6 +231,49 @@ impl ApiServer {
 
     pub fn get(&self, key: &ObjectKey) -> Option<&Rc<Object>> {
         self.etcd.get(key)
+    }
+
+    /// The objects of `kind` (in `namespace`, or all), in key order, without copying them: a
+    /// list's `items`, for readers that filter as they go.
+    pub fn items<'a>(&'a self, kind: Kind, namespace: Option<&'a str>) -> impl Iterator<Item = &'a Rc<Object>> + 'a {
+        self.etcd.list(kind, namespace)
+    }
+
+    /// How many objects of `kind` are stored.
+    pub fn count(&self, kind: Kind) -> usize {
+        self.etcd.count(kind)
+    }
+
+    /// How many keys etcd holds, of every kind.
+    pub fn key_count(&self) -> usize {
+        self.etcd.len()
+    }
+
+    /// etcd's current revision: a list's `resourceVersion`.
+    pub fn revision(&self) -> u64 {
+        self.etcd.revision()
+    }
+
+    /// The revision etcd has compacted up to: a watch from before it is 410 Gone.
+    pub fn compacted_revision(&self) -> u64 {
+        self.etcd.compacted_revision()
+    }
+
+    /// etcd's changes after `revision`, oldest first (what a watch from that revision would
+    /// hear), or `Compacted` when that history is gone.
+    pub fn changes_since(&self, revision: u64) -> Result<impl Iterator<Item = &Change>, StoreError> {
+        self.etcd.changes_since(revision)
+    }
+
+    /// Whether the watch `id` is still open (a component's watch ends when the server or a
+    /// fault closes it).
+    pub fn is_watch_open(&self, id: WatchId) -> bool {
+        self.watches.is_open(id)
+    }
+
+    /// A client stops watching: `id` hears nothing more.
+    pub fn close_watch(&mut self, id: WatchId) {
+        self.watches.close(id);
     }
 
     /// What kube-apiserver's bootstrap controller does on its first start: the `kubernetes`
@@ -247,6 +301,18 @@ impl ApiServer {
     /// Serves one request at `now`.
     pub fn handle(&mut self, now: Time, rng: &mut Rng, request: ApiRequest) -> Handled {
         let outcome = match request {
+            ApiRequest::Create(Object::CustomObject(o)) => self.create_custom(now, rng, o),
+            ApiRequest::Update(Object::CustomObject(o)) => self.update_custom(o, false),
+            ApiRequest::UpdateStatus(Object::CustomObject(o)) => self.update_custom(o, true),
+            ApiRequest::Create(Object::CustomResourceDefinition(crd)) => self.create_definition(now, rng, crd),
+            ApiRequest::Update(Object::CustomResourceDefinition(crd)) => self.update_definition(now, crd, false),
+            ApiRequest::UpdateStatus(Object::CustomResourceDefinition(crd)) => self.update_definition(now, crd, true),
+            ApiRequest::Delete(d) if d.key.kind == Kind::CustomResourceDefinition => {
+                return match self.delete_definition(now, d) {
+                    Ok(changes) => self.committed_all(changes),
+                    Err(e) => Handled { result: Err(e), notifications: Vec::new(), revision: None },
+                };
+            }
             ApiRequest::Create(o) => self.create(now, rng, o),
             ApiRequest::Update(o) => self.update(now, rng, o, false),
             ApiRequest::UpdateStatus(o) => self.update(now, rng, o, true),
@@ -256,7 +322,12 @@ impl ApiServer {
             ApiRequest::Finalize(o) => self.finalize(o),
             ApiRequest::DeleteCollection { kind, namespace } => return self.delete_collection(now, kind, &namespace),
             ApiRequest::Get(key) => {
-                let r = self.etcd.get(&key).cloned().map(ApiResponse::Object).ok_or_else(|| ApiError::not_found(key.kind, &key.name));
+                let r = self
+                    .etcd
+                    .get(&key)
+                    .cloned()
+                    .map(ApiResponse::Object)
+                    .ok_or_else(|| ApiError::not_found_named(&key.qualified_plural(), &key.name));
                 return Handled { result: r, notifications: Vec::new(), revision: None };
             }
             ApiRequest::List(l) => {
@@ -278,10 +349,44 @@ impl ApiServer {
     }
 
     /// A change etcd committed: indexed, and fanned out to the watches that must hear of it.
+    /// The last object of a terminating CustomResourceDefinition gone, the definition goes too.
     fn committed(&mut self, change: Change) -> Handled {
         self.index(&change);
-        let notifications = self.watches.fan_out(&change);
-        Handled { result: Ok(ApiResponse::Object(change.object)), notifications, revision: Some(change.revision) }
+        let mut notifications = self.watches.fan_out(&change);
+        let mut revision = change.revision;
+        if change.object.kind() == Kind::CustomResourceDefinition {
+            self.reread_definitions();
+        }
+        if let (ChangeType::Deleted, Some(o)) = (change.type_, change.object.as_custom_object()) {
+            if let Some(done) = self.finish_definition(Time(0), o.resource()) {
+                revision = done.revision;
+                self.reread_definitions();
+                notifications.extend(self.watches.fan_out(&done));
+            }
+        }
+        Handled { result: Ok(ApiResponse::Object(change.object)), notifications, revision: Some(revision) }
+    }
+
+    /// Several changes of one request, in order: the answer is the first one's object (the
+    /// object the request was about).
+    #[inline(never)]
+    fn committed_all(&mut self, changes: Vec<Change>) -> Handled {
+        let mut handled: Option<Handled> = None;
+        for change in changes {
+            let next = self.committed(change);
+            match &mut handled {
+                None => handled = Some(next),
+                Some(h) => {
+                    h.notifications.extend(next.notifications);
+                    h.revision = next.revision;
+                }
+            }
+        }
+        handled.unwrap_or(Handled {
+            result: Err(ApiError::new(Reason::InternalError, "nothing was written")),
+            notifications: Vec::new(),
+            revision: None,
+        })
     }
 
     /// When etcd next expires a lease (an Event's `--event-ttl` running out), if any is live.
@@ -328,6 +433,7 @@ impl ApiServer {
     /// reused may be gone with the old content, so the next Event write is granted a new one.
     pub fn reindex(&mut self) {
         self.pods_by_node.clear();
+        self.reread_definitions();
         self.event_leases = Default::default();
         self.services = service::Allocations::rebuild(self.etcd.list(Kind::Service, None).filter_map(|o| o.as_service()));
         let pods: Vec<(String, ObjectKey)> =
@@ -359,7 +465,10 @@ impl ApiServer {
                 .filter(|o| matches(o))
                 .cloned()
                 .collect(),
-            _ => self.etcd.list(kind, l.namespace.as_deref()).filter(|o| matches(o)).cloned().collect(),
+            _ => {
+                let resource = Some(l.resource.as_str()).filter(|r| !r.is_empty());
+                self.etcd.list_in(kind, resource, l.namespace.as_deref()).filter(|o| matches(o)).cloned().collect()
+            }
         };
         ApiResponse::List { items, resource_version }
     }
@@ -370,19 +479,32 @@ impl ApiServer {
     }
 
     fn watch(&mut self, w: WatchRequest) -> Handled {
+        self.watch_narrowed(w, Narrowing::default())
+    }
+
+    /// A watch narrowed by namespace and field selector as well: the simulation opens these for
+    /// clients outside it (`Sim::open_external_watch`), with no trace and no latency of their own.
+    pub(crate) fn watch_narrowed(&mut self, w: WatchRequest, narrowing: Narrowing) -> Handled {
         if w.resource_version < self.watch_cache_floor {
             let msg = format!("too old resource version: {} ({})", w.resource_version, self.watch_cache_floor);
             return Handled { result: Err(ApiError::gone(msg)), notifications: Vec::new(), revision: None };
         }
         let past: Vec<Change> = match self.etcd.changes_since(w.resource_version) {
-            Ok(changes) => changes.filter(|c| c.object.kind() == w.kind).cloned().collect(),
+            Ok(changes) => changes.filter(|c| c.object.kind() == w.kind && in_resource(&c.object, &w.resource)).cloned().collect(),
             Err(StoreError::Compacted { oldest }) => {
                 let msg = format!("too old resource version: {} ({})", w.resource_version, oldest + 1);
                 return Handled { result: Err(ApiError::gone(msg)), notifications: Vec::new(), revision: None };
             }
             Err(_) => unreachable!("changes_since fails only with Compacted"),
         };
-        let id = self.watches.open_with_labels(w.kind, w.field.clone(), w.labels.clone());
+        let id = if narrowing == Narrowing::default() {
+            self.watches.open_with_labels(w.kind, w.field.clone(), w.labels.clone())
+        } else {
+            self.watches.open_narrowed(w.kind, w.labels.clone(), narrowing)
+        };
+        if !w.resource.is_empty() {
+            self.watches.narrow_to_resource(id, w.resource.clone());
+        }
         let notifications = past.iter().flat_map(|c| self.watches.fan_out(c)).filter(|(wid, _)| *wid == id).collect();
         Handled { result: Ok(ApiResponse::Watching(id)), notifications, revision: None }
     }
@@ -496,7 +618,7 @@ impl ApiServer {
 
     fn delete(&mut self, now: Time, d: DeleteRequest) -> Result<Written, ApiError> {
         let kind = d.key.kind;
-        let current = self.etcd.get(&d.key).cloned().ok_or_else(|| ApiError::not_found(kind, &d.key.name))?;
+        let current = self.etcd.get(&d.key).cloned().ok_or_else(|| ApiError::not_found_named(&d.key.qualified_plural(), &d.key.name))?;
         if let Some(uid) = d.uid.as_deref().filter(|u| *u != current.meta().uid) {
             return Err(ApiError::new(
                 Reason::Conflict,
@@ -604,7 +726,7 @@ impl ApiServer {
 }
 
 /// The outcome of a write: a committed change, or nothing to change.
-enum Written {
+pub(crate) enum Written {
     Changed(Change),
     Unchanged(Rc<Object>),
 }
@@ -612,7 +734,7 @@ enum Written {
 /// `ShouldDeleteDuringUpdate`: an update that takes the last finalizer off an object being
 /// deleted removes it; a pod only once its grace period is over (its kubelet has asked for the
 /// final delete, with grace 0).
-fn deletes_during_update(current: &Object, next: &Object) -> bool {
+pub(crate) fn deletes_during_update(current: &Object, next: &Object) -> bool {
     let meta = next.meta();
     let grace_over = next.kind() != Kind::Pod || meta.deletion_grace_period_seconds == Some(0);
     !current.meta().finalizers.is_empty() && meta.finalizers.is_empty() && meta.deletion_timestamp.is_some() && grace_over
@@ -892,4 +1014,9 @@ pub fn set_pod_condition(status: &mut PodStatus, type_: &str, value: &str, reaso
             true
         }
     }
+}
+
+/// Whether a watched change belongs to the custom resource a watch asked for (any, if none).
+fn in_resource(object: &Object, resource: &str) -> bool {
+    resource.is_empty() || object.as_custom_object().is_some_and(|o| o.resource() == resource)
 }

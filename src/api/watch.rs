@@ -4,7 +4,7 @@
 //! up by node name, instead of testing every open watch, keeps one pod write O(1) in the number
 //! of nodes, as the real API server's watch cache indexes do.
 
-use crate::model::{Kind, LabelSelector, Object};
+use crate::model::{FieldSelector, Kind, LabelSelector, Object};
 use crate::runtime::fasthash::FastMap;
 use crate::store::{Change, ChangeType};
 use std::collections::BTreeMap;
@@ -34,6 +34,22 @@ impl FieldFilter {
     }
 }
 
+/// What narrows a client's watch beyond the field indexes: its namespace and any field selector
+/// (an HTTP client's `fieldSelector` may name any field the kind supports). Checked, like the
+/// label selector, on the candidates the indexes find.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Narrowing {
+    pub namespace: Option<String>,
+    pub fields: FieldSelector,
+}
+
+impl Narrowing {
+    fn admits(&self, object: &Object) -> bool {
+        self.namespace.as_deref().is_none_or(|ns| object.meta().namespace == ns)
+            && (self.fields == FieldSelector::default() || self.fields.matches(&object.to_json()))
+    }
+}
+
 /// One notification on one watch.
 #[derive(Clone, Debug)]
 pub struct WatchEvent {
@@ -48,7 +64,11 @@ pub struct WatchRegistry {
     /// notification delivered, and listed (in id order) only by `open_ids`.
     specs: FastMap<WatchId, (Kind, FieldFilter)>,
     /// Label selectors of the watches that have one (checked after the field index).
-    labels: FastMap<WatchId, LabelSelector>,
+    /// (With an outside client's namespace and field selector: one map for both, so that the
+    /// page, whose watches have none, carries no second map's code.)
+    labels: FastMap<WatchId, (Option<LabelSelector>, Narrowing)>,
+    /// The custom resource a watch of custom objects is narrowed to (checked like labels).
+    resources: FastMap<WatchId, crate::model::Name>,
     /// Unfiltered watches per kind.
     all: BTreeMap<Kind, Vec<WatchId>>,
     /// Filtered watches, looked up by the field value a change carries (by kind, then by the
@@ -62,8 +82,16 @@ impl WatchRegistry {
     pub fn open_with_labels(&mut self, kind: Kind, filter: FieldFilter, labels: Option<LabelSelector>) -> WatchId {
         let id = self.open(kind, filter);
         if let Some(selector) = labels {
-            self.labels.insert(id, selector);
+            self.labels.insert(id, (Some(selector), Narrowing::default()));
         }
+        id
+    }
+
+    /// Opens a watch narrowed by a namespace and field selector too (a client outside the
+    /// simulation: `kubeloop serve`'s HTTP watches).
+    pub fn open_narrowed(&mut self, kind: Kind, labels: Option<LabelSelector>, narrowing: Narrowing) -> WatchId {
+        let id = self.open(kind, FieldFilter::All);
+        self.labels.insert(id, (labels, narrowing));
         id
     }
 
@@ -79,9 +107,15 @@ impl WatchRegistry {
         id
     }
 
+    /// Narrows an open watch of custom objects to one resource (a definition's name).
+    pub fn narrow_to_resource(&mut self, id: WatchId, resource: crate::model::Name) {
+        self.resources.insert(id, resource);
+    }
+
     pub fn close(&mut self, id: WatchId) {
         let Some((kind, filter)) = self.specs.remove(&id) else { return };
         self.labels.remove(&id);
+        self.resources.remove(&id);
         let list = match filter {
             FieldFilter::All => self.all.get_mut(&kind),
             FieldFilter::NodeName(node) => self.by_node.get_mut(&kind).and_then(|m| m.get_mut(&node)),
@@ -139,8 +173,18 @@ impl WatchRegistry {
             ));
         for &id in candidates {
             let Some((_, filter)) = self.specs.get(&id) else { continue };
-            let labels = self.labels.get(&id);
-            let member = |o: &Object| filter.matches(o) && labels.is_none_or(|s| s.matches(&o.meta().labels));
+            if let Some(resource) = self.resources.get(&id) {
+                if change.object.as_custom_object().is_none_or(|o| o.resource() != resource.as_str()) {
+                    continue;
+                }
+            }
+            let selected = self.labels.get(&id);
+            let member = |o: &Object| {
+                filter.matches(o)
+                    && selected.is_none_or(|(labels, narrowing)| {
+                        labels.as_ref().is_none_or(|s| s.matches(&o.meta().labels)) && narrowing.admits(o)
+                    })
+            };
             let now_in = change.type_ != ChangeType::Deleted && member(&change.object);
             let was_in = match (&change.prev, change.type_) {
                 (Some(prev), ChangeType::Modified) => member(prev),

@@ -83,6 +83,11 @@ pub fn columns(kind: Kind) -> Vec<(&'static str, u8)> {
             &["VOLUMEMODE"],
         ),
         Kind::StorageClass => (&["NAME", "PROVISIONER", "RECLAIMPOLICY", "VOLUMEBINDINGMODE", "ALLOWVOLUMEEXPANSION", "AGE"], &[]),
+        // The table apiextensions-apiserver's own printer gives definitions.
+        Kind::CustomResourceDefinition => (&["NAME", "CREATED AT"], &[]),
+        // A custom resource without printer columns of its own; one with them is printed from its
+        // definition (`api::crd::Definition::columns`).
+        Kind::CustomObject => (&["NAME", "AGE"], &[]),
     };
     base.iter().map(|h| (*h, 0)).chain(extra.iter().map(|h| (*h, 1))).collect()
 }
@@ -131,6 +136,10 @@ pub fn row(object: &Object, now: Time, wide: bool) -> Vec<String> {
         Object::PersistentVolumeClaim(pvc) => persistent_volume_claim_row(pvc, now, wide),
         Object::PersistentVolume(pv) => persistent_volume_row(pv, now, wide),
         Object::StorageClass(sc) => storage_class_row(sc, now),
+        Object::CustomResourceDefinition(crd) => {
+            vec![crd.metadata.name.to_string(), crd.metadata.creation_timestamp.map(|t| t.rfc3339()).unwrap_or_default()]
+        }
+        Object::CustomObject(o) => vec![o.metadata.name.to_string(), age(o.metadata.creation_timestamp, now)],
         Object::PodDisruptionBudget(pdb) => pod_disruption_budget_row(pdb, now),
         Object::HorizontalPodAutoscaler(hpa) => horizontal_pod_autoscaler_row(hpa, now),
         Object::CronJob(cj) => cron_job_row(cj, now, wide),

@@ -52,6 +52,14 @@ pub fn kind_string(kind: Kind) -> String {
     }
 }
 
+/// `kind_string` of an object: a custom object's kind and group (`crontab.stable.example.com`).
+pub fn object_kind_string(object: &crate::model::Object) -> String {
+    match object.as_custom_object() {
+        Some(o) => format!("{}.{}", o.kind().to_ascii_lowercase(), o.group()),
+        None => kind_string(object.kind()),
+    }
+}
+
 /// One `TYPE NAME...` or `TYPE/NAME` argument list, resolved.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Selection {

@@ -276,7 +276,7 @@ fn parse_manifests(v: Option<&Value>) -> Result<Vec<Manifest>, String> {
         }
         Some(_) => return Err("scenario: manifests must be multi-document YAML text or a list of objects".into()),
     };
-    apply::load(&[("scenario manifests".to_string(), text)]).map_err(|e| format!("scenario: {e}"))
+    apply::load(&[("scenario manifests".to_string(), text)], &Default::default()).map_err(|e| format!("scenario: {e}"))
 }
 
 fn parse_timeline(v: Option<&Value>) -> Result<Vec<TimelineEntry>, String> {
@@ -315,7 +315,7 @@ mod tests {
             let mut sim = s.start(1).unwrap_or_else(|e| panic!("{name}: {e}"));
             // A kubelet registers its Node over the API, so give it a moment of simulated time.
             sim.advance(Duration::secs(5));
-            assert_eq!(sim.api().etcd.count(Kind::Node), s.nodes.len(), "{name}");
+            assert_eq!(sim.api().count(Kind::Node), s.nodes.len(), "{name}");
         }
     }
 

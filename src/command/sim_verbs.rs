@@ -150,13 +150,13 @@ fn status(session: &Session) -> CommandOutput {
         rows.push(vec!["kube-apiserver".into(), state_of(&ComponentId::ApiServer).into(), "-".into(), "0".into(), "<none>".into()]);
     }
     if !sim.has_component(&ComponentId::Etcd) {
-        let etcd = &sim.api().etcd;
+        let api = sim.api();
         rows.push(vec![
             "etcd".into(),
             state_of(&ComponentId::Etcd).into(),
             "-".into(),
             "0".into(),
-            format!("revision {}, {} keys", etcd.revision(), etcd.len()),
+            format!("revision {}, {} keys", api.revision(), api.key_count()),
         ]);
     }
     for id in sim.component_ids() {
@@ -357,14 +357,14 @@ fn etcd(session: &mut Session, rest: &[String]) -> CommandOutput {
         "restore" => match sim.etcd_restore() {
             Ok(from) => CommandOutput::out(format!(
                 "etcd restored from the snapshot of revision {from} ({} keys); revision is now {}",
-                sim.api().etcd.len(),
-                sim.api().etcd.revision()
+                sim.api().key_count(),
+                sim.api().revision()
             )),
             Err(e) => CommandOutput::err(format!("error: {e}")),
         },
         "wipe" => {
             let lost = sim.etcd_wipe();
-            CommandOutput::out(format!("etcd wiped: {lost} keys lost; revision is now {}", sim.api().etcd.revision()))
+            CommandOutput::out(format!("etcd wiped: {lost} keys lost; revision is now {}", sim.api().revision()))
         }
         other => CommandOutput::err(format!("error: unknown sim etcd command {other:?}\nKnown sim etcd commands: restore, snapshot, wipe")),
     }
@@ -603,7 +603,7 @@ mod tests {
     #[test]
     fn bad_verbs_and_arguments_get_clear_errors_and_change_nothing() {
         let mut s = session();
-        let rev = s.sim().api().etcd.revision();
+        let rev = s.sim().api().revision();
         for (line, want) in [
             ("sim fly", "error: unknown sim command \"fly\"\nKnown sim commands: advance, crash, etcd, fail-probe, help, load, mode, node, pass-probe, restart, rules, seed, settle, start, status, stop, time, traffic, watch\n"),
             ("sim advance", "error: sim advance needs a duration, like 500ms, 30s or 5m\n"),
@@ -620,7 +620,7 @@ mod tests {
             let out = s.execute(line);
             assert_eq!((out.stderr.as_str(), out.ok), (want, false), "{line}");
         }
-        assert_eq!(s.sim().api().etcd.revision(), rev);
+        assert_eq!(s.sim().api().revision(), rev);
         assert_eq!(s.sim().now().0, 0);
     }
 
@@ -629,7 +629,7 @@ mod tests {
         let mut s = session();
         assert_eq!(s.execute("sim node add node-3 --cpu 8 --memory 16Gi --zone zone-c"), CommandOutput::out("node/node-3 added"));
         s.execute("sim advance 5s");
-        assert_eq!(s.sim().api().etcd.count(crate::model::Kind::Node), 3);
+        assert_eq!(s.sim().api().count(crate::model::Kind::Node), 3);
     }
 
     #[test]

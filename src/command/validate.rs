@@ -46,11 +46,11 @@ mod tests {
     #[test]
     fn a_good_manifest_validates_and_nothing_changes() {
         let mut s = session();
-        let revision = s.sim().api().etcd.revision();
+        let revision = s.sim().api().revision();
         let trace = s.sim().trace().count();
         assert_eq!(s.validate_manifest(NGINX_DEPLOYMENT), Ok("deployment.apps/nginx-deployment created (server dry run)".into()));
         assert_eq!(s.validate_manifest(SIMPLE_POD), Ok("pod/nginx created (server dry run)".into()));
-        assert_eq!((s.sim().api().etcd.revision(), s.sim().trace().count()), (revision, trace));
+        assert_eq!((s.sim().api().revision(), s.sim().trace().count()), (revision, trace));
         assert!(s.files().read(EDITOR_FILE).is_err(), "the scratch file is not left behind");
     }
 

@@ -23,12 +23,45 @@ impl GarbageCollector {
 /// The kinds whose objects are looked at when an owner goes: what controllers own among the
 /// kinds watched (a StatefulSet's or DaemonSet's ControllerRevisions too, which no other event
 /// would bring back here).
-const DEPENDENT_KINDS: [Kind; 5] = [Kind::ReplicaSet, Kind::Pod, Kind::EndpointSlice, Kind::Job, Kind::ControllerRevision];
+/// Deployments, Services and custom objects too: what an operator creates for a custom object
+/// (kopf's `adopt` makes it their controller owner).
+const DEPENDENT_KINDS: [Kind; 9] = [
+    Kind::ReplicaSet,
+    Kind::Pod,
+    Kind::EndpointSlice,
+    Kind::Job,
+    Kind::ControllerRevision,
+    Kind::Deployment,
+    Kind::Service,
+    Kind::StatefulSet,
+    Kind::CustomObject,
+];
 
 /// The store of an owner reference's kind, among those the collector watches.
 fn store_for<'a>(caches: &Caches<'a>, kind: &str) -> Option<(&'a Store, Kind)> {
-    let kind = Kind::from_kind_str(kind)?;
+    let kind = Kind::from_kind_str(kind).filter(|k| k.is_named())?;
     Some((caches.get(kind)?, kind))
+}
+
+/// Where the owner an owner reference names would be: its key and the cache that holds it. A
+/// custom kind is found through the CustomResourceDefinitions the collector watches (as the
+/// real collector maps it through discovery); a kind neither built in nor defined is not
+/// resolvable, and its dependents are left alone.
+#[inline(never)]
+fn owner_place<'a>(caches: &Caches<'a>, r: &OwnerReference, namespace: &str) -> Option<(&'a Store, ObjectKey)> {
+    if let Some((store, kind)) = store_for(caches, &r.kind) {
+        return Some((store, ObjectKey::new(kind, namespace, &r.name)));
+    }
+    let group = r.api_version.split_once('/')?.0;
+    let definitions = caches.get(Kind::CustomResourceDefinition)?;
+    let crd = definitions.iter().filter_map(|o| o.as_custom_resource_definition()).find(|crd| {
+        let spec = crd.spec();
+        let text = |path: &str| spec.and_then(|s| s.pointer(path)).and_then(serde_json::Value::as_str);
+        text("/group") == Some(group) && text("/names/kind") == Some(r.kind.as_str())
+    })?;
+    let namespaced = crd.spec().and_then(|s| s.get("scope")).and_then(serde_json::Value::as_str) == Some("Namespaced");
+    let key = ObjectKey::custom(&crd.metadata.name, if namespaced { namespace } else { "" }, &r.name);
+    Some((caches.get(Kind::CustomObject)?, key))
 }
 
 impl Controller for GarbageCollector {
@@ -51,6 +84,8 @@ impl Controller for GarbageCollector {
             Kind::CronJob,
             Kind::StatefulSet,
             Kind::ControllerRevision,
+            Kind::CustomResourceDefinition,
+            Kind::CustomObject,
         ]
     }
     fn event_source(&self) -> &'static str {
@@ -80,7 +115,7 @@ impl Controller for GarbageCollector {
     }
 
     fn reconcile(&mut self, key: &ObjectKey, caches: &Caches, _now: Time) -> Sync {
-        let Some((informer, _)) = store_for(caches, key.kind.as_str()) else { return Sync::nothing() };
+        let Some(informer) = caches.get(key.kind) else { return Sync::nothing() };
         let Some(object) = informer.get(key) else { return Sync::nothing() };
         let meta = object.meta();
         if meta.owner_references.is_empty() || meta.is_deleting() {
@@ -90,8 +125,8 @@ impl Controller for GarbageCollector {
         let dangling: Vec<&OwnerReference> = meta
             .owner_references
             .iter()
-            .filter(|r| match store_for(caches, &r.kind) {
-                Some((owners, kind)) => owners.get(&ObjectKey::new(kind, &meta.namespace, &r.name)).is_none_or(|o| o.meta().uid != r.uid),
+            .filter(|r| match owner_place(caches, r, &meta.namespace) {
+                Some((owners, key)) => owners.get(&key).is_none_or(|o| o.meta().uid != r.uid),
                 None => false,
             })
             .collect();
@@ -101,8 +136,8 @@ impl Controller for GarbageCollector {
         let confirm: Vec<Call> = dangling
             .iter()
             .filter_map(|r| {
-                let (_, kind) = store_for(caches, &r.kind)?;
-                Some(Call::expect_absent(ApiRequest::Get(ObjectKey::new(kind, &meta.namespace, &r.name)), &r.uid))
+                let (_, key) = owner_place(caches, r, &meta.namespace)?;
+                Some(Call::expect_absent(ApiRequest::Get(key), &r.uid))
             })
             .collect();
         let delete = Call::new(ApiRequest::Delete(DeleteRequest { uid: Some(meta.uid.to_string()), ..DeleteRequest::new(key.clone()) }));

@@ -63,6 +63,18 @@ pub struct ControllerManager {
     /// Edge-mode writes in flight: fire and forget, only their events are recorded.
     edge_pending: FastMap<RequestId, (usize, Call)>,
     now: Time,
+    /// Whether discovery has shown a CustomResourceDefinition: until then the informers of
+    /// `discovered_later` kinds are not started (no list, no watch), as the real garbage collector
+    /// has no monitor for a resource discovery has not shown. Learned once, and kept across a
+    /// restart (a restarted process reads discovery at once).
+    custom_resources_discovered: bool,
+}
+
+/// The kinds a controller watches only once discovery shows a CustomResourceDefinition: the
+/// definitions and the objects of the resources they define. A cluster that never has one
+/// lists and watches exactly what it did before custom resources were modelled.
+fn discovered_later(kind: Kind) -> bool {
+    matches!(kind, Kind::CustomResourceDefinition | Kind::CustomObject)
 }
 
 impl ControllerManager {
@@ -108,7 +120,14 @@ impl ControllerManager {
             pending: FastMap::default(),
             edge_pending: FastMap::default(),
             now: Time(0),
+            custom_resources_discovered: false,
         }
+    }
+
+    /// Whether the informer in this place runs: every one, but those of `discovered_later`
+    /// kinds only once discovery showed a definition.
+    fn runs(&self, index: usize) -> bool {
+        self.custom_resources_discovered || !discovered_later(self.informers[index].kind())
     }
 
     /// The controllers kube-controller-manager runs by default (of those kubeloop models).
@@ -140,7 +159,7 @@ impl ControllerManager {
     /// waits for its own caches (`WaitForNamedCacheSync`), not for every informer of the process.
     fn slot_synced(&self, index: usize) -> bool {
         let watches = self.slots[index].controller.watches();
-        watches.iter().all(|k| self.by_kind[*k as usize].is_none_or(|i| self.informers[i].has_synced()))
+        watches.iter().all(|k| self.by_kind[*k as usize].is_none_or(|i| !self.runs(i) || self.informers[i].has_synced()))
     }
 
     /// The health the node lifecycle controller holds for a zone (`Normal`,
@@ -465,8 +484,24 @@ impl Component for ControllerManager {
             slot.recorder.clear();
             slot.last_delta = None;
         }
-        for informer in &mut self.informers {
-            informer.start(ctx);
+        for i in 0..self.informers.len() {
+            if self.runs(i) {
+                self.informers[i].start(ctx);
+            }
+        }
+    }
+
+    /// Discovery shows a CustomResourceDefinition: the informers that waited for one start.
+    fn handle_discovery(&mut self, ctx: &mut Ctx) {
+        if self.custom_resources_discovered {
+            return;
+        }
+        self.custom_resources_discovered = true;
+        self.now = ctx.now;
+        for i in 0..self.informers.len() {
+            if discovered_later(self.informers[i].kind()) {
+                self.informers[i].start(ctx);
+            }
         }
     }
 
@@ -522,7 +557,8 @@ impl Component for ControllerManager {
     }
 
     fn is_busy(&self) -> bool {
-        self.informers.iter().any(|i| !i.is_watching()) || self.slots.iter().any(|s| !s.queue.is_empty() || !s.running.is_empty())
+        (0..self.informers.len()).any(|i| self.runs(i) && !self.informers[i].is_watching())
+            || self.slots.iter().any(|s| !s.queue.is_empty() || !s.running.is_empty())
     }
 
     fn loops(&self) -> Vec<LoopStatus> {

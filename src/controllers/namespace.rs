@@ -42,17 +42,20 @@ impl NamespaceController {
     }
 }
 
-/// The kinds whose objects live in namespaces, the order a pass deletes them in.
-fn namespaced_kinds() -> impl Iterator<Item = Kind> {
-    Kind::ALL.into_iter().filter(|k| k.namespaced())
+/// The kinds whose objects live in namespaces, the order a pass deletes them in: custom objects
+/// only when discovery shows a CustomResourceDefinition (the controller deletes what discovery
+/// lists), so a cluster without one asks for what it always did.
+fn namespaced_kinds(custom: bool) -> impl Iterator<Item = Kind> {
+    Kind::ALL.into_iter().filter(move |k| k.namespaced() && (custom || *k != Kind::CustomObject))
 }
 
 impl Controller for NamespaceController {
     fn name(&self) -> &'static str {
         "namespace-controller"
     }
+    /// And the definitions, to know whether custom objects are among the resources to delete.
     fn watches(&self) -> &'static [Kind] {
-        &[Kind::Namespace]
+        &[Kind::Namespace, Kind::CustomResourceDefinition]
     }
     /// `--concurrent-namespace-syncs`.
     fn workers(&self) -> usize {
@@ -74,7 +77,10 @@ impl Controller for NamespaceController {
         };
         match self.passes.remove(&key.name) {
             Some(pass) if pass.outstanding == 0 && !pass.failed => decide(ns, &pass, now),
-            _ => self.delete_content(ns),
+            _ => {
+                let custom = caches.get(Kind::CustomResourceDefinition).is_some_and(|d| !d.is_empty());
+                self.delete_content(ns, custom)
+            }
         }
     }
 
@@ -103,10 +109,10 @@ impl Controller for NamespaceController {
 
 impl NamespaceController {
     /// The first sync of a pass: every namespaced kind's collection deleted at once.
-    fn delete_content(&mut self, ns: &Namespace) -> Sync {
+    fn delete_content(&mut self, ns: &Namespace, custom: bool) -> Sync {
         let name = &ns.metadata.name;
         let calls: Vec<Call> =
-            namespaced_kinds().map(|kind| Call::new(ApiRequest::DeleteCollection { kind, namespace: name.to_string() })).collect();
+            namespaced_kinds(custom).map(|kind| Call::new(ApiRequest::DeleteCollection { kind, namespace: name.to_string() })).collect();
         self.passes.insert(name.clone(), Pass { outstanding: calls.len(), ..Default::default() });
         Sync::with_steps(vec![calls], format!("namespace {name}: deleting all content")).then(Action::RequeueAfter(Duration::ZERO))
     }

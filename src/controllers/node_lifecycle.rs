@@ -626,7 +626,8 @@ pub fn no_schedule_taints(node: &Node) -> Vec<Taint> {
 
 /// The renew time of the node's lease in `kube-node-lease`, as the Lease informer last saw it.
 fn lease_renew(leases: &Store, node: &Node) -> Option<Time> {
-    let key = ObjectKey { kind: Kind::Lease, namespace: Name::new(LEASE_NAMESPACE), name: node.metadata.name.clone() };
+    let key =
+        ObjectKey { kind: Kind::Lease, resource: Name::default(), namespace: Name::new(LEASE_NAMESPACE), name: node.metadata.name.clone() };
     leases.get(&key)?.as_lease()?.spec.renew_time.map(|t| t.0)
 }
 

@@ -237,7 +237,6 @@ mod tests {
         let failed: Vec<Pod> = s
             .sim()
             .api()
-            .etcd
             .changes_since(0)
             .unwrap()
             .filter(|c| c.type_ == crate::store::ChangeType::Modified)

@@ -72,7 +72,7 @@ impl Harness {
                     self.push(self.now + HOP, Delivery::Response(id, handled.result.clone()));
                     self.notify(handled);
                 }
-                Effect::CloseWatch(w) => self.api.watches.close(w),
+                Effect::CloseWatch(w) => self.api.close_watch(w),
                 Effect::ProgramRules(_) | Effect::AwaitSharedChange => {}
             }
         }
@@ -99,7 +99,7 @@ impl Harness {
         self.running = false;
         let open: Vec<WatchId> = self.api.watches.open_ids().collect();
         for w in open {
-            self.api.watches.close(w);
+            self.api.close_watch(w);
         }
         self.queue.clear();
     }
@@ -123,7 +123,7 @@ impl Harness {
                 match delivery {
                     Delivery::Response(id, r) => self.call(|k, ctx| k.handle_response(ctx, id, r)),
                     Delivery::Watch(w, e) => {
-                        if self.api.watches.is_open(w) {
+                        if self.api.is_watch_open(w) {
                             self.call(|k, ctx| k.handle_watch_event(ctx, w, e));
                         }
                     }

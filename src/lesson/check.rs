@@ -218,7 +218,7 @@ impl EndpointQuery {
     /// How many endpoints match, each pod counted once however many slices list it.
     pub fn count(&self, sim: &Sim) -> i64 {
         let mut pods: Vec<String> = Vec::new();
-        let slices = sim.api().etcd.list(Kind::EndpointSlice, Some(&self.namespace)).filter_map(|o| o.as_endpoint_slice());
+        let slices = sim.api().items(Kind::EndpointSlice, Some(&self.namespace)).filter_map(|o| o.as_endpoint_slice());
         for slice in slices.filter(|s| s.service_name() == Some(self.service.as_str())) {
             for e in slice.endpoints.iter().filter(|e| self.state.is_none_or(|want| e.conditions.state() == want)) {
                 let id = e.target_ref.as_ref().map(|r| r.name.to_string()).or_else(|| e.addresses.first().cloned()).unwrap_or_default();
@@ -695,7 +695,7 @@ mod tests {
         s.advance(Duration::secs(3));
         assert_eq!(answering.read(s.sim(), Time(0)), 3);
         // A pod being deleted stays listed, terminating, and stops being answered from.
-        let victim = s.sim().api().etcd.list(Kind::Pod, Some("default")).next().unwrap().meta().name.to_string();
+        let victim = s.sim().api().items(Kind::Pod, Some("default")).next().unwrap().meta().name.to_string();
         assert!(s.execute(&format!("kubectl delete pod {victim} --wait=false")).ok);
         s.advance(Duration::millis(100));
         let terminating = Check::parse(&json!({"endpoints": {"service": "web", "state": "terminating", "count": 1}}), "c").unwrap();

@@ -13,6 +13,7 @@ use super::apps::{ControllerRevision, DaemonSet, Deployment, ReplicaSet, Statefu
 use super::autoscaling::HorizontalPodAutoscaler;
 use super::batch::{CronJob, Job};
 use super::config::{ConfigMap, Namespace, Secret};
+use super::custom::{CustomObject, CustomResourceDefinition};
 use super::event::{Event, Lease};
 use super::node::Node;
 use super::object::kinds;
@@ -145,6 +146,20 @@ kinds! {
     }
     StorageClass(StorageClass) as_storage_class {
         api_version: "storage.k8s.io/v1", plural: "storageclasses", singular: "storageclass", short_names: &["sc"], namespaced: false, generation: false,
+        field_labels: &[],
+        categories: &[],
+    }
+    CustomResourceDefinition(CustomResourceDefinition) as_custom_resource_definition {
+        api_version: "apiextensions.k8s.io/v1", plural: "customresourcedefinitions", singular: "customresourcedefinition", short_names: &["crd", "crds"], namespaced: false, generation: true,
+        field_labels: &[],
+        categories: &["api-extensions"],
+    }
+    /// Every custom resource's objects: which resource is the object's (and its key's)
+    /// `resource`, the name of its CustomResourceDefinition. Not a kind any manifest names
+    /// (its `api_version` is empty, so it serves no version and discovery skips it); the
+    /// definitions give the names kubectl and discovery use (`api::crd`).
+    CustomObject(CustomObject) as_custom_object {
+        api_version: "", plural: "", singular: "", short_names: &[], namespaced: true, generation: true,
         field_labels: &[],
         categories: &[],
     }

@@ -155,6 +155,15 @@ impl Kind {
     pub fn plural(self) -> &'static str {
         self.info().plural
     }
+    /// What a request or trace line calls the objects of this kind: its plural, or for custom
+    /// objects the resource (a CustomResourceDefinition's name), `customobjects` for all of them.
+    pub fn plural_of(self, resource: &str) -> &str {
+        match (self, resource) {
+            (Kind::CustomObject, "") => "customobjects",
+            (Kind::CustomObject, r) => r,
+            (k, _) => k.plural(),
+        }
+    }
     /// The resource as kubectl and the API server name it in messages: `deployments.apps`.
     pub fn qualified_plural(self) -> String {
         match self.info().group() {
@@ -177,6 +186,11 @@ impl Kind {
     pub fn namespaced(self) -> bool {
         self.info().namespaced
     }
+    /// Whether manifests, URLs and discovery name this kind by its row: every kind but
+    /// `CustomObject`, whose objects are named by their CustomResourceDefinitions.
+    pub fn is_named(self) -> bool {
+        !self.api_version().is_empty()
+    }
     pub fn from_kind_str(kind: &str) -> Option<Kind> {
         Kind::ALL.into_iter().find(|k| k.as_str() == kind)
     }
@@ -197,6 +211,10 @@ impl fmt::Display for Kind {
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct ObjectKey {
     pub kind: Kind,
+    /// Which custom resource (its definition's name, `crontabs.stable.example.com`) for a
+    /// `Kind::CustomObject`; empty for every built-in kind. Ordered right after the kind, so a
+    /// resource's objects are one range of etcd's keyspace, as the built-in kinds' are.
+    pub resource: Name,
     pub namespace: Name,
     pub name: Name,
 }
@@ -204,12 +222,26 @@ pub struct ObjectKey {
 impl ObjectKey {
     pub fn new(kind: Kind, namespace: &str, name: &str) -> Self {
         let namespace = if kind.namespaced() { Name::new(namespace) } else { Name::default() };
-        ObjectKey { kind, namespace, name: Name::new(name) }
+        ObjectKey { kind, resource: Name::default(), namespace, name: Name::new(name) }
+    }
+    /// The key of a custom object of `resource` (a CustomResourceDefinition's name); its
+    /// namespace is empty for a cluster-scoped resource.
+    pub fn custom(resource: &str, namespace: &str, name: &str) -> Self {
+        ObjectKey { kind: Kind::CustomObject, resource: resource.into(), namespace: namespace.into(), name: name.into() }
     }
     /// The key of a stored object, sharing its name and namespace rather than copying them.
     pub fn of(kind: Kind, meta: &ObjectMeta) -> Self {
         let namespace = if kind.namespaced() { meta.namespace.clone() } else { Name::default() };
-        ObjectKey { kind, namespace, name: meta.name.clone() }
+        ObjectKey { kind, resource: Name::default(), namespace, name: meta.name.clone() }
+    }
+    /// The resource as messages name it: `pods`, `deployments.apps`, or a custom resource's
+    /// `crontabs.stable.example.com`.
+    pub fn qualified_plural(&self) -> String {
+        if self.resource.is_empty() {
+            self.kind.qualified_plural()
+        } else {
+            self.resource.to_string()
+        }
     }
     /// The `namespace/name` form client-go's work queues use.
     pub fn ns_name(&self) -> String {
@@ -223,16 +255,18 @@ impl ObjectKey {
 
 impl fmt::Display for ObjectKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_key(f, self.kind, &self.namespace, &self.name)
+        write_key(f, self.kind, &self.resource, &self.namespace, &self.name)
     }
 }
 
-/// `kind/namespace/name` (or `kind/name` when cluster-scoped), without allocating.
-fn write_key(f: &mut fmt::Formatter<'_>, kind: Kind, namespace: &str, name: &str) -> fmt::Result {
+/// `kind/namespace/name` (or `kind/name` when cluster-scoped; a custom object's resource
+/// stands for its kind), without allocating.
+fn write_key(f: &mut fmt::Formatter<'_>, kind: Kind, resource: &str, namespace: &str, name: &str) -> fmt::Result {
+    let kind = if resource.is_empty() { kind.lower() } else { resource };
     if namespace.is_empty() {
-        write!(f, "{}/{name}", kind.lower())
+        write!(f, "{kind}/{name}")
     } else {
-        write!(f, "{}/{namespace}/{name}", kind.lower())
+        write!(f, "{kind}/{namespace}/{name}")
     }
 }
 
@@ -243,13 +277,17 @@ impl fmt::Display for KeyRef<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let m = self.0.meta();
         let ns = if self.0.kind().namespaced() { m.namespace.as_str() } else { "" };
-        write_key(f, self.0.kind(), ns, &m.name)
+        let resource = self.0.as_custom_object().map_or("", |o| o.resource());
+        write_key(f, self.0.kind(), resource, ns, &m.name)
     }
 }
 
 impl Object {
     pub fn key(&self) -> ObjectKey {
-        ObjectKey::of(self.kind(), self.meta())
+        match self {
+            Object::CustomObject(o) => ObjectKey { resource: o.body.resource.clone(), ..ObjectKey::of(Kind::CustomObject, &o.metadata) },
+            _ => ObjectKey::of(self.kind(), self.meta()),
+        }
     }
     /// The key for printing, without building an `ObjectKey`.
     pub fn key_ref(&self) -> KeyRef<'_> {
@@ -270,6 +308,14 @@ impl Object {
             out.extend(fields);
         }
         Value::Object(out)
+    }
+
+    /// Decodes an object of a custom resource from JSON: any `apiVersion` and `kind` (which
+    /// CustomResourceDefinition serves them is the API server's to say, `api::crd`).
+    pub fn custom_from_json(value: &Value) -> Result<Object, String> {
+        use super::decode::FromValue;
+        let kind = value.get("kind").and_then(Value::as_str).unwrap_or_default();
+        super::custom::CustomObject::from_value(value).map(Object::CustomObject).map_err(|e| format!("error decoding {kind}: {e}"))
     }
 
     /// Decodes one object from JSON (or YAML turned into JSON), checking `apiVersion` and `kind`.

@@ -60,6 +60,10 @@ pub enum ReflectorState {
 #[derive(Debug)]
 pub struct Informer {
     pub kind: Kind,
+    /// For `Kind::CustomObject`: the one custom resource listed and watched (a
+    /// CustomResourceDefinition's name), as an operator's informer of its own resource; empty
+    /// for every custom resource, and for the built-in kinds.
+    pub resource: crate::model::Name,
     pub field: FieldFilter,
     state: ReflectorState,
     backoff: Duration,
@@ -76,6 +80,7 @@ impl Informer {
     pub fn new(kind: Kind, field: FieldFilter) -> Self {
         Informer {
             kind,
+            resource: Default::default(),
             field,
             state: ReflectorState::Stopped,
             backoff: INITIAL_BACKOFF,
@@ -84,6 +89,11 @@ impl Informer {
             keeps: true,
             keep_next: true,
         }
+    }
+
+    /// An informer of one custom resource's objects (its definition's name).
+    pub fn for_resource(resource: &str, field: FieldFilter) -> Self {
+        Informer { resource: resource.into(), ..Informer::new(Kind::CustomObject, field) }
     }
 
     /// An informer whose cache keeps only these indexes (its reader looks up by nothing else).
@@ -143,7 +153,8 @@ impl Informer {
 
     fn list(&mut self, ctx: &mut Ctx) {
         self.keeps = self.keep_next;
-        let request = ListRequest { kind: Some(self.kind), field: self.field.clone(), ..Default::default() };
+        let request =
+            ListRequest { kind: Some(self.kind), resource: self.resource.clone(), field: self.field.clone(), ..Default::default() };
         self.state = ReflectorState::Listing(ctx.send(ApiRequest::List(request)));
     }
 
@@ -181,7 +192,13 @@ impl Informer {
                     Vec::new()
                 };
                 self.synced = true;
-                let request = WatchRequest { kind: self.kind, field: self.field.clone(), resource_version, labels: None };
+                let request = WatchRequest {
+                    kind: self.kind,
+                    resource: self.resource.clone(),
+                    field: self.field.clone(),
+                    resource_version,
+                    labels: None,
+                };
                 self.state = ReflectorState::OpeningWatch { request: ctx.send(ApiRequest::Watch(request)), resource_version };
                 deltas
             }
@@ -246,7 +263,13 @@ impl Informer {
         }
         match resume {
             Some(resource_version) => {
-                let request = WatchRequest { kind: self.kind, field: self.field.clone(), resource_version, labels: None };
+                let request = WatchRequest {
+                    kind: self.kind,
+                    resource: self.resource.clone(),
+                    field: self.field.clone(),
+                    resource_version,
+                    labels: None,
+                };
                 self.state = ReflectorState::OpeningWatch { request: ctx.send(ApiRequest::Watch(request)), resource_version };
             }
             None => self.list(ctx),

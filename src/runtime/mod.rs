@@ -145,6 +145,10 @@ pub trait Component {
     /// The cache this component shares (`Ctx::shared_proxy`) changed, after it asked with
     /// `Ctx::await_shared_change`. Only kube-proxy shares one.
     fn handle_shared_change(&mut self, _ctx: &mut Ctx) {}
+    /// Discovery shows a CustomResourceDefinition the component had not seen one of (the
+    /// simulation tells every running component after a definition is written, as a client's
+    /// periodic discovery would find it). Only kube-controller-manager acts on it.
+    fn handle_discovery(&mut self, _ctx: &mut Ctx) {}
     /// Does whatever is due at `ctx.now`: queued reconciles, timers.
     fn poll(&mut self, ctx: &mut Ctx);
     /// The next time `poll` has something to do, if any.

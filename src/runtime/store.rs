@@ -177,8 +177,20 @@ impl Store {
     }
     /// Cached objects in one namespace, in key order (the namespace index is the key order).
     pub fn in_namespace<'a>(&'a self, namespace: &'a str) -> impl Iterator<Item = &'a Rc<Object>> + 'a {
-        let start = ObjectKey { kind: self.kind, namespace: namespace.into(), name: Default::default() };
-        self.cache.range_from(&start).take_while(move |(k, _)| k.namespace == namespace).map(|(_, v)| v)
+        // Custom objects of several resources share one kind, so their namespaces interleave:
+        // those are filtered rather than taken as one range.
+        let custom = self.kind == Kind::CustomObject;
+        let start = ObjectKey {
+            kind: self.kind,
+            resource: Default::default(),
+            namespace: if custom { Default::default() } else { namespace.into() },
+            name: Default::default(),
+        };
+        self.cache
+            .range_from(&start)
+            .take_while(move |(k, _)| custom || k.namespace == namespace)
+            .filter(move |(k, _)| k.namespace == namespace)
+            .map(|(_, v)| v)
     }
     /// Objects whose index `name` has `value`, in key order (client-go's `ByIndex`); nothing if
     /// the store keeps no such index.

@@ -56,7 +56,7 @@ impl Harness {
         for effect in ctx.into_effects() {
             match effect {
                 Effect::Request { id, request } => self.serve(id, *request),
-                Effect::CloseWatch(w) => self.api.watches.close(w),
+                Effect::CloseWatch(w) => self.api.close_watch(w),
                 Effect::ProgramRules(_) | Effect::AwaitSharedChange => {}
             }
         }
@@ -147,7 +147,7 @@ impl Harness {
     }
 
     fn events(&self, reason: &str) -> Vec<Event> {
-        self.api.etcd.list(Kind::Event, None).filter_map(|o| o.as_event().cloned()).filter(|e| e.reason == reason).collect()
+        self.api.items(Kind::Event, None).filter_map(|o| o.as_event().cloned()).filter(|e| e.reason == reason).collect()
     }
 
     fn decision(&self, pod: &str) -> &Decision {
@@ -535,8 +535,7 @@ fn five_thousand_pods_on_five_hundred_nodes() {
     for i in 0..5000 {
         h.create(Object::Pod(owned(pod(&format!("web-{i}"), Some("250m")), &format!("rs-{}", i % 10))));
     }
-    let bound: Vec<Pod> =
-        h.api.etcd.list(Kind::Pod, None).filter_map(|o| o.as_pod().cloned()).filter(|p| p.node_name().is_some()).collect();
+    let bound: Vec<Pod> = h.api.items(Kind::Pod, None).filter_map(|o| o.as_pod().cloned()).filter(|p| p.node_name().is_some()).collect();
     assert_eq!(bound.len(), 5000);
     for i in 0..500 {
         let info = h.sched.node_info(&format!("node-{i:03}")).expect("node");
@@ -558,7 +557,7 @@ fn five_thousand_pods_on_five_hundred_nodes() {
 fn in_the_simulation_a_replica_set_is_scheduled_and_the_cluster_settles() {
     use crate::sim::{ComponentId, NodeConfig, Sim};
     let mut sim = Sim::new(42);
-    sim.check_every_step = true;
+    sim.check_invariants_every_step();
     if !sim.has_component(&ComponentId::Scheduler) {
         sim.add_component(ComponentId::Scheduler, Scheduler::new());
     }

@@ -160,7 +160,7 @@ impl Sim {
         }
         let w = watch?;
         if self.faults.relist.remove(&(from.clone(), w.kind)) {
-            let message = format!("too old resource version: {} ({})", w.resource_version, self.api.etcd.revision());
+            let message = format!("too old resource version: {} ({})", w.resource_version, self.api.revision());
             return Some((ApiError::gone(message), Duration(self.jitter(self.latencies.response.0))));
         }
         None
@@ -381,8 +381,9 @@ impl Sim {
             self.faults.controller_manager_missed_events = false;
         }
         self.faults.relist.extend(severed);
+        let outside = if of.is_none() { self.sever_external_watches(true) } else { 0 };
         self.sever_watches(of);
-        n
+        n + outside
     }
 
     /// How many watches `sever_watches(of)` would end now.
@@ -409,7 +410,7 @@ impl Sim {
     /// running until each kubelet re-lists and finds its pods gone, and then kills them.
     /// Returns how many keys were lost.
     pub fn etcd_wipe(&mut self) -> usize {
-        let lost = self.api.etcd.len();
+        let lost = self.api.key_count();
         self.api.etcd.wipe();
         self.after_etcd_replaced();
         lost
@@ -422,7 +423,7 @@ impl Sim {
         self.api.ensure_system_namespaces(self.now, &mut self.rng);
         self.api.bootstrap();
         self.api.restart_watch_cache();
-        self.compact_to = self.api.etcd.revision();
+        self.compact_to = self.api.revision();
         self.invariants.forget_history();
         self.sever_watches(None);
     }
@@ -485,7 +486,7 @@ mod tests {
     }
 
     fn watch(kind: Kind) -> ApiRequest {
-        ApiRequest::Watch(WatchRequest { kind, field: FieldFilter::All, resource_version: 0, labels: None })
+        ApiRequest::Watch(WatchRequest { kind, resource: Default::default(), field: FieldFilter::All, resource_version: 0, labels: None })
     }
 
     #[test]

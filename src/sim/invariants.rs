@@ -64,7 +64,7 @@ impl Checker {
 
     fn check_nodes(&self, api: &ApiServer, out: &mut Vec<String>) {
         let mut used: BTreeMap<&str, (i64, i64, i64)> = BTreeMap::new();
-        for obj in api.etcd.list(Kind::Pod, None) {
+        for obj in api.items(Kind::Pod, None) {
             let Some(pod) = obj.as_pod() else { continue };
             let Some(node) = pod.node_name() else { continue };
             if let Some(first) = self.bound.get(pod.metadata.uid.as_str()) {
@@ -79,7 +79,7 @@ impl Checker {
             let e = used.entry(node).or_default();
             *e = (e.0 + cpu, e.1 + mem, e.2 + 1);
         }
-        for obj in api.etcd.list(Kind::Node, None) {
+        for obj in api.items(Kind::Node, None) {
             let Some(node) = obj.as_node() else { continue };
             let alloc = node.allocatable();
             if let Some((cpu, mem, pods)) = used.get(node.metadata.name.as_str()) {
@@ -98,12 +98,12 @@ impl Checker {
         uids.extend(
             [Kind::Deployment, Kind::ReplicaSet, Kind::ReplicationController, Kind::DaemonSet, Kind::Node, Kind::Job, Kind::StatefulSet]
                 .iter()
-                .flat_map(|k| api.etcd.list(*k, None))
+                .flat_map(|k| api.items(*k, None))
                 .map(|o| o.meta().uid.as_str()),
         );
         let mut still_missing = Vec::new();
         for kind in [Kind::ReplicaSet, Kind::Pod] {
-            for obj in api.etcd.list(kind, None) {
+            for obj in api.items(kind, None) {
                 let meta = obj.meta();
                 let orphaned = meta.owner_references.iter().any(|r| !uids.contains(r.uid.as_str()));
                 if !orphaned {

@@ -51,7 +51,7 @@ impl Sim {
     /// What `pods.metrics.k8s.io` answers for the pods of `namespace` that `selector` picks.
     pub(super) fn pod_metrics(&self, namespace: &str, selector: &LabelSelector) -> Vec<PodMetric> {
         let scraped = Time(self.now.0 - self.now.0 % METRIC_RESOLUTION.0);
-        let pods = self.api.etcd.list(Kind::Pod, Some(namespace)).filter_map(|o| o.as_pod());
+        let pods = self.api.items(Kind::Pod, Some(namespace)).filter_map(|o| o.as_pod());
         pods.filter(|p| selector.matches(&p.metadata.labels))
             .filter(|p| running_since(p).is_some_and(|since| since + METRIC_RESOLUTION <= scraped))
             .map(|p| PodMetric {
@@ -116,8 +116,7 @@ impl Sim {
             .map(|l| {
                 let sharing = self
                     .api
-                    .etcd
-                    .list(Kind::Pod, Some(namespace))
+                    .items(Kind::Pod, Some(namespace))
                     .filter_map(|o| o.as_pod())
                     .filter(|p| l.selector.matches(&p.metadata.labels) && running_since(p).is_some())
                     .count()

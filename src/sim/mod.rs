@@ -11,6 +11,7 @@
 //! It holds its processes as a typed list (`process.rs`), so what a view needs from one kind of
 //! process is reached by matching, never by downcasting a component.
 
+pub mod external_watch;
 pub mod faults;
 pub mod invariants;
 pub mod machine;
@@ -32,6 +33,7 @@ use crate::rng::Rng;
 use crate::runtime::fasthash::FastMap;
 use crate::runtime::slab::Slab;
 use crate::runtime::{Component, Ctx, Effect, LoopStatus, RequestId};
+pub use external_watch::{ExternalEvent, ExternalWatch};
 pub use faults::{NodeFault, WatchFault, CONTROLLER_PREFIX};
 pub use machine::Machine;
 pub use process::Process;
@@ -203,7 +205,7 @@ pub struct Sim {
     now: Time,
     seed: u64,
     rng: Rng,
-    pub latencies: Latencies,
+    pub(crate) latencies: Latencies,
     api: ApiServer,
     /// Every component, in the order added; `by_id` finds one by name, in name order.
     components: Vec<Slot>,
@@ -224,9 +226,9 @@ pub struct Sim {
     /// noted at the previous tick, as `--etcd-compaction-interval` does).
     next_compaction: Time,
     compact_to: u64,
-    pub invariants: invariants::Checker,
+    pub(crate) invariants: invariants::Checker,
     /// Check the invariants after every step (tests switch this on).
-    pub check_every_step: bool,
+    check_every_step: bool,
     violations: Vec<String>,
     faults: faults::Faults,
     /// Nodes added so far: the next node's pod CIDR index.
@@ -245,6 +247,8 @@ pub struct Sim {
     share_proxy_watches: Option<bool>,
     /// The kube-proxies waiting for the shared cache's next change, in the order they asked.
     shared_waiters: Vec<SlotIndex>,
+    /// Watches of clients outside the simulation (`external_watch.rs`).
+    external: external_watch::ExternalWatches,
     /// What hears each write kube-apiserver serves, if anything does (`writes.rs`).
     #[cfg(not(target_arch = "wasm32"))]
     write_observer: Option<Box<dyn WriteObserver>>,
@@ -290,6 +294,7 @@ impl Sim {
             shared_proxy: Default::default(),
             share_proxy_watches: None,
             shared_waiters: Vec::new(),
+            external: external_watch::ExternalWatches::new(seed),
             #[cfg(not(target_arch = "wasm32"))]
             write_observer: None,
             #[cfg(not(target_arch = "wasm32"))]
@@ -362,6 +367,12 @@ impl Sim {
         let trace = std::mem::replace(&mut self.trace, Trace::new(0));
         self.trace = trace.with_capacity(n);
     }
+    /// Check the invariants after every step from now on (tests do, to catch a broken one at
+    /// the step that broke it rather than at the end).
+    pub fn check_invariants_every_step(&mut self) {
+        self.check_every_step = true;
+    }
+
     pub fn violations(&self) -> &[String] {
         &self.violations
     }
@@ -511,7 +522,7 @@ impl Sim {
         slot.wake_at = None;
         let owned: Vec<WatchId> = self.watch_owner.iter().filter(|(_, o)| **o == index).map(|(w, _)| *w).collect();
         for w in owned {
-            self.api.watches.close(w);
+            self.api.close_watch(w);
             self.watch_owner.remove(&w);
         }
         true
@@ -597,6 +608,24 @@ impl Sim {
 
     /// The etcd hop of a write (if it wrote) and the notifications it fans out.
     fn after_write(&mut self, at: Time, revision: Option<u64>, written: Option<&Object>, notifications: Vec<(WatchId, WatchEvent)>) {
+        let definition_written = revision.is_some() && written.is_some_and(|o| o.kind() == crate::model::Kind::CustomResourceDefinition);
+        self.record_write(at, revision, written, notifications);
+        if definition_written {
+            self.announce_discovery();
+        }
+    }
+
+    /// Every running component hears that discovery shows a CustomResourceDefinition.
+    #[inline(never)]
+    fn announce_discovery(&mut self) {
+        for index in 0..self.components.len() {
+            if self.is_running_at(index) {
+                self.call_at(index, |c, ctx| c.handle_discovery(ctx));
+            }
+        }
+    }
+
+    fn record_write(&mut self, at: Time, revision: Option<u64>, written: Option<&Object>, notifications: Vec<(WatchId, WatchEvent)>) {
         if let Some(rev) = revision {
             let commit = at + Duration(self.jitter(self.latencies.etcd_write.0));
             let object: &dyn std::fmt::Display = match written {
@@ -620,6 +649,14 @@ impl Sim {
 
     fn schedule_notifications(&mut self, from_time: Time, notifications: Vec<(WatchId, WatchEvent)>) {
         for (watch, event) in notifications {
+            if self.external.owns(watch) {
+                // An outside client's: on its own queue, drawing nothing from the simulation's
+                // generator (`external_watch.rs`).
+                let delay = self.watch_fault_for(&ComponentId::User).map_or(Duration::ZERO, |f| f.delay);
+                let latencies = &self.latencies;
+                self.external.schedule(from_time, latencies.watch, latencies.jitter, delay, watch, event);
+                continue;
+            }
             let mut base = from_time + Duration(self.jitter(self.latencies.watch.0));
             if !self.faults.watch.is_empty() {
                 let delay = self.watch_owner.get(&watch).and_then(|&o| self.watch_fault_for(&self.components[o].id)).map(|f| f.delay);
@@ -729,10 +766,10 @@ impl Sim {
                 if self.is_running_at(to) {
                     if let Ok(crate::api::ApiResponse::Watching(w)) = &result {
                         let w = *w;
-                        if !self.api.watches.is_open(w) || self.is_partitioned(&self.components[to].id) {
+                        if !self.api.is_watch_open(w) || self.is_partitioned(&self.components[to].id) {
                             // The watch ended (server stopped, node cut off) before its client
                             // heard it was open: it opens and ends at once.
-                            self.api.watches.close(w);
+                            self.api.close_watch(w);
                             self.watch_owner.remove(&w);
                             self.call_at(to, |c, ctx| {
                                 c.handle_response(ctx, id, result);
@@ -745,11 +782,11 @@ impl Sim {
                     self.call_at(to, |c, ctx| c.handle_response(ctx, id, result));
                 } else if let Ok(crate::api::ApiResponse::Watching(w)) = result {
                     // Its client is gone; the server notices the closed connection.
-                    self.api.watches.close(w);
+                    self.api.close_watch(w);
                 }
             }
             Delivery::Watch { watch, event } => {
-                if !self.api.watches.is_open(watch) {
+                if !self.api.is_watch_open(watch) {
                     return;
                 }
                 if self.shared_proxy.owns_watch(watch) {
@@ -889,7 +926,7 @@ impl Sim {
                     self.push(at, Delivery::Arrive { from: index, id: rid, request });
                 }
                 Effect::CloseWatch(w) => {
-                    self.api.watches.close(w);
+                    self.api.close_watch(w);
                     self.watch_owner.remove(&w);
                 }
                 Effect::ProgramRules(write) => {
@@ -948,6 +985,7 @@ impl Sim {
     pub fn sever_watches(&mut self, of: Option<&ComponentId>) {
         if of.is_none() {
             self.close_shared_cache();
+            self.sever_external_watches(false);
         }
         let of: Vec<bool> = self.components.iter().map(|s| of.is_none_or(|x| *x == s.id)).collect();
         self.sever_watches_of(&of);
@@ -957,7 +995,7 @@ impl Sim {
     fn sever_watches_of(&mut self, of: &[bool]) {
         let ids: Vec<(WatchId, SlotIndex)> = self.watch_owner.iter().filter(|(_, o)| of[**o]).map(|(w, o)| (*w, *o)).collect();
         for (w, owner) in ids {
-            self.api.watches.close(w);
+            self.api.close_watch(w);
             self.watch_owner.remove(&w);
             if self.is_running_at(owner) {
                 self.call_at(owner, |c, ctx| c.handle_watch_closed(ctx, w));
@@ -968,7 +1006,7 @@ impl Sim {
     fn compact_if_due(&mut self) {
         while self.now >= self.next_compaction {
             self.api.etcd.compact(self.compact_to);
-            self.compact_to = self.api.etcd.revision();
+            self.compact_to = self.api.revision();
             self.next_compaction = self.next_compaction + ETCD_COMPACTION_INTERVAL;
         }
     }
@@ -999,18 +1037,13 @@ impl Sim {
 
     /// Compacts etcd's history up to the current revision at once.
     pub fn compact(&mut self) {
-        let rev = self.api.etcd.revision();
+        let rev = self.api.revision();
         self.api.etcd.compact(rev);
     }
 
     /// All stored objects of a kind, in key order (for views and kubectl).
     pub fn objects(&self, kind: crate::model::Kind) -> impl Iterator<Item = &std::rc::Rc<Object>> {
-        self.api.etcd.list(kind, None)
-    }
-
-    /// Mutable access to the API server, for scenario set-up that bypasses the network.
-    pub fn api_mut(&mut self) -> &mut ApiServer {
-        &mut self.api
+        self.api.items(kind, None)
     }
 }
 
@@ -1020,9 +1053,14 @@ fn push_decimal(out: &mut String, n: u64) {
     out.extend(trace::decimal_digits(n, &mut digits).iter().map(|&d| char::from(d)));
 }
 
-/// Appends `kind/namespace/name` (`kind/name` without a namespace), as `ObjectKey` prints.
+/// Appends `kind/namespace/name` (`kind/name` without a namespace), as `ObjectKey` prints (a
+/// custom object's resource stands for its kind).
 fn push_key(out: &mut String, kind: crate::model::Kind, namespace: &str, name: &str) {
-    out.push_str(kind.lower());
+    push_key_in(out, kind, "", namespace, name)
+}
+
+fn push_key_in(out: &mut String, kind: crate::model::Kind, resource: &str, namespace: &str, name: &str) {
+    out.push_str(if resource.is_empty() { kind.lower() } else { resource });
     out.push('/');
     if !namespace.is_empty() {
         out.push_str(namespace);
@@ -1034,7 +1072,8 @@ fn push_key(out: &mut String, kind: crate::model::Kind, namespace: &str, name: &
 /// Appends an object's key, as `Object::key_ref` prints it.
 fn push_object_key(out: &mut String, object: &Object) {
     let (kind, meta) = (object.kind(), object.meta());
-    push_key(out, kind, if kind.namespaced() { &meta.namespace } else { "" }, &meta.name);
+    let resource = object.as_custom_object().map_or("", |o| o.resource());
+    push_key_in(out, kind, resource, if kind.namespaced() { &meta.namespace } else { "" }, &meta.name);
 }
 
 /// Appends what a request is about, as `ApiRequest::target_ref` prints it.
@@ -1047,14 +1086,14 @@ fn push_target(out: &mut String, request: &ApiRequest) {
         }
         ApiRequest::Create(o) | ApiRequest::Update(o) | ApiRequest::UpdateStatus(o) | ApiRequest::Finalize(o) => push_object_key(out, o),
         ApiRequest::DeleteCollection { kind, namespace } => {
-            out.push_str(kind.plural());
+            out.push_str(kind.plural_of(""));
             out.push('/');
             out.push_str(namespace);
         }
-        ApiRequest::Delete(d) | ApiRequest::Evict(d) => push_key(out, d.key.kind, &d.key.namespace, &d.key.name),
-        ApiRequest::Bind { pod: k, .. } | ApiRequest::Get(k) => push_key(out, k.kind, &k.namespace, &k.name),
-        ApiRequest::List(l) => out.push_str(l.kind.map(|k| k.plural()).unwrap_or_default()),
-        ApiRequest::Watch(w) => out.push_str(w.kind.plural()),
+        ApiRequest::Delete(d) | ApiRequest::Evict(d) => push_key_in(out, d.key.kind, &d.key.resource, &d.key.namespace, &d.key.name),
+        ApiRequest::Bind { pod: k, .. } | ApiRequest::Get(k) => push_key_in(out, k.kind, &k.resource, &k.namespace, &k.name),
+        ApiRequest::List(l) => out.push_str(l.kind.map(|k| k.plural_of(&l.resource)).unwrap_or_default()),
+        ApiRequest::Watch(w) => out.push_str(w.kind.plural_of(&w.resource)),
         ApiRequest::PodMetrics { namespace, .. } => {
             out.push_str("pods.metrics.k8s.io/");
             out.push_str(namespace);
@@ -1089,9 +1128,27 @@ mod tests {
             ApiRequest::Evict(DeleteRequest::new(ObjectKey::new(Kind::Pod, "kube-system", "dns"))),
             ApiRequest::Bind { pod: ObjectKey::new(Kind::Pod, "default", "web-2"), node: "node-1".into() },
             ApiRequest::Get(ObjectKey::new(Kind::Node, "", "node-1")),
-            ApiRequest::List(ListRequest { kind: Some(Kind::ReplicaSet), namespace: None, field: FieldFilter::All, labels: None }),
-            ApiRequest::List(ListRequest { kind: None, namespace: None, field: FieldFilter::All, labels: None }),
-            ApiRequest::Watch(WatchRequest { kind: Kind::Lease, field: FieldFilter::All, resource_version: 3, labels: None }),
+            ApiRequest::List(ListRequest {
+                kind: Some(Kind::ReplicaSet),
+                resource: Default::default(),
+                namespace: None,
+                field: FieldFilter::All,
+                labels: None,
+            }),
+            ApiRequest::List(ListRequest {
+                kind: None,
+                resource: Default::default(),
+                namespace: None,
+                field: FieldFilter::All,
+                labels: None,
+            }),
+            ApiRequest::Watch(WatchRequest {
+                kind: Kind::Lease,
+                resource: Default::default(),
+                field: FieldFilter::All,
+                resource_version: 3,
+                labels: None,
+            }),
         ];
         for request in &requests {
             let mut text = String::new();

@@ -53,7 +53,7 @@ impl Sim {
     /// shared, and so is the cache's own.
     pub(super) fn reads_shared_cache(&self, index: SlotIndex) -> bool {
         self.shared_proxy.watches().is_some()
-            && self.components[index].shared_watches.iter().all(|w| w.is_some_and(|w| self.api.watches.is_open(w)))
+            && self.components[index].shared_watches.iter().all(|w| w.is_some_and(|w| self.api.is_watch_open(w)))
     }
 
     /// A watch just opened for `from`: if it is a kube-proxy's Service or EndpointSlice watch,
@@ -72,12 +72,12 @@ impl Sim {
     /// Opens the shared cache's own watches if they are not open, from a list of what etcd holds
     /// now (kube-apiserver's watch cache): the re-list after every watch ended.
     fn open_shared_cache(&mut self) {
-        if self.shared_proxy.watches().is_some_and(|ws| ws.iter().all(|w| self.api.watches.is_open(*w))) {
+        if self.shared_proxy.watches().is_some_and(|ws| ws.iter().all(|w| self.api.is_watch_open(*w))) {
             return;
         }
         self.close_shared_cache();
         let watches = KINDS.map(|kind| self.api.watches.open(kind, crate::api::FieldFilter::All));
-        let lists = KINDS.map(|kind| self.api.etcd.list(kind, None).cloned().collect());
+        let lists = KINDS.map(|kind| self.api.items(kind, None).cloned().collect());
         self.shared_proxy.relist(watches, lists);
     }
 
@@ -85,7 +85,7 @@ impl Sim {
     /// again.
     pub(super) fn close_shared_cache(&mut self) {
         for w in self.shared_proxy.watches().into_iter().flatten() {
-            self.api.watches.close(w);
+            self.api.close_watch(w);
         }
         self.shared_proxy.close();
     }

@@ -246,11 +246,11 @@ impl ClusterTracker {
 
     /// Catches up with `sim`. Returns whether the picture changed.
     pub fn update(&mut self, sim: &Sim) -> bool {
-        let etcd = &sim.api().etcd;
+        let api = sim.api();
         if !self.cursor.continues(sim) {
             self.rebuild(sim);
-        } else if etcd.revision() != self.cursor.revision {
-            match etcd.changes_since(self.cursor.revision) {
+        } else if api.revision() != self.cursor.revision {
+            match api.changes_since(self.cursor.revision) {
                 Ok(changes) => {
                     for change in changes {
                         let gone = change.type_ == crate::store::ChangeType::Deleted;

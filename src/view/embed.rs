@@ -148,13 +148,13 @@ impl EventFeed {
     /// The Event writes since the last call. A new run (after `sim seed`, or a new scenario)
     /// starts over with the Events that exist.
     pub fn poll(&mut self, sim: &Sim) -> Vec<OutMessage> {
-        let etcd = &sim.api().etcd;
+        let api = sim.api();
         let mut out = Vec::new();
         if !self.cursor.continues(sim) {
             out.extend(sim.objects(Kind::Event).filter_map(|o| event_message(o.as_event()?)));
-        } else if etcd.revision() != self.cursor.revision {
+        } else if api.revision() != self.cursor.revision {
             // When compacted past us, what was written meanwhile is gone: carry on from here.
-            if let Ok(changes) = etcd.changes_since(self.cursor.revision) {
+            if let Ok(changes) = api.changes_since(self.cursor.revision) {
                 out.extend(
                     changes
                         .filter(|c| c.object.kind() == Kind::Event && c.type_ != crate::store::ChangeType::Deleted)

@@ -167,7 +167,7 @@ impl EventLog {
 
     /// Catches up with `sim`. Returns whether any event was added, changed or removed.
     pub fn update(&mut self, sim: &Sim) -> bool {
-        let etcd = &sim.api().etcd;
+        let api = sim.api();
         let mut changed = false;
         if !self.cursor.continues(sim) {
             self.reset();
@@ -175,8 +175,8 @@ impl EventLog {
             for e in sim.objects(Kind::Event) {
                 self.apply(e, false);
             }
-        } else if etcd.revision() != self.cursor.revision {
-            match etcd.changes_since(self.cursor.revision) {
+        } else if api.revision() != self.cursor.revision {
+            match api.changes_since(self.cursor.revision) {
                 Ok(changes) => {
                     for c in changes.filter(|c| c.object.kind() == Kind::Event) {
                         changed |= self.apply(&c.object, c.type_ == crate::store::ChangeType::Deleted);

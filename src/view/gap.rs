@@ -234,8 +234,8 @@ impl GapHistory {
     /// The Deployment's pods as its controllers count them (selected, not terminating, not
     /// finished), and how many are ready; walked again only when a Pod or a Deployment changed.
     fn count_pods(&mut self, sim: &Sim, d: &Deployment) -> Counted {
-        let etcd = &sim.api().etcd;
-        let revision = etcd.revision();
+        let api = sim.api();
+        let revision = api.revision();
         if let Some((at, counted)) = self.counted {
             if !pods_may_differ(sim, at) {
                 self.counted = Some((revision, counted));
@@ -244,7 +244,7 @@ impl GapHistory {
         }
         self.pod_walks += 1;
         let mut c = Counted::default();
-        for pod in etcd.list(Kind::Pod, Some(&self.namespace)).filter_map(|o| o.as_pod()) {
+        for pod in api.items(Kind::Pod, Some(&self.namespace)).filter_map(|o| o.as_pod()) {
             if pod.is_terminal() || !d.spec.selector.matches(&pod.metadata.labels) {
                 continue;
             }
@@ -299,15 +299,15 @@ impl GapHistory {
 /// large cluster writes every frame (node leases and statuses) but rarely a pod, and walking
 /// 3,000 pods per animation frame cost the page several milliseconds of each one.
 fn pods_may_differ(sim: &Sim, at: u64) -> bool {
-    let etcd = &sim.api().etcd;
-    if at == etcd.revision() {
+    let api = sim.api();
+    if at == api.revision() {
         return false;
     }
     // Another run's revision (a new seed restarts the store): nothing to compare with.
-    if at > etcd.revision() {
+    if at > api.revision() {
         return true;
     }
-    match etcd.changes_since(at) {
+    match api.changes_since(at) {
         Ok(mut changes) => changes.any(|c| matches!(c.object.kind(), Kind::Pod | Kind::Deployment)),
         Err(_) => true,
     }
@@ -494,12 +494,12 @@ mod tests {
         // Past the status's quiet time, a page frame every 16 ms of simulated time for a minute:
         // the store keeps moving (leases, node statuses) but no pod changes.
         s.advance(Duration::millis(STALE_AFTER_MS));
-        let revision = s.sim().api().etcd.revision();
+        let revision = s.sim().api().revision();
         for _ in 0..3_750 {
             s.advance(Duration::millis(16));
             g.observe(s.sim());
         }
-        assert!(s.sim().api().etcd.revision() > revision + 10, "the store was written meanwhile");
+        assert!(s.sim().api().revision() > revision + 10, "the store was written meanwhile");
         assert_eq!(g.pod_walks, 1, "the pods were walked once, not once per frame");
         assert_eq!(g.view().stale, "");
         // A pod that changes is counted again.

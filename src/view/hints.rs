@@ -98,8 +98,7 @@ fn symptoms(sim: &Sim) -> Vec<Symptom> {
     // Both Service symptoms compare against the same lists: read them once, and only when one
     // of them will look (each keeps its own bound on how much it reads).
     let services = routed_services(sim);
-    let looks =
-        sim.api().etcd.count(Kind::Pod) <= SERVICE_CHECKS_MAX || services.len() * sim.api().etcd.count(Kind::Node) <= SERVICE_CHECKS_MAX;
+    let looks = sim.api().count(Kind::Pod) <= SERVICE_CHECKS_MAX || services.len() * sim.api().count(Kind::Node) <= SERVICE_CHECKS_MAX;
     let served: Vec<(&Service, Vec<String>)> =
         if looks { services.into_iter().map(|svc| (svc, ready_endpoints(sim, svc))).collect() } else { Vec::new() };
     out.extend(endpoints_behind(sim, &served));
@@ -124,8 +123,7 @@ fn ready_endpoints(sim: &Sim, svc: &Service) -> Vec<String> {
     let name = svc.metadata.name.as_str();
     let mut pods: Vec<String> = sim
         .api()
-        .etcd
-        .list(Kind::EndpointSlice, Some(&svc.metadata.namespace))
+        .items(Kind::EndpointSlice, Some(&svc.metadata.namespace))
         .filter_map(|o| o.as_endpoint_slice())
         .filter(|s| s.service_name() == Some(name))
         .flat_map(|s| s.endpoints.iter())
@@ -140,7 +138,7 @@ fn ready_endpoints(sim: &Sim, svc: &Service) -> Vec<String> {
 /// A Service whose endpoints do not list the ready pods its selector matches (or list others):
 /// the EndpointSlice controller is not keeping up.
 fn endpoints_behind(sim: &Sim, served: &[(&Service, Vec<String>)]) -> Vec<Symptom> {
-    if sim.api().etcd.count(Kind::Pod) > SERVICE_CHECKS_MAX {
+    if sim.api().count(Kind::Pod) > SERVICE_CHECKS_MAX {
         return Vec::new();
     }
     let mut out = Vec::new();
@@ -148,8 +146,7 @@ fn endpoints_behind(sim: &Sim, served: &[(&Service, Vec<String>)]) -> Vec<Sympto
         let selects = |p: &Pod| svc.spec.selector.iter().all(|(k, v)| p.metadata.labels.get(k.as_str()) == Some(v));
         let mut ready: Vec<String> = sim
             .api()
-            .etcd
-            .list(Kind::Pod, Some(&svc.metadata.namespace))
+            .items(Kind::Pod, Some(&svc.metadata.namespace))
             .filter_map(|o| o.as_pod())
             .filter(|p| selects(p) && p.is_ready() && !p.metadata.is_deleting())
             .map(|p| p.metadata.name.to_string())

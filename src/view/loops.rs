@@ -83,14 +83,14 @@ fn loop_view(l: crate::runtime::LoopStatus, now: u64) -> LoopView {
 /// Every component in the page's order: kube-apiserver, etcd, kube-controller-manager,
 /// kube-scheduler, then the kubelets by node name, numbers read as numbers.
 pub fn components(sim: &Sim) -> Vec<ComponentView> {
-    let etcd = &sim.api().etcd;
+    let api = sim.api();
     let mut out = Vec::new();
     let fixed = [ComponentId::ApiServer, ComponentId::Etcd];
     for id in &fixed {
         // They are not components (the simulation serves the API), but they can be stopped.
         let running = sim.is_running(id);
         let detail = match id {
-            ComponentId::Etcd => format!("revision {} · {} keys", etcd.revision(), etcd.len()),
+            ComponentId::Etcd => format!("revision {} · {} keys", api.revision(), api.key_count()),
             _ => format!("{} messages so far", sim.trace().count()),
         };
         out.push(ComponentView {
@@ -165,7 +165,7 @@ mod tests {
             ]
         );
         assert!(c.iter().all(|c| c.state == "running"));
-        assert_eq!(c[1].detail, format!("revision {} · {} keys", s.sim().api().etcd.revision(), s.sim().api().etcd.len()));
+        assert_eq!(c[1].detail, format!("revision {} · {} keys", s.sim().api().revision(), s.sim().api().key_count()));
         let kcm: Vec<&str> = c[2].loops.iter().map(|l| l.name.as_str()).collect();
         assert_eq!(
             kcm,

@@ -58,10 +58,10 @@ pub(crate) struct Cursor {
 impl Cursor {
     /// Whether `sim` continues the run this cursor saw last.
     pub fn continues(&self, sim: &Sim) -> bool {
-        self.started && sim.seed() == self.seed && sim.now().0 >= self.now && sim.api().etcd.revision() >= self.revision
+        self.started && sim.seed() == self.seed && sim.now().0 >= self.now && sim.api().revision() >= self.revision
     }
 
     pub fn at(sim: &Sim) -> Cursor {
-        Cursor { revision: sim.api().etcd.revision(), now: sim.now().0, seed: sim.seed(), started: true }
+        Cursor { revision: sim.api().revision(), now: sim.now().0, seed: sim.seed(), started: true }
     }
 }

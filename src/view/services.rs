@@ -84,9 +84,9 @@ impl ServiceView {
 /// [`SERVICES_SHOWN`]; and how many more there are. Services without a selector (the
 /// `kubernetes` Service, which points at kube-apiserver, or ExternalName) have no loop here.
 pub fn services(sim: &Sim) -> (Vec<ServiceView>, usize) {
-    let etcd = &sim.api().etcd;
+    let api = sim.api();
     let selecting: Vec<&Service> =
-        etcd.list(Kind::Service, None).filter_map(|o| o.as_service()).filter(|s| !s.spec.selector.is_empty()).collect();
+        api.items(Kind::Service, None).filter_map(|o| o.as_service()).filter(|s| !s.spec.selector.is_empty()).collect();
     let more = selecting.len().saturating_sub(SERVICES_SHOWN);
     let views = selecting.into_iter().take(SERVICES_SHOWN).map(|s| service_view(sim, s)).collect();
     (views, more)
@@ -132,7 +132,7 @@ fn address(s: &Service) -> String {
 /// The endpoints every EndpointSlice of the Service lists, by pod name, each once.
 fn endpoints_of(sim: &Sim, namespace: &str, service: &str) -> Vec<EndpointView> {
     let mut out: Vec<EndpointView> = Vec::new();
-    let slices = sim.api().etcd.list(Kind::EndpointSlice, Some(namespace)).filter_map(|o| o.as_endpoint_slice());
+    let slices = sim.api().items(Kind::EndpointSlice, Some(namespace)).filter_map(|o| o.as_endpoint_slice());
     for slice in slices.filter(|s| s.service_name() == Some(service)) {
         for e in &slice.endpoints {
             let address = e.addresses.first().cloned().unwrap_or_default();
@@ -233,7 +233,7 @@ mod tests {
     }
 
     fn pods(s: &Session) -> Vec<String> {
-        s.sim().api().etcd.list(Kind::Pod, Some("default")).map(|o| o.meta().name.to_string()).collect()
+        s.sim().api().items(Kind::Pod, Some("default")).map(|o| o.meta().name.to_string()).collect()
     }
 
     #[test]

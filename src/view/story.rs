@@ -135,7 +135,7 @@ pub struct Replacement {
 
 /// Whether story mode applies to `sim`: teaching scale, at most [`MAX_PODS`] pods.
 pub fn applies(sim: &Sim) -> bool {
-    applies_to(sim.api().etcd.count(Kind::Pod))
+    applies_to(sim.api().count(Kind::Pod))
 }
 
 /// [`applies`] for a pod count already in hand (the cluster view's `pod_count`).
@@ -361,7 +361,7 @@ impl Story {
             }
             MessageKind::EtcdWrite => {
                 let rev = m.what.strip_prefix("rev ")?.parse::<u64>().ok()?;
-                let change = sim.api().etcd.changes_since(rev.checked_sub(1)?).ok()?.next().filter(|c| c.revision == rev)?;
+                let change = sim.api().changes_since(rev.checked_sub(1)?).ok()?.next().filter(|c| c.revision == rev)?;
                 let object = &change.object;
                 let said = self.written(sim, &writer?, change)?;
                 (said, [object.kind().lower(), "/", &object.meta().name].concat())
@@ -452,7 +452,7 @@ impl Story {
             if let Some(job) = job_of(pod) {
                 // A Job's pod goes by its Job's decision, or by the collector once the Job is gone.
                 let key = ObjectKey::new(Kind::Job, &pod.metadata.namespace, job);
-                if sim.api().etcd.get(&key).is_some() {
+                if sim.api().get(&key).is_some() {
                     return said(controller(JOB), JOB_WORDS, &["delete pod ", &name]);
                 }
                 return said(controller(GC), GC_WORDS, &["delete pod ", &name, " (job/", job, " is gone)"]);
@@ -673,7 +673,7 @@ pub fn short_name(name: &str) -> String {
 /// `count` the active pods are not counted (0): for hops that are followed, not told.
 fn owning_replica_set(sim: &Sim, pod: &Pod, rev: u64, count: bool) -> Option<(String, usize, usize)> {
     let owner = pod.metadata.controller_ref().filter(|r| r.kind == "ReplicaSet")?;
-    let etcd = &sim.api().etcd;
+    let api = sim.api();
     let key = ObjectKey::new(Kind::ReplicaSet, &pod.metadata.namespace, &owner.name);
     let rs = object_at(sim, &key, rev)?;
     let rs = rs.as_replica_set().filter(|rs| rs.metadata.uid.as_str() == owner.uid)?;
@@ -685,9 +685,9 @@ fn owning_replica_set(sim: &Sim, pod: &Pod, rev: u64, count: bool) -> Option<(St
         let pod = o.as_pod();
         i64::from(pod.is_some_and(|p| p.metadata.controller_ref().is_some_and(|r| r.uid == owner.uid) && is_pod_active(p)))
     };
-    let mut active: i64 = etcd.list(Kind::Pod, Some(&pod.metadata.namespace)).map(|o| owned_active(o)).sum();
+    let mut active: i64 = api.items(Kind::Pod, Some(&pod.metadata.namespace)).map(|o| owned_active(o)).sum();
     // Undo what changed since: each later change's effect on the count.
-    for c in etcd.changes_since(rev).into_iter().flatten() {
+    for c in api.changes_since(rev).into_iter().flatten() {
         if c.type_ != ChangeType::Deleted {
             active -= owned_active(&c.object);
         }
@@ -701,14 +701,14 @@ fn owning_replica_set(sim: &Sim, pod: &Pod, rev: u64, count: bool) -> Option<(St
 /// The object under `key` as it was at revision `rev`: before the first change after it, or as
 /// it is now if none came since.
 fn object_at(sim: &Sim, key: &ObjectKey, rev: u64) -> Option<std::rc::Rc<Object>> {
-    let etcd = &sim.api().etcd;
-    for c in etcd.changes_since(rev).into_iter().flatten() {
+    let api = sim.api();
+    for c in api.changes_since(rev).into_iter().flatten() {
         let meta = c.object.meta();
         if c.object.kind() == key.kind && meta.name == key.name && (!key.kind.namespaced() || meta.namespace == key.namespace) {
             return c.prev.clone();
         }
     }
-    etcd.get(key).cloned()
+    api.get(key).cloned()
 }
 
 /// A pod write that neither binds nor deletes: kubectl's own, or a status write that is a beat
@@ -755,7 +755,7 @@ fn replica_set_written(sim: &Sim, writer: &Writer, change: &Change, rs: &crate::
     if deleting {
         let owner = rs.metadata.controller_ref().filter(|r| r.kind == "Deployment");
         let key = owner.map(|o| ObjectKey::new(Kind::Deployment, &rs.metadata.namespace, &o.name));
-        let owner_here = key.and_then(|k| sim.api().etcd.get(&k)).is_some_and(|d| owner.is_some_and(|o| d.meta().uid.as_str() == o.uid));
+        let owner_here = key.and_then(|k| sim.api().get(&k)).is_some_and(|d| owner.is_some_and(|o| d.meta().uid.as_str() == o.uid));
         return match owner {
             Some(o) if !owner_here => said(controller(GC), GC_WORDS, &["delete replicaset ", name, " (deployment/", &o.name, " is gone)"]),
             _ => said(controller(DEPLOYMENT), DEPLOYMENT_WORDS, &["delete old replicaset ", name]),
@@ -839,7 +839,7 @@ fn node_written(writer: &Writer, change: &Change, node: &Node) -> Option<Said> {
 fn taken_on<'m>(sim: &Sim, m: &'m Message) -> Option<(Said, &'m str)> {
     let node = node_of_kubelet(&m.to)?;
     let (namespace, name) = m.what.strip_prefix("ADDED pod/")?.split_once('/')?;
-    let pod = sim.api().etcd.get(&ObjectKey::new(Kind::Pod, namespace, name))?.as_pod()?;
+    let pod = sim.api().get(&ObjectKey::new(Kind::Pod, namespace, name))?.as_pod()?;
     if pod.spec.node_name.as_deref() != Some(node) || pod.metadata.is_deleting() {
         return None;
     }
@@ -897,7 +897,7 @@ mod tests {
     }
 
     fn node_of(s: &Session, pod: &str) -> String {
-        let pod = s.sim().api().etcd.get(&ObjectKey::new(Kind::Pod, "default", pod)).and_then(|p| p.as_pod().cloned());
+        let pod = s.sim().api().get(&ObjectKey::new(Kind::Pod, "default", pod)).and_then(|p| p.as_pod().cloned());
         pod.and_then(|p| p.spec.node_name.clone()).expect("a bound pod")
     }
 
@@ -1292,7 +1292,7 @@ mod tests {
             assert_eq!(c.text, format!("kubelet {node}: {} {status}", short_name(&victim)), "{texts:#?}");
             assert_eq!((c.component.clone(), c.object.clone()), (format!("kubelet-{node}"), format!("pod/{victim}")));
         }
-        let pod = s.sim().api().etcd.get(&ObjectKey::new(Kind::Pod, "default", &victim)).and_then(|p| p.as_pod().cloned());
+        let pod = s.sim().api().get(&ObjectKey::new(Kind::Pod, "default", &victim)).and_then(|p| p.as_pod().cloned());
         assert!(pod.is_some_and(|p| p.restarts() >= 3), "restarted again and again");
     }
 
@@ -1332,7 +1332,7 @@ mod tests {
         said.sort();
         assert_eq!(said, pending, "each said once");
         let first = &failed[0].object["pod/".len()..];
-        let pod = s.sim().api().etcd.get(&ObjectKey::new(Kind::Pod, "default", first)).unwrap();
+        let pod = s.sim().api().get(&ObjectKey::new(Kind::Pod, "default", first)).unwrap();
         let message = pod.as_pod().unwrap().condition("PodScheduled").unwrap().message.clone().unwrap();
         assert!(message.starts_with("0/2 nodes are available: "), "{message}");
         assert_eq!(failed[0].text, format!("kube-scheduler: no node for {}: {message}", short_name(first)));

@@ -36,7 +36,7 @@ for p in pods.items:
     assert ("kubelet", "Update", "status") in managers, managers
     assert all(m.fields_type == "FieldsV1" and m.time.year == 2026 for m in p.metadata.managed_fields)
 
-# create, then a watch from before the create hears it.
+# create, then a watch from before the create hears it (the past comes with the watch's answer).
 pod = client.V1Pod(
     metadata=client.V1ObjectMeta(name="py", labels={"app": "py"}),
     spec=client.V1PodSpec(containers=[client.V1Container(name="c", image="nginx:1.14.2")]),
@@ -83,9 +83,13 @@ since = core.list_namespaced_pod("default").metadata.resource_version
 watcher = threading.Thread(target=watch_across, args=(since,))
 watcher.start()
 core.create_namespaced_pod("default", pod_named("before"))
+# A change reaches a watch after the simulated watch latency, as a component's watch hears it:
+# the paused server's clock must move for it to arrive.
+sim("advance 1s")
 assert opened.wait(5), "the watch heard nothing"
 sim("advance 11m")
 core.create_namespaced_pod("default", pod_named("after"))
+sim("advance 1s")
 watcher.join(10)
 assert not watcher.is_alive() and ("ADDED", "before") in outlived and ("ADDED", "after") in outlived, outlived
 for name in ("before", "after"):
@@ -108,6 +112,37 @@ w = watch.Watch()
 core.delete_namespaced_pod("py", "default")
 seen = [(e["type"], e["object"].metadata.name) for e in w.stream(core.list_namespaced_pod, "default", resource_version=relisted.metadata.resource_version, timeout_seconds=1)]
 assert ("MODIFIED", "py") in seen or ("DELETED", "py") in seen, seen
+
+# `sim watch sever` ends an HTTP watch as it ends a component's: the client's re-watch from its
+# last revision is 410 Gone, so it re-lists and watches on from the list.
+severed = []
+opened.clear()
+
+
+def watch_until_severed(since):
+    for e in watch.Watch().stream(core.list_namespaced_pod, "default", resource_version=since, timeout_seconds=30):
+        severed.append(e["object"].metadata.resource_version)
+        opened.set()
+
+
+watcher = threading.Thread(target=watch_until_severed, args=(core.list_namespaced_pod("default").metadata.resource_version,))
+watcher.start()
+core.create_namespaced_pod("default", pod_named("severed"))
+sim("advance 1s")
+assert opened.wait(5), "the watch heard nothing"
+sim("watch sever")
+watcher.join(10)
+assert not watcher.is_alive(), "the severed watch ended"
+try:
+    list(watch.Watch().stream(core.list_namespaced_pod, "default", resource_version=severed[-1], timeout_seconds=1))
+    raise AssertionError("no 410 after the sever")
+except ApiException as e:
+    assert e.status == 410, e
+relisted = core.list_namespaced_pod("default")
+assert "severed" in [p.metadata.name for p in relisted.items]
+core.delete_namespaced_pod("severed", "default", grace_period_seconds=0)
+seen = [(e["type"], e["object"].metadata.name) for e in watch.Watch().stream(core.list_namespaced_pod, "default", resource_version=relisted.metadata.resource_version, timeout_seconds=1)]
+assert ("DELETED", "severed") in seen, seen
 
 # delete: the pod is going (its grace period) or gone.
 try:

@@ -18,10 +18,11 @@
 
 use super::failures::{report_apply, report_create, Failure};
 use super::{check_namespace, flags, submit, usage_error};
+use crate::api::crd::{Definition, Definitions};
 use crate::api::{defaults, validation, ApiError, ApiRequest};
 use crate::command::parse::{FlagKind, FlagSpec, Flags};
 use crate::command::printers::json_text;
-use crate::command::resources::kind_string;
+use crate::command::resources::object_kind_string;
 use crate::command::yaml::{documents, to_yaml};
 use crate::command::{CommandOutput, Session};
 use crate::model::{Kind, Object, ObjectKey};
@@ -46,6 +47,8 @@ pub struct Manifest {
     pub source: String,
     /// The fields kubeloop dropped because it does not simulate them (`unmodelled`).
     pub warnings: Vec<String>,
+    /// Whether the object lives in a namespace (a custom resource's definition says).
+    pub namespaced: bool,
 }
 
 /// `--dry-run`: none, client or server.
@@ -88,19 +91,21 @@ pub fn read_sources(session: &Session, filenames: &[String], stdin: Option<&str>
 }
 
 /// Decodes every document of every source, or fails with kubectl's message for the first bad one.
-pub fn load(sources: &[(String, String)]) -> Result<Vec<Manifest>, String> {
-    load_each(sources)?.into_iter().map(|d| d.map_err(|f| f.alone())).collect()
+pub fn load(sources: &[(String, String)], defs: &Definitions) -> Result<Vec<Manifest>, String> {
+    load_each(sources, defs)?.into_iter().map(|d| d.map_err(|f| f.alone())).collect()
 }
 
 /// Decodes every document of every source, each on its own: a manifest, or why kubectl could
 /// not make one of it. Only a source that is not YAML at all fails the whole.
-pub fn load_each(sources: &[(String, String)]) -> Result<Vec<Result<Manifest, Failure>>, String> {
+/// `defs` are the CustomResourceDefinitions discovery shows: kinds kubectl maps besides the
+/// built-in ones (a definition in the same file as its objects is not one yet, as for kubectl).
+pub fn load_each(sources: &[(String, String)], defs: &Definitions) -> Result<Vec<Result<Manifest, Failure>>, String> {
     let mut out = Vec::new();
     for (source, text) in sources {
         let docs = documents(text).map_err(|e| format!("error: error parsing {source}: error converting YAML to JSON: yaml: {e}"))?;
         for doc in docs {
             match expand_list(doc, source) {
-                Ok(items) => out.extend(items.into_iter().map(|raw| decode(raw, source))),
+                Ok(items) => out.extend(items.into_iter().map(|raw| decode(raw, source, defs))),
                 Err(e) => out.push(Err(Failure::client(&e))),
             }
         }
@@ -137,7 +142,7 @@ fn expand_list(doc: Value, source: &str) -> Result<Vec<Value>, String> {
     Ok(vec![doc])
 }
 
-fn decode(raw: Value, source: &str) -> Result<Manifest, Failure> {
+fn decode(raw: Value, source: &str, defs: &Definitions) -> Result<Manifest, Failure> {
     let kind = raw.get("kind").and_then(Value::as_str).unwrap_or("");
     let api_version = raw.get("apiVersion").and_then(Value::as_str).unwrap_or("");
     if kind.is_empty() {
@@ -148,6 +153,10 @@ fn decode(raw: Value, source: &str) -> Result<Manifest, Failure> {
     let name = meta.and_then(|m| m.get("name")).and_then(Value::as_str).unwrap_or("");
     let ns = meta.and_then(|m| m.get("namespace")).and_then(Value::as_str).unwrap_or("");
     let served = Kind::from_kind_str(kind).filter(|k| k.serves(api_version));
+    if let (None, Some(d)) = (served, defs.for_kind(api_version, kind)) {
+        let object = custom_object(raw.clone(), d).map_err(|e| Failure::Client(e.to_string()))?;
+        return Ok(Manifest { object, raw, source: source.to_string(), warnings: Vec::new(), namespaced: d.namespaced });
+    }
     let Some(k) = served else {
         return Err(Failure::Client(format!(
             "resource mapping not found for name: {name:?} namespace: {ns:?} from {source:?}: no matches for kind {kind:?} in version {api_version:?}\nensure CRDs are installed first"
@@ -166,7 +175,17 @@ fn decode(raw: Value, source: &str) -> Result<Manifest, Failure> {
     let stored = if api_version == k.api_version() { raw.clone() } else { crate::model::autoscaling::from_v1(raw.clone()) };
     let mut warnings = super::unmodelled::warnings(&stored, &crate::command::printers::object_json(&object));
     warnings.extend(super::unmodelled::approximations(&object));
-    Ok(Manifest { object, raw, source: source.to_string(), warnings })
+    Ok(Manifest { object, raw, source: source.to_string(), warnings, namespaced: k.namespaced() })
+}
+
+/// An object of a definition's resource, read from its manifest.
+#[inline(never)]
+fn custom_object(raw: Value, d: &Definition) -> Result<Object, String> {
+    let mut object = Object::custom_from_json(&raw)?;
+    if let Object::CustomObject(o) = &mut object {
+        o.body.resource = d.name.clone();
+    }
+    Ok(object)
 }
 
 /// A write from `source` the API server refused.
@@ -176,8 +195,7 @@ fn refused(error: ApiError, verb: &'static str, source: &str) -> Failure {
 
 /// Sets the manifest's namespace from `-n` (or `default`), refusing a conflicting one.
 fn place(m: &mut Manifest, ns: &str, explicit: bool) -> Result<(), String> {
-    let kind = m.object.kind();
-    if !kind.namespaced() {
+    if !m.namespaced {
         m.object.meta_mut().namespace = Default::default();
         return Ok(());
     }
@@ -220,7 +238,8 @@ pub fn run_apply(session: &mut Session, args: &[String], stdin: Option<String>) 
             "error: unable to match a printer suitable for the output format {o:?}, allowed formats are: json,name,yaml"
         ));
     }
-    let documents = match read_sources(session, &filenames, stdin.as_deref()).and_then(|s| load_each(&s)) {
+    let documents = match read_sources(session, &filenames, stdin.as_deref()).and_then(|s| load_each(&s, session.sim().api().definitions()))
+    {
         Ok(d) => d,
         Err(e) => return CommandOutput::err(e),
     };
@@ -270,10 +289,10 @@ pub fn run_apply(session: &mut Session, args: &[String], stdin: Option<String>) 
 /// `deployment.apps/web created`, or the object in `-o` form.
 pub fn print_result(object: &Object, verb: &str, dry_run: DryRun, output: Option<&str>) -> String {
     match output {
-        Some("name") => format!("{}/{}\n", kind_string(object.kind()), object.meta().name),
+        Some("name") => format!("{}/{}\n", object_kind_string(object), object.meta().name),
         Some("json") => json_text(&crate::command::printers::object_json(object)),
         Some("yaml") => to_yaml(&crate::command::printers::object_json(object)),
-        _ => format!("{}/{} {verb}{}\n", kind_string(object.kind()), object.meta().name, dry_run.suffix()),
+        _ => format!("{}/{} {verb}{}\n", object_kind_string(object), object.meta().name, dry_run.suffix()),
     }
 }
 
@@ -340,7 +359,11 @@ pub fn apply_one(session: &mut Session, m: Manifest, dry_run: DryRun) -> Result<
         }
     }
     let merged = three_way(&live.to_json(), original.as_ref(), &modified);
-    let object = Object::from_json(merged).map_err(|e| Failure::Client(e.to_string()))?;
+    let object = match session.sim().api().definitions().get(&key.resource) {
+        Some(d) => custom_object(merged, d),
+        None => Object::from_json(merged),
+    }
+    .map_err(|e| Failure::Client(e.to_string()))?;
     let before = live.meta().resource_version;
     let stored = write(session, ApiRequest::Update(object), dry_run).map_err(|e| refused(e, "applying patch to", &m.source))?;
     let verb = if dry_run == DryRun::None && stored.meta().resource_version == before { "unchanged" } else { "configured" };
@@ -449,7 +472,8 @@ pub fn run_create(session: &mut Session, args: &[String], stdin: Option<String>)
         Ok(d) => d,
         Err(e) => return CommandOutput::err(e),
     };
-    let documents = match read_sources(session, &filenames, stdin.as_deref()).and_then(|s| load_each(&s)) {
+    let documents = match read_sources(session, &filenames, stdin.as_deref()).and_then(|s| load_each(&s, session.sim().api().definitions()))
+    {
         Ok(d) => d,
         Err(e) => return CommandOutput::err(e),
     };
@@ -510,7 +534,7 @@ mod tests {
 
     #[test]
     fn the_documentation_deployment_loads_unchanged() {
-        let m = load(&src(super::super::examples::NGINX_DEPLOYMENT)).unwrap();
+        let m = load(&src(super::super::examples::NGINX_DEPLOYMENT), &Definitions::default()).unwrap();
         assert_eq!(m.len(), 1);
         assert_eq!(m[0].object.key(), ObjectKey::new(Kind::Deployment, "", "nginx-deployment"));
     }
@@ -518,27 +542,31 @@ mod tests {
     #[test]
     fn unknown_fields_are_ignored_and_lists_expand() {
         let text = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: a}\n  spec:\n    containers: [{name: c, image: busybox, env: [{name: X, value: y}]}]\n    volumes: [{name: v, emptyDir: {}}]\n---\n";
-        let m = load(&src(text)).unwrap();
+        let m = load(&src(text), &Definitions::default()).unwrap();
         assert_eq!(m.len(), 1);
         assert_eq!(m[0].object.key().name, "a");
     }
 
     #[test]
     fn decoding_errors_read_as_kubectls() {
-        let e = load(&src("apiVersion: v1\nmetadata: {name: x}\n")).unwrap_err();
+        let e = load(&src("apiVersion: v1\nmetadata: {name: x}\n"), &Definitions::default()).unwrap_err();
         assert_eq!(
             e,
             "error: unable to decode \"web.yaml\": Object 'Kind' is missing in '{\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"x\"}}'"
         );
-        let e = load(&src("apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: x}\n")).unwrap_err();
+        let e = load(&src("apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: x}\n"), &Definitions::default()).unwrap_err();
         assert_eq!(
             e,
             "error: resource mapping not found for name: \"x\" namespace: \"\" from \"web.yaml\": no matches for kind \"Deployment\" in version \"extensions/v1beta1\"\nensure CRDs are installed first"
         );
-        let e = load(&src("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec: {replicas: three}\n")).unwrap_err();
+        let e =
+            load(&src("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec: {replicas: three}\n"), &Definitions::default())
+                .unwrap_err();
         assert!(e.starts_with("Error from server (BadRequest): error when creating \"web.yaml\": Deployment in version \"v1\" cannot be handled as a Deployment: "), "{e}");
-        assert!(load(&src("a: [1\n")).unwrap_err().starts_with("error: error parsing web.yaml: error converting YAML to JSON: yaml: "));
-        assert!(load(&src("- 1\n")).unwrap_err().contains("cannot unmarshal array"));
+        assert!(load(&src("a: [1\n"), &Definitions::default())
+            .unwrap_err()
+            .starts_with("error: error parsing web.yaml: error converting YAML to JSON: yaml: "));
+        assert!(load(&src("- 1\n"), &Definitions::default()).unwrap_err().contains("cannot unmarshal array"));
     }
 
     #[test]

@@ -129,8 +129,7 @@ fn events_for(sim: &Sim, o: &Object) -> Vec<Rc<Object>> {
     let ns_filter = if o.kind().namespaced() { Some(m.namespace.as_str()) } else { None };
     let mut found: Vec<Rc<Object>> = sim
         .api()
-        .etcd
-        .list(Kind::Event, ns_filter)
+        .items(Kind::Event, ns_filter)
         .filter(|e| {
             e.as_event().is_some_and(|e| {
                 let r = &e.involved_object;
@@ -618,8 +617,7 @@ fn pod_template(w: &mut PrefixWriter, t: &PodTemplateSpec) {
 pub fn deployment_replica_sets(sim: &Sim, d: &Deployment) -> (Vec<Rc<Object>>, Option<Rc<Object>>) {
     let mut owned: Vec<Rc<Object>> = sim
         .api()
-        .etcd
-        .list(Kind::ReplicaSet, Some(&d.metadata.namespace))
+        .items(Kind::ReplicaSet, Some(&d.metadata.namespace))
         .filter(|o| o.meta().controller_ref().is_some_and(|r| r.uid == d.metadata.uid))
         .cloned()
         .collect();
@@ -720,7 +718,7 @@ pub fn describe_replica_set(sim: &Sim, rs: &ReplicaSet, events: Option<&[Rc<Obje
 /// matches, as the `Pods Status:` line.
 fn pods_status(w: &mut PrefixWriter, sim: &Sim, owner: &ObjectMeta, selector: &LabelSelector) {
     let (mut running, mut waiting, mut succeeded, mut failed) = (0, 0, 0, 0);
-    for o in sim.api().etcd.list(Kind::Pod, Some(&owner.namespace)) {
+    for o in sim.api().items(Kind::Pod, Some(&owner.namespace)) {
         let Some(p) = o.as_pod() else { continue };
         if !selector.matches(&p.metadata.labels) || p.metadata.controller_ref().is_none_or(|r| r.uid != owner.uid) {
             continue;
@@ -800,8 +798,7 @@ pub fn describe_persistent_volume_claim(sim: &Sim, pvc: &PersistentVolumeClaim, 
     w.write(0, &format!("VolumeMode:\t{}\n", pvc.spec.volume_mode.as_deref().unwrap_or("")));
     let users: Vec<String> = sim
         .api()
-        .etcd
-        .list(Kind::Pod, Some(&m.namespace))
+        .items(Kind::Pod, Some(&m.namespace))
         .filter_map(|o| o.as_pod())
         .filter(|p| p.spec.volumes.iter().any(|v| v.persistent_volume_claim.as_ref().is_some_and(|c| c.claim_name == m.name.as_str())))
         .map(|p| p.metadata.name.to_string())
@@ -983,8 +980,7 @@ pub fn describe_service(sim: &Sim, svc: &Service, events: Option<&[Rc<Object>]>,
     let m = &svc.metadata;
     let slices: Vec<&EndpointSlice> = sim
         .api()
-        .etcd
-        .list(Kind::EndpointSlice, Some(&m.namespace))
+        .items(Kind::EndpointSlice, Some(&m.namespace))
         .filter_map(|o| o.as_endpoint_slice())
         .filter(|s| s.metadata.labels.get("kubernetes.io/service-name").map(String::as_str) == Some(&*m.name))
         .collect();

@@ -7,6 +7,7 @@
 
 pub mod apply;
 pub mod create;
+pub mod custom;
 pub mod describe;
 pub mod examples;
 pub mod expose;
@@ -119,7 +120,7 @@ pub fn run(session: &mut Session, args: &[String], stdin: Option<String>) -> Com
         "drain" => nodes::run_drain(session, rest),
         "taint" => nodes::run_taint(session, rest),
         "version" => version(session, rest),
-        "api-resources" => api_resources(rest),
+        "api-resources" => api_resources(session, rest),
         "help" | "--help" | "-h" => CommandOutput::out(usage()),
         other if other.starts_with('-') => CommandOutput::err(format!("error: unknown flag: {other}\nSee 'kubectl --help' for usage.")),
         other if KUBECTL_COMMANDS.contains(&other) => {
@@ -293,7 +294,7 @@ fn version(session: &mut Session, args: &[String]) -> CommandOutput {
 /// The Kubernetes version kubeloop's kubectl and API server present.
 pub const KUBE_VERSION: &str = "v1.32.0";
 
-fn api_resources(args: &[String]) -> CommandOutput {
+fn api_resources(session: &Session, args: &[String]) -> CommandOutput {
     if let Err(e) = flags(
         "api-resources",
         args,
@@ -301,23 +302,33 @@ fn api_resources(args: &[String]) -> CommandOutput {
     ) {
         return e;
     }
-    // The kinds, and metrics-server's resources (served through the aggregation layer).
-    let mut rows: Vec<(&str, &str, String, bool, &str)> = crate::model::Kind::ALL
-        .iter()
-        .map(|k| (k.plural(), k.info().short_names.first().copied().unwrap_or(""), k.api_version().to_string(), k.namespaced(), k.as_str()))
-        .collect();
-    let metrics = format!("{}/{}", crate::sim::metrics::API_GROUP, crate::sim::metrics::API_VERSION);
-    rows.extend(
-        crate::sim::metrics::RESOURCES.iter().map(|(plural, _, kind, namespaced)| (*plural, "", metrics.clone(), *namespaced, *kind)),
-    );
-    // kubectl sorts by group (core first), then by name.
-    rows.sort_by_key(|r| (r.2.contains('/'), r.2.split('/').next().unwrap_or("").to_string(), r.0));
-    let rows: Vec<Vec<String>> = rows
+    // kubectl sorts by group (core first), then by name; the resources established
+    // CustomResourceDefinitions serve are listed with the built-in ones.
+    let mut rows: Vec<(bool, String, Vec<String>)> = crate::model::Kind::ALL
         .into_iter()
-        .map(|(plural, short, api_version, namespaced, kind)| {
-            vec![plural.to_string(), short.to_string(), api_version, namespaced.to_string(), kind.to_string()]
+        .filter(|k| k.is_named())
+        .map(|k| {
+            let namespaced = if k.namespaced() { "true" } else { "false" };
+            let short = k.info().short_names.join(",");
+            let row = vec![k.plural().to_string(), short, k.api_version().to_string(), namespaced.to_string(), k.as_str().to_string()];
+            (k.api_version().contains('/'), k.info().group().to_string(), row)
         })
         .collect();
+    for d in session.sim().api().definitions().iter().filter(|d| d.established) {
+        let Some(v) = d.preferred() else { continue };
+        let namespaced = if d.namespaced { "true" } else { "false" };
+        let row =
+            vec![d.plural.clone(), d.short_names.join(","), format!("{}/{}", d.group, v.name), namespaced.to_string(), d.kind.clone()];
+        rows.push((true, d.group.clone(), row));
+    }
+    // metrics-server's resources, served through the aggregation layer.
+    let metrics = format!("{}/{}", crate::sim::metrics::API_GROUP, crate::sim::metrics::API_VERSION);
+    for (plural, _, kind, namespaced) in crate::sim::metrics::RESOURCES {
+        let row = vec![plural.to_string(), String::new(), metrics.clone(), namespaced.to_string(), kind.to_string()];
+        rows.push((true, crate::sim::metrics::API_GROUP.to_string(), row));
+    }
+    rows.sort_by(|a, b| (a.0, &a.1, &a.2[0]).cmp(&(b.0, &b.1, &b.2[0])));
+    let rows: Vec<Vec<String>> = rows.into_iter().map(|(_, _, r)| r).collect();
     CommandOutput::out(super::table::render_table(&["NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"], &rows, true))
 }
 

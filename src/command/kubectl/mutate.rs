@@ -183,22 +183,26 @@ pub fn run_delete(session: &mut Session, args: &[String], stdin: Option<String>)
         out.note("warning: Immediate deletion does not wait for confirmation that the running resource has been terminated. The resource may continue to run on the cluster indefinitely.");
     }
     let ns = namespace(&f);
-    let targets: Vec<(Kind, String, String)> = if !f.list("filename").is_empty() {
+    let targets: Vec<(ObjectKey, String)> = if !f.list("filename").is_empty() {
         if !positional.is_empty() {
             return CommandOutput::err(
                 "error: when paths, URLs, or stdin is provided as input, you may not specify resource arguments as well",
             );
         }
-        let manifests = match apply::read_sources(session, &f.list("filename"), stdin.as_deref()).and_then(|s| apply::load(&s)) {
+        let manifests = match apply::read_sources(session, &f.list("filename"), stdin.as_deref())
+            .and_then(|s| apply::load(&s, session.sim().api().definitions()))
+        {
             Ok(m) => m,
             Err(e) => return CommandOutput::err(e),
         };
         manifests
             .into_iter()
             .map(|m| {
-                let k = m.object.key();
-                let mns = if k.namespace.is_empty() { ns.clone() } else { k.namespace.to_string() };
-                (k.kind, mns, k.name.to_string())
+                let mut k = m.object.key();
+                if k.namespace.is_empty() && m.namespaced {
+                    k.namespace = ns.as_str().into();
+                }
+                (k, resources::object_kind_string(&m.object))
             })
             .collect()
     } else {
@@ -207,14 +211,21 @@ pub fn run_delete(session: &mut Session, args: &[String], stdin: Option<String>)
         }
         let selection = match resources::select(&positional) {
             Ok(s) => s,
-            Err(e) => return CommandOutput::err(e),
+            Err(e) => {
+                return match super::custom::named(session, &positional, &ns) {
+                    Some(Ok(targets)) if !targets.is_empty() => delete_all(session, targets, &f, grace, force, out),
+                    Some(Ok(_)) => CommandOutput::err("error: resource(s) were provided, but no name was specified"),
+                    Some(Err(e)) => CommandOutput::err(e),
+                    None => CommandOutput::err(e),
+                };
+            }
         };
         match selection {
             Selection::Named(named) => {
                 if f.bool("all") || f.has("selector") {
                     return CommandOutput::err("error: name cannot be provided when a selector is specified");
                 }
-                named.into_iter().map(|(k, n)| (k, ns.clone(), n)).collect()
+                named.into_iter().map(|(k, n)| (ObjectKey::new(k, &ns, &n), kind_string(k))).collect()
             }
             Selection::Kinds(kinds) => {
                 if !f.bool("all") && !f.has("selector") {
@@ -232,7 +243,7 @@ pub fn run_delete(session: &mut Session, args: &[String], stdin: Option<String>)
                 let mut found = Vec::new();
                 for kind in kinds {
                     for o in super::get::list(session.sim(), kind, &query) {
-                        found.push((kind, o.meta().namespace.to_string(), o.meta().name.to_string()));
+                        found.push((o.key(), kind_string(kind)));
                     }
                 }
                 if found.is_empty() {
@@ -243,17 +254,25 @@ pub fn run_delete(session: &mut Session, args: &[String], stdin: Option<String>)
             }
         }
     };
+    delete_all(session, targets, &f, grace, force, out)
+}
+
+/// Deletes each target, saying what was deleted as kubectl does.
+fn delete_all(
+    session: &mut Session,
+    targets: Vec<(ObjectKey, String)>,
+    f: &crate::command::parse::Flags,
+    grace: i64,
+    force: bool,
+    mut out: CommandOutput,
+) -> CommandOutput {
     let operation = if force { "force deleted" } else { "deleted" };
-    for (kind, target_ns, name) in targets {
-        let key = ObjectKey::new(kind, &target_ns, &name);
+    for (key, kind) in targets {
+        let name = key.name.clone();
         let request = DeleteRequest { key, uid: None, grace_period_seconds: (grace >= 0).then_some(grace) };
         match submit(session, ApiRequest::Delete(request)) {
             Ok(_) => {
-                let text = if f.str("output") == Some("name") {
-                    format!("{}/{name}", kind_string(kind))
-                } else {
-                    format!("{} {name:?} {operation}", kind_string(kind))
-                };
+                let text = if f.str("output") == Some("name") { format!("{kind}/{name}") } else { format!("{kind} {name:?} {operation}") };
                 out.say(&text);
             }
             Err(e) if e.reason == Reason::NotFound && f.bool("ignore-not-found") => {}
@@ -299,6 +318,12 @@ pub fn run_scale(session: &mut Session, args: &[String]) -> CommandOutput {
         return CommandOutput::err("error: The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0");
     }
     let ns = namespace(&f);
+    if let Some(targets) = super::custom::named(session, &positional, &ns) {
+        return match targets {
+            Ok(targets) => super::custom::scale(session, targets, replicas, &f),
+            Err(e) => CommandOutput::err(e),
+        };
+    }
     let keys = match named_targets("scale", &positional, &ns) {
         Ok(k) => k,
         Err(e) => return e,

@@ -127,7 +127,7 @@ pub fn status_line(sim: &crate::sim::Sim, d: &Deployment) -> Result<(String, boo
 
 /// `appendWarning`: names the first pod that cannot be scheduled or whose container is stuck.
 fn with_warning(sim: &crate::sim::Sim, d: &Deployment, msg: String) -> String {
-    for o in sim.api().etcd.list(Kind::Pod, Some(&d.metadata.namespace)) {
+    for o in sim.api().items(Kind::Pod, Some(&d.metadata.namespace)) {
         let Some(p) = o.as_pod() else { continue };
         if !d.spec.selector.matches(&p.metadata.labels) {
             continue;

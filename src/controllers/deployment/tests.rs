@@ -260,7 +260,7 @@ impl World {
     /// Turns of controller, ReplicaSet controller, controller again, then kubelets, until quiet.
     fn settle(&mut self, pods_become_ready: bool) {
         for _ in 0..100 {
-            let before = self.api.etcd.revision();
+            let before = self.api.revision();
             self.run_dc();
             self.run_rs();
             self.run_dc();
@@ -268,7 +268,7 @@ impl World {
                 self.make_ready();
                 self.run_rs();
             }
-            if self.api.etcd.revision() == before && self.queue.is_empty() {
+            if self.api.revision() == before && self.queue.is_empty() {
                 return;
             }
         }

@@ -55,6 +55,32 @@ struct Scale {
     replicas: i32,
     selector: LabelSelector,
     object: Object,
+    /// A custom object's scale subresource paths (its definition's).
+    paths: Option<crate::api::crd::ScalePaths>,
+}
+
+/// The scale of a custom object, through its definition's scale subresource (the definitions
+/// and custom objects come from the controller's caches, as the real controller reads a
+/// target's `/scale` through discovery's mapping).
+#[inline(never)]
+fn custom_scale_of(caches: &Caches, hpa: &HorizontalPodAutoscaler) -> Result<Scale, String> {
+    use crate::api::crd;
+    let r = &hpa.spec.scale_target_ref;
+    let (group, version) = r.api_version.split_once('/').unwrap_or(("", &r.api_version));
+    let crds =
+        caches.get(Kind::CustomResourceDefinition).into_iter().flat_map(|s| s.iter()).filter_map(|o| o.as_custom_resource_definition());
+    let Some(crd) = crd::definition_for(crds, &r.api_version, &r.kind) else {
+        return Err(format!("no matches for kind {:?} in group {group:?}", r.kind));
+    };
+    let paths = crd::scale_paths_of(crd, version).ok_or("the server could not find the requested resource")?;
+    let namespaced = crd.spec().and_then(|s| s.get("scope")).and_then(serde_json::Value::as_str) == Some("Namespaced");
+    let key = ObjectKey::custom(&crd.metadata.name, if namespaced { &hpa.metadata.namespace } else { "" }, &r.name);
+    let object =
+        caches.get(Kind::CustomObject).and_then(|s| s.get(&key)).ok_or_else(|| format!("{} {:?} not found", crd.metadata.name, r.name))?;
+    let Some(o) = object.as_custom_object() else { return Err("the server could not find the requested resource".into()) };
+    let (replicas, _, selector) = crd::scale_of(o, &paths);
+    let selector = crate::command::selector::parse_label_selector(&selector).map_err(|e| e.trim_start_matches("error: ").to_string())?;
+    Ok(Scale { replicas: replicas as i32, selector, object: (**object).clone(), paths: Some(paths) })
 }
 
 fn scale_of(caches: &Caches, hpa: &HorizontalPodAutoscaler) -> Result<Scale, String> {
@@ -64,10 +90,7 @@ fn scale_of(caches: &Caches, hpa: &HorizontalPodAutoscaler) -> Result<Scale, Str
         "Deployment" => Kind::Deployment,
         "ReplicaSet" => Kind::ReplicaSet,
         "ReplicationController" => Kind::ReplicationController,
-        other => {
-            let group = r.api_version.split_once('/').map_or("", |(g, _)| g);
-            return Err(format!("no matches for kind {other:?} in group {group:?}"));
-        }
+        _ => return custom_scale_of(caches, hpa),
     };
     let object = caches[kind]
         .get(&ObjectKey::new(kind, ns, &r.name))
@@ -78,13 +101,18 @@ fn scale_of(caches: &Caches, hpa: &HorizontalPodAutoscaler) -> Result<Scale, Str
         Object::ReplicationController(rc) => (rc.spec.replicas.unwrap_or(1), rc.as_replica_set().spec.selector),
         _ => unreachable!("looked up by one of the three kinds"),
     };
-    Ok(Scale { replicas, selector, object: (**object).clone() })
+    Ok(Scale { replicas, selector, object: (**object).clone(), paths: None })
 }
 
 /// The target with `replicas` written to its spec (the scale subresource's update).
-fn rescaled(object: &Object, replicas: i32) -> Object {
-    let mut next = object.clone();
+fn rescaled(scale: &Scale, replicas: i32) -> Object {
+    let mut next = scale.object.clone();
     match &mut next {
+        Object::CustomObject(o) => {
+            if let Some(paths) = &scale.paths {
+                *o = crate::api::crd::rescaled(o, paths, i64::from(replicas));
+            }
+        }
         Object::Deployment(d) => d.spec.replicas = Some(replicas),
         Object::ReplicaSet(rs) => rs.spec.replicas = Some(replicas),
         Object::ReplicationController(rc) => rc.spec.replicas = Some(replicas),
@@ -252,7 +280,7 @@ impl HorizontalController {
             );
             let event = EventSpec::normal(involved.clone(), "SuccessfulRescale", format!("New size: {desired}; reason: {reason}"));
             let failed = EventSpec::warning(involved, "FailedRescale", format!("New size: {desired}; reason: {reason}; error: "));
-            steps.push(vec![Call::new(ApiRequest::Update(rescaled(&scale.object, desired))).on_success(event).on_failure(failed)]);
+            steps.push(vec![Call::new(ApiRequest::Update(rescaled(&scale, desired))).on_success(event).on_failure(failed)]);
             self.remember_scale(key, hpa.spec.behavior.is_some(), desired - current, now);
             format!("HorizontalPodAutoscaler {name}: {current} → {desired} ({reason})")
         } else {
@@ -308,7 +336,15 @@ impl Controller for HorizontalController {
     }
     fn watches(&self) -> &'static [Kind] {
         // The targets and pods only to read: their changes enqueue nothing (the 15 s resync does).
-        &[Kind::HorizontalPodAutoscaler, Kind::Deployment, Kind::ReplicaSet, Kind::ReplicationController, Kind::Pod]
+        &[
+            Kind::HorizontalPodAutoscaler,
+            Kind::Deployment,
+            Kind::ReplicaSet,
+            Kind::ReplicationController,
+            Kind::Pod,
+            Kind::CustomResourceDefinition,
+            Kind::CustomObject,
+        ]
     }
 
     fn on_delta(&mut self, _caches: &Caches, delta: &Delta, _now: Time) -> Vec<ObjectKey> {

@@ -79,7 +79,7 @@ impl Query {
     pub(crate) fn get(&self, name: &str) -> Option<&str> {
         self.0.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
     }
-    fn flag(&self, name: &str) -> bool {
+    pub(crate) fn flag(&self, name: &str) -> bool {
         matches!(self.get(name), Some("true" | "1"))
     }
 }
@@ -164,7 +164,33 @@ fn resource_route(group: &str, version: &str, rest: &[&str]) -> Route {
 fn respond(cluster: &mut Cluster, parts: &Parts, body: &[u8]) -> Response<Body> {
     let query = Query::parse(parts.uri.query());
     let get = parts.method == Method::GET;
+    // The resources CustomResourceDefinitions serve, looked up in the cluster as it is now.
+    let defs = cluster.session.sim().api().definitions();
+    if let Some(target) = super::custom::route(defs, parts.uri.path()) {
+        return super::custom::respond(cluster, parts, &query, &target, body);
+    }
+    // With a definition established, `/apis` is answered plain (kubectl reads the groups'
+    // resources from each group version then); without one, as it always was.
+    let custom = defs.iter().any(|d| d.established);
     match route(parts.uri.path()) {
+        Route::GroupList if get && custom => {
+            let mut list = discovery::group_list();
+            super::custom::extend_group_list(&mut list, defs);
+            json_response(200, &list)
+        }
+        Route::Group(g) if get => {
+            discovery::group(&g).or_else(|| super::custom::group(defs, &g)).map_or_else(page_not_found, |v| json_response(200, &v))
+        }
+        Route::Resources(g, v) if get => discovery::resource_list(&g, &v)
+            .or_else(|| super::custom::resource_list(defs, &g, &v))
+            .map_or_else(page_not_found, |v| json_response(200, &v)),
+        other => respond_route(cluster, parts, &query, body, other),
+    }
+}
+
+fn respond_route(cluster: &mut Cluster, parts: &Parts, query: &Query, body: &[u8], route: Route) -> Response<Body> {
+    let get = parts.method == Method::GET;
+    match route {
         Route::Version if get => json_response(200, &discovery::version()),
         Route::Health => Response::new(Body::full("ok")),
         Route::ApiVersions | Route::GroupList if get && discovery::aggregated_version(header(parts, "accept")).is_some() => {
@@ -174,7 +200,7 @@ fn respond(cluster: &mut Cluster, parts: &Parts, body: &[u8]) -> Response<Body> 
         Route::GroupList if get => json_response(200, &discovery::group_list()),
         Route::Metrics(rest) if get => {
             let rest: Vec<&str> = rest.iter().map(String::as_str).collect();
-            metrics::answer(cluster, &rest, &query, header(parts, "accept"))
+            metrics::answer(cluster, &rest, query, header(parts, "accept"))
         }
         Route::Group(g) if get => discovery::group(&g).map_or_else(page_not_found, |v| json_response(200, &v)),
         Route::Resources(g, v) if get => discovery::resource_list(&g, &v).map_or_else(page_not_found, |v| json_response(200, &v)),
@@ -183,9 +209,9 @@ fn respond(cluster: &mut Cluster, parts: &Parts, body: &[u8]) -> Response<Body> 
         Route::Sim if parts.method == Method::POST => sim(cluster, body),
         Route::Resource(target) => {
             // Whatever this request writes is written by its field manager.
-            let writer = request_writer(parts, &query, &target, managers::Operation::Update);
+            let writer = request_writer(parts, query, &target, managers::Operation::Update);
             cluster.fields.borrow_mut().begin(writer);
-            let response = resource(cluster, parts, &query, &target, body);
+            let response = resource(cluster, parts, query, &target, body);
             cluster.fields.borrow_mut().end();
             response
         }
@@ -255,7 +281,7 @@ fn sim(cluster: &mut Cluster, body: &[u8]) -> Response<Body> {
     if let ["sim", "advance", d] = words.as_slice() {
         if let Ok(d) = kubeloop::model::Duration::parse(d) {
             let target = cluster.session.sim().now() + d;
-            cluster.advance_to(target, std::time::Instant::now());
+            cluster.advance_to(target);
             cluster.rebase_clock();
             let now = kubeloop::model::Duration(cluster.session.sim().now().0);
             let (d, now) = (format_sim_time(d), format_sim_time(now));
@@ -448,33 +474,61 @@ fn watch(cluster: &mut Cluster, query: &Query, target: &Target, accept: &str) ->
         },
     };
     let send_initial = query.flag("sendInitialEvents");
-    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let (tx, rx) = tokio::sync::mpsc::channel(super::watch::BACKLOG);
     let now = Instant::now();
     let timeout = query.get("timeoutSeconds").and_then(|t| t.parse::<u64>().ok()).filter(|t| *t > 0);
-    let sim = cluster.session.sim();
-    let revision = sim.api().etcd.revision();
-    let mut watcher = Watcher {
+    let watcher = Watcher {
         kind: target.kind,
         api_version: target.api_version.clone(),
         filter,
-        revision: from.unwrap_or(revision),
         tx,
         table,
         bookmarks: query.flag("allowWatchBookmarks"),
         deadline: timeout.map(|t| now + Duration::from_secs(t)),
         next_bookmark: now + Duration::from_secs(1),
+        custom: None,
     };
-    if from.is_none() || send_initial {
-        // Without a resourceVersion (or asked to), the watch starts with the current state.
-        watcher.revision = revision;
-        for o in sim.objects(target.kind).filter(|o| watcher.filter.admits(o)) {
-            watcher.send_text("ADDED", &watcher.encode(&cluster.fields.borrow(), o, sim.now(), revision));
+    open_watch(cluster, watcher, rx, from, send_initial)
+}
+
+/// Opens a watch the simulation delivers (a built-in kind's or a custom resource's) and answers
+/// with its stream: from `from`, or the current state first when there is none or the client
+/// asked for initial events.
+pub(crate) fn open_watch(
+    cluster: &mut Cluster,
+    watcher: Watcher,
+    rx: tokio::sync::mpsc::Receiver<hyper::body::Bytes>,
+    from: Option<u64>,
+    send_initial: bool,
+) -> Response<Body> {
+    let sim = cluster.session.sim_mut();
+    let revision = sim.api().revision();
+    let table = watcher.table;
+    let kind = watcher.kind;
+    // Without a resourceVersion (or asked to), the watch starts with the current state.
+    let initial = from.is_none() || send_initial;
+    match sim.open_external_watch(watcher.request(if initial { revision } else { from.unwrap_or(revision) })) {
+        Ok(id) => {
+            let mut sent = true;
+            if initial {
+                for o in sim.objects(kind).filter(|o| watcher.admits(o)) {
+                    sent = sent && watcher.send_text("ADDED", &watcher.encode(&cluster.fields.borrow(), o, sim.now(), revision));
+                }
+                if send_initial {
+                    sent = sent && watcher.initial_events_end(revision);
+                }
+            }
+            if sent {
+                cluster.watchers.insert(id, watcher);
+            } else {
+                // More than a watch may hold: it ends at once, and the client lists instead.
+                sim.close_external_watch(id);
+            }
         }
-        if send_initial {
-            watcher.initial_events_end(revision);
-        }
+        // A compacted revision: the stream says so and ends, as kube-apiserver's watch does.
+        Err(e) if e.reason == Reason::Gone => watcher.gone(&e),
+        Err(e) => return api_error(&e, Some(kind), ""),
     }
-    cluster.watchers.push(watcher);
     // The first events go out with the next tick of the clock; the headers go now, so the client
     // knows the watch is open (client-go waits for them).
     Response::builder()
@@ -883,7 +937,7 @@ fn delete_collection(cluster: &mut Cluster, query: &Query, target: &Target) -> R
             let request = ApiRequest::DeleteCollection { kind: target.kind, namespace: target.namespace.clone().unwrap_or_default() };
             match cluster.session.sim_mut().submit(request) {
                 Ok(ApiResponse::List { items, resource_version }) => (items, resource_version),
-                Ok(_) => (Vec::new(), cluster.session.sim().api().etcd.revision()),
+                Ok(_) => (Vec::new(), cluster.session.sim().api().revision()),
                 Err(e) => return api_error(&e, Some(target.kind), ""),
             }
         } else {
@@ -900,7 +954,7 @@ fn delete_collection(cluster: &mut Cluster, query: &Query, target: &Target) -> R
                     left.push(o.clone());
                 }
             }
-            (left, cluster.session.sim().api().etcd.revision())
+            (left, cluster.session.sim().api().revision())
         };
     let items: Vec<Value> = items.iter().map(|o| wire_for(cluster, target, o)).collect();
     json_response(

@@ -4,7 +4,7 @@
 //! A third shell on the library, beside the command line (`run`, `shell`) and the page, and like
 //! them it uses only the library's public API: a `command::Session` holds the simulation (and plays
 //! a scenario's timeline), every request goes through `Sim::submit` as a keyboard's kubectl does,
-//! and watches read etcd's change log. The simulation runs against the wall clock at `--speed`
+//! and watches are the simulation's own (`Sim::open_external_watch`), with its latencies and faults. The simulation runs against the wall clock at `--speed`
 //! (0: paused). The simulation is not `Send` (it shares data through `Rc`), so everything runs on
 //! one thread: a current-thread tokio runtime with a `LocalSet`, where the clock, the listener and
 //! each connection are local tasks taking turns with the one `RefCell` that holds the cluster.
@@ -12,6 +12,7 @@
 
 mod api;
 mod body;
+mod custom;
 mod discovery;
 mod fields;
 mod filter;
@@ -37,10 +38,15 @@ use std::cell::RefCell;
 use std::convert::Infallible;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
-use watch::Watcher;
+use watch::Watchers;
 
 /// How often the clock moves the simulation on and the watches hear what changed.
 const TICK: Duration = Duration::from_millis(10);
+
+/// The most wall time one tick spends moving the simulation. Past it the simulation lags the
+/// clock (at a speed it cannot keep up with: full speed) and the connections get their turn —
+/// watches write what they heard, requests are answered — before it goes on.
+const TICK_BUDGET: Duration = Duration::from_millis(40);
 
 /// How often the managed fields of deleted objects are forgotten.
 const FIELDS_SWEEP: Duration = Duration::from_secs(10);
@@ -59,7 +65,7 @@ pub(crate) struct Cluster {
     session: Session,
     /// The address clients reach, for discovery's `serverAddressByClientCIDRs`.
     address: String,
-    watchers: Vec<Watcher>,
+    watchers: Watchers,
     clock: Clock,
     /// Every object's `managedFields` (`fields.rs`).
     fields: fields::Fields,
@@ -93,24 +99,34 @@ impl Cluster {
     fn tick(&mut self, wall: Instant) {
         let target = self.clock.target(wall);
         if target > self.session.sim().now() {
-            self.advance_to(target, wall);
+            self.advance_within(target, Some(wall + TICK_BUDGET));
         }
-        watch::deliver(self.session.sim(), &self.fields.borrow(), &mut self.watchers, wall);
+        self.watchers.deliver(self.session.sim_mut(), &self.fields.borrow());
+        self.watchers.tend(self.session.sim_mut(), wall);
         if wall.duration_since(self.fields_swept) >= FIELDS_SWEEP {
             self.fields.borrow_mut().sweep(self.session.sim());
             self.fields_swept = wall;
         }
     }
 
-    /// Moves the simulation to `target` one simulated instant at a time, the watches hearing each
-    /// instant's changes as they happen (so a Table row's age is its age when it changed, as
-    /// kube-apiserver sends it, and the console's `get -w` prints it).
-    fn advance_to(&mut self, target: Time, wall: Instant) {
-        loop {
-            let next = self.session.sim().next_time().filter(|t| *t < target);
+    /// Moves the simulation to `target` one simulated instant at a time — its own and those its
+    /// outside watches' notifications are due at — the watches hearing each instant's changes as
+    /// they arrive (so a Table row's age is its age when it changed, as kube-apiserver sends it,
+    /// and the console's `get -w` prints it).
+    fn advance_to(&mut self, target: Time) {
+        self.advance_within(target, None);
+    }
+
+    /// `advance_to`, stopping short of `target` once the wall clock passes `deadline`.
+    fn advance_within(&mut self, target: Time, deadline: Option<Instant>) {
+        for instant in 0u32.. {
+            let sim = self.session.sim();
+            let next = sim.next_time().into_iter().chain(sim.next_external_time()).min().filter(|t| *t < target);
             self.session.advance_to(next.unwrap_or(target));
-            watch::deliver(self.session.sim(), &self.fields.borrow(), &mut self.watchers, wall);
-            if next.is_none() {
+            self.watchers.deliver(self.session.sim_mut(), &self.fields.borrow());
+            // The clock is read every 64 instants: a large cluster has thousands a tick.
+            let late = instant % 64 == 63 && deadline.is_some_and(|d| Instant::now() >= d);
+            if next.is_none() || late {
                 break;
             }
         }
@@ -162,7 +178,7 @@ pub fn serve(session: Session, config: Config) -> Result<(), String> {
         fields_swept: Instant::now(),
         session,
         address: address.to_string(),
-        watchers: Vec::new(),
+        watchers: Watchers::default(),
         clock: Clock { wall_start: Instant::now(), sim_start: now, speed: config.speed },
     }));
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
@@ -179,6 +195,9 @@ async fn run(listener: std::net::TcpListener, cluster: Rc<RefCell<Cluster>>, pag
         loop {
             interval.tick().await;
             clock.borrow_mut().tick(Instant::now());
+            // A tick that ran late finds the next one already due, and awaiting it does not give
+            // way: the connections (watches writing, requests waiting) get their turn here.
+            tokio::task::yield_now().await;
         }
     });
     loop {

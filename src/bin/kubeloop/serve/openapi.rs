@@ -290,7 +290,7 @@ mod tests {
 
     #[test]
     fn every_kinds_patch_takes_field_validation() {
-        for kind in Kind::ALL {
+        for kind in Kind::ALL.into_iter().filter(|k| k.is_named()) {
             let doc = v3(&gv_path(kind.api_version())).unwrap();
             let found = doc["paths"].as_object().unwrap().values().filter_map(|p| p.get("patch")).any(|op| {
                 op["x-kubernetes-group-version-kind"]["kind"] == kind.info().name
@@ -320,7 +320,7 @@ mod tests {
 
     #[test]
     fn every_kind_has_its_schema_and_every_reference_resolves() {
-        for kind in Kind::ALL {
+        for kind in Kind::ALL.into_iter().filter(|k| k.is_named()) {
             let (group, version) = kind.api_version().split_once('/').unwrap_or(("", kind.api_version()));
             let doc = v3(&gv_path(kind.api_version())).unwrap();
             let schemas = doc["components"]["schemas"].as_object().unwrap();

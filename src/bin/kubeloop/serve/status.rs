@@ -83,7 +83,7 @@ fn details(error: &ApiError, kind: Option<Kind>, name: &str) -> Value {
 
 /// A field error as a `StatusCause`: its type read back from the detail's first words, which are
 /// `field.ErrorType`'s texts.
-fn cause(e: &FieldError) -> Value {
+pub(crate) fn cause(e: &FieldError) -> Value {
     const TYPES: [(&str, &str); 8] = [
         ("Required value", "FieldValueRequired"),
         ("Invalid value", "FieldValueInvalid"),
