@@ -42,18 +42,37 @@ use fields::{shown, Fields};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-/// The built-in lessons, in the order of the course.
-const BUILTIN: &[(&str, &str)] = &[
-    ("desired-state", include_str!("../../lessons/desired-state.yaml")),
-    ("worked-example", include_str!("../../lessons/worked-example.yaml")),
-    ("level-vs-edge", include_str!("../../lessons/level-vs-edge.yaml")),
-    ("controller-restart", include_str!("../../lessons/controller-restart.yaml")),
-    ("which-loop", include_str!("../../lessons/which-loop.yaml")),
-    ("rolling-update", include_str!("../../lessons/rolling-update.yaml")),
-    ("node-dies", include_str!("../../lessons/node-dies.yaml")),
-    ("service-loop", include_str!("../../lessons/service-loop.yaml")),
-    ("many-names", include_str!("../../lessons/many-names.yaml")),
-    ("which-controller", include_str!("../../lessons/which-controller.yaml")),
+/// The built-in lessons, in the order of the course: each name with its title (the file's own
+/// `title:`, which a test compares) for the page's picker.
+const BUILTIN: [(&str, &str); 10] = [
+    ("desired-state", "Desired state is a claim"),
+    ("worked-example", "A pod is killed, hop by hop"),
+    ("level-vs-edge", "Level-triggered beats edge-triggered"),
+    ("controller-restart", "The controller manager restarts mid-incident"),
+    ("which-loop", "Which loop stopped turning?"),
+    ("rolling-update", "A rolling update, step by step"),
+    ("node-dies", "A node dies"),
+    ("service-loop", "A Service is a loop"),
+    ("many-names", "One pattern, many names"),
+    ("which-controller", "Which controller stopped?"),
+];
+
+/// Their texts, in the same order. Natively only: the page fetches a built-in lesson's file from
+/// its own build ([`Lesson::builtin_url`], which Trunk copies into `dist/lessons/`) when one
+/// starts, so the course's words are not part of the first load — the page's wasm splitter moves
+/// code to the lazy module, never data, and include_str! text is data.
+#[cfg(not(target_arch = "wasm32"))]
+const TEXTS: [&str; 10] = [
+    include_str!("../../lessons/desired-state.yaml"),
+    include_str!("../../lessons/worked-example.yaml"),
+    include_str!("../../lessons/level-vs-edge.yaml"),
+    include_str!("../../lessons/controller-restart.yaml"),
+    include_str!("../../lessons/which-loop.yaml"),
+    include_str!("../../lessons/rolling-update.yaml"),
+    include_str!("../../lessons/node-dies.yaml"),
+    include_str!("../../lessons/service-loop.yaml"),
+    include_str!("../../lessons/many-names.yaml"),
+    include_str!("../../lessons/which-controller.yaml"),
 ];
 
 /// When a question is asked.
@@ -113,15 +132,34 @@ impl Lesson {
         BUILTIN.iter().map(|(n, _)| *n).collect()
     }
 
-    /// A built-in lesson. Every one is parsed by a test, so a listed name always loads.
-    pub fn builtin(name: &str) -> Option<Lesson> {
-        let (_, text) = BUILTIN.iter().find(|(n, _)| *n == name)?;
-        Lesson::parse(text).ok()
+    /// A built-in lesson's title, without its text.
+    pub fn builtin_title(name: &str) -> Option<&'static str> {
+        BUILTIN.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
     }
 
-    /// The text of a built-in lesson, for authors to start from.
+    /// Where the page's build keeps a built-in lesson's file, relative to the page.
+    pub fn builtin_url(name: &str) -> Option<String> {
+        Lesson::builtin_title(name).map(|_| format!("lessons/{name}.yaml"))
+    }
+
+    /// A built-in lesson. Every one is parsed by a test, so a listed name always loads
+    /// (natively; in the browser the text is fetched from [`Lesson::builtin_url`]).
+    pub fn builtin(name: &str) -> Option<Lesson> {
+        Lesson::parse(Lesson::builtin_text(name)?).ok()
+    }
+
+    /// The text of a built-in lesson, for authors to start from (natively).
     pub fn builtin_text(name: &str) -> Option<&'static str> {
-        BUILTIN.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            let at = BUILTIN.iter().position(|(n, _)| *n == name)?;
+            Some(TEXTS[at])
+        }
+        #[cfg(target_arch = "wasm32")]
+        {
+            let _ = name;
+            None
+        }
     }
 
     /// Parses a lesson file. Errors start with `lesson` (or the lesson's name) and name the field.
@@ -289,6 +327,7 @@ mod tests {
             let text = Lesson::builtin_text(name).unwrap();
             let lesson = Lesson::parse(text).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(lesson.name, name);
+            assert_eq!(Some(lesson.title.as_str()), Lesson::builtin_title(name), "{name}: the table's title is the file's");
             assert!(crate::command::Scenario::builtin(&lesson.scenario).is_some(), "{name}: scenario {}", lesson.scenario);
             assert!(!lesson.steps.is_empty());
         }

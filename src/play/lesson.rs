@@ -16,9 +16,21 @@ use crate::lesson::{Driver, Lesson, LessonRun, LessonView};
 use crate::view::embed::OutMessage;
 use std::rc::Rc;
 
+/// A built-in lesson as the page gets it: parsed from the text built in (natively), or the
+/// URL of its file in the page's build, fetched as a lesson file by URL is (in the browser,
+/// where the lessons' words stay out of the first load).
+#[derive(Debug)]
+pub enum NamedLesson {
+    Parsed(Lesson),
+    Fetch(String),
+}
+
 /// The lesson `?lesson=NAME` names (a built-in one), or an error naming the lessons there are.
-pub fn lesson_named(name: &str) -> Result<Lesson, String> {
-    Lesson::builtin(name).ok_or_else(|| {
+pub fn lesson_named(name: &str) -> Result<NamedLesson, String> {
+    if let Some(lesson) = Lesson::builtin(name) {
+        return Ok(NamedLesson::Parsed(lesson));
+    }
+    Lesson::builtin_url(name).map(NamedLesson::Fetch).ok_or_else(|| {
         format!("error: unknown lesson {name:?} in parameter \"lesson\"; the built-in lessons are {}", Lesson::builtin_names().join(", "))
     })
 }

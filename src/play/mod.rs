@@ -193,9 +193,13 @@ impl Engine {
         let mut params = params;
         // A lesson names its own scenario and seed (an explicit ?seed= still wins).
         // A lesson file by URL is fetched by the app and started when it arrives.
-        let lesson_url = params.lesson.clone().filter(|l| page::is_scenario_url(l));
+        let mut lesson_url = params.lesson.clone().filter(|l| page::is_scenario_url(l));
         let lesson = params.lesson.as_deref().filter(|_| lesson_url.is_none()).and_then(|name| match lesson::lesson_named(name) {
-            Ok(lesson) => Some(lesson),
+            Ok(lesson::NamedLesson::Parsed(lesson)) => Some(lesson),
+            Ok(lesson::NamedLesson::Fetch(url)) => {
+                lesson_url = Some(url);
+                None
+            }
             Err(e) => {
                 errors.push(e);
                 None

@@ -309,16 +309,7 @@ pub fn typed_scale_command(deployment: &str, typed: &str) -> String {
 
 /// The built-in lessons for the picker: name and title, in the course's order.
 pub fn lesson_choices() -> Vec<(&'static str, String)> {
-    Lesson::builtin_names()
-        .into_iter()
-        .map(|name| {
-            let title = Lesson::builtin_text(name)
-                .and_then(|t| t.lines().find_map(|l| l.strip_prefix("title:")))
-                .map(|t| t.trim().trim_matches('"').to_string())
-                .unwrap_or_else(|| name.to_string());
-            (name, title)
-        })
-        .collect()
+    Lesson::builtin_names().into_iter().map(|name| (name, Lesson::builtin_title(name).unwrap_or(name).to_string())).collect()
 }
 
 #[cfg(test)]
