@@ -156,7 +156,13 @@ impl Operator {
         }
         let informers = resources
             .iter()
-            .map(|r| if r.custom.is_empty() { Informer::new(r.kind, FieldFilter::All) } else { Informer::for_resource(&r.custom, FieldFilter::All) })
+            .map(|r| {
+                if r.custom.is_empty() {
+                    Informer::new(r.kind, FieldFilter::All)
+                } else {
+                    Informer::for_resource(&r.custom, FieldFilter::All)
+                }
+            })
             .collect();
         let component = format!("operator/{name}");
         Ok(Operator {
@@ -547,7 +553,8 @@ impl Operator {
         if let Some(patch) = reply.get("patch").filter(|p| p.as_object().is_some_and(|o| !o.is_empty())) {
             requests::compose(&mut cycle.patch, patch);
         }
-        let summary = format!("{}: {}", display_key(&self.resources, cycle.work.key()), lines.last().map(|l| l.message.clone()).unwrap_or_default());
+        let summary =
+            format!("{}: {}", display_key(&self.resources, cycle.work.key()), lines.last().map(|l| l.message.clone()).unwrap_or_default());
         let body = cycle.body.clone();
         cycle.outcomes.push(outcome);
         self.set_action(summary, ctx.now);
@@ -847,7 +854,11 @@ impl Component for Operator {
         self.broken = None;
         if !std::mem::take(&mut self.fresh) {
             // A restarted process: the interpreter starts over and loads the file again.
-            match self.interpreter.load().and_then(|ready| super::registration(&ready, &self.definitions).map(|_| Posting::from_ready(&ready))) {
+            match self
+                .interpreter
+                .load()
+                .and_then(|ready| super::registration(&ready, &self.definitions).map(|_| Posting::from_ready(&ready)))
+            {
                 Ok(posting) => self.posting = posting,
                 Err(e) => {
                     self.break_down(e);

@@ -115,7 +115,10 @@ pub fn resolve(group: Option<&str>, version: Option<&str>, name: &str, definitio
             Some(v) => d.served(v),
             None => d.preferred(),
         };
-        (d.established && !d.terminating && in_group && d.is_named(&lower)).then_some(served).flatten().map(|v| Resource::of_definition(d, &v.name))
+        (d.established && !d.terminating && in_group && d.is_named(&lower))
+            .then_some(served)
+            .flatten()
+            .map(|v| Resource::of_definition(d, &v.name))
     });
     custom.ok_or_else(|| {
         let full = [group.unwrap_or(""), version.unwrap_or(""), name].iter().filter(|s| !s.is_empty()).copied().collect::<Vec<_>>().join("/");
@@ -230,7 +233,13 @@ pub fn plan(request: &Value) -> Result<Planned, Value> {
                 None => None,
             };
             let namespace = (!namespace.is_empty()).then(|| namespace.to_string());
-            let list = ListRequest { kind: Some(resource.kind), resource: resource.custom.as_str().into(), namespace, labels, ..Default::default() };
+            let list = ListRequest {
+                kind: Some(resource.kind),
+                resource: resource.custom.as_str().into(),
+                namespace,
+                labels,
+                ..Default::default()
+            };
             Planned::Send(Box::new(ApiRequest::List(list)))
         }
         "create" => Planned::Send(Box::new(ApiRequest::Create(decode(body()?)?))),
