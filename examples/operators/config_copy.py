@@ -1,7 +1,8 @@
 """Template: a config copier. Every ConfigMap annotated `kubeloop.dev/copy: "yes"` is kept
 copied into a ConfigMap named `NAME-copy` beside it: the same data, keys removed from the
-original removed from the copy. The copy is owned by the original (an owner reference), so the
-garbage collector removes it with the original.
+original removed from the copy. The copy is owned by the original (an owner reference), so
+Kubernetes' garbage collector removes it with the original (kubeloop's does not yet follow a
+ConfigMap's dependents).
 
 Level-triggered: creation, update, resume and a timer every 5 seconds run the same comparison,
 so a copy deleted or edited by hand is put back. Runs unchanged under kopf and in kubeloop.

@@ -227,16 +227,20 @@ impl Operator {
             if changes {
                 self.queue.add(Work::Object(key.clone()));
             }
+            // A timer runs only on the objects its filters select (kopf spawns one per matching
+            // object, and stops it when the object stops matching).
+            let mut body: Option<Value> = None;
             for (index, h) in self.handlers.iter().enumerate() {
                 if !h.resource.holds(&key) || h.reason != Reason::Timer {
                     continue;
                 }
                 let entry = (key.clone(), index);
+                let selected = h.selects(body.get_or_insert_with(|| object.to_json()));
                 match &delta {
                     Delta::Deleted(_) => {
                         self.timers.remove(&entry);
                     }
-                    _ if object.meta().deletion_timestamp.is_some() => {
+                    _ if object.meta().deletion_timestamp.is_some() || !selected => {
                         self.timers.remove(&entry);
                     }
                     _ => {
@@ -302,6 +306,11 @@ impl Operator {
             }
         }
         if let Work::Timer(_, index) = work {
+            if !self.handlers[index].selects(&body) {
+                // It stopped matching after the timer was due: the timer is over.
+                self.finish(work, None, ctx);
+                return;
+            }
             let mut cycle = self.cycle_for(work, Reason::Timer, body);
             cycle.plan.push_back(index);
             self.cycle = Some(cycle);
@@ -696,7 +705,9 @@ impl Operator {
         self.queue.done(&work);
         self.queue.forget(&work);
         if let Work::Timer(key, index) = &work {
-            let alive = self.cached(key).is_some_and(|b| b.pointer("/metadata/deletionTimestamp").is_none_or(Value::is_null));
+            let alive = self.cached(key).is_some_and(|b| {
+                b.pointer("/metadata/deletionTimestamp").is_none_or(Value::is_null) && self.handlers[*index].selects(&b)
+            });
             let stopped = outcomes.iter().any(|o| o.final_ && !o.success);
             if alive && !stopped {
                 let h = &self.handlers[*index];
