@@ -54,6 +54,7 @@ const BUILTIN: &[(&str, &str)] = &[
     ("service-loop", include_str!("../../lessons/service-loop.yaml")),
     ("many-names", include_str!("../../lessons/many-names.yaml")),
     ("which-controller", include_str!("../../lessons/which-controller.yaml")),
+    ("write-your-own-loop", include_str!("../../lessons/write-your-own-loop.yaml")),
 ];
 
 /// When a question is asked.
@@ -90,11 +91,27 @@ pub struct Question {
 pub struct Step {
     pub title: String,
     pub text: String,
+    /// The step starts the lesson's operator (`operator: start`), after its setup and before
+    /// its question and action.
+    pub starts_operator: bool,
     pub setup: Vec<String>,
     pub action: Vec<String>,
     pub task: Option<String>,
     pub question: Option<Question>,
     pub check: Option<Check>,
+}
+
+/// The operator a lesson has the learner write: run as `operator/NAME` from the step that
+/// starts it. Its texts are built in (`examples/operators/`), so the lesson carries them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LessonOperator {
+    pub name: String,
+    /// The learner's file name, as the editor shows it.
+    pub file: String,
+    /// What the learner starts from.
+    pub start: String,
+    /// A finished operator: what the native check runs.
+    pub solution: String,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -104,7 +121,9 @@ pub struct Lesson {
     pub summary: String,
     pub scenario: String,
     pub seed: Option<u64>,
+    /// Virtual files for `kubectl apply -f`: the lesson's `files:` and its `examples:`.
     pub files: BTreeMap<String, String>,
+    pub operator: Option<LessonOperator>,
     pub steps: Vec<Step>,
 }
 
@@ -131,7 +150,7 @@ impl Lesson {
             return Err(format!("lesson: expected one YAML document, found {}", docs.len()));
         };
         let f = Fields::of(doc, "")?;
-        f.only(&["name", "title", "summary", "scenario", "seed", "files", "steps"])?;
+        f.only(&["name", "title", "summary", "scenario", "seed", "files", "examples", "operator", "steps"])?;
         let name = f.required_string("name").map_err(|e| format!("lesson: {e}"))?;
         let prefix = |e: String| format!("lesson {name}: {e}");
         let seed = match f.get("seed") {
@@ -139,7 +158,12 @@ impl Lesson {
             Some(v) => Some(v.as_u64().ok_or_else(|| prefix(format!("seed: must be a whole number, got {}", shown(v))))?),
         };
         let scenario = f.string("scenario").map_err(prefix)?.unwrap_or_else(|| "default".into());
-        let files = parse_files(&f).map_err(prefix)?;
+        let mut files = parse_files(&f).map_err(prefix)?;
+        for example in f.lines("examples").map_err(prefix)? {
+            let text = crate::operator::examples::lesson_file(&example).ok_or_else(|| prefix(unknown_example("examples", &example)))?;
+            files.insert(example, text.to_string());
+        }
+        let operator = f.get("operator").map(|o| parse_operator(o, "operator")).transpose().map_err(prefix)?;
         let steps = match f.get("steps") {
             Some(Value::Array(items)) if !items.is_empty() => items
                 .iter()
@@ -154,6 +178,13 @@ impl Lesson {
             Some(Value::Array(_)) | None => return Err(prefix("steps: a lesson needs at least one step".into())),
             Some(other) => return Err(prefix(format!("steps: must be a list of steps, got {}", shown(other)))),
         };
+        if operator.is_none() {
+            if let Some(i) = steps.iter().position(|s| s.starts_operator) {
+                return Err(prefix(format!(
+                    "steps[{i}].operator: the lesson names no operator (a top-level operator: {{name, file, start, solution}})"
+                )));
+            }
+        }
         Ok(Lesson {
             title: f.string("title").map_err(prefix)?.unwrap_or_else(|| name.clone()),
             summary: f.string("summary").map_err(prefix)?.unwrap_or_default(),
@@ -161,9 +192,28 @@ impl Lesson {
             scenario,
             seed,
             files,
+            operator,
             steps,
         })
     }
+}
+
+fn unknown_example(field: &str, name: &str) -> String {
+    let known: Vec<&str> = crate::operator::examples::LESSON_FILES.iter().map(|(n, _)| *n).collect();
+    format!("{field}: {name:?} is not one of the built-in example files ({})", known.join(", "))
+}
+
+/// `operator: {name, file, start, solution}`: `start` and `solution` name built-in example files.
+fn parse_operator(v: &Value, path: &str) -> Result<LessonOperator, String> {
+    let f = Fields::of(v, path)?;
+    f.only(&["name", "file", "start", "solution"])?;
+    let name = f.required_string("name")?;
+    crate::operator::check_name(&name).map_err(|e| format!("{}: {e}", f.at("name")))?;
+    let example = |field: &str| -> Result<String, String> {
+        let file = f.required_string(field)?;
+        crate::operator::examples::lesson_file(&file).map(str::to_string).ok_or_else(|| unknown_example(&f.at(field), &file))
+    };
+    Ok(LessonOperator { file: f.required_string("file")?, start: example("start")?, solution: example("solution")?, name })
 }
 
 fn parse_files(f: &Fields) -> Result<BTreeMap<String, String>, String> {
@@ -178,7 +228,17 @@ fn parse_files(f: &Fields) -> Result<BTreeMap<String, String>, String> {
 
 fn parse_step(v: &Value, path: &str) -> Result<Step, String> {
     let f = Fields::of(v, path)?;
-    f.only(&["title", "text", "setup", "action", "task", "question", "check"])?;
+    f.only(&["title", "text", "operator", "setup", "action", "task", "question", "check"])?;
+    let starts_operator = match f.string("operator")?.as_deref() {
+        None => false,
+        Some("start") => true,
+        Some(other) => {
+            return Err(format!(
+                "{}: must be start, got {other:?} (stop and restart it with `sim stop|restart operator/NAME` lines)",
+                f.at("operator")
+            ))
+        }
+    };
     let setup = f.lines("setup")?;
     let action = f.lines("action")?;
     for (key, lines) in [("setup", &setup), ("action", &action)] {
@@ -195,7 +255,16 @@ fn parse_step(v: &Value, path: &str) -> Result<Step, String> {
     if question.as_ref().is_some_and(|q| q.ask == Ask::After) && check.is_none() {
         return Err(format!("{}: a question asked after the check needs a check", f.at("question")));
     }
-    Ok(Step { title: f.string("title")?.unwrap_or_default(), text: f.required_string("text")?, setup, action, task, question, check })
+    Ok(Step {
+        title: f.string("title")?.unwrap_or_default(),
+        text: f.required_string("text")?,
+        starts_operator,
+        setup,
+        action,
+        task,
+        question,
+        check,
+    })
 }
 
 fn parse_question(v: &Value, path: &str) -> Result<Question, String> {
@@ -284,7 +353,7 @@ mod tests {
 
     #[test]
     fn every_builtin_lesson_parses_and_names_a_builtin_scenario() {
-        assert_eq!(Lesson::builtin_names().len(), 10);
+        assert_eq!(Lesson::builtin_names().len(), 11);
         for name in Lesson::builtin_names() {
             let text = Lesson::builtin_text(name).unwrap();
             let lesson = Lesson::parse(text).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -305,7 +374,7 @@ mod tests {
         assert_eq!(err("name: x\nsteps: []"), "lesson x: steps: a lesson needs at least one step");
         assert_eq!(
             err("name: x\nstep: []"),
-            "lesson: unknown field \"step\" (expected one of: name, title, summary, scenario, seed, files, steps)"
+            "lesson: unknown field \"step\" (expected one of: name, title, summary, scenario, seed, files, examples, operator, steps)"
         );
         assert_eq!(err("name: x\nseed: -1\nsteps: [{text: a}]"), "lesson x: seed: must be a whole number, got -1");
         let text = "name: x\nsteps:\n  - text: fine\n  - text: second\n    check:\n      pods: {count: many}\n";

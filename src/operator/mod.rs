@@ -16,6 +16,7 @@
 //! `kopf.rs`; the client's requests become `ApiRequest`s in `requests.rs`; the loop itself is
 //! `reactor.rs`.
 
+pub mod examples;
 pub mod kopf;
 pub mod reactor;
 pub mod requests;
@@ -131,9 +132,9 @@ fn filters(value: Option<&Value>) -> Vec<(String, Filter)> {
 }
 
 /// The handlers a `ready` message registers, each resource resolved among the built-in kinds
-/// and `definitions` (the established CustomResourceDefinitions); an unknown resource or option
-/// is the file's error. (kopf itself would warn and wait for the definition; here it must exist
-/// when the operator is added, and a restart keeps what was resolved then.)
+/// and `definitions` (the established CustomResourceDefinitions) — a plural in a group nothing
+/// built in has is a custom resource still to come, watched as kopf waits for it; an unknown
+/// resource otherwise, or an unknown option, is the file's error.
 pub fn registration(ready: &Value, definitions: &Definitions) -> Result<Vec<HandlerSpec>, String> {
     match ready.get("op").and_then(Value::as_str) {
         Some("ready") => {}

@@ -114,8 +114,8 @@ pub struct Operator {
     name: String,
     interpreter: Box<dyn Interpreter>,
     handlers: Vec<HandlerSpec>,
-    /// The custom resources served when it was added: a restart registers the file against
-    /// them again (its handlers keep the resources resolved then).
+    /// The custom resources served when it was added: a restart checks the file against them
+    /// again (its handlers keep the resources resolved then).
     definitions: Definitions,
     posting: Posting,
     resources: Vec<Resource>,
@@ -396,7 +396,7 @@ impl Operator {
     fn bookkeeping(&mut self, work: Work, body: Value, add: bool, summary: &str, ctx: &mut Ctx) {
         let mut cycle = self.cycle_for(work, Reason::Create, body);
         cycle.bookkeeping_only = Some(add);
-        self.set_action(format!("{}: {summary}", display_key(&self.resources, cycle.work.key())), ctx.now);
+        self.set_action(format!("{}: {summary}", display_key(&cycle.body, cycle.work.key())), ctx.now);
         self.cycle = Some(cycle);
         self.advance(ctx);
     }
@@ -563,7 +563,7 @@ impl Operator {
             requests::compose(&mut cycle.patch, patch);
         }
         let summary =
-            format!("{}: {}", display_key(&self.resources, cycle.work.key()), lines.last().map(|l| l.message.clone()).unwrap_or_default());
+            format!("{}: {}", display_key(&cycle.body, cycle.work.key()), lines.last().map(|l| l.message.clone()).unwrap_or_default());
         let body = cycle.body.clone();
         cycle.outcomes.push(outcome);
         self.set_action(summary, ctx.now);
@@ -705,9 +705,9 @@ impl Operator {
         self.queue.done(&work);
         self.queue.forget(&work);
         if let Work::Timer(key, index) = &work {
-            let alive = self.cached(key).is_some_and(|b| {
-                b.pointer("/metadata/deletionTimestamp").is_none_or(Value::is_null) && self.handlers[*index].selects(&b)
-            });
+            let alive = self
+                .cached(key)
+                .is_some_and(|b| b.pointer("/metadata/deletionTimestamp").is_none_or(Value::is_null) && self.handlers[*index].selects(&b));
             let stopped = outcomes.iter().any(|o| o.final_ && !o.success);
             if alive && !stopped {
                 let h = &self.handlers[*index];
@@ -837,10 +837,10 @@ fn seconds_text(s: f64) -> String {
     }
 }
 
-/// `Deployment default/web`, `Website default/shop`: the object a cycle is about, for its
-/// last action.
-fn display_key(resources: &[Resource], key: &ObjectKey) -> String {
-    let kind = resources.iter().find(|r| r.holds(key)).map_or(key.kind.as_str(), Resource::kind_name);
+/// `Deployment default/web`, `Website default/shop`: the object a cycle is about (its body
+/// names a custom resource's kind), for its last action.
+fn display_key(body: &Value, key: &ObjectKey) -> String {
+    let kind = body.get("kind").and_then(Value::as_str).unwrap_or(key.kind.as_str());
     if key.namespace.is_empty() {
         format!("{kind} {}", key.name)
     } else {

@@ -120,10 +120,28 @@ pub fn resolve(group: Option<&str>, version: Option<&str>, name: &str, definitio
             .flatten()
             .map(|v| Resource::of_definition(d, &v.name))
     });
-    custom.ok_or_else(|| {
-        let full = [group.unwrap_or(""), version.unwrap_or(""), name].iter().filter(|s| !s.is_empty()).copied().collect::<Vec<_>>().join("/");
-        format!("the server doesn't have a resource type {full:?} (kopf cannot serve a resource the API does not have; create its CustomResourceDefinition before the operator)")
-    })
+    if let Some(found) = custom {
+        return Ok(found);
+    }
+    // A group no built-in kind has: a custom resource whose definition is not served yet. As
+    // kopf waits for such a resource, the operator watches `plural.group` and its handlers run
+    // once the definition is established and objects appear (the name must be the plural).
+    match group.filter(|g| !g.is_empty() && !Kind::ALL.iter().any(|k| k.info().group() == *g)) {
+        Some(group) if name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') => Ok(Resource {
+            kind: Kind::CustomObject,
+            custom: format!("{name}.{group}"),
+            group: group.to_string(),
+            version: version.unwrap_or_default().to_string(),
+            plural: name.to_string(),
+            kind_name: String::new(),
+            namespaced: true,
+        }),
+        _ => {
+            let full =
+                [group.unwrap_or(""), version.unwrap_or(""), name].iter().filter(|s| !s.is_empty()).copied().collect::<Vec<_>>().join("/");
+            Err(format!("the server doesn't have a resource type {full:?} (kopf cannot serve a resource the API does not have)"))
+        }
+    }
 }
 
 /// The resource a client's request names (`group`, `version`, `plural`, as the client's URL
@@ -131,18 +149,11 @@ pub fn resolve(group: Option<&str>, version: Option<&str>, name: &str, definitio
 /// answers for (404 when no definition serves it). Its scope is the request's: a namespace
 /// given means a namespaced resource.
 fn requested(group: &str, version: Option<&str>, plural: &str, namespaced: bool) -> Option<Resource> {
-    if let Ok(r) = resolve(Some(group), version, plural, &Definitions::default()) {
-        return Some(r);
+    let mut resource = resolve(Some(group), version, plural, &Definitions::default()).ok()?;
+    if !resource.custom.is_empty() {
+        resource.namespaced = namespaced;
     }
-    (!group.is_empty() && !plural.is_empty()).then(|| Resource {
-        kind: Kind::CustomObject,
-        custom: format!("{plural}.{group}"),
-        group: group.to_string(),
-        version: version.unwrap_or_default().to_string(),
-        plural: plural.to_string(),
-        kind_name: String::new(),
-        namespaced,
-    })
+    Some(resource)
 }
 
 fn join(group: &str, version: &str) -> String {
@@ -380,8 +391,11 @@ mod tests {
         assert_eq!(resolve(None, Some("v1"), "configmaps", &none).unwrap().kind, Kind::ConfigMap);
         // A group that does not serve the plural is not it.
         assert!(resolve(Some("batch"), Some("v1"), "deployments", &none).is_err());
-        let err = resolve(Some("example.com"), Some("v1"), "websites", &none).unwrap_err();
-        assert!(err.contains("example.com/v1/websites"), "{err}");
+        // A group nothing built in has: a custom resource, watched until its definition comes.
+        let pending = resolve(Some("example.com"), Some("v1"), "websites", &none).unwrap();
+        assert_eq!((pending.kind, pending.custom.as_str()), (Kind::CustomObject, "websites.example.com"));
+        let err = resolve(Some("apps"), Some("v1"), "websites", &none).unwrap_err();
+        assert!(err.contains("apps/v1/websites"), "{err}");
     }
 
     #[test]

@@ -31,6 +31,7 @@ pub fn phase_name(phase: Phase) -> &'static str {
         Phase::Diagnose => "diagnose",
         Phase::Passed => "passed",
         Phase::TimedOut => "timed-out",
+        Phase::Refused => "refused",
         Phase::Finished => "finished",
     }
 }
@@ -47,6 +48,7 @@ pub fn status(v: &LessonView) -> String {
         Phase::Diagnose => "Answer the question to finish this step.".into(),
         Phase::Passed => "Step complete.".into(),
         Phase::TimedOut => "The check did not pass in time. You can go on, or reset and try again.".into(),
+        Phase::Refused => format!("This step cannot run here: {}.", v.refused.as_deref().unwrap_or("its operator did not start")),
         Phase::Finished => format!(
             "Answers right: {} of {}. Checks passed: {} of {}.",
             v.score.answers_right, v.score.questions, v.score.checks_passed, v.score.checks
@@ -169,6 +171,11 @@ impl Driver for Engine {
     }
     fn add_file(&mut self, path: &str, text: &str) {
         self.session.add_file(path, text);
+    }
+    /// Through the session: the page's Python runtime, once it gives the session an
+    /// interpreter; until then the step is refused, saying so.
+    fn start_operator(&mut self, operator: &crate::lesson::LessonOperator) -> Result<(), String> {
+        self.session.start_lesson_operator(operator)
     }
 }
 
@@ -421,7 +428,7 @@ mod tests {
 
     #[test]
     fn phase_names() {
-        let all = [Phase::Predict, Phase::Running, Phase::Diagnose, Phase::Passed, Phase::TimedOut, Phase::Finished];
-        assert_eq!(all.map(phase_name), ["predict", "running", "diagnose", "passed", "timed-out", "finished"]);
+        let all = [Phase::Predict, Phase::Running, Phase::Diagnose, Phase::Passed, Phase::TimedOut, Phase::Refused, Phase::Finished];
+        assert_eq!(all.map(phase_name), ["predict", "running", "diagnose", "passed", "timed-out", "refused", "finished"]);
     }
 }
