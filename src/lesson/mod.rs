@@ -396,6 +396,39 @@ mod tests {
     }
 
     #[test]
+    fn a_lessons_operator_and_examples_are_built_in_files() {
+        let lesson = Lesson::builtin("write-your-own-loop").unwrap();
+        let operator = lesson.operator.as_ref().expect("lesson 11 names its operator");
+        assert_eq!((operator.name.as_str(), operator.file.as_str()), ("website", "website.py"));
+        assert!(operator.start.contains("YOUR PART") && !operator.solution.contains("YOUR PART"));
+        assert!(lesson.files["website-crd.yaml"].contains("kind: CustomResourceDefinition"));
+        assert_eq!(lesson.steps.iter().filter(|s| s.starts_operator).count(), 1);
+        let with = |extra: &str, step: &str| format!("name: x\n{extra}steps:\n  - text: a\n{step}");
+        assert_eq!(
+            err(&with("examples: [nope.yaml]\n", "")),
+            "lesson x: examples: \"nope.yaml\" is not one of the built-in example files (website-crd.yaml, shop.yaml, shop-v2.yaml, website.py, website_start.py)"
+        );
+        assert_eq!(
+            err(&with("", "    operator: start\n")),
+            "lesson x: steps[0].operator: the lesson names no operator (a top-level operator: {name, file, start, solution})"
+        );
+        let op = "operator: {name: site, file: s.py, start: website_start.py, solution: website.py}\n";
+        assert_eq!(
+            err(&with(op, "    operator: stop\n")),
+            "lesson x: line 4: steps[0].operator: must be start, got \"stop\" (stop and restart it with `sim stop|restart operator/NAME` lines)"
+        );
+        assert_eq!(
+            err(&with("operator: {name: Site, file: s.py, start: website_start.py, solution: website.py}\n", "")),
+            "lesson x: operator.name: invalid operator name \"Site\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character"
+        );
+        assert_eq!(
+            err(&with("operator: {name: site, file: s.py, start: mine.py, solution: website.py}\n", "")),
+            "lesson x: operator.start: \"mine.py\" is not one of the built-in example files (website-crd.yaml, shop.yaml, shop-v2.yaml, website.py, website_start.py)"
+        );
+        assert!(Lesson::parse(&with(op, "    operator: start\n")).unwrap().steps[0].starts_operator);
+    }
+
+    #[test]
     fn mangled_lessons_never_panic() {
         // Every prefix of a lesson (a file cut short), and lines swapped for odd values.
         let text = Lesson::builtin_text("rolling-update").unwrap();

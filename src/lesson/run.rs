@@ -231,7 +231,7 @@ impl LessonRun {
             };
             if let Err(e) = started {
                 self.phase = Phase::Refused;
-                errors.push(format!("step {}: {e}", self.index + 1));
+                errors.push(e.clone());
                 self.refused = Some(e);
                 return errors;
             }

@@ -263,6 +263,29 @@ mod tests {
     }
 
     #[test]
+    fn lesson_11_is_refused_at_its_operator_step_where_nothing_runs_python() {
+        // The page's engine with no interpreter for operators: the steps before the operator
+        // play; the one that starts it is refused, saying why, and the lesson does not go on.
+        let mut e = test_engine("?lesson=write-your-own-loop");
+        fast_forward(&mut e);
+        assert_eq!(lesson(&e).phase, Phase::Passed, "the definition is applied");
+        e.act(Action::LessonNext);
+        e.act(Action::LessonAnswer("0".into()));
+        fast_forward(&mut e);
+        assert_eq!(lesson(&e).phase, Phase::Passed, "the claim sat unread");
+        e.act(Action::LessonNext);
+        let v = lesson(&e);
+        assert_eq!((v.index, v.phase), (2, Phase::Refused));
+        assert_eq!(
+            status(&v),
+            "This step cannot run here: this step runs the operator operator/website (website.py), and nothing here can run Python operators yet."
+        );
+        assert!(e.snapshot().lesson.as_ref().is_some_and(|l| l.refused.is_some()));
+        e.act(Action::LessonNext);
+        assert_eq!(lesson(&e).index, 2, "a refused step is not passed over");
+    }
+
+    #[test]
     fn desired_state_plays_to_its_end_by_fast_forward_alone() {
         let mut e = test_engine("?lesson=desired-state");
         for step in 0..10 {
