@@ -613,3 +613,39 @@ fn each_example_gives_the_same_trace_for_the_same_seed() {
         assert_ne!(first, example_trace(file, 22, setup, lines), "{file}: the seed reaches the trace");
     }
 }
+
+/// `kubeloop lesson NAME`, as a learner in a terminal takes it: lesson 11 with the learner's
+/// own operator file, answers typed on standard input.
+#[test]
+fn the_command_line_plays_lesson_11_with_the_learners_operator() {
+    if !python_available() {
+        return;
+    }
+    use std::io::Write;
+    let kubeloop = env!("CARGO_BIN_EXE_kubeloop");
+    let play = |operator: &str| {
+        let mut child = Command::new(kubeloop)
+            .args(["lesson", "write-your-own-loop", "--operator", &example(operator)])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let answers = "0\n\n2\n2\nIt makes the Deployment match the Website\n0\n";
+        child.stdin.take().unwrap().write_all(answers.as_bytes()).unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let out = play("website.py");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("== Step 7 of 7: Delete the claim") && stdout.contains("$ sim stop operator/website"), "{stdout}");
+    assert!(stdout.ends_with("Lesson complete. Answers right: 5 of 5. Checks passed: 6 of 6.\n"), "{stdout}");
+    // The starting file, not completed: the operator step's check does not pass.
+    let out = play("website_start.py");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("The check did not pass in time.\n  not deployment shop"), "{stdout}");
+
+    let out = Command::new(kubeloop).args(["lesson", "nope"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("unknown lesson \"nope\": not a built-in (desired-state,"), "{stderr}");
+}
