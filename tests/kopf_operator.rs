@@ -451,3 +451,18 @@ fn the_scheduled_scaler_runs_unchanged_under_kopf() {
     request(&server, "POST", "/apis/apps/v1/namespaces/default/deployments", web.to_string().as_bytes(), 201);
     converge(&server, &mut operator, "100ms", || on_schedule(&server));
 }
+
+/// The learner's starting file runs under real kopf too: its handlers run (their result is
+/// stored) and, the comparison not written yet, nothing is made.
+#[test]
+fn the_website_operators_starting_file_runs_under_kopf() {
+    let Some((kopf, dir, server)) = example_server("website-start") else { return };
+    request(&server, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", &manifest("website-crd.yaml"), 201);
+    request(&server, "POST", "/apis/lessons.kubeloop.dev/v1/namespaces/default/websites", &manifest("shop.yaml"), 201);
+    let mut operator = Operator::start_path(&kopf, &server_config(&dir), dir.join("kopf.log"), &example("website_start.py"));
+    converge(&server, &mut operator, "100ms", || {
+        let site = live(&server, SHOP).ok_or("no Website")?;
+        (site["status"]["reconcile"] == "in sync").then_some(()).ok_or(format!("status is {}", site["status"]))
+    });
+    assert!(live(&server, SHOP_DEPLOYMENT).is_none() && live(&server, SHOP_SERVICE).is_none(), "nothing is made");
+}
