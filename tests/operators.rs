@@ -534,6 +534,12 @@ fn the_config_copier_keeps_a_copy_of_each_annotated_config_map() {
     assert_eq!(copy_data(&s).as_deref(), Some(r#"{"a":"1","b":"2"} owned by "settings""#));
     let copies = s.sim().objects(Kind::ConfigMap).filter(|c| c.meta().name.contains("-copy")).count();
     assert_eq!(copies, 1, "the timer runs only where its filter selects: no copy of the copy");
+    let copy = s.sim().api().get(&ObjectKey::new(Kind::ConfigMap, "default", "settings-copy")).unwrap().clone();
+    assert!(
+        copy.meta().annotations.is_empty(),
+        "as in kopf, an object no handler selects keeps no diff base: {:?}",
+        copy.meta().annotations
+    );
     run(&mut s, "kubectl delete configmap settings-copy");
     advance(&mut s, Duration::secs(10));
     assert_eq!(copy_data(&s).as_deref(), Some(r#"{"a":"1","b":"2"} owned by "settings""#));

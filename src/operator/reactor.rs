@@ -342,6 +342,11 @@ impl Operator {
         } else if !needs_finalizer && has_finalizer {
             self.bookkeeping(work, body, false, "Removing the finalizer, as there are no handlers requiring it.", ctx);
             return;
+        } else if !self.handlers.iter().any(|h| h.reason != Reason::Timer && h.resource.holds(&key) && h.selects(&body)) {
+            // No handler of a change selects it (its filters): kopf leaves it alone, diff base
+            // and all (a config copier's copies are not its concern).
+            self.finish(work, None, ctx);
+            return;
         } else {
             let essence = kopf::essence(&body);
             match kopf::last_handled(&body) {
