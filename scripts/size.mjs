@@ -143,7 +143,10 @@ const FIRST_LOAD = ['kubeloop-web.js', 'kubeloop-web_bg.wasm'];
  * What the page fetches only when a feature is used, reported apart and counted in neither
  * ceiling: each directory's files summed (each is its own request, compressed on its own).
  */
-const ON_DEMAND = [{ dir: 'lessons', what: 'lessons/*.yaml, each fetched when its lesson starts' }];
+const ON_DEMAND = [
+  { dir: 'lessons', what: 'lessons/*.yaml, each fetched when its lesson starts' },
+  { dir: 'operators', what: "operators/*, each fetched when a lesson names it or the operator panel opens it" },
+];
 
 const BEGIN = '<!-- size:begin -->';
 const END = '<!-- size:end -->';

@@ -253,7 +253,7 @@ fn files_that_do_not_load_are_clear_errors_and_change_nothing() {
     let cases = [
         ("bad_syntax.py", "SyntaxError"),
         ("bad_import.py", "No module named 'not_a_module_anywhere'"),
-        ("bad_resource.py", "the server doesn't have a resource type \"example.com/v1/websites\""),
+        ("bad_resource.py", "the server doesn't have a resource type \"apps/v1/websites\""),
         ("bad_daemon.py", "kopf.daemon is not supported by kubeloop's operator host"),
     ];
     for (name, expected) in cases {
@@ -397,4 +397,261 @@ fn the_operator_is_on_the_stage_as_one_more_loop() {
         s.sim().trace().recent().any(|m| m.from == "operator/label-pods")
             && s.sim().trace().recent().any(|m| m.to == "operator/label-pods")
     );
+}
+
+// ---- examples/operators through kubeloop's own host ----
+
+fn example(name: &str) -> String {
+    format!("{}/examples/operators/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The default scenario with `kubectl apply -f FILE` reading examples/operators/ and the
+/// example operator in `file` added once `setup` has run (a custom resource's definition must
+/// be served before an operator that watches it is added).
+fn example_session(file: &str, seed: u64, setup: &[&str]) -> Session {
+    let mut s = Session::new(Scenario::builtin("default").unwrap(), Some(seed)).unwrap();
+    s.set_file_reader(|path| std::fs::read_to_string(example(path)).map_err(|e| format!("{path}: {e}")));
+    for line in setup {
+        run(&mut s, line);
+    }
+    let interpreter = PythonInterpreter::for_file(&example(file)).unwrap();
+    s.sim_mut().add_operator(&operator_host::name_for(file), Box::new(interpreter)).unwrap();
+    s
+}
+
+const WEBSITES: &str = "websites.lessons.kubeloop.dev";
+
+fn website_children(s: &Session) -> (Option<(i32, String, String)>, Option<String>) {
+    let d = s.sim().api().get(&ObjectKey::new(Kind::Deployment, "default", "shop")).filter(|o| !o.meta().is_deleting()).map(|o| {
+        let owner = o.meta().owner_references.first().map(|r| r.kind.to_string()).unwrap_or_default();
+        let d = o.as_deployment().unwrap();
+        (d.spec.replicas.unwrap_or(1), d.spec.template.spec.containers[0].image.to_string(), owner)
+    });
+    let svc = s
+        .sim()
+        .api()
+        .get(&ObjectKey::new(Kind::Service, "default", "shop"))
+        .filter(|o| !o.meta().is_deleting())
+        .map(|o| o.meta().owner_references.first().map(|r| r.kind.to_string()).unwrap_or_default());
+    (d, svc)
+}
+
+fn served(replicas: i32, image: &str) -> (Option<(i32, String, String)>, Option<String>) {
+    (Some((replicas, image.to_string(), "Website".to_string())), Some("Website".to_string()))
+}
+
+#[test]
+fn the_website_operator_keeps_a_deployment_and_a_service_for_each_website() {
+    if !python_available() {
+        return;
+    }
+    let mut s = example_session("website.py", 2, &["kubectl apply -f website-crd.yaml"]);
+    run(&mut s, "kubectl apply -f shop.yaml");
+    advance(&mut s, Duration::secs(30));
+    assert_eq!(website_children(&s), served(2, "nginx:1.14.2"));
+    assert_eq!(ready_shop_pods(&s), 2);
+    let site = s.sim().api().get(&ObjectKey::custom(WEBSITES, "default", "shop")).unwrap().to_json();
+    // The handler's result, under status.<id> (the timer's first look, at once, made the children).
+    assert_eq!(site["status"]["reconcile"], "in sync");
+    assert!(run(&mut s, "kubectl get websites").contains("nginx:1.14.2"), "printer columns");
+    let last = s.sim().loops(&ComponentId::Operator("website".into()))[0].last_action.clone();
+    assert!(last.starts_with("Website default/shop: "), "{last}");
+
+    // Deleted by hand: the timer's next look (every 5 s) puts it back.
+    run(&mut s, "kubectl delete deployment shop");
+    assert_eq!(website_children(&s).0, None);
+    advance(&mut s, Duration::secs(10));
+    assert_eq!(website_children(&s), served(2, "nginx:1.14.2"));
+
+    // Stopped while the Website changes: nothing happens; started, it converges.
+    run(&mut s, "sim stop operator/website");
+    run(&mut s, "kubectl apply -f shop-v2.yaml");
+    advance(&mut s, Duration::secs(20));
+    assert_eq!(website_children(&s), served(2, "nginx:1.14.2"));
+    run(&mut s, "sim start operator/website");
+    advance(&mut s, Duration::secs(30));
+    assert_eq!(website_children(&s), served(3, "nginx:1.16.1"));
+    assert_eq!(ready_shop_pods(&s), 3);
+
+    // The Website deleted: kopf takes its finalizer off, the garbage collector the children.
+    run(&mut s, "kubectl delete website shop");
+    advance(&mut s, Duration::secs(30));
+    assert!(s.sim().api().get(&ObjectKey::custom(WEBSITES, "default", "shop")).is_none());
+    assert_eq!(website_children(&s), (None, None));
+    assert_eq!(s.sim().objects(Kind::Pod).filter(|p| p.meta().name.starts_with("shop-") && !p.meta().is_deleting()).count(), 0);
+    assert!(s.sim().violations().is_empty(), "{:?}", s.sim().violations());
+}
+
+#[test]
+fn the_website_operators_starting_file_loads_and_leaves_the_gap_open() {
+    if !python_available() {
+        return;
+    }
+    let mut s = example_session("website_start.py", 2, &["kubectl apply -f website-crd.yaml"]);
+    run(&mut s, "kubectl apply -f shop.yaml");
+    advance(&mut s, Duration::secs(30));
+    assert_eq!(website_children(&s), (None, None), "nothing is made until the learner writes the comparison");
+    let site = s.sim().api().get(&ObjectKey::custom(WEBSITES, "default", "shop")).unwrap().to_json();
+    assert_eq!(site["status"]["reconcile"], "in sync", "its handlers run");
+}
+
+#[test]
+fn an_operator_started_before_its_resources_definition_serves_it_once_it_comes() {
+    if !python_available() {
+        return;
+    }
+    // As kopf waits for a resource whose definition is not there yet.
+    let mut s = example_session("website.py", 2, &[]);
+    advance(&mut s, Duration::secs(5));
+    run(&mut s, "kubectl apply -f website-crd.yaml");
+    run(&mut s, "kubectl apply -f shop.yaml");
+    advance(&mut s, Duration::secs(30));
+    assert_eq!(website_children(&s), served(2, "nginx:1.14.2"));
+}
+
+fn copy_data(s: &Session) -> Option<String> {
+    let copy = s.sim().api().get(&ObjectKey::new(Kind::ConfigMap, "default", "settings-copy"))?.to_json();
+    Some(format!("{} owned by {}", copy["data"], copy["metadata"]["ownerReferences"][0]["name"]))
+}
+
+const SETTINGS: &str = "apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+  annotations: {kubeloop.dev/copy: \"yes\"}
+data: {a: \"1\", b: \"2\"}
+";
+
+#[test]
+fn the_config_copier_keeps_a_copy_of_each_annotated_config_map() {
+    if !python_available() {
+        return;
+    }
+    let mut s = example_session("config_copy.py", 4, &[]);
+    s.add_file("settings.yaml", SETTINGS);
+    run(&mut s, "kubectl apply -f settings.yaml");
+    advance(&mut s, Duration::secs(5));
+    assert_eq!(copy_data(&s).as_deref(), Some(r#"{"a":"1","b":"2"} owned by "settings""#));
+    let copies = s.sim().objects(Kind::ConfigMap).filter(|c| c.meta().name.contains("-copy")).count();
+    assert_eq!(copies, 1, "the timer runs only where its filter selects: no copy of the copy");
+    let copy = s.sim().api().get(&ObjectKey::new(Kind::ConfigMap, "default", "settings-copy")).unwrap().clone();
+    assert!(
+        copy.meta().annotations.is_empty(),
+        "as in kopf, an object no handler selects keeps no diff base: {:?}",
+        copy.meta().annotations
+    );
+    run(&mut s, "kubectl delete configmap settings-copy");
+    advance(&mut s, Duration::secs(10));
+    assert_eq!(copy_data(&s).as_deref(), Some(r#"{"a":"1","b":"2"} owned by "settings""#));
+    s.add_file("settings.yaml", &SETTINGS.replace("b: \"2\"", "c: \"3\""));
+    run(&mut s, "kubectl apply -f settings.yaml");
+    advance(&mut s, Duration::secs(5));
+    assert_eq!(copy_data(&s).as_deref(), Some(r#"{"a":"1","c":"3"} owned by "settings""#));
+    // (Deleting the original does not remove the copy yet: kubeloop's garbage collector does
+    // not follow owner references to ConfigMaps' dependents.)
+}
+
+const NIGHTLY: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: nightly
+  annotations: {kubeloop.dev/scale-schedule: \"00:00=1 00:01=4\"}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: nightly}}
+  template:
+    metadata: {labels: {app: nightly}}
+    spec: {containers: [{name: web, image: nginx:1.14.2}]}
+";
+
+fn nightly_replicas(s: &Session) -> i32 {
+    let d = s.sim().api().get(&ObjectKey::new(Kind::Deployment, "default", "nightly")).unwrap().clone();
+    d.as_deployment().unwrap().spec.replicas.unwrap_or(1)
+}
+
+#[test]
+fn the_scheduled_scaler_follows_the_simulations_clock() {
+    if !python_available() {
+        return;
+    }
+    // The simulation starts at 2026-01-01 00:00 UTC: 1 replica for the first minute, then 4.
+    let mut s = example_session("scheduled_scaling.py", 6, &[]);
+    s.add_file("nightly.yaml", NIGHTLY);
+    run(&mut s, "kubectl apply -f nightly.yaml");
+    advance(&mut s, Duration::secs(20));
+    assert_eq!(nightly_replicas(&s), 1);
+    run(&mut s, "kubectl scale deployment nightly --replicas=2");
+    advance(&mut s, Duration::secs(10));
+    assert_eq!(nightly_replicas(&s), 1, "scaled by hand, put back on schedule at the next look");
+    advance(&mut s, Duration::secs(40));
+    assert_eq!(nightly_replicas(&s), 4, "past 00:01");
+    // The Deployment that is not annotated is left alone.
+    let web = s.sim().api().get(&ObjectKey::new(Kind::Deployment, "default", "web")).unwrap().clone();
+    assert_eq!(web.as_deployment().unwrap().spec.replicas, Some(3));
+}
+
+/// The trace hash of an example's run to a fixed time.
+fn example_trace(file: &str, seed: u64, setup: &[&str], lines: &[&str]) -> u64 {
+    let mut s = example_session(file, seed, setup);
+    s.add_file("settings.yaml", SETTINGS);
+    s.add_file("nightly.yaml", NIGHTLY);
+    for line in lines {
+        run(&mut s, line);
+        advance(&mut s, Duration::secs(12));
+    }
+    s.sim().trace().hash()
+}
+
+#[test]
+fn each_example_gives_the_same_trace_for_the_same_seed() {
+    if !python_available() {
+        return;
+    }
+    let crd: &[&str] = &["kubectl apply -f website-crd.yaml"];
+    let cases: [(&str, &[&str], &[&str]); 3] = [
+        ("website.py", crd, &["kubectl apply -f shop.yaml", "kubectl delete deployment shop", "kubectl apply -f shop-v2.yaml"]),
+        ("config_copy.py", &[], &["kubectl apply -f settings.yaml", "kubectl delete configmap settings-copy"]),
+        ("scheduled_scaling.py", &[], &["kubectl apply -f nightly.yaml", "sim advance 60s"]),
+    ];
+    for (file, setup, lines) in cases {
+        let first = example_trace(file, 21, setup, lines);
+        assert_eq!(first, example_trace(file, 21, setup, lines), "{file}");
+        assert_ne!(first, example_trace(file, 22, setup, lines), "{file}: the seed reaches the trace");
+    }
+}
+
+/// `kubeloop lesson NAME`, as a learner in a terminal takes it: lesson 11 with the learner's
+/// own operator file, answers typed on standard input.
+#[test]
+fn the_command_line_plays_lesson_11_with_the_learners_operator() {
+    if !python_available() {
+        return;
+    }
+    use std::io::Write;
+    let kubeloop = env!("CARGO_BIN_EXE_kubeloop");
+    let play = |operator: &str| {
+        let mut child = Command::new(kubeloop)
+            .args(["lesson", "write-your-own-loop", "--operator", &example(operator)])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let answers = "0\n\n2\n2\nIt makes the Deployment match the Website\n0\n";
+        child.stdin.take().unwrap().write_all(answers.as_bytes()).unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let out = play("website.py");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("== Step 7 of 7: Delete the claim") && stdout.contains("$ sim stop operator/website"), "{stdout}");
+    assert!(stdout.ends_with("Lesson complete. Answers right: 5 of 5. Checks passed: 6 of 6.\n"), "{stdout}");
+    // The starting file, not completed: the operator step's check does not pass.
+    let out = play("website_start.py");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("The check did not pass in time.\n  not deployment shop"), "{stdout}");
+
+    let out = Command::new(kubeloop).args(["lesson", "nope"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("unknown lesson \"nope\": not a built-in (desired-state,"), "{stderr}");
 }

@@ -130,7 +130,12 @@ pub struct Session {
     files: Files,
     stream: CommandOutput,
     blocking: bool,
+    /// What runs a lesson's operator: the shell's (`set_operator_interpreter`).
+    operator_interpreter: Option<OperatorInterpreter>,
 }
+
+/// Makes the interpreter for a lesson's operator (the core cannot start one itself).
+type OperatorInterpreter = Box<dyn FnMut(&crate::lesson::LessonOperator) -> Result<Box<dyn crate::operator::Interpreter>, String>>;
 
 impl Session {
     /// Starts `scenario` with `seed` (or the scenario's own seed, or 1).
@@ -146,6 +151,7 @@ impl Session {
             files: Files::default(),
             stream: CommandOutput::empty(),
             blocking: true,
+            operator_interpreter: None,
         })
     }
 
@@ -159,6 +165,7 @@ impl Session {
             files: Files::default(),
             stream: CommandOutput::empty(),
             blocking: true,
+            operator_interpreter: None,
         }
     }
 
@@ -192,6 +199,36 @@ impl Session {
     /// Makes `text` readable as `path` by `apply -f`, `create -f` and `delete -f`.
     pub fn add_file(&mut self, path: &str, text: &str) {
         self.files.map.insert(path.to_string(), text.to_string());
+    }
+
+    /// Lets lessons start their operator: `make` gives the interpreter that runs it (natively a
+    /// `python3` subprocess with the lesson's solution; in the page, its Python runtime with the
+    /// learner's code). Without one, a lesson step that starts an operator is refused.
+    pub fn set_operator_interpreter(
+        &mut self,
+        make: impl FnMut(&crate::lesson::LessonOperator) -> Result<Box<dyn crate::operator::Interpreter>, String> + 'static,
+    ) {
+        self.operator_interpreter = Some(Box::new(make));
+    }
+
+    /// Starts a lesson's operator as `operator/NAME`, with the interpreter the shell supplies;
+    /// an error (nothing to run Python here, a file that does not load) changes nothing.
+    pub fn start_lesson_operator(&mut self, operator: &crate::lesson::LessonOperator) -> Result<(), String> {
+        let refused = || {
+            format!(
+                "this step runs the operator operator/{} ({}), and nothing here can run Python operators yet",
+                operator.name, operator.file
+            )
+        };
+        let Some(make) = self.operator_interpreter.as_mut() else { return Err(refused()) };
+        let interpreter = make(operator)?;
+        #[cfg(not(target_arch = "wasm32"))]
+        return self.sim.add_operator(&operator.name, interpreter);
+        #[cfg(target_arch = "wasm32")]
+        {
+            drop(interpreter);
+            Err(refused())
+        }
     }
 
     /// Lets `-f` read real files (the native CLI passes `std::fs::read_to_string`).

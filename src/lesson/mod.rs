@@ -44,7 +44,7 @@ use std::collections::BTreeMap;
 
 /// The built-in lessons, in the order of the course: each name with its title (the file's own
 /// `title:`, which a test compares) for the page's picker.
-const BUILTIN: [(&str, &str); 10] = [
+const BUILTIN: [(&str, &str); 11] = [
     ("desired-state", "Desired state is a claim"),
     ("worked-example", "A pod is killed, hop by hop"),
     ("level-vs-edge", "Level-triggered beats edge-triggered"),
@@ -55,6 +55,7 @@ const BUILTIN: [(&str, &str); 10] = [
     ("service-loop", "A Service is a loop"),
     ("many-names", "One pattern, many names"),
     ("which-controller", "Which controller stopped?"),
+    ("write-your-own-loop", "Write your own loop"),
 ];
 
 /// Their texts, in the same order. Natively only: the page fetches a built-in lesson's file from
@@ -62,7 +63,7 @@ const BUILTIN: [(&str, &str); 10] = [
 /// starts, so the course's words are not part of the first load — the page's wasm splitter moves
 /// code to the lazy module, never data, and include_str! text is data.
 #[cfg(not(target_arch = "wasm32"))]
-const TEXTS: [&str; 10] = [
+const TEXTS: [&str; 11] = [
     include_str!("../../lessons/desired-state.yaml"),
     include_str!("../../lessons/worked-example.yaml"),
     include_str!("../../lessons/level-vs-edge.yaml"),
@@ -73,6 +74,7 @@ const TEXTS: [&str; 10] = [
     include_str!("../../lessons/service-loop.yaml"),
     include_str!("../../lessons/many-names.yaml"),
     include_str!("../../lessons/which-controller.yaml"),
+    include_str!("../../lessons/write-your-own-loop.yaml"),
 ];
 
 /// When a question is asked.
@@ -109,11 +111,27 @@ pub struct Question {
 pub struct Step {
     pub title: String,
     pub text: String,
+    /// The step starts the lesson's operator (`operator: start`), after its setup and before
+    /// its question and action.
+    pub starts_operator: bool,
     pub setup: Vec<String>,
     pub action: Vec<String>,
     pub task: Option<String>,
     pub question: Option<Question>,
     pub check: Option<Check>,
+}
+
+/// The operator a lesson has the learner write: run as `operator/NAME` from the step that
+/// starts it. Its texts are built in (`examples/operators/`), so the lesson carries them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LessonOperator {
+    pub name: String,
+    /// The learner's file name, as the editor shows it.
+    pub file: String,
+    /// What the learner starts from.
+    pub start: String,
+    /// A finished operator: what the native check runs.
+    pub solution: String,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -123,7 +141,9 @@ pub struct Lesson {
     pub summary: String,
     pub scenario: String,
     pub seed: Option<u64>,
+    /// Virtual files for `kubectl apply -f`: the lesson's `files:` and its `examples:`.
     pub files: BTreeMap<String, String>,
+    pub operator: Option<LessonOperator>,
     pub steps: Vec<Step>,
 }
 
@@ -163,13 +183,36 @@ impl Lesson {
     }
 
     /// Parses a lesson file. Errors start with `lesson` (or the lesson's name) and name the field.
+    /// The example files it names are the built-in ones (natively).
     pub fn parse(text: &str) -> Result<Lesson, String> {
+        Lesson::parse_with(text, &|name| crate::operator::examples::lesson_file(name).map(str::to_string))
+    }
+
+    /// The example files a lesson's text names (`examples:`, and its operator's `start` and
+    /// `solution`), in order and without repeats, for a host that fetches them before
+    /// [`Lesson::parse_with`]. Empty for text that does not parse: parsing says why.
+    pub fn examples_named(text: &str) -> Vec<String> {
+        let Ok(docs) = crate::command::yaml::documents(text) else { return Vec::new() };
+        let Some(doc) = docs.first() else { return Vec::new() };
+        let mut names: Vec<String> = Vec::new();
+        let listed = doc.get("examples").and_then(Value::as_array).into_iter().flatten();
+        let operator = ["start", "solution"].into_iter().filter_map(|f| doc.get("operator").and_then(|o| o.get(f)));
+        for name in listed.chain(operator).filter_map(Value::as_str) {
+            if !names.iter().any(|n| n == name) {
+                names.push(name.to_string());
+            }
+        }
+        names
+    }
+
+    /// [`Lesson::parse`] with the example files from `example` (by name).
+    pub fn parse_with(text: &str, example: &dyn Fn(&str) -> Option<String>) -> Result<Lesson, String> {
         let docs = crate::command::yaml::documents(text).map_err(|e| format!("lesson: invalid YAML: {e}"))?;
         let [doc] = &docs[..] else {
             return Err(format!("lesson: expected one YAML document, found {}", docs.len()));
         };
         let f = Fields::of(doc, "")?;
-        f.only(&["name", "title", "summary", "scenario", "seed", "files", "steps"])?;
+        f.only(&["name", "title", "summary", "scenario", "seed", "files", "examples", "operator", "steps"])?;
         let name = f.required_string("name").map_err(|e| format!("lesson: {e}"))?;
         let prefix = |e: String| format!("lesson {name}: {e}");
         let seed = match f.get("seed") {
@@ -177,7 +220,12 @@ impl Lesson {
             Some(v) => Some(v.as_u64().ok_or_else(|| prefix(format!("seed: must be a whole number, got {}", shown(v))))?),
         };
         let scenario = f.string("scenario").map_err(prefix)?.unwrap_or_else(|| "default".into());
-        let files = parse_files(&f).map_err(prefix)?;
+        let mut files = parse_files(&f).map_err(prefix)?;
+        for name_of in f.lines("examples").map_err(prefix)? {
+            let text = example(&name_of).ok_or_else(|| prefix(unknown_example("examples", &name_of)))?;
+            files.insert(name_of, text);
+        }
+        let operator = f.get("operator").map(|o| parse_operator(o, "operator", example)).transpose().map_err(prefix)?;
         let steps = match f.get("steps") {
             Some(Value::Array(items)) if !items.is_empty() => items
                 .iter()
@@ -192,6 +240,13 @@ impl Lesson {
             Some(Value::Array(_)) | None => return Err(prefix("steps: a lesson needs at least one step".into())),
             Some(other) => return Err(prefix(format!("steps: must be a list of steps, got {}", shown(other)))),
         };
+        if operator.is_none() {
+            if let Some(i) = steps.iter().position(|s| s.starts_operator) {
+                return Err(prefix(format!(
+                    "steps[{i}].operator: the lesson names no operator (a top-level operator: {{name, file, start, solution}})"
+                )));
+            }
+        }
         Ok(Lesson {
             title: f.string("title").map_err(prefix)?.unwrap_or_else(|| name.clone()),
             summary: f.string("summary").map_err(prefix)?.unwrap_or_default(),
@@ -199,9 +254,28 @@ impl Lesson {
             scenario,
             seed,
             files,
+            operator,
             steps,
         })
     }
+}
+
+fn unknown_example(field: &str, name: &str) -> String {
+    let known = crate::operator::examples::LESSON_FILE_NAMES;
+    format!("{field}: {name:?} is not one of the built-in example files ({})", known.join(", "))
+}
+
+/// `operator: {name, file, start, solution}`: `start` and `solution` name built-in example files.
+fn parse_operator(v: &Value, path: &str, example: &dyn Fn(&str) -> Option<String>) -> Result<LessonOperator, String> {
+    let f = Fields::of(v, path)?;
+    f.only(&["name", "file", "start", "solution"])?;
+    let name = f.required_string("name")?;
+    crate::operator::check_name(&name).map_err(|e| format!("{}: {e}", f.at("name")))?;
+    let example = |field: &str| -> Result<String, String> {
+        let file = f.required_string(field)?;
+        example(&file).ok_or_else(|| unknown_example(&f.at(field), &file))
+    };
+    Ok(LessonOperator { file: f.required_string("file")?, start: example("start")?, solution: example("solution")?, name })
 }
 
 fn parse_files(f: &Fields) -> Result<BTreeMap<String, String>, String> {
@@ -216,7 +290,17 @@ fn parse_files(f: &Fields) -> Result<BTreeMap<String, String>, String> {
 
 fn parse_step(v: &Value, path: &str) -> Result<Step, String> {
     let f = Fields::of(v, path)?;
-    f.only(&["title", "text", "setup", "action", "task", "question", "check"])?;
+    f.only(&["title", "text", "operator", "setup", "action", "task", "question", "check"])?;
+    let starts_operator = match f.string("operator")?.as_deref() {
+        None => false,
+        Some("start") => true,
+        Some(other) => {
+            return Err(format!(
+                "{}: must be start, got {other:?} (stop and restart it with `sim stop|restart operator/NAME` lines)",
+                f.at("operator")
+            ))
+        }
+    };
     let setup = f.lines("setup")?;
     let action = f.lines("action")?;
     for (key, lines) in [("setup", &setup), ("action", &action)] {
@@ -233,7 +317,16 @@ fn parse_step(v: &Value, path: &str) -> Result<Step, String> {
     if question.as_ref().is_some_and(|q| q.ask == Ask::After) && check.is_none() {
         return Err(format!("{}: a question asked after the check needs a check", f.at("question")));
     }
-    Ok(Step { title: f.string("title")?.unwrap_or_default(), text: f.required_string("text")?, setup, action, task, question, check })
+    Ok(Step {
+        title: f.string("title")?.unwrap_or_default(),
+        text: f.required_string("text")?,
+        starts_operator,
+        setup,
+        action,
+        task,
+        question,
+        check,
+    })
 }
 
 fn parse_question(v: &Value, path: &str) -> Result<Question, String> {
@@ -322,7 +415,7 @@ mod tests {
 
     #[test]
     fn every_builtin_lesson_parses_and_names_a_builtin_scenario() {
-        assert_eq!(Lesson::builtin_names().len(), 10);
+        assert_eq!(Lesson::builtin_names().len(), 11);
         for name in Lesson::builtin_names() {
             let text = Lesson::builtin_text(name).unwrap();
             let lesson = Lesson::parse(text).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -344,7 +437,7 @@ mod tests {
         assert_eq!(err("name: x\nsteps: []"), "lesson x: steps: a lesson needs at least one step");
         assert_eq!(
             err("name: x\nstep: []"),
-            "lesson: unknown field \"step\" (expected one of: name, title, summary, scenario, seed, files, steps)"
+            "lesson: unknown field \"step\" (expected one of: name, title, summary, scenario, seed, files, examples, operator, steps)"
         );
         assert_eq!(err("name: x\nseed: -1\nsteps: [{text: a}]"), "lesson x: seed: must be a whole number, got -1");
         let text = "name: x\nsteps:\n  - text: fine\n  - text: second\n    check:\n      pods: {count: many}\n";
@@ -363,6 +456,39 @@ mod tests {
         assert_eq!(err("name: x\nsteps: 3\n"), "lesson x: steps: must be a list of steps, got 3");
         assert_eq!(err("- a\n- b\n"), "lesson: must be a mapping, got a list");
         assert_eq!(err("a: 1\n---\nb: 2\n"), "lesson: expected one YAML document, found 2");
+    }
+
+    #[test]
+    fn a_lessons_operator_and_examples_are_built_in_files() {
+        let lesson = Lesson::builtin("write-your-own-loop").unwrap();
+        let operator = lesson.operator.as_ref().expect("lesson 11 names its operator");
+        assert_eq!((operator.name.as_str(), operator.file.as_str()), ("website", "website.py"));
+        assert!(operator.start.contains("YOUR PART") && !operator.solution.contains("YOUR PART"));
+        assert!(lesson.files["website-crd.yaml"].contains("kind: CustomResourceDefinition"));
+        assert_eq!(lesson.steps.iter().filter(|s| s.starts_operator).count(), 1);
+        let with = |extra: &str, step: &str| format!("name: x\n{extra}steps:\n  - text: a\n{step}");
+        assert_eq!(
+            err(&with("examples: [nope.yaml]\n", "")),
+            "lesson x: examples: \"nope.yaml\" is not one of the built-in example files (website-crd.yaml, shop.yaml, shop-v2.yaml, website.py, website_start.py)"
+        );
+        assert_eq!(
+            err(&with("", "    operator: start\n")),
+            "lesson x: steps[0].operator: the lesson names no operator (a top-level operator: {name, file, start, solution})"
+        );
+        let op = "operator: {name: site, file: s.py, start: website_start.py, solution: website.py}\n";
+        assert_eq!(
+            err(&with(op, "    operator: stop\n")),
+            "lesson x: line 4: steps[0].operator: must be start, got \"stop\" (stop and restart it with `sim stop|restart operator/NAME` lines)"
+        );
+        assert_eq!(
+            err(&with("operator: {name: Site, file: s.py, start: website_start.py, solution: website.py}\n", "")),
+            "lesson x: operator.name: invalid operator name \"Site\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character"
+        );
+        assert_eq!(
+            err(&with("operator: {name: site, file: s.py, start: mine.py, solution: website.py}\n", "")),
+            "lesson x: operator.start: \"mine.py\" is not one of the built-in example files (website-crd.yaml, shop.yaml, shop-v2.yaml, website.py, website_start.py)"
+        );
+        assert!(Lesson::parse(&with(op, "    operator: start\n")).unwrap().steps[0].starts_operator);
     }
 
     #[test]

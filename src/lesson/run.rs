@@ -11,7 +11,7 @@
 //! [`LessonRun::waiting_for_answer`]) → action → check → question, if asked after → passed.
 //! A check that has not passed by its `within` fails the step; the learner may still go on.
 
-use super::{Answer, Ask, Condition, ConditionStatus, Lesson, Step};
+use super::{Answer, Ask, Condition, ConditionStatus, Lesson, LessonOperator, Step};
 use crate::command::{CommandOutput, Session};
 use crate::model::{parse_f64, Duration, Time};
 use crate::sim::Sim;
@@ -24,6 +24,11 @@ pub trait Driver {
     fn sim(&self) -> &Sim;
     /// Makes `text` readable by `kubectl apply -f path`.
     fn add_file(&mut self, path: &str, text: &str);
+    /// Starts the lesson's operator as `operator/NAME` (a step's `operator: start`). The core
+    /// cannot run Python: the shell supplies the interpreter (natively a `python3` subprocess
+    /// running the solution, in the page its runtime running the learner's code). A driver with
+    /// none refuses, saying so, and the step is refused rather than passed.
+    fn start_operator(&mut self, operator: &LessonOperator) -> Result<(), String>;
 }
 
 impl Driver for Session {
@@ -37,6 +42,9 @@ impl Driver for Session {
     }
     fn add_file(&mut self, path: &str, text: &str) {
         Session::add_file(self, path, text)
+    }
+    fn start_operator(&mut self, operator: &LessonOperator) -> Result<(), String> {
+        self.start_lesson_operator(operator)
     }
 }
 
@@ -52,6 +60,9 @@ pub enum Phase {
     Passed,
     /// The check did not pass within its time.
     TimedOut,
+    /// The step needs the lesson's operator and it could not start (nothing here runs Python,
+    /// or its file did not load): the step is not checked, and the lesson stops here.
+    Refused,
     /// Past the last step.
     Finished,
 }
@@ -104,6 +115,8 @@ pub struct LessonView {
     /// While the step runs: the simulated time it has waited so far and how long it waits at
     /// most (its check's `after`, else its `within`), so the panel can show it moving.
     pub waited: Option<Waited>,
+    /// Why the step is refused (`Phase::Refused`).
+    pub refused: Option<String>,
 }
 
 /// How far a running step has got in simulated time, in milliseconds.
@@ -130,6 +143,8 @@ pub struct LessonRun {
     ran: Vec<String>,
     /// The simulated time the run was last polled at.
     seen: Time,
+    /// Why the step on show is refused.
+    refused: Option<String>,
 }
 
 /// A short description of a command's failure, for the driver's error.
@@ -152,6 +167,7 @@ impl LessonRun {
             score: Score::default(),
             ran: Vec::new(),
             seen: Time(0),
+            refused: None,
         }
     }
 
@@ -202,11 +218,24 @@ impl LessonRun {
         self.measured = None;
         self.checks.clear();
         self.ran.clear();
+        self.refused = None;
         let Some(step) = self.step().cloned() else {
             self.phase = Phase::Finished;
             return Vec::new();
         };
         let mut errors = run_all(d, &step.setup, false).1;
+        if step.starts_operator {
+            let started = match &self.lesson.operator {
+                Some(operator) => d.start_operator(operator),
+                None => Err("the lesson names no operator".into()),
+            };
+            if let Err(e) = started {
+                self.phase = Phase::Refused;
+                errors.push(e.clone());
+                self.refused = Some(e);
+                return errors;
+            }
+        }
         if step.question.as_ref().is_some_and(|q| q.ask == Ask::Before) {
             self.phase = Phase::Predict;
             self.started = d.sim().now();
@@ -293,7 +322,7 @@ impl LessonRun {
 
     fn observe(&mut self, sim: &Sim) {
         let Some(step) = self.step().cloned() else { return };
-        if matches!(self.phase, Phase::Predict | Phase::Finished | Phase::TimedOut) {
+        if matches!(self.phase, Phase::Predict | Phase::Finished | Phase::TimedOut | Phase::Refused) {
             return;
         }
         if let Some(check) = &step.check {
@@ -380,6 +409,7 @@ impl LessonRun {
             score: self.score,
             conceal_components: self.conceals_components(),
             waited: self.waited(),
+            refused: self.refused.clone(),
         }
     }
 
@@ -490,6 +520,10 @@ pub fn play(
             }
             if run.can_advance() {
                 break;
+            }
+            if run.phase() == Phase::Refused {
+                errors.push(format!("step {}: refused: {}", run.index(), run.view().refused.unwrap_or_default()));
+                return (run.score(), errors);
             }
             if session.sim().now() > step_began + limit {
                 errors.push(format!("step {}: no progress within {}", run.index(), crate::command::sim_verbs::format_sim_time(limit)));

@@ -16,10 +16,12 @@
 //! `kopf.rs`; the client's requests become `ApiRequest`s in `requests.rs`; the loop itself is
 //! `reactor.rs`.
 
+pub mod examples;
 pub mod kopf;
 pub mod reactor;
 pub mod requests;
 
+use crate::api::crd::Definitions;
 use crate::model::Duration;
 use kopf::Reason;
 use requests::Resource;
@@ -129,9 +131,11 @@ fn filters(value: Option<&Value>) -> Vec<(String, Filter)> {
         .collect()
 }
 
-/// The handlers a `ready` message registers, each resource resolved; an unknown resource or
-/// option is the file's error, as kopf refuses to start on one.
-pub fn registration(ready: &Value) -> Result<Vec<HandlerSpec>, String> {
+/// The handlers a `ready` message registers, each resource resolved among the built-in kinds
+/// and `definitions` (the established CustomResourceDefinitions) — a plural in a group nothing
+/// built in has is a custom resource still to come, watched as kopf waits for it; an unknown
+/// resource otherwise, or an unknown option, is the file's error.
+pub fn registration(ready: &Value, definitions: &Definitions) -> Result<Vec<HandlerSpec>, String> {
     match ready.get("op").and_then(Value::as_str) {
         Some("ready") => {}
         Some("failed") => return Err(ready.get("error").and_then(Value::as_str).unwrap_or("the operator failed to load").to_string()),
@@ -145,7 +149,7 @@ pub fn registration(ready: &Value) -> Result<Vec<HandlerSpec>, String> {
         let reason = Reason::parse(reason_text).ok_or_else(|| format!("handler {id:?}: unknown reason {reason_text:?}"))?;
         let text = |f: &str| h.get(f).and_then(Value::as_str).filter(|s| !s.is_empty());
         let name = text("name").ok_or_else(|| format!("handler {id:?} names no resource"))?;
-        let resource = requests::resolve(text("group"), text("version"), name).map_err(|e| format!("handler {id:?}: {e}"))?;
+        let resource = requests::resolve(text("group"), text("version"), name, definitions).map_err(|e| format!("handler {id:?}: {e}"))?;
         let interval = seconds(h, "interval", &id)?;
         if reason == Reason::Timer && interval.is_none_or(|d| d == Duration::ZERO) {
             return Err(format!("timer {id:?} needs an interval of more than 0 seconds"));

@@ -16,6 +16,7 @@
 use super::kopf::{self, LogLine, Progress, Reason};
 use super::requests::{self, Planned, Resource};
 use super::{ErrorsMode, HandlerSpec, Interpreter, Posting, STEP_BUDGET};
+use crate::api::crd::Definitions;
 use crate::api::{ApiRequest, ApiResponse, ApiResult, FieldFilter, Reason as ApiReason, WatchEvent, WatchId};
 use crate::model::{Duration, Object, ObjectKey, Time};
 use crate::runtime::informer::{Delta, Informer};
@@ -113,6 +114,9 @@ pub struct Operator {
     name: String,
     interpreter: Box<dyn Interpreter>,
     handlers: Vec<HandlerSpec>,
+    /// The custom resources served when it was added: a restart checks the file against them
+    /// again (its handlers keep the resources resolved then).
+    definitions: Definitions,
     posting: Posting,
     resources: Vec<Resource>,
     informers: Vec<Informer>,
@@ -139,10 +143,10 @@ impl Operator {
     /// An operator named `name` running the code `interpreter` loads. The code is loaded now,
     /// so a file that does not load (a syntax error, a failed import, an unknown resource) is
     /// an error here and changes nothing.
-    pub fn new(name: &str, mut interpreter: Box<dyn Interpreter>) -> Result<Operator, String> {
+    pub fn new(name: &str, mut interpreter: Box<dyn Interpreter>, definitions: &Definitions) -> Result<Operator, String> {
         super::check_name(name)?;
         let ready = interpreter.load()?;
-        let handlers = super::registration(&ready)?;
+        let handlers = super::registration(&ready, definitions)?;
         let posting = Posting::from_ready(&ready);
         let mut resources: Vec<Resource> = Vec::new();
         for h in &handlers {
@@ -150,12 +154,22 @@ impl Operator {
                 resources.push(h.resource.clone());
             }
         }
-        let informers = resources.iter().map(|r| Informer::new(r.kind, FieldFilter::All)).collect();
+        let informers = resources
+            .iter()
+            .map(|r| {
+                if r.custom.is_empty() {
+                    Informer::new(r.kind, FieldFilter::All)
+                } else {
+                    Informer::for_resource(&r.custom, FieldFilter::All)
+                }
+            })
+            .collect();
         let component = format!("operator/{name}");
         Ok(Operator {
             name: name.to_string(),
             interpreter,
             handlers,
+            definitions: definitions.clone(),
             posting,
             resources,
             informers,
@@ -188,7 +202,7 @@ impl Operator {
     }
 
     fn cached(&self, key: &ObjectKey) -> Option<Value> {
-        let resource = self.resources.iter().find(|r| r.kind == key.kind)?;
+        let resource = self.resources.iter().find(|r| r.holds(key))?;
         self.informer_of(resource)?.store().get(key).map(|o| o.to_json())
     }
 
@@ -208,22 +222,25 @@ impl Operator {
         for delta in deltas {
             let object = delta.object();
             let key = object.key();
-            let kind = object.kind();
             self.last_delta = Some(self.now);
-            let changes = self.handlers.iter().any(|h| h.resource.kind == kind && h.reason != Reason::Timer);
+            let changes = self.handlers.iter().any(|h| h.resource.holds(&key) && h.reason != Reason::Timer);
             if changes {
                 self.queue.add(Work::Object(key.clone()));
             }
+            // A timer runs only on the objects its filters select (kopf spawns one per matching
+            // object, and stops it when the object stops matching).
+            let mut body: Option<Value> = None;
             for (index, h) in self.handlers.iter().enumerate() {
-                if h.resource.kind != kind || h.reason != Reason::Timer {
+                if !h.resource.holds(&key) || h.reason != Reason::Timer {
                     continue;
                 }
                 let entry = (key.clone(), index);
+                let selected = h.selects(body.get_or_insert_with(|| object.to_json()));
                 match &delta {
                     Delta::Deleted(_) => {
                         self.timers.remove(&entry);
                     }
-                    _ if object.meta().deletion_timestamp.is_some() => {
+                    _ if object.meta().deletion_timestamp.is_some() || !selected => {
                         self.timers.remove(&entry);
                     }
                     _ => {
@@ -260,11 +277,11 @@ impl Operator {
         }
     }
 
-    fn handler_ids_for(&self, reason: Reason, kind: crate::model::Kind, body: &Value) -> Vec<usize> {
+    fn handler_ids_for(&self, reason: Reason, key: &ObjectKey, body: &Value) -> Vec<usize> {
         (0..self.handlers.len())
             .filter(|&i| {
                 let h = &self.handlers[i];
-                h.reason == reason && h.resource.kind == kind && h.selects(body)
+                h.reason == reason && h.resource.holds(key) && h.selects(body)
             })
             .collect()
     }
@@ -289,13 +306,17 @@ impl Operator {
             }
         }
         if let Work::Timer(_, index) = work {
+            if !self.handlers[index].selects(&body) {
+                // It stopped matching after the timer was due: the timer is over.
+                self.finish(work, None, ctx);
+                return;
+            }
             let mut cycle = self.cycle_for(work, Reason::Timer, body);
             cycle.plan.push_back(index);
             self.cycle = Some(cycle);
             self.advance(ctx);
             return;
         }
-        let kind = key.kind;
         let deleting = body.pointer("/metadata/deletionTimestamp").is_some_and(|v| !v.is_null());
         let finalizers: Vec<&str> = body
             .pointer("/metadata/finalizers")
@@ -306,7 +327,7 @@ impl Operator {
         // kopf's `requires_finalizer`: a delete handler that is not optional, or a timer (so that
         // it is stopped before the object goes), whose filters select the object.
         let needs_finalizer = self.handlers.iter().any(|h| {
-            h.resource.kind == kind && ((h.reason == Reason::Delete && !h.optional) || h.reason == Reason::Timer) && h.selects(&body)
+            h.resource.holds(&key) && ((h.reason == Reason::Delete && !h.optional) || h.reason == Reason::Timer) && h.selects(&body)
         });
         let first_sight = self.seen.insert(key.clone());
         let (reason, old, new) = if deleting {
@@ -321,12 +342,17 @@ impl Operator {
         } else if !needs_finalizer && has_finalizer {
             self.bookkeeping(work, body, false, "Removing the finalizer, as there are no handlers requiring it.", ctx);
             return;
+        } else if !self.handlers.iter().any(|h| h.reason != Reason::Timer && h.resource.holds(&key) && h.selects(&body)) {
+            // No handler of a change selects it (its filters): kopf leaves it alone, diff base
+            // and all (a config copier's copies are not its concern).
+            self.finish(work, None, ctx);
+            return;
         } else {
             let essence = kopf::essence(&body);
             match kopf::last_handled(&body) {
                 None => (Reason::Create, Value::Null, essence),
                 Some(last) if last != essence => (Reason::Update, last, essence),
-                Some(_) if first_sight && !self.handler_ids_for(Reason::Resume, kind, &body).is_empty() => {
+                Some(_) if first_sight && !self.handler_ids_for(Reason::Resume, &key, &body).is_empty() => {
                     (Reason::Resume, Value::Null, Value::Null)
                 }
                 Some(_) => {
@@ -339,7 +365,7 @@ impl Operator {
         cycle.diff = if reason == Reason::Update || reason == Reason::Create { kopf::diff(&old, &new) } else { Vec::new() };
         cycle.old = old;
         cycle.new = new;
-        for index in self.handler_ids_for(reason, kind, &cycle.body) {
+        for index in self.handler_ids_for(reason, &key, &cycle.body) {
             let progress = Progress::read(&cycle.body, &self.handlers[index].id).filter(|p| p.purpose.as_deref() == Some(reason.as_str()));
             match progress {
                 Some(p) if p.success || p.failure => {}
@@ -375,7 +401,7 @@ impl Operator {
     fn bookkeeping(&mut self, work: Work, body: Value, add: bool, summary: &str, ctx: &mut Ctx) {
         let mut cycle = self.cycle_for(work, Reason::Create, body);
         cycle.bookkeeping_only = Some(add);
-        self.set_action(format!("{}: {summary}", display_key(cycle.work.key())), ctx.now);
+        self.set_action(format!("{}: {summary}", display_key(&cycle.body, cycle.work.key())), ctx.now);
         self.cycle = Some(cycle);
         self.advance(ctx);
     }
@@ -406,7 +432,7 @@ impl Operator {
                 "kwargs": {
                     "body": cycle.body, "old": cycle.old, "new": cycle.new, "diff": cycle.diff,
                     "reason": cycle.reason.as_str(), "reason_of": handler.reason.as_str(), "retry": retry,
-                    "resource": {"group": handler.resource.kind.info().group(), "version": handler.resource.kind.info().version(), "plural": handler.resource.kind.plural()},
+                    "resource": {"group": handler.resource.group(), "version": handler.resource.version(), "plural": handler.resource.plural()},
                 },
                 "now_ms": ctx.now.0,
                 "epoch_ms": crate::model::time::EPOCH_UNIX_SECS * 1000,
@@ -541,7 +567,8 @@ impl Operator {
         if let Some(patch) = reply.get("patch").filter(|p| p.as_object().is_some_and(|o| !o.is_empty())) {
             requests::compose(&mut cycle.patch, patch);
         }
-        let summary = format!("{}: {}", display_key(cycle.work.key()), lines.last().map(|l| l.message.clone()).unwrap_or_default());
+        let summary =
+            format!("{}: {}", display_key(&cycle.body, cycle.work.key()), lines.last().map(|l| l.message.clone()).unwrap_or_default());
         let body = cycle.body.clone();
         cycle.outcomes.push(outcome);
         self.set_action(summary, ctx.now);
@@ -586,9 +613,9 @@ impl Operator {
         let mut lines = Vec::new();
         if cycle.reason != Reason::Timer && cycle.bookkeeping_only.is_none() {
             let handlers = &self.handlers;
-            let kind = cycle.work.key().kind;
+            let key = cycle.work.key().clone();
             let cause_handlers: Vec<usize> = (0..handlers.len())
-                .filter(|&i| handlers[i].reason == cycle.reason && handlers[i].resource.kind == kind && handlers[i].selects(&cycle.body))
+                .filter(|&i| handlers[i].reason == cycle.reason && handlers[i].resource.holds(&key) && handlers[i].selects(&cycle.body))
                 .collect();
             let mut annotations = serde_json::Map::new();
             let (mut succeeded, mut failed, mut done) = (0, 0, true);
@@ -683,7 +710,9 @@ impl Operator {
         self.queue.done(&work);
         self.queue.forget(&work);
         if let Work::Timer(key, index) = &work {
-            let alive = self.cached(key).is_some_and(|b| b.pointer("/metadata/deletionTimestamp").is_none_or(Value::is_null));
+            let alive = self
+                .cached(key)
+                .is_some_and(|b| b.pointer("/metadata/deletionTimestamp").is_none_or(Value::is_null) && self.handlers[*index].selects(&b));
             let stopped = outcomes.iter().any(|o| o.final_ && !o.success);
             if alive && !stopped {
                 let h = &self.handlers[*index];
@@ -813,11 +842,14 @@ fn seconds_text(s: f64) -> String {
     }
 }
 
-fn display_key(key: &ObjectKey) -> String {
+/// `Deployment default/web`, `Website default/shop`: the object a cycle is about (its body
+/// names a custom resource's kind), for its last action.
+fn display_key(body: &Value, key: &ObjectKey) -> String {
+    let kind = body.get("kind").and_then(Value::as_str).unwrap_or(key.kind.as_str());
     if key.namespace.is_empty() {
-        format!("{} {}", key.kind.as_str(), key.name)
+        format!("{kind} {}", key.name)
     } else {
-        format!("{} {}/{}", key.kind.as_str(), key.namespace, key.name)
+        format!("{kind} {}/{}", key.namespace, key.name)
     }
 }
 
@@ -838,7 +870,11 @@ impl Component for Operator {
         self.broken = None;
         if !std::mem::take(&mut self.fresh) {
             // A restarted process: the interpreter starts over and loads the file again.
-            match self.interpreter.load().and_then(|ready| super::registration(&ready).map(|_| Posting::from_ready(&ready))) {
+            match self
+                .interpreter
+                .load()
+                .and_then(|ready| super::registration(&ready, &self.definitions).map(|_| Posting::from_ready(&ready)))
+            {
                 Ok(posting) => self.posting = posting,
                 Err(e) => {
                     self.break_down(e);

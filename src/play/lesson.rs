@@ -14,6 +14,7 @@ use crate::command::CommandOutput;
 use crate::lesson::run::Phase;
 use crate::lesson::{Driver, Lesson, LessonRun, LessonView};
 use crate::view::embed::OutMessage;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 /// A built-in lesson as the page gets it: parsed from the text built in (natively), or the
@@ -35,6 +36,49 @@ pub fn lesson_named(name: &str) -> Result<NamedLesson, String> {
     })
 }
 
+/// A fetched lesson file waiting for the example files it names (`examples:`, its operator's
+/// files), which the page fetches from its own build one by one.
+#[derive(Debug)]
+pub(crate) struct PendingLesson {
+    url: String,
+    text: String,
+    /// Each example's URL and name.
+    asked: Vec<(String, String)>,
+    /// URLs not handed to the page yet (the next one last).
+    to_fetch: Vec<String>,
+    files: BTreeMap<String, String>,
+    /// The first example that could not be fetched, and why.
+    failed: Option<(String, String)>,
+}
+
+impl PendingLesson {
+    fn arrived(&mut self, url: &str, text: Result<String, String>) {
+        let Some((_, name)) = self.asked.iter().find(|(u, _)| u == url) else { return };
+        match text {
+            Ok(text) => {
+                self.files.insert(name.clone(), text);
+            }
+            Err(e) => {
+                self.failed.get_or_insert((url.to_string(), e));
+                // Whatever else arrives, the lesson cannot start without this one.
+                self.files.insert(name.clone(), String::new());
+            }
+        }
+    }
+
+    fn waiting(&self) -> bool {
+        self.files.len() < self.asked.len()
+    }
+
+    fn lesson(self) -> Result<Lesson, String> {
+        let url = &self.url;
+        if let Some((file, e)) = &self.failed {
+            return Err(format!("error: cannot load lesson {url:?}: its example file {file:?}: {e}"));
+        }
+        Lesson::parse_with(&self.text, &|name| self.files.get(name).cloned()).map_err(|e| format!("error: lesson {url:?}: {e}"))
+    }
+}
+
 /// The phase's word in the lesson panel's `data-phase`, which tests and course scripts read.
 pub fn phase_name(phase: Phase) -> &'static str {
     match phase {
@@ -43,6 +87,7 @@ pub fn phase_name(phase: Phase) -> &'static str {
         Phase::Diagnose => "diagnose",
         Phase::Passed => "passed",
         Phase::TimedOut => "timed-out",
+        Phase::Refused => "refused",
         Phase::Finished => "finished",
     }
 }
@@ -59,6 +104,7 @@ pub fn status(v: &LessonView) -> String {
         Phase::Diagnose => "Answer the question to finish this step.".into(),
         Phase::Passed => "Step complete.".into(),
         Phase::TimedOut => "The check did not pass in time. You can go on, or reset and try again.".into(),
+        Phase::Refused => format!("This step cannot run here: {}.", v.refused.as_deref().unwrap_or("its operator did not start")),
         Phase::Finished => format!(
             "Answers right: {} of {}. Checks passed: {} of {}.",
             v.score.answers_right, v.score.questions, v.score.checks_passed, v.score.checks
@@ -102,17 +148,47 @@ impl Engine {
         self.observe();
     }
 
-    /// A lesson URL to fetch, once.
+    /// A lesson file to fetch, then the example files it names: one URL at a time.
     pub fn take_lesson_fetch(&mut self) -> Option<String> {
-        self.lesson_fetch.take()
+        self.lesson_fetch.take().or_else(|| self.lesson_pending.as_mut()?.to_fetch.pop())
     }
 
-    /// The text of a fetched lesson file (or why it could not be fetched): on its own scenario
-    /// and seed the lesson starts; a bad file is reported and the page runs on.
+    /// The text of a fetched lesson file, or of an example file it names (or why it could not be
+    /// fetched). Once the lesson and its examples are in, it starts on its own scenario and seed;
+    /// a bad file is reported and the page runs on.
     pub fn lesson_fetched(&mut self, url: &str, text: Result<String, String>) -> Option<Rc<Snapshot>> {
-        let lesson = text
-            .map_err(|e| format!("error: cannot load lesson {url:?}: {e}"))
-            .and_then(|t| Lesson::parse(&t).map_err(|e| format!("error: lesson {url:?}: {e}")));
+        if let Some(pending) = self.lesson_pending.as_mut().filter(|p| p.asked.iter().any(|(u, _)| u == url)) {
+            pending.arrived(url, text);
+            if pending.waiting() {
+                return self.publish();
+            }
+            let pending = self.lesson_pending.take().expect("pending lesson");
+            let lesson = pending.lesson();
+            return self.lesson_ready(lesson);
+        }
+        let text = match text {
+            Ok(text) => text,
+            Err(e) => return self.lesson_ready(Err(format!("error: cannot load lesson {url:?}: {e}"))),
+        };
+        // The example files the lesson names, where they are not built in (in the page): fetched
+        // from the page's own build before the lesson is parsed.
+        let missing: Vec<String> = Lesson::examples_named(&text)
+            .into_iter()
+            .filter(|n| crate::operator::examples::LESSON_FILE_NAMES.contains(&n.as_str()))
+            .filter(|n| crate::operator::examples::lesson_file(n).is_none())
+            .collect();
+        if missing.is_empty() {
+            let lesson = Lesson::parse(&text).map_err(|e| format!("error: lesson {url:?}: {e}"));
+            return self.lesson_ready(lesson);
+        }
+        let asked: Vec<(String, String)> = missing.into_iter().map(|n| (crate::operator::examples::url(&n), n)).collect();
+        let to_fetch = asked.iter().rev().map(|(u, _)| u.clone()).collect();
+        self.lesson_pending = Some(PendingLesson { url: url.to_string(), text, asked, to_fetch, files: BTreeMap::new(), failed: None });
+        self.publish()
+    }
+
+    /// Starts a parsed lesson on its own scenario and seed, or reports why it cannot.
+    fn lesson_ready(&mut self, lesson: Result<Lesson, String>) -> Option<Rc<Snapshot>> {
         let started = lesson.and_then(|lesson| {
             let seed = self.params.seed.or(lesson.seed);
             start(&lesson.scenario, seed).map(|session| (lesson, session))
@@ -182,6 +258,11 @@ impl Driver for Engine {
     fn add_file(&mut self, path: &str, text: &str) {
         self.session.add_file(path, text);
     }
+    /// Through the session: the page's Python runtime, once it gives the session an
+    /// interpreter; until then the step is refused, saying so.
+    fn start_operator(&mut self, operator: &crate::lesson::LessonOperator) -> Result<(), String> {
+        self.session.start_lesson_operator(operator)
+    }
 }
 
 #[cfg(test)]
@@ -207,6 +288,38 @@ mod tests {
 
     fn lesson(e: &Engine) -> Rc<LessonView> {
         e.snapshot().lesson.clone().expect("a lesson")
+    }
+
+    #[test]
+    fn a_fetched_lesson_waits_for_the_example_files_it_names() {
+        let text = Lesson::builtin_text("write-your-own-loop").unwrap();
+        let names = Lesson::examples_named(text);
+        assert!(names.contains(&"website-crd.yaml".to_string()) && names.contains(&"website_start.py".to_string()), "{names:?}");
+        let asked: Vec<(String, String)> = names.iter().map(|n| (crate::operator::examples::url(n), n.clone())).collect();
+        let pending = |asked: &[(String, String)]| PendingLesson {
+            url: "lessons/write-your-own-loop.yaml".into(),
+            text: text.into(),
+            asked: asked.to_vec(),
+            to_fetch: Vec::new(),
+            files: BTreeMap::new(),
+            failed: None,
+        };
+        let mut p = pending(&asked);
+        for (i, (url, name)) in asked.iter().enumerate() {
+            assert!(p.waiting(), "still waiting before file {i}");
+            p.arrived(url, Ok(crate::operator::examples::lesson_file(name).unwrap().to_string()));
+        }
+        assert!(!p.waiting());
+        assert_eq!(p.lesson(), Lesson::parse(text), "the same lesson as from the built-in files");
+        let mut p = pending(&asked);
+        for (url, _) in &asked {
+            p.arrived(url, Err("404 Not Found".into()));
+        }
+        let e = p.lesson().unwrap_err();
+        assert_eq!(
+            e,
+            format!("error: cannot load lesson \"lessons/write-your-own-loop.yaml\": its example file {:?}: 404 Not Found", asked[0].0)
+        );
     }
 
     #[test]
@@ -265,6 +378,29 @@ mod tests {
         let steps: Vec<usize> =
             out.iter().filter_map(|m| if let OutMessage::StepCompleted { step, .. } = m { Some(*step) } else { None }).collect();
         assert_eq!(steps, [0, 1], "the host heard of each step once");
+    }
+
+    #[test]
+    fn lesson_11_is_refused_at_its_operator_step_where_nothing_runs_python() {
+        // The page's engine with no interpreter for operators: the steps before the operator
+        // play; the one that starts it is refused, saying why, and the lesson does not go on.
+        let mut e = test_engine("?lesson=write-your-own-loop");
+        fast_forward(&mut e);
+        assert_eq!(lesson(&e).phase, Phase::Passed, "the definition is applied");
+        e.act(Action::LessonNext);
+        e.act(Action::LessonAnswer("0".into()));
+        fast_forward(&mut e);
+        assert_eq!(lesson(&e).phase, Phase::Passed, "the claim sat unread");
+        e.act(Action::LessonNext);
+        let v = lesson(&e);
+        assert_eq!((v.index, v.phase), (2, Phase::Refused));
+        assert_eq!(
+            status(&v),
+            "This step cannot run here: this step runs the operator operator/website (website.py), and nothing here can run Python operators yet."
+        );
+        assert!(e.snapshot().lesson.as_ref().is_some_and(|l| l.refused.is_some()));
+        e.act(Action::LessonNext);
+        assert_eq!(lesson(&e).index, 2, "a refused step is not passed over");
     }
 
     #[test]
@@ -433,7 +569,7 @@ mod tests {
 
     #[test]
     fn phase_names() {
-        let all = [Phase::Predict, Phase::Running, Phase::Diagnose, Phase::Passed, Phase::TimedOut, Phase::Finished];
-        assert_eq!(all.map(phase_name), ["predict", "running", "diagnose", "passed", "timed-out", "finished"]);
+        let all = [Phase::Predict, Phase::Running, Phase::Diagnose, Phase::Passed, Phase::TimedOut, Phase::Refused, Phase::Finished];
+        assert_eq!(all.map(phase_name), ["predict", "running", "diagnose", "passed", "timed-out", "refused", "finished"]);
     }
 }

@@ -166,6 +166,8 @@ pub struct Engine {
     lesson_problem: Option<String>,
     /// `?lesson=URL`, for the app to fetch.
     lesson_fetch: Option<String>,
+    /// A fetched lesson waiting for its example files.
+    lesson_pending: Option<lesson::PendingLesson>,
     /// The steps of the lesson the host has been told have passed.
     lesson_steps_reported: BTreeSet<usize>,
     /// Story mode: on by default.
@@ -277,6 +279,7 @@ impl Engine {
             lesson: None,
             lesson_problem: None,
             lesson_fetch: None,
+            lesson_pending: None,
             lesson_steps_reported: BTreeSet::new(),
             story: StoryMode::new(),
             attach: None,

@@ -419,7 +419,7 @@ impl Sim {
         if self.has_component(&id) {
             return Err(format!("{id} already exists"));
         }
-        let operator = crate::operator::Operator::new(name, interpreter)?;
+        let operator = crate::operator::Operator::new(name, interpreter, self.api().definitions())?;
         self.add_component(id, operator);
         Ok(())
     }

@@ -348,7 +348,7 @@ test('the lesson picker lists the built-in lessons and opens one', { timeout: 60
     const picker = page.getByTestId('lesson-picker');
     const options = await picker.locator('option').allInnerTexts();
     assert.ok(options.includes('Which loop stopped turning?') && options.includes('A pod is killed, hop by hop') && options.includes('A Service is a loop'), options.join(' | '));
-    assert.equal(options.length, 11, 'a prompt and ten lessons');
+    assert.equal(options.length, 12, 'a prompt and eleven lessons');
     await Promise.all([page.waitForURL(/\?lesson=which-loop$/), picker.selectOption('which-loop')]);
     await page.waitForSelector('body[data-ready="true"]');
     await page.getByTestId('lesson').waitFor();

@@ -6,6 +6,7 @@
 //! each prints, for scripts and tests; `kubeloop serve [SCENARIO]` serves the simulation's
 //! Kubernetes API over HTTP for the real kubectl (`serve/`). No argument-parsing crate.
 
+mod lesson;
 mod operator_host;
 #[cfg(not(target_arch = "wasm32"))]
 mod serve;
@@ -60,6 +61,7 @@ const USAGE: &str = "Usage:
   kubeloop shell [SCENARIO] [--seed N] [--operator FILE]...
   kubeloop serve [SCENARIO] [--seed N] [--address HOST:PORT] [--speed X] [--kubeconfig PATH] [--operator FILE]... [--www DIR]
   kubeloop sim [--server URL] VERB...
+  kubeloop lesson LESSON [--seed N] [--operator FILE]
   kubeloop scenarios
   kubeloop --help | --version
 
@@ -80,6 +82,10 @@ serve  runs the simulation against the wall clock (--speed 1 by default; 0 pause
 --operator runs a Python operator written with kopf's decorators and the `kubernetes` client
        (python3 runs it; the scenario file's `operators:` list does the same) as the loop
        operator/NAME, NAME from the file's name: `sim stop operator/NAME` stops it.
+lesson plays a built-in lesson (or a lesson file) in the terminal: its text, predictions read
+       from standard input, its actions, simulated time moved on until its checks pass.
+       --operator FILE is the operator a lesson's operator step runs (lesson 11: your
+       website.py); without it, the lesson's finished one.
 sim    sends a sim verb (advance 30s, stop kube-scheduler, speed 2, pause, resume …) to a running
        serve at --server (default $KUBELOOP_SERVER, else http://127.0.0.1:6443). Installed as
        kubectl-sim, it is the kubectl plugin `kubectl sim VERB...`.
@@ -114,6 +120,7 @@ fn main() -> ExitCode {
         Some("run") => with_usage(run(&args[1..])),
         Some("shell") => with_usage(shell(&args[1..])),
         Some("serve") => with_usage(serve(&args[1..])),
+        Some("lesson") => with_usage(lesson::lesson(&args[1..])),
         Some("sim") => remote_sim(&args[1..]),
         Some(other) => usage_error(&format!("unknown command {other:?}")),
     }

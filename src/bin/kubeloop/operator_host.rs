@@ -31,6 +31,11 @@ impl PythonInterpreter {
         Ok(PythonInterpreter { path: path.to_string(), source, process: None })
     }
 
+    /// An interpreter for an operator's source text (a lesson's), named `path` in its errors.
+    pub fn for_source(path: &str, source: &str) -> Self {
+        PythonInterpreter { path: path.to_string(), source: source.to_string(), process: None }
+    }
+
     fn stop(&mut self) {
         if let Some((mut child, stdin, _)) = self.process.take() {
             drop(stdin);

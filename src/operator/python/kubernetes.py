@@ -106,10 +106,12 @@ def _wrap(key, value):
 
 def _plain(value):
     """A body as JSON: models and dicts (camelCase keys for models built from snake_case)."""
+    # As the client's sanitize_for_serialization: a model's unset (None) attributes are left
+    # out, but a dict's None is sent as null -- in a merge patch, the way to remove a key.
     if isinstance(value, Model):
-        value = object.__getattribute__(value, "_data")
+        return {str(k): _plain(v) for k, v in object.__getattribute__(value, "_data").items() if v is not None}
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items() if v is not None}
+        return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
     if hasattr(value, "to_dict") and callable(value.to_dict):
