@@ -22,14 +22,14 @@ use std::rc::Rc;
 /// where the lessons' words stay out of the first load).
 #[derive(Debug)]
 pub enum NamedLesson {
-    Parsed(Lesson),
+    Parsed(Box<Lesson>),
     Fetch(String),
 }
 
 /// The lesson `?lesson=NAME` names (a built-in one), or an error naming the lessons there are.
 pub fn lesson_named(name: &str) -> Result<NamedLesson, String> {
     if let Some(lesson) = Lesson::builtin(name) {
-        return Ok(NamedLesson::Parsed(lesson));
+        return Ok(NamedLesson::Parsed(Box::new(lesson)));
     }
     Lesson::builtin_url(name).map(NamedLesson::Fetch).ok_or_else(|| {
         format!("error: unknown lesson {name:?} in parameter \"lesson\"; the built-in lessons are {}", Lesson::builtin_names().join(", "))

@@ -197,7 +197,7 @@ impl Engine {
         // A lesson file by URL is fetched by the app and started when it arrives.
         let mut lesson_url = params.lesson.clone().filter(|l| page::is_scenario_url(l));
         let lesson = params.lesson.as_deref().filter(|_| lesson_url.is_none()).and_then(|name| match lesson::lesson_named(name) {
-            Ok(lesson::NamedLesson::Parsed(lesson)) => Some(lesson),
+            Ok(lesson::NamedLesson::Parsed(lesson)) => Some(*lesson),
             Ok(lesson::NamedLesson::Fetch(url)) => {
                 lesson_url = Some(url);
                 None
