@@ -139,6 +139,28 @@ test('a lesson file served next to the page loads by URL and runs', { timeout: 1
   });
 });
 
+test('lesson 11 in the page: its own file and the example files it names are fetched when it starts, and its first step applies the Website definition', { timeout: 120_000 }, async () => {
+  await withPage(live.browser, { colorScheme: 'light' }, async (page) => {
+    const fetched = [];
+    page.on('request', (request) => fetched.push(new URL(request.url()).pathname));
+    await openReady(page, live.server.url);
+    assert.deepEqual(
+      fetched.filter((p) => p.includes('/lessons/') || p.includes('/operators/')),
+      [],
+      'no lesson text is fetched on a page without a lesson',
+    );
+    await page.goto(`${live.server.url}?lesson=write-your-own-loop`);
+    await page.getByRole('heading', { name: 'Write your own loop' }).waitFor({ timeout: 30_000 });
+    const asked = fetched.filter((p) => p.includes('/lessons/') || p.includes('/operators/')).map((p) => p.slice(p.lastIndexOf('/', p.lastIndexOf('/') - 1)));
+    assert.deepEqual(asked.sort(), ['/lessons/write-your-own-loop.yaml', '/operators/shop-v2.yaml', '/operators/shop.yaml', '/operators/website-crd.yaml', '/operators/website.py', '/operators/website_start.py']);
+    assert.equal(await page.getByTestId('page-error').count(), 0);
+    await fastForward(page);
+    await waitPhase(page, 'passed');
+    // The step's action ran in the console: the definition applied, the new resource listed.
+    await page.waitForFunction(() => /websites\.lessons\.kubeloop\.dev created/.test(document.querySelector('[data-testid="console-output"]')?.innerText ?? ''));
+  });
+});
+
 test('a malformed lesson file, or one off this origin, is a clear error and the page still runs', { timeout: 60_000 }, async () => {
   await withPage(live.browser, { colorScheme: 'light' }, async (page) => {
     await openReady(page, `${live.server.url}?lesson=examples/broken-lesson.yaml`);
