@@ -106,3 +106,57 @@ fn a_custom_resource_through_the_real_kubectl() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Once a definition is established, discovery stays aggregated and carries the definition's
+/// group: kubectl learns every resource from `/api` and `/apis` alone, as from a real cluster,
+/// rather than falling back to one request per group version.
+#[test]
+fn aggregated_discovery_carries_custom_groups() {
+    let Some(kubectl) = kubectl_or_skip() else { return };
+    let server = Server::start(&["--seed", "7", "--speed", "1"]);
+    let dir = std::env::temp_dir().join(format!("kubeloop-crd-discovery-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let kubectl = |args: &[&str]| run(&kubectl, &server, args);
+    let crd = file(&dir, "crd.yaml", CRD);
+    assert!(kubectl(&["apply", "-f", &crd]).ok);
+    assert!(kubectl(&["wait", "--for", "condition=established", "--timeout=20s", "crd/websites.example.com"]).ok);
+
+    // `-v=6` logs each request kubectl makes.
+    let listed = kubectl(&["api-resources", "-v=6"]);
+    assert!(listed.ok, "{}", listed.stderr);
+    let row = listed.stdout.lines().find(|l| l.starts_with("websites ")).unwrap_or_else(|| panic!("{}", listed.stdout));
+    assert_eq!(row.split_whitespace().collect::<Vec<_>>(), ["websites", "ws", "example.com/v1", "true", "Website"]);
+    let gets: Vec<&str> = listed.stderr.lines().filter(|l| l.contains(" GET ")).collect();
+    assert_eq!(gets.len(), 2, "only /api and /apis: {gets:#?}");
+    assert!(!listed.stderr.contains("/apis/example.com"), "{}", listed.stderr);
+
+    let blog = file(&dir, "blog.yaml", "apiVersion: example.com/v1\nkind: Website\nmetadata: {name: blog}\nspec: {image: nginx}\n");
+    assert!(kubectl(&["apply", "-f", &blog]).ok);
+    let got = kubectl(&["get", "ws", "-v=6"]);
+    assert_eq!(got.stdout.lines().nth(1).and_then(|l| l.split_whitespace().next()), Some("blog"), "{}", got.stderr);
+
+    // Both aggregated versions, each naming the custom kind's group and version as
+    // apiextensions-apiserver does, with its subresources.
+    for version in ["v2", "v2beta1"] {
+        let accept = format!("application/json;g=apidiscovery.k8s.io;v={version};as=APIGroupDiscoveryList,application/json");
+        let (code, body) = server.http("GET", "/apis", &[("Accept", &accept)], b"");
+        assert_eq!(code, 200, "{body}");
+        let list: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(list["apiVersion"], format!("apidiscovery.k8s.io/{version}"));
+        let group = list["items"].as_array().unwrap().iter().find(|g| g["metadata"]["name"] == "example.com").expect("the custom group");
+        let resource = &group["versions"][0]["resources"][0];
+        assert_eq!(group["versions"][0]["version"], "v1");
+        assert_eq!(resource["resource"], "websites");
+        assert_eq!(resource["responseKind"], serde_json::json!({"group": "example.com", "version": "v1", "kind": "Website"}));
+        assert_eq!(resource["scope"], "Namespaced");
+        let subs: Vec<&str> = resource["subresources"].as_array().unwrap().iter().map(|s| s["subresource"].as_str().unwrap()).collect();
+        assert_eq!(subs, ["scale", "status"]);
+        assert_eq!(resource["subresources"][0]["responseKind"]["group"], "autoscaling");
+    }
+    // Deleted, the group leaves discovery.
+    assert!(kubectl(&["delete", "crd", "websites.example.com"]).ok);
+    let accept = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+    let (_, body) = server.http("GET", "/apis", &[("Accept", accept)], b"");
+    assert!(!body.contains("example.com"), "{body}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

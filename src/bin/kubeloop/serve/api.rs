@@ -169,21 +169,15 @@ fn respond(cluster: &mut Cluster, parts: &Parts, body: &[u8]) -> Response<Body> 
     if let Some(target) = super::custom::route(defs, parts.uri.path()) {
         return super::custom::respond(cluster, parts, &query, &target, body);
     }
-    // With a definition established, `/apis` is answered plain (kubectl reads the groups'
-    // resources from each group version then); without one, as it always was.
-    let custom = defs.iter().any(|d| d.established);
+    // Discovery is written from the built-in resources and those the definitions serve now.
+    let custom = super::custom::resources(defs);
     match route(parts.uri.path()) {
-        Route::GroupList if get && custom => {
-            let mut list = discovery::group_list();
-            super::custom::extend_group_list(&mut list, defs);
-            json_response(200, &list)
+        Route::ApiVersions | Route::GroupList if get && discovery::aggregated_version(header(parts, "accept")).is_some() => {
+            aggregated_discovery(parts, &custom)
         }
-        Route::Group(g) if get => {
-            discovery::group(&g).or_else(|| super::custom::group(defs, &g)).map_or_else(page_not_found, |v| json_response(200, &v))
-        }
-        Route::Resources(g, v) if get => discovery::resource_list(&g, &v)
-            .or_else(|| super::custom::resource_list(defs, &g, &v))
-            .map_or_else(page_not_found, |v| json_response(200, &v)),
+        Route::GroupList if get => json_response(200, &discovery::group_list(&custom)),
+        Route::Group(g) if get => discovery::group(&g, &custom).map_or_else(page_not_found, |v| json_response(200, &v)),
+        Route::Resources(g, v) if get => discovery::resource_list(&g, &v, &custom).map_or_else(page_not_found, |v| json_response(200, &v)),
         other => respond_route(cluster, parts, &query, body, other),
     }
 }
@@ -193,17 +187,11 @@ fn respond_route(cluster: &mut Cluster, parts: &Parts, query: &Query, body: &[u8
     match route {
         Route::Version if get => json_response(200, &discovery::version()),
         Route::Health => Response::new(Body::full("ok")),
-        Route::ApiVersions | Route::GroupList if get && discovery::aggregated_version(header(parts, "accept")).is_some() => {
-            aggregated_discovery(parts)
-        }
         Route::ApiVersions if get => json_response(200, &discovery::api_versions(&cluster.address)),
-        Route::GroupList if get => json_response(200, &discovery::group_list()),
         Route::Metrics(rest) if get => {
             let rest: Vec<&str> = rest.iter().map(String::as_str).collect();
             metrics::answer(cluster, &rest, query, header(parts, "accept"))
         }
-        Route::Group(g) if get => discovery::group(&g).map_or_else(page_not_found, |v| json_response(200, &v)),
-        Route::Resources(g, v) if get => discovery::resource_list(&g, &v).map_or_else(page_not_found, |v| json_response(200, &v)),
         Route::OpenApiV2 if get => openapi_v2(header(parts, "accept")),
         Route::OpenApiV3(path) if get => openapi::v3(&path).map_or_else(page_not_found, |v| json_response(200, &v)),
         Route::Sim if parts.method == Method::POST => sim(cluster, body),
@@ -235,9 +223,9 @@ fn openapi_v2(accept: &str) -> Response<Body> {
 }
 
 /// `/api` or `/apis` as an `APIGroupDiscoveryList`, in the version the client prefers.
-fn aggregated_discovery(parts: &Parts) -> Response<Body> {
+fn aggregated_discovery(parts: &Parts, custom: &[discovery::Resource]) -> Response<Body> {
     let version = discovery::aggregated_version(header(parts, "accept")).unwrap_or("v2");
-    let value = discovery::aggregated(parts.uri.path().trim_end_matches('/') == "/api", version);
+    let value = discovery::aggregated(parts.uri.path().trim_end_matches('/') == "/api", version, custom);
     let mut response = json_response(200, &value);
     if let Ok(media) = discovery::aggregated_media_type(version).parse() {
         response.headers_mut().insert("Content-Type", media);

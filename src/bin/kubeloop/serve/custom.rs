@@ -14,6 +14,7 @@
 
 use super::api::{patched, read_body, Query};
 use super::body::Body;
+use super::discovery::{Resource, Subresource};
 use super::status::{self, failure, json_response};
 use super::table::{wants_table, Include};
 use super::watch::Watcher;
@@ -46,82 +47,47 @@ impl Target {
     }
 }
 
-/// The established definitions' groups, each with its served versions.
-fn groups(defs: &Definitions) -> Vec<(String, Vec<String>)> {
-    let mut out: Vec<(String, Vec<String>)> = Vec::new();
+/// The resources the established definitions serve, one row per served version, for the one
+/// table discovery writes both its forms from (`discovery.rs`). Versions come in the order of
+/// their priority (`Definition::versions`), so a group's preferred version is its first.
+pub(crate) fn resources(defs: &Definitions) -> Vec<Resource> {
+    const VERBS: [&str; 8] = ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"];
+    let mut out = Vec::new();
     for d in defs.iter().filter(|d| d.established) {
-        let versions: Vec<String> = d.versions.iter().filter(|v| v.served).map(|v| v.name.clone()).collect();
-        match out.iter_mut().find(|(g, _)| *g == d.group) {
-            Some((_, known)) => {
-                for v in versions {
-                    if !known.contains(&v) {
-                        known.push(v);
-                    }
-                }
+        for v in d.versions.iter().filter(|v| v.served) {
+            let mut subresources = Vec::new();
+            if v.scale.is_some() {
+                subresources.push(Subresource {
+                    name: "scale",
+                    kind: "Scale".into(),
+                    other_group: Some(("autoscaling", "v1")),
+                    verbs: vec!["get", "patch", "update"],
+                });
             }
-            None => out.push((d.group.clone(), versions)),
+            if v.status {
+                subresources.push(Subresource {
+                    name: "status",
+                    kind: d.kind.clone(),
+                    other_group: None,
+                    verbs: vec!["get", "patch", "update"],
+                });
+            }
+            out.push(Resource {
+                group: d.group.clone(),
+                version: v.name.clone(),
+                plural: d.plural.clone(),
+                singular: d.singular.clone(),
+                kind: d.kind.clone(),
+                namespaced: d.namespaced,
+                verbs: VERBS.to_vec(),
+                short_names: d.short_names.clone(),
+                categories: d.categories.clone(),
+                subresources,
+                custom: true,
+            });
         }
     }
-    out.retain(|(_, v)| !v.is_empty());
     out
-}
-
-fn group_value(group: &str, versions: &[String]) -> Value {
-    let list: Vec<Value> = versions.iter().map(|v| json!({"groupVersion": format!("{group}/{v}"), "version": v})).collect();
-    json!({"name": group, "versions": list, "preferredVersion": list[0]})
-}
-
-/// `/apis`: the built-in groups, then the definitions' (as kube-apiserver lists the
-/// apiextensions-apiserver's groups after its own).
-pub(crate) fn extend_group_list(list: &mut Value, defs: &Definitions) {
-    if let Some(groups) = list.get_mut("groups").and_then(Value::as_array_mut) {
-        for (g, v) in self::groups(defs) {
-            if !groups.iter().any(|x| x["name"] == g) {
-                groups.push(group_value(&g, &v));
-            }
-        }
-    }
-}
-
-/// `/apis/GROUP` for a group only definitions serve.
-pub(crate) fn group(defs: &Definitions, name: &str) -> Option<Value> {
-    let (g, v) = groups(defs).into_iter().find(|(g, _)| g == name)?;
-    let mut value = group_value(&g, &v);
-    value["kind"] = "APIGroup".into();
-    value["apiVersion"] = "v1".into();
-    Some(value)
-}
-
-/// `/apis/GROUP/VERSION` for a group version only definitions serve.
-pub(crate) fn resource_list(defs: &Definitions, group: &str, version: &str) -> Option<Value> {
-    let served: Vec<&Rc<Definition>> = defs.iter().filter(|d| d.established && d.group == group && d.served(version).is_some()).collect();
-    if served.is_empty() {
-        return None;
-    }
-    let mut resources = Vec::new();
-    for d in served {
-        const VERBS: [&str; 8] = ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"];
-        let mut r = json!({"name": d.plural, "singularName": d.singular, "namespaced": d.namespaced, "kind": d.kind, "verbs": VERBS});
-        if !d.short_names.is_empty() {
-            r["shortNames"] = json!(d.short_names);
-        }
-        if !d.categories.is_empty() {
-            r["categories"] = json!(d.categories);
-        }
-        resources.push(r);
-        let v = d.served(version).cloned().unwrap_or_default();
-        if v.status {
-            let verbs = ["get", "patch", "update"];
-            resources.push(json!({"name": format!("{}/status", d.plural), "singularName": "", "namespaced": d.namespaced, "kind": d.kind, "verbs": verbs}));
-        }
-        if v.scale.is_some() {
-            let verbs = ["get", "patch", "update"];
-            resources.push(json!({"name": format!("{}/scale", d.plural), "singularName": "", "namespaced": d.namespaced,
-                "group": "autoscaling", "version": "v1", "kind": "Scale", "verbs": verbs}));
-        }
-    }
-    resources.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
-    Some(json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": format!("{group}/{version}"), "resources": resources}))
 }
 
 /// The custom resource a path names, if any established definition serves it.
