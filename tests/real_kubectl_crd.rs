@@ -160,3 +160,95 @@ fn aggregated_discovery_carries_custom_groups() {
     assert!(!body.contains("example.com"), "{body}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A definition whose schema describes its fields, for `kubectl explain`.
+const DESCRIBED: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: websites.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: websites, singular: website, kind: Website, shortNames: [ws]}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        description: A small website that the operator keeps running.
+        type: object
+        properties:
+          spec:
+            description: What the website should be.
+            type: object
+            required: [image]
+            properties:
+              image: {type: string, description: The container image that serves the site.}
+              replicas: {type: integer, minimum: 1, default: 2, description: How many copies serve it.}
+              mode: {type: string, enum: [fast, safe], nullable: true}
+              tags: {type: array, items: {type: string}}
+          status:
+            type: object
+            properties:
+              replicas: {type: integer}
+";
+
+/// `kubectl explain` reads a custom kind from the OpenAPI v3 document of its group version, as
+/// apiextensions-apiserver publishes the definition's schema (and from v2 when asked), so each
+/// field shows the description and type the definition gave it.
+#[test]
+fn kubectl_explain_reads_a_custom_kinds_schema() {
+    let Some(kubectl) = kubectl_or_skip() else { return };
+    let server = Server::start(&["--seed", "7", "--speed", "1"]);
+    let dir = std::env::temp_dir().join(format!("kubeloop-crd-explain-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let kubectl = |args: &[&str]| run(&kubectl, &server, args);
+    let crd = file(&dir, "crd.yaml", DESCRIBED);
+    assert!(kubectl(&["apply", "-f", &crd]).ok);
+    assert!(kubectl(&["wait", "--for", "condition=established", "--timeout=20s", "crd/websites.example.com"]).ok);
+
+    let kind = kubectl(&["explain", "website"]);
+    assert!(kind.ok, "{}", kind.stderr);
+    let text = kind.stdout;
+    assert!(text.starts_with("GROUP:      example.com\nKIND:       Website\nVERSION:    v1\n"), "{text}");
+    assert!(text.contains("DESCRIPTION:\n    A small website that the operator keeps running.\n"), "{text}");
+    let fields: Vec<&str> = text.lines().filter(|l| l.starts_with("  ") && !l.starts_with("    ")).map(str::trim).collect();
+    assert_eq!(fields, ["apiVersion\t<string>", "kind\t<string>", "metadata\t<ObjectMeta>", "spec\t<Object>", "status\t<Object>"]);
+    assert!(text.contains("  spec\t<Object>\n    What the website should be.\n"), "{text}");
+
+    let spec = kubectl(&["explain", "ws.spec"]);
+    assert!(spec.ok, "{}", spec.stderr);
+    let text = spec.stdout;
+    assert!(text.contains("FIELD: spec <Object>"), "{text}");
+    assert!(text.contains("  image\t<string> -required-\n    The container image that serves the site.\n"), "{text}");
+    assert!(text.contains("  mode\t<string>\n  enum: fast, safe\n"), "{text}");
+    assert!(text.contains("  replicas\t<integer>\n    How many copies serve it.\n"), "{text}");
+    assert!(text.contains("  tags\t<[]string>\n"), "{text}");
+    // metadata is ObjectMeta, whatever the definition says of it.
+    let meta = kubectl(&["explain", "website.metadata.labels"]);
+    assert!(meta.stdout.contains("FIELD: labels <map[string]string>"), "{}{}", meta.stdout, meta.stderr);
+
+    // OpenAPI v2, as kubectl reads it when asked: a nullable field has no type there.
+    let v2 = kubectl(&["explain", "website.spec", "--output=plaintext-openapiv2"]);
+    assert!(v2.ok, "{}", v2.stderr);
+    assert!(v2.stdout.contains("   image\t<string> -required-\n     The container image that serves the site.\n"), "{}", v2.stdout);
+    assert!(v2.stdout.contains("   mode\t<>\n"), "{}", v2.stdout);
+
+    // The schema's name and tag, as apiextensions-apiserver publishes them.
+    let (code, body) = server.http("GET", "/openapi/v3/apis/example.com/v1", &[], b"");
+    assert_eq!(code, 200, "{body}");
+    let doc: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let schema = &doc["components"]["schemas"]["com.example.v1.Website"];
+    assert_eq!(
+        schema["x-kubernetes-group-version-kind"],
+        serde_json::json!([{"group": "example.com", "version": "v1", "kind": "Website"}])
+    );
+    assert_eq!(schema["properties"]["spec"]["properties"]["replicas"]["default"], 2);
+    assert_eq!(
+        schema["properties"]["metadata"]["allOf"][0]["$ref"],
+        "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+    );
+    assert!(doc["paths"]["/apis/example.com/v1/namespaces/{namespace}/websites/{name}"]["patch"].is_object());
+    let _ = std::fs::remove_dir_all(&dir);
+}

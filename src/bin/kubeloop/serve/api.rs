@@ -192,8 +192,10 @@ fn respond_route(cluster: &mut Cluster, parts: &Parts, query: &Query, body: &[u8
             let rest: Vec<&str> = rest.iter().map(String::as_str).collect();
             metrics::answer(cluster, &rest, query, header(parts, "accept"))
         }
-        Route::OpenApiV2 if get => openapi_v2(header(parts, "accept")),
-        Route::OpenApiV3(path) if get => openapi::v3(&path).map_or_else(page_not_found, |v| json_response(200, &v)),
+        Route::OpenApiV2 if get => openapi_v2(header(parts, "accept"), &super::custom::schemas(cluster.session.sim().api())),
+        Route::OpenApiV3(path) if get => {
+            openapi::v3(&path, &super::custom::schemas(cluster.session.sim().api())).map_or_else(page_not_found, |v| json_response(200, &v))
+        }
         Route::Sim if parts.method == Method::POST => sim(cluster, body),
         Route::Resource(target) => {
             // Whatever this request writes is written by its field manager.
@@ -210,8 +212,8 @@ fn respond_route(cluster: &mut Cluster, parts: &Parts, query: &Query, body: &[u8
 }
 
 /// `/openapi/v2`: in protobuf when the client prefers it (kubectl does), else in JSON.
-fn openapi_v2(accept: &str) -> Response<Body> {
-    let document = openapi::v2();
+fn openapi_v2(accept: &str, custom: &[openapi::CustomSchema]) -> Response<Body> {
+    let document = openapi::v2(custom);
     let first = accept.split(',').next().unwrap_or_default().split(';').next().unwrap_or_default().trim();
     if first != super::openapi_proto::ACCEPT {
         return json_response(200, &document);

@@ -15,6 +15,7 @@
 use super::api::{patched, read_body, Query};
 use super::body::Body;
 use super::discovery::{Resource, Subresource};
+use super::openapi::CustomSchema;
 use super::status::{self, failure, json_response};
 use super::table::{wants_table, Include};
 use super::watch::Watcher;
@@ -85,6 +86,25 @@ pub(crate) fn resources(defs: &Definitions) -> Vec<Resource> {
                 subresources,
                 custom: true,
             });
+        }
+    }
+    out
+}
+
+/// Each served resource's `openAPIV3Schema`, read from its stored definition, for the OpenAPI
+/// documents (`openapi.rs`).
+pub(crate) fn schemas(api: &kubeloop::api::ApiServer) -> Vec<CustomSchema> {
+    let mut out = Vec::new();
+    for resource in resources(api.definitions()) {
+        let name = format!("{}.{}", resource.plural, resource.group);
+        let Some(crd) = api.get(&ObjectKey::new(Kind::CustomResourceDefinition, "", &name)).and_then(|o| o.as_custom_resource_definition())
+        else {
+            continue;
+        };
+        let versions = crd.spec().and_then(|s| s.get("versions")).and_then(Value::as_array);
+        let version = versions.into_iter().flatten().find(|v| v.get("name").and_then(Value::as_str) == Some(&resource.version));
+        if let Some(schema) = version.and_then(|v| v.pointer("/schema/openAPIV3Schema")) {
+            out.push(CustomSchema { schema: schema.clone(), resource });
         }
     }
     out
