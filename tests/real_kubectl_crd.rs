@@ -188,6 +188,7 @@ spec:
               replicas: {type: integer, minimum: 1, default: 2, description: How many copies serve it.}
               mode: {type: string, enum: [fast, safe], nullable: true}
               tags: {type: array, items: {type: string}}
+              ratio: {type: number}
           status:
             type: object
             properties:
@@ -251,4 +252,72 @@ fn kubectl_explain_reads_a_custom_kinds_schema() {
     );
     assert!(doc["paths"]["/apis/example.com/v1/namespaces/{namespace}/websites/{name}"]["patch"].is_object());
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+const SHOP: &str = "apiVersion: example.com/v1
+kind: Website
+metadata:
+  name: shop
+  labels: {app: shop, tier: web}
+  annotations: {note: hi}
+spec: {image: nginx, tags: [a, b], mode: fast, ratio: 1.5}
+";
+
+const BLOG: &str = "apiVersion: example.com/v1\nkind: Website\nmetadata: {name: blog}\nspec: {image: 'nginx:1.27', replicas: 3}\n";
+
+/// A paused server and a console session of the same scenario and seed, given the same
+/// definition and objects at the same simulated times: the same cluster.
+fn twins(kubectl: &std::path::Path, dir: &std::path::Path, crd: &str) -> (Server, kubeloop::command::Session) {
+    use kubeloop::command::{Scenario, Session};
+    let server = Server::start(&["--seed", "7", "--speed", "0"]);
+    let mut session = Session::new(Scenario::builtin("default").unwrap(), Some(7)).unwrap();
+    for (name, text) in [("crd.yaml", crd), ("shop.yaml", SHOP), ("blog.yaml", BLOG)] {
+        let path = file(dir, name, text);
+        session.add_file(&path, text);
+        let real = run(&kubectl.to_path_buf(), &server, &["apply", "-f", &path]);
+        let ours = session.execute(&format!("kubectl apply -f {path}"));
+        assert_eq!((real.stdout.as_str(), real.ok), (ours.stdout.as_str(), ours.ok), "{}{}", real.stderr, ours.stderr);
+        server.sim("advance 2s");
+        assert!(session.execute("sim advance 2s").ok);
+    }
+    (server, session)
+}
+
+/// The console's `describe` of a custom resource and of its definition is what the real
+/// kubectl's generic describer prints from the served objects: same lines, same alignment.
+#[test]
+fn describe_of_custom_objects_is_the_real_kubectls() {
+    let Some(kubectl) = kubectl_or_skip() else { return };
+    let dir = std::env::temp_dir().join(format!("kubeloop-crd-describe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (server, mut session) = twins(&kubectl, &dir, DESCRIBED);
+    let mut failures = Vec::new();
+    for args in [
+        vec!["describe", "website", "shop"],
+        vec!["describe", "ws"],
+        vec!["describe", "websites/blog"],
+        vec!["describe", "ws", "sh"],
+        vec!["describe", "ws", "-l", "app=shop"],
+        vec!["describe", "ws", "nope"],
+        vec!["describe", "ws", "shop", "nope", "blog"],
+        vec!["describe", "ws/shop", "ws/blo"],
+        vec!["describe", "ws/nope", "ws/blog"],
+        vec!["describe", "ws", "-A"],
+        vec!["describe", "crd", "websites.example.com"],
+    ] {
+        let real = run(&kubectl, &server, &args);
+        let ours = session.execute(&format!("kubectl {}", args.join(" ")));
+        if (real.stdout.as_str(), real.stderr.trim_end(), real.ok) != (ours.stdout.as_str(), ours.stderr.trim_end(), ours.ok) {
+            failures.push(format!(
+                "$ kubectl {}\n--- real kubectl:\n{}{}\n--- console:\n{}{}",
+                args.join(" "),
+                real.stdout,
+                real.stderr,
+                ours.stdout,
+                ours.stderr
+            ));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(failures.is_empty(), "{} differ:\n{}", failures.len(), failures.join("\n"));
 }
