@@ -321,3 +321,82 @@ fn describe_of_custom_objects_is_the_real_kubectls() {
     let _ = std::fs::remove_dir_all(&dir);
     assert!(failures.is_empty(), "{} differ:\n{}", failures.len(), failures.join("\n"));
 }
+
+/// `kubectl get TYPE -w` of a custom resource: the list, then a line per change as the watch
+/// hears it, with the definition's printer columns — what the console's own watch prints for the
+/// same changes. A named watch hears only its object.
+#[test]
+fn get_watch_of_custom_objects_is_the_real_kubectls() {
+    let Some(kubectl) = kubectl_or_skip() else { return };
+    let dir = std::env::temp_dir().join(format!("kubeloop-crd-watch-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (server, mut session) = twins(&kubectl, &dir, CRD);
+    let watches: [&[&str]; 3] = [&["get", "ws", "-w"], &["get", "website", "blog", "-w", "-o", "name"], &["get", "websites", "-w", "-A"]];
+    let mut real_lines = Vec::new();
+    let mut ours: Vec<Vec<String>> = Vec::new();
+    let mut children = Vec::new();
+    for args in watches {
+        let mut watch = std::process::Command::new(&kubectl)
+            .args(["-s", &server.url, "--cache-dir", &serve::cache_dir(&server)])
+            .args(args)
+            .env("KUBECONFIG", "/dev/null")
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("kubectl runs");
+        let stdout = watch.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        });
+        children.push(watch);
+        real_lines.push(rx);
+        let listed = session.execute(&format!("kubectl {}", args.join(" ")));
+        assert!(listed.ok, "{}", listed.stderr);
+        ours.push(listed.stdout.lines().map(str::to_string).collect());
+    }
+    let wait = std::time::Duration::from_secs(30);
+    let mut real: Vec<Vec<String>> =
+        real_lines.iter().zip(&ours).map(|(rx, o)| (0..o.len()).map_while(|_| rx.recv_timeout(wait).ok()).collect()).collect();
+    // The watches open as soon as their lists are printed; the clock stands still until then.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let news = file(&dir, "news.yaml", "apiVersion: example.com/v1\nkind: Website\nmetadata: {name: news}\nspec: {image: httpd}\n");
+    session.add_file(&news, &std::fs::read_to_string(&news).unwrap());
+    for args in [vec!["scale", "ws", "blog", "--replicas=5"], vec!["delete", "ws", "shop", "--wait=false"], vec!["apply", "-f", &news]] {
+        assert!(run(&kubectl, &server, &args).ok);
+        assert!(session.execute(&format!("kubectl {}", args.join(" "))).ok);
+    }
+    server.sim("advance 2s");
+    session.execute("sim advance 2s");
+    // The console's stream: every watch's lines, in the order the watches were opened.
+    let stream = session.take_stream().stdout;
+    let changes: Vec<&str> = stream
+        .lines()
+        .filter(|l| !l.starts_with("$ ") && !l.contains(" scaled") && !l.contains(" deleted") && !l.contains(" created"))
+        .collect();
+    // Each watch's share of the stream: the table watches' rows have an image, the named one's
+    // lines a kind.
+    let per_watch: Vec<Vec<String>> = vec![
+        changes.iter().filter(|l| !l.contains('/') && !l.starts_with("default ")).map(|l| l.to_string()).collect(),
+        changes.iter().filter(|l| l.contains('/')).map(|l| l.to_string()).collect(),
+        changes.iter().filter(|l| l.starts_with("default ")).map(|l| l.to_string()).collect(),
+    ];
+    for ((real, ours), (rx, extra)) in real.iter_mut().zip(ours.iter_mut()).zip(real_lines.iter().zip(per_watch)) {
+        ours.extend(extra);
+        while real.len() < ours.len() {
+            let Ok(line) = rx.recv_timeout(wait) else { break };
+            real.push(line);
+        }
+        real.extend(rx.recv_timeout(std::time::Duration::from_millis(300)));
+    }
+    for mut child in children {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(real, ours);
+    assert_eq!(ours[1], ["website.example.com/blog", "website.example.com/blog"], "the named watch hears only blog");
+    assert!(ours[0].len() >= 6, "the list and the changes: {:?}", ours[0]);
+}

@@ -25,7 +25,8 @@ use hyper::{Method, Response};
 use kubeloop::api::crd::{cell, rescaled, scale_of, Definition, Definitions};
 use kubeloop::api::{ApiError, ApiRequest, ApiResponse, DeleteRequest, ListRequest, Reason};
 use kubeloop::command::printers::{age, object_json};
-use kubeloop::model::{Kind, Object, ObjectKey, Time};
+use kubeloop::command::selector::FieldSelector;
+use kubeloop::model::{Kind, LabelSelector, Object, ObjectKey, Time};
 use serde_json::{json, Value};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -201,15 +202,19 @@ fn get(cluster: &mut Cluster, t: &Target, name: &str, accept: &str) -> Response<
     }
 }
 
+/// The request's label and field selectors. A custom resource's objects are selected by
+/// `metadata.name` and `metadata.namespace` only (a definition's `selectableFields` are not
+/// modelled), with kube-apiserver's message for any other field.
+fn selectors(t: &Target, query: &Query) -> Result<(Option<LabelSelector>, FieldSelector), Response<Body>> {
+    let resource = format!("{}, Resource={}", t.api_version(), t.definition.plural);
+    let filter = super::filter::Filter::parse_custom(&resource, query.get("labelSelector"), query.get("fieldSelector"));
+    filter.map(|f| (f.labels, f.fields)).map_err(|e| failure(Reason::BadRequest, &e))
+}
+
 fn list(cluster: &mut Cluster, query: &Query, t: &Target, accept: &str) -> Response<Body> {
-    let labels = match query
-        .get("labelSelector")
-        .filter(|l| !l.trim().is_empty())
-        .map(kubeloop::command::selector::parse_label_selector)
-        .transpose()
-    {
-        Ok(l) => l,
-        Err(e) => return failure(Reason::BadRequest, e.trim_start_matches("error: ")),
+    let (labels, fields) = match selectors(t, query) {
+        Ok(s) => s,
+        Err(r) => return r,
     };
     let include = match Include::parse(query.get("includeObject")) {
         Ok(i) => i,
@@ -227,6 +232,8 @@ fn list(cluster: &mut Cluster, query: &Query, t: &Target, accept: &str) -> Respo
         Ok(_) => return failure(Reason::InternalError, "unexpected answer"),
         Err(e) => return api_error(&t.definition, &e, ""),
     };
+    let items: Vec<Rc<Object>> =
+        items.into_iter().filter(|o| fields == FieldSelector::default() || fields.matches(&object_json(o))).collect();
     let meta = json!({"resourceVersion": revision.to_string()});
     if wants_table(accept) {
         let rows: Vec<&Object> = items.iter().map(|o| o.as_ref()).collect();
@@ -437,14 +444,9 @@ fn scale(cluster: &mut Cluster, parts: &Parts, t: &Target, name: &str, body: &[u
 }
 
 fn watch(cluster: &mut Cluster, query: &Query, t: &Target, accept: &str) -> Response<Body> {
-    let labels = match query
-        .get("labelSelector")
-        .filter(|l| !l.trim().is_empty())
-        .map(kubeloop::command::selector::parse_label_selector)
-        .transpose()
-    {
-        Ok(l) => l,
-        Err(e) => return failure(Reason::BadRequest, e.trim_start_matches("error: ")),
+    let (labels, fields) = match selectors(t, query) {
+        Ok(s) => s,
+        Err(r) => return r,
     };
     let table = if wants_table(accept) {
         match Include::parse(query.get("includeObject")) {
@@ -464,7 +466,7 @@ fn watch(cluster: &mut Cluster, query: &Query, t: &Target, accept: &str) -> Resp
     let (tx, rx) = tokio::sync::mpsc::channel(super::watch::BACKLOG);
     let now = Instant::now();
     let timeout = query.get("timeoutSeconds").and_then(|t| t.parse::<u64>().ok()).filter(|t| *t > 0);
-    let filter = super::filter::Filter { namespace: t.namespace.clone(), labels, fields: Default::default() };
+    let filter = super::filter::Filter { namespace: t.namespace.clone(), labels, fields };
     let watcher = Watcher {
         kind: Kind::CustomObject,
         api_version: t.api_version(),
