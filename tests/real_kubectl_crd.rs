@@ -400,3 +400,67 @@ fn get_watch_of_custom_objects_is_the_real_kubectls() {
     assert_eq!(ours[1], ["website.example.com/blog", "website.example.com/blog"], "the named watch hears only blog");
     assert!(ours[0].len() >= 6, "the list and the changes: {:?}", ours[0]);
 }
+
+/// `kubectl apply --server-side` of a custom object: created and owned by its field manager,
+/// which `managedFields` shows; another manager's change to an applied field is a conflict until
+/// forced. A schema whose merge semantics the field manager does not read (an atomic map) is
+/// refused an apply, with a message that says so, rather than tracked wrongly.
+#[test]
+fn server_side_apply_of_a_custom_object() {
+    let Some(kubectl) = kubectl_or_skip() else { return };
+    let server = Server::start(&["--seed", "7", "--speed", "1"]);
+    let dir = std::env::temp_dir().join(format!("kubeloop-crd-ssa-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let kubectl = |args: &[&str]| run(&kubectl, &server, args);
+    let crd = file(&dir, "crd.yaml", CRD);
+    assert!(kubectl(&["apply", "-f", &crd]).ok);
+    assert!(kubectl(&["wait", "--for", "condition=established", "--timeout=20s", "crd/websites.example.com"]).ok);
+
+    let site =
+        file(&dir, "site.yaml", "apiVersion: example.com/v1\nkind: Website\nmetadata: {name: site}\nspec: {image: nginx, replicas: 2}\n");
+    let applied = kubectl(&["apply", "--server-side", "-f", &site]);
+    assert_eq!(applied.stdout, "website.example.com/site serverside-applied\n", "{}", applied.stderr);
+    let json: serde_json::Value =
+        serde_json::from_str(&kubectl(&["get", "website", "site", "-o", "json", "--show-managed-fields"]).stdout).unwrap();
+    let entries = json["metadata"]["managedFields"].as_array().expect("managedFields");
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    assert_eq!((entries[0]["manager"].as_str(), entries[0]["operation"].as_str()), (Some("kubectl"), Some("Apply")));
+    assert_eq!(entries[0]["fieldsV1"], serde_json::json!({"f:spec": {"f:image": {}, "f:replicas": {}}}));
+
+    let patched = kubectl(&["patch", "website", "site", "--type", "merge", "-p", r#"{"spec":{"replicas":3}}"#]);
+    assert!(patched.ok, "{}", patched.stderr);
+    let conflict = kubectl(&["apply", "--server-side", "-f", &site]);
+    assert!(!conflict.ok);
+    assert!(
+        conflict
+            .stderr
+            .starts_with("error: Apply failed with 1 conflict: conflict with \"kubectl-patch\" using example.com/v1: .spec.replicas\n"),
+        "{}",
+        conflict.stderr
+    );
+    assert_eq!(kubectl(&["get", "website", "site", "-o", "jsonpath={.spec.replicas}"]).stdout, "3", "a refused apply changes nothing");
+    let forced = kubectl(&["apply", "--server-side", "--force-conflicts", "-f", &site]);
+    assert!(forced.ok, "{}", forced.stderr);
+    assert_eq!(kubectl(&["get", "website", "site", "-o", "jsonpath={.spec.replicas}"]).stdout, "2");
+
+    // A map the schema declares atomic (set and owned whole): refused, and nothing written.
+    let keyed = CRD.replace("websites", "shops").replace("website", "shop").replace("Website", "Shop").replace("[ws]", "[sh]").replace(
+        "              replicas: {type: integer, minimum: 1, default: 2}",
+        "              replicas: {type: integer, minimum: 1, default: 2}\n              tags: {type: object, x-kubernetes-map-type: atomic, additionalProperties: {type: string}}",
+    );
+    let keyed = file(&dir, "keyed.yaml", &keyed);
+    assert!(kubectl(&["apply", "-f", &keyed]).ok);
+    assert!(kubectl(&["wait", "--for", "condition=established", "--timeout=20s", "crd/shops.example.com"]).ok);
+    let shop = file(&dir, "shop.yaml", "apiVersion: example.com/v1\nkind: Shop\nmetadata: {name: corner}\nspec: {image: nginx}\n");
+    let refused = kubectl(&["apply", "--server-side", "-f", &shop]);
+    assert!(!refused.ok);
+    assert!(
+        refused.stderr.contains(
+            "server-side apply is not modelled by kubeloop for a custom resource whose schema sets x-kubernetes-map-type: atomic"
+        ),
+        "{}",
+        refused.stderr
+    );
+    assert!(!kubectl(&["get", "shop", "corner"]).ok, "nothing was written");
+    let _ = std::fs::remove_dir_all(&dir);
+}

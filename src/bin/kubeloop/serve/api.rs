@@ -842,6 +842,11 @@ fn server_side_apply(cluster: &mut Cluster, parts: &Parts, query: &Query, target
 
 /// An apply patch's body (JSON or YAML), checked as kube-apiserver checks one.
 fn apply_configuration(target: &Target, body: &[u8]) -> Result<Value, Response<Body>> {
+    apply_configuration_of(body, &target.api_version, target.kind.info().name)
+}
+
+/// An apply patch's body for a resource of this group version and kind.
+pub(crate) fn apply_configuration_of(body: &[u8], api_version: &str, expected_kind: &str) -> Result<Value, Response<Body>> {
     let config: Value = match serde_json::from_slice(body) {
         Ok(v) => v,
         Err(_) => {
@@ -858,14 +863,13 @@ fn apply_configuration(target: &Target, body: &[u8]) -> Result<Value, Response<B
         return Err(failure(Reason::BadRequest, "error decoding YAML: the body is not an object"));
     }
     let version = config.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
-    if version != target.api_version {
-        let message =
-            format!("Incorrect version specified in apply patch. Specified patch version: {version}, expected: {}", target.api_version);
+    if version != api_version {
+        let message = format!("Incorrect version specified in apply patch. Specified patch version: {version}, expected: {api_version}");
         return Err(failure(Reason::BadRequest, &message));
     }
     let kind = config.get("kind").and_then(Value::as_str).unwrap_or_default();
-    if kind != target.kind.info().name {
-        let message = format!("the kind in the data ({kind}) does not match the expected kind ({})", target.kind.info().name);
+    if kind != expected_kind {
+        let message = format!("the kind in the data ({kind}) does not match the expected kind ({expected_kind})");
         return Err(failure(Reason::BadRequest, &message));
     }
     if config.pointer("/metadata/managedFields").is_some_and(|m| !m.is_null()) {

@@ -15,6 +15,7 @@
 use super::api::{patched, read_body, Query};
 use super::body::Body;
 use super::discovery::{Resource, Subresource};
+use super::fields::managers::{self, Operation, Writer as FieldWriter};
 use super::openapi::CustomSchema;
 use super::status::{self, failure, json_response};
 use super::table::{wants_table, Include};
@@ -149,14 +150,41 @@ fn header<'a>(parts: &'a Parts, name: &str) -> &'a str {
     parts.headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or_default()
 }
 
-/// An object as the path's version writes it (strategy `None`: only `apiVersion` changes).
-fn wire(t: &Target, object: &Object) -> Value {
+/// An object as the path's version writes it (strategy `None`: only `apiVersion` changes), with
+/// its `managedFields`.
+fn wire(cluster: &Cluster, t: &Target, object: &Object) -> Value {
+    let mut v = bare(t, object);
+    cluster.fields.borrow().annotate(object, &mut v);
+    v
+}
+
+/// The object in the path's version, without `managedFields` (what a patch or an apply starts
+/// from).
+fn bare(t: &Target, object: &Object) -> Value {
     let mut v = object_json(object);
     v["apiVersion"] = t.api_version().into();
     v
 }
 
 pub(crate) fn respond(cluster: &mut Cluster, parts: &Parts, query: &Query, t: &Target, body: &[u8]) -> Response<Body> {
+    // Whatever this request writes is written by its field manager, as for the built-in kinds.
+    cluster.fields.borrow_mut().begin(writer(parts, query, t, Operation::Update));
+    let response = respond_as(cluster, parts, query, t, body);
+    cluster.fields.borrow_mut().end();
+    response
+}
+
+/// Who a request writes as: its `fieldManager`, or its User-Agent's product name.
+fn writer(parts: &Parts, query: &Query, t: &Target, operation: Operation) -> FieldWriter {
+    FieldWriter {
+        manager: super::fields::manager_of(query.get("fieldManager"), header(parts, "user-agent")),
+        operation,
+        api_version: t.api_version(),
+        subresource: t.subresource.clone().unwrap_or_default(),
+    }
+}
+
+fn respond_as(cluster: &mut Cluster, parts: &Parts, query: &Query, t: &Target, body: &[u8]) -> Response<Body> {
     if query.get("dryRun").is_some_and(|d| !d.is_empty()) {
         return failure(Reason::BadRequest, "dryRun is not modelled by kubeloop: the request would change the simulated cluster");
     }
@@ -169,6 +197,11 @@ pub(crate) fn respond(cluster: &mut Cluster, parts: &Parts, query: &Query, t: &T
         (&Method::POST, None, None) => write(cluster, parts, t, None, body, Write::Create),
         (&Method::PUT, Some(name), None) => write(cluster, parts, t, Some(name), body, Write::Update),
         (&Method::PUT, Some(name), Some("status")) => write(cluster, parts, t, Some(name), body, Write::Status),
+        (&Method::PATCH, Some(name), None) if is_apply(parts) => apply(cluster, parts, query, t, name, body),
+        (&Method::PATCH, Some(_), Some("status")) if is_apply(parts) => failure(
+            Reason::BadRequest,
+            "server-side apply to a custom resource's status subresource is not modelled by kubeloop: patch or update the status instead",
+        ),
         (&Method::PATCH, Some(name), None) => patch(cluster, parts, t, name, body, Write::Update),
         (&Method::PATCH, Some(name), Some("status")) => patch(cluster, parts, t, name, body, Write::Status),
         (&Method::DELETE, Some(name), None) => delete(cluster, t, name),
@@ -197,7 +230,7 @@ fn get(cluster: &mut Cluster, t: &Target, name: &str, accept: &str) -> Response<
             let meta = json!({"resourceVersion": o.meta().resource_version.to_string()});
             json_response(200, &table(t, &[&o], cluster.session.sim().now(), Include::Metadata, &meta))
         }
-        Ok(o) => json_response(200, &wire(t, &o)),
+        Ok(o) => json_response(200, &wire(cluster, t, &o)),
         Err(r) => r,
     }
 }
@@ -239,7 +272,7 @@ fn list(cluster: &mut Cluster, query: &Query, t: &Target, accept: &str) -> Respo
         let rows: Vec<&Object> = items.iter().map(|o| o.as_ref()).collect();
         return json_response(200, &table(t, &rows, cluster.session.sim().now(), include, &meta));
     }
-    let items: Vec<Value> = items.iter().map(|o| wire(t, o)).collect();
+    let items: Vec<Value> = items.iter().map(|o| wire(cluster, t, o)).collect();
     json_response(200, &json!({"kind": t.definition.list_kind, "apiVersion": t.api_version(), "metadata": meta, "items": items}))
 }
 
@@ -363,7 +396,7 @@ fn submit(cluster: &mut Cluster, t: &Target, name: Option<&str>, object: Object,
         Write::Status => (ApiRequest::UpdateStatus(object), 200),
     };
     match cluster.session.sim_mut().submit(request) {
-        Ok(ApiResponse::Object(o)) => json_response(code, &wire(t, &o)),
+        Ok(ApiResponse::Object(o)) => json_response(code, &wire(cluster, t, &o)),
         Ok(_) => failure(Reason::InternalError, "unexpected answer"),
         Err(e) => api_error(&t.definition, &e, &shown),
     }
@@ -384,15 +417,105 @@ fn patch(cluster: &mut Cluster, parts: &Parts, t: &Target, name: &str, body: &[u
         Ok(o) => o,
         Err(r) => return r,
     };
-    match patched(parts, body, Kind::CustomObject, &wire(t, &live)).and_then(|v| decode(t, v)) {
+    match patched(parts, body, Kind::CustomObject, &bare(t, &live)).and_then(|v| decode(t, v)) {
         Ok(object) => submit(cluster, t, Some(name), object, how),
         Err(r) => r,
     }
 }
 
+fn is_apply(parts: &Parts) -> bool {
+    super::patch::PatchType::from_content_type(header(parts, "content-type")) == Some(super::patch::PatchType::Apply)
+}
+
+/// Schema extensions that change how server-side apply merges and owns a field, which the field
+/// manager reads only from the built-in kinds' schemas: a custom resource whose schema uses one
+/// is refused an apply rather than tracked as if its lists were atomic.
+fn merge_extension(schema: &Value) -> Option<String> {
+    match schema {
+        Value::Object(map) => {
+            for (k, v) in map {
+                let found = match k.as_str() {
+                    "x-kubernetes-list-type" => v.as_str().filter(|t| *t != "atomic").map(|t| format!("{k}: {t}")),
+                    "x-kubernetes-map-type" => v.as_str().filter(|t| *t == "atomic").map(|t| format!("{k}: {t}")),
+                    _ => merge_extension(v),
+                };
+                if found.is_some() {
+                    return found;
+                }
+            }
+            None
+        }
+        Value::Array(items) => items.iter().find_map(merge_extension),
+        _ => None,
+    }
+}
+
+/// Server-side apply of a custom object (`PATCH` with `application/apply-patch+yaml`): the
+/// configuration merged into the live object (or creating it) by its field manager, conflicts
+/// refused unless `force`, then written through the simulated API server with the entries the
+/// apply computed — the built-in kinds' apply (`api.rs`), with a custom schema's defaults for
+/// merging: lists atomic, objects field by field.
+fn apply(cluster: &mut Cluster, parts: &Parts, query: &Query, t: &Target, name: &str, body: &[u8]) -> Response<Body> {
+    if query.get("fieldManager").is_none_or(str::is_empty) {
+        let details = json!({"group": "meta.k8s.io", "kind": "PatchOptions",
+            "causes": [{"reason": "FieldValueRequired", "message": "Required value: is required for apply patch", "field": "fieldManager"}]});
+        let message = "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch";
+        return status::status(422, "Invalid", message, Some(details));
+    }
+    let schemas = schemas(cluster.session.sim().api());
+    let raw = schemas
+        .iter()
+        .find(|s| s.resource.plural == t.definition.plural && s.resource.group == t.definition.group && s.resource.version == t.version);
+    if let Some(found) = raw.and_then(|s| merge_extension(&s.schema)) {
+        let message = format!(
+            "server-side apply is not modelled by kubeloop for a custom resource whose schema sets {found}: use kubectl apply without --server-side, or patch"
+        );
+        return failure(Reason::BadRequest, &message);
+    }
+    let config = match super::api::apply_configuration_of(body, &t.api_version(), &t.definition.kind) {
+        Ok(v) => v,
+        Err(r) => return r,
+    };
+    let live = cluster.session.sim().api().get(&t.key(name)).cloned();
+    let live_json = live.as_ref().map(|o| bare(t, o));
+    let entries = live.as_ref().map(|o| cluster.fields.borrow().entries(o).to_vec()).unwrap_or_default();
+    let writer = writer(parts, query, t, Operation::Apply);
+    let now = cluster.session.sim().now();
+    let (merged, entries) =
+        match managers::apply(Kind::CustomObject, &entries, live_json.as_ref(), &config, &writer, query.flag("force"), now) {
+            Ok(done) => done,
+            Err(conflicts) => {
+                let (message, causes) = managers::conflict_status(&conflicts);
+                return status::status(409, "Conflict", &message, Some(json!({"causes": causes})));
+            }
+        };
+    let object = match decode(t, merged) {
+        Ok(o) => o,
+        Err(r) => return r,
+    };
+    if object.meta().name != name {
+        let message = format!("the name of the object ({}) does not match the name on the URL ({name})", object.meta().name);
+        return failure(Reason::BadRequest, &message);
+    }
+    cluster.fields.borrow_mut().begin_apply(writer, entries);
+    let (request, code) = if live.is_none() { (ApiRequest::Create(object), 201) } else { (ApiRequest::Update(object), 200) };
+    let result = cluster.session.sim_mut().submit(request);
+    // An apply that changed no field writes nothing, yet its ownership may have changed.
+    if let Some(stored) = cluster.session.sim().api().get(&t.key(name)).cloned() {
+        if result.is_ok() {
+            cluster.fields.borrow_mut().settle_apply(&stored);
+        }
+    }
+    match result {
+        Ok(ApiResponse::Object(o)) => json_response(code, &wire(cluster, t, &o)),
+        Ok(_) => failure(Reason::InternalError, "unexpected answer"),
+        Err(e) => api_error(&t.definition, &e, name),
+    }
+}
+
 fn delete(cluster: &mut Cluster, t: &Target, name: &str) -> Response<Body> {
     match cluster.session.sim_mut().submit(ApiRequest::Delete(DeleteRequest::new(t.key(name)))) {
-        Ok(ApiResponse::Object(o)) if cluster.session.sim().api().get(&t.key(name)).is_some() => json_response(200, &wire(t, &o)),
+        Ok(ApiResponse::Object(o)) if cluster.session.sim().api().get(&t.key(name)).is_some() => json_response(200, &wire(cluster, t, &o)),
         Ok(_) => json_response(
             200,
             &json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
