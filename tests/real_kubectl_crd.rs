@@ -304,6 +304,9 @@ fn describe_of_custom_objects_is_the_real_kubectls() {
         vec!["describe", "ws/nope", "ws/blog"],
         vec!["describe", "ws", "-A"],
         vec!["describe", "crd", "websites.example.com"],
+        // The same fallback for a built-in kind.
+        vec!["describe", "storageclass", "stand"],
+        vec!["describe", "deployment/web", "deployment/nope"],
     ] {
         let real = run(&kubectl, &server, &args);
         let ours = session.execute(&format!("kubectl {}", args.join(" ")));

@@ -79,17 +79,30 @@ pub fn run(session: &mut Session, args: &[String]) -> CommandOutput {
             }
         }
         Selection::Named(named) => {
-            for (kind, name) in named {
-                // kubectl describe falls back to every object whose name starts with NAME.
-                let exact = sim.api().get(&ObjectKey::new(kind, &ns, &name)).cloned();
-                let objects = match exact {
-                    Some(o) => vec![o],
-                    None => super::get::list(sim, kind, &query).into_iter().filter(|o| o.meta().name.starts_with(&name)).collect(),
-                };
-                if objects.is_empty() {
-                    out.fail(&crate::api::ApiError::not_found(kind, &name).kubectl_message());
+            let missing = |kind: Kind, name: &str| sim.api().get(&ObjectKey::new(kind, &ns, name)).is_none();
+            // Two words naming no object: kubectl describes every object whose name begins with
+            // the second instead (`DescribeMatchingResources`), each followed by a newline; the
+            // second word of `TYPE/NAME TYPE/NAME` (with its slash) begins no name.
+            if positional.len() == 2 && named.iter().any(|(k, n)| missing(*k, n)) {
+                let kind = named[0].0;
+                let prefix = positional[1].as_str();
+                let found: Vec<Rc<Object>> =
+                    super::get::list(sim, kind, &query).into_iter().filter(|o| o.meta().name.starts_with(prefix)).collect();
+                if found.is_empty() {
+                    for (kind, name) in named.iter().filter(|(k, n)| missing(*k, n)) {
+                        out.fail(&crate::api::ApiError::not_found(*kind, name).kubectl_message());
+                    }
+                    return out;
                 }
-                describe_all(objects, &mut out);
+                describe_all(found, &mut out);
+                out.stdout = texts.iter().map(|t| format!("{t}\n")).collect::<String>() + &out.stdout;
+                return out;
+            }
+            for (kind, name) in named {
+                match sim.api().get(&ObjectKey::new(kind, &ns, &name)).cloned() {
+                    Some(o) => describe_all(vec![o], &mut out),
+                    None => out.fail(&crate::api::ApiError::not_found(kind, &name).kubectl_message()),
+                }
             }
         }
     }
