@@ -35,17 +35,15 @@ pub fn describe(o: &Object, events: Option<&[Rc<Object>]>, now: Time) -> String 
     w.finish()
 }
 
-/// `printUnstructuredContent`: each field in name order, maps and lists opening a level of
-/// their own, scalars after a tab.
+/// `printUnstructuredContent`: each field in name order (a JSON map's keys come sorted, as Go's
+/// `sort.Strings` sorts them), maps and lists opening a level of their own, scalars after a tab.
 fn content_lines(w: &mut PrefixWriter, level: usize, content: &Map<String, Value>, prefix: &str) {
-    let mut fields: Vec<&String> = content.keys().collect();
-    fields.sort();
-    for field in fields {
+    for (field, value) in content {
         let path = format!("{prefix}.{field}");
         if SKIPPED.contains(&path.as_str()) {
             continue;
         }
-        match &content[field] {
+        match value {
             Value::Object(inner) => {
                 w.write(level, &format!("{}:\n", label_for(field)));
                 content_lines(w, level + 1, inner, &path);
@@ -66,60 +64,59 @@ fn content_lines(w: &mut PrefixWriter, level: usize, content: &Map<String, Value
 
 /// `smartLabelFor`: a camelCase field name in words, each capitalised, with the acronyms
 /// kubectl knows in capitals (`apiVersion` is "API Version"); a name with a character other than
-/// a letter or `-` is left as it is.
+/// a letter or `-` is left as it is. Letters are ASCII here (Kubernetes' field names are): a name
+/// with any other character is left as it is too, which keeps Unicode's case tables out of the
+/// page.
 pub fn label_for(field: &str) -> String {
-    if field.chars().any(|c| !c.is_alphabetic() && c != '-') {
+    if field.bytes().any(|c| !c.is_ascii_alphabetic() && c != b'-') {
         return field.to_string();
     }
     const ACRONYMS: [&str; 5] = ["API", "URL", "UID", "OSB", "GUID"];
     camel_case_words(field)
         .into_iter()
         .map(|part| {
-            let upper = part.to_uppercase();
+            let upper = part.to_ascii_uppercase();
             if ACRONYMS.contains(&upper.as_str()) {
                 upper
             } else {
-                let mut chars = part.chars();
-                chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
+                part[..1].to_ascii_uppercase() + &part[1..]
             }
         })
         .collect::<Vec<_>>()
         .join(" ")
 }
 
-/// Splits a name where its characters change class (lower case, upper case, digit, other), an
+/// Splits an ASCII name where its characters change class (lower case, upper case, other), an
 /// upper-case run giving its last letter to a lower-case run after it (`HTMLParser`: "HTML",
 /// "Parser"), as the camelcase package kubectl uses does.
-fn camel_case_words(s: &str) -> Vec<String> {
-    let class = |c: char| {
-        if c.is_lowercase() {
+fn camel_case_words(s: &str) -> Vec<&str> {
+    let class = |c: u8| {
+        if c.is_ascii_lowercase() {
             1
-        } else if c.is_uppercase() {
+        } else if c.is_ascii_uppercase() {
             2
-        } else if c.is_ascii_digit() {
-            3
         } else {
-            4
+            3
         }
     };
-    let mut runs: Vec<Vec<char>> = Vec::new();
-    let mut last = 0;
-    for c in s.chars() {
-        let k = class(c);
-        match runs.last_mut() {
-            Some(run) if k == last => run.push(c),
-            _ => runs.push(vec![c]),
-        }
-        last = k;
-    }
-    for i in 0..runs.len().saturating_sub(1) {
-        if runs[i][0].is_uppercase() && runs[i + 1][0].is_lowercase() {
-            if let Some(moved) = runs[i].pop() {
-                runs[i + 1].insert(0, moved);
-            }
+    let bytes = s.as_bytes();
+    // Where each run starts.
+    let mut starts: Vec<usize> = Vec::new();
+    for i in 0..bytes.len() {
+        if i == 0 || class(bytes[i]) != class(bytes[i - 1]) {
+            starts.push(i);
         }
     }
-    runs.into_iter().filter(|r| !r.is_empty()).map(|r| r.into_iter().collect()).collect()
+    // An upper-case run followed by a lower-case run gives it its last letter (a run of one is
+    // then empty, and dropped).
+    for k in 1..starts.len() {
+        let start = starts[k];
+        if bytes[start].is_ascii_lowercase() && bytes[start - 1].is_ascii_uppercase() {
+            starts[k] = start - 1;
+        }
+    }
+    starts.push(bytes.len());
+    starts.windows(2).map(|w| &s[w[0]..w[1]]).filter(|w| !w.is_empty()).collect()
 }
 
 /// A JSON value as Go's `%v` writes what `encoding/json` decoded it to (integers as `int64`,
@@ -130,42 +127,48 @@ pub fn go_value(v: &Value) -> String {
         Value::Bool(b) => b.to_string(),
         Value::String(s) => s.clone(),
         Value::Number(n) if n.is_i64() || n.is_u64() => n.to_string(),
-        Value::Number(n) => go_float(n.as_f64().unwrap_or(0.0)),
+        Value::Number(n) => go_float(&n.to_string()),
         Value::Array(items) => format!("[{}]", items.iter().map(go_value).collect::<Vec<_>>().join(" ")),
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            format!("map[{}]", keys.iter().map(|k| format!("{k}:{}", go_value(&map[*k]))).collect::<Vec<_>>().join(" "))
-        }
+        Value::Object(map) => format!("map[{}]", map.iter().map(|(k, v)| format!("{k}:{}", go_value(v))).collect::<Vec<_>>().join(" ")),
     }
 }
 
-/// Go's `%v` of a `float64` (`strconv`'s shortest `%g`): the shortest digits that read back
-/// as the same number, with an exponent when it is below -4 or 6 and above (`1e+06`, `1e-05`,
-/// `123456.5`).
-fn go_float(f: f64) -> String {
-    if f.is_nan() {
-        return "NaN".into();
+/// Go's `%v` of a `float64` (`strconv`'s shortest `%g`): the shortest digits that read back as
+/// the same number, with an exponent when it is below -4 or 6 and above (`1e+06`, `1e-05`,
+/// `123456.5`). Read from serde_json's own shortest text of it (`1000000.0`, `1e-5`), so no
+/// other float formatting is compiled in.
+fn go_float(text: &str) -> String {
+    let (sign, text) = match text.strip_prefix('-') {
+        Some(rest) => ("-", rest),
+        None => ("", text),
+    };
+    let (mantissa, exp) = match text.split_once(['e', 'E']) {
+        Some((m, e)) => (m, e.parse::<i32>().unwrap_or(0)),
+        None => (text, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    // The significant digits and the decimal exponent of the first of them.
+    let all = format!("{int}{frac}");
+    let lead = all.bytes().take_while(|c| *c == b'0').count();
+    let digits = all[lead..].trim_end_matches('0');
+    if digits.is_empty() {
+        return format!("{sign}0");
     }
-    if f.is_infinite() {
-        return if f > 0.0 { "+Inf".into() } else { "-Inf".into() };
-    }
-    if f == 0.0 {
-        return "0".into();
-    }
-    // Rust's `{:e}` gives the shortest digits that read back as the same number.
-    let sci = format!("{f:e}");
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
+    let exp = int.len() as i32 - 1 - lead as i32 + exp;
     if !(-4..6).contains(&exp) {
-        return go_exponent(mantissa, exp);
+        let rest = if digits.len() > 1 { format!(".{}", &digits[1..]) } else { String::new() };
+        let exp_sign = if exp < 0 { '-' } else { '+' };
+        return format!("{sign}{}{rest}e{exp_sign}{:02}", &digits[..1], exp.abs());
     }
-    format!("{f}")
-}
-
-fn go_exponent(mantissa: &str, exp: i32) -> String {
-    let sign = if exp < 0 { '-' } else { '+' };
-    format!("{mantissa}e{sign}{:02}", exp.abs())
+    if exp < 0 {
+        return format!("{sign}0.{}{digits}", "0".repeat((-exp - 1) as usize));
+    }
+    let point = exp as usize + 1;
+    if digits.len() <= point {
+        format!("{sign}{digits}{}", "0".repeat(point - digits.len()))
+    } else {
+        format!("{sign}{}.{}", &digits[..point], &digits[point..])
+    }
 }
 
 #[cfg(test)]
@@ -192,6 +195,10 @@ mod tests {
         assert_eq!(go_value(&json!(123456.5)), "123456.5");
         assert_eq!(go_value(&json!(0.00001)), "1e-05");
         assert_eq!(go_value(&json!(0.0001)), "0.0001");
+        assert_eq!(go_value(&json!(-2.5e-7)), "-2.5e-07");
+        assert_eq!(go_value(&json!(1234567.0)), "1.234567e+06");
+        assert_eq!(go_value(&json!(100.0)), "100");
+        assert_eq!(go_value(&json!(0.0)), "0");
         assert_eq!(go_value(&json!(null)), "<nil>");
         assert_eq!(go_value(&json!([1, "a", [true]])), "[1 a [true]]");
         assert_eq!(go_value(&json!({"b": 1, "a": "x"})), "map[a:x b:1]");
