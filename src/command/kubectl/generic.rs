@@ -109,10 +109,9 @@ fn camel_case_words(s: &str) -> Vec<&str> {
     }
     // An upper-case run followed by a lower-case run gives it its last letter (a run of one is
     // then empty, and dropped).
-    for k in 1..starts.len() {
-        let start = starts[k];
-        if bytes[start].is_ascii_lowercase() && bytes[start - 1].is_ascii_uppercase() {
-            starts[k] = start - 1;
+    for start in starts.iter_mut().skip(1) {
+        if bytes[*start].is_ascii_lowercase() && bytes[*start - 1].is_ascii_uppercase() {
+            *start -= 1;
         }
     }
     starts.push(bytes.len());
