@@ -445,6 +445,11 @@ fn server_side_apply_of_a_custom_object() {
     let forced = kubectl(&["apply", "--server-side", "--force-conflicts", "-f", &site]);
     assert!(forced.ok, "{}", forced.stderr);
     assert_eq!(kubectl(&["get", "website", "site", "-o", "jsonpath={.spec.replicas}"]).stdout, "2");
+    // `managedFields: [{}]` in a write strips them, as kube-apiserver does.
+    let stripped = kubectl(&["patch", "website", "site", "--type", "merge", "-p", r#"{"metadata":{"managedFields":[{}]}}"#]);
+    assert!(stripped.ok, "{}", stripped.stderr);
+    let managed = kubectl(&["get", "website", "site", "-o", "jsonpath={.metadata.managedFields}", "--show-managed-fields"]);
+    assert_eq!(managed.stdout, "", "stripped");
 
     // A map the schema declares atomic (set and owned whole): refused, and nothing written.
     let keyed = CRD.replace("websites", "shops").replace("website", "shop").replace("Website", "Shop").replace("[ws]", "[sh]").replace(

@@ -16,6 +16,7 @@ use super::api::{patched, read_body, Query};
 use super::body::Body;
 use super::discovery::{Resource, Subresource};
 use super::fields::managers::{self, Operation, Writer as FieldWriter};
+use super::fields::Given;
 use super::openapi::CustomSchema;
 use super::status::{self, failure, json_response};
 use super::table::{wants_table, Include};
@@ -378,24 +379,49 @@ fn decode(t: &Target, mut value: Value) -> Result<Object, Response<Body>> {
 }
 
 fn write(cluster: &mut Cluster, parts: &Parts, t: &Target, name: Option<&str>, body: &[u8], how: Write) -> Response<Body> {
-    match read_body(parts, body).and_then(|v| decode(t, v)) {
-        Ok(object) => submit(cluster, t, name, object, how),
+    let value = match read_body(parts, body) {
+        Ok(v) => v,
+        Err(r) => return r,
+    };
+    let given = given(cluster, t, name, &value, how);
+    match decode(t, value) {
+        Ok(object) => submit(cluster, t, name, object, how, given),
         Err(r) => r,
     }
 }
 
-fn submit(cluster: &mut Cluster, t: &Target, name: Option<&str>, object: Object, how: Write) -> Response<Body> {
+/// What an update of the main resource says about `managedFields` (kube-apiserver's
+/// `decodeLiveOrNew`, as for the built-in kinds): entries that differ from the stored ones are
+/// the client's to set.
+fn given(cluster: &Cluster, t: &Target, name: Option<&str>, written: &Value, how: Write) -> Option<Given> {
+    let current = cluster.session.sim().api().get(&t.key(name?)).filter(|_| how == Write::Update)?;
+    cluster.fields.borrow().read_given(current, written, cluster.session.sim().now())
+}
+
+fn submit(cluster: &mut Cluster, t: &Target, name: Option<&str>, object: Object, how: Write, given: Option<Given>) -> Response<Body> {
     if let Some(name) = name.filter(|n| *n != object.meta().name.as_str()) {
         let message = format!("the name of the object ({}) does not match the name on the URL ({name})", object.meta().name);
         return failure(Reason::BadRequest, &message);
     }
     let shown = object.meta().name.to_string();
+    let key = object.key();
     let (request, code) = match how {
         Write::Create => (ApiRequest::Create(object), 201),
         Write::Update => (ApiRequest::Update(object), 200),
         Write::Status => (ApiRequest::UpdateStatus(object), 200),
     };
-    match cluster.session.sim_mut().submit(request) {
+    let settle = given.is_some();
+    if let Some(given) = given {
+        cluster.fields.borrow_mut().begin_given(given);
+    }
+    let result = cluster.session.sim_mut().submit(request);
+    // An update that changed no field wrote nothing, yet its managed fields are the client's.
+    if settle && result.is_ok() {
+        if let Some(stored) = cluster.session.sim().api().get(&key).cloned() {
+            cluster.fields.borrow_mut().settle_given(&stored);
+        }
+    }
+    match result {
         Ok(ApiResponse::Object(o)) => json_response(code, &wire(cluster, t, &o)),
         Ok(_) => failure(Reason::InternalError, "unexpected answer"),
         Err(e) => api_error(&t.definition, &e, &shown),
@@ -417,8 +443,14 @@ fn patch(cluster: &mut Cluster, parts: &Parts, t: &Target, name: &str, body: &[u
         Ok(o) => o,
         Err(r) => return r,
     };
-    match patched(parts, body, Kind::CustomObject, &bare(t, &live)).and_then(|v| decode(t, v)) {
-        Ok(object) => submit(cluster, t, Some(name), object, how),
+    // The document patched has the object's managedFields, which a patch may set.
+    let value = match patched(parts, body, Kind::CustomObject, &wire(cluster, t, &live)) {
+        Ok(v) => v,
+        Err(r) => return r,
+    };
+    let given = given(cluster, t, Some(name), &value, how);
+    match decode(t, value) {
+        Ok(object) => submit(cluster, t, Some(name), object, how, given),
         Err(r) => r,
     }
 }
