@@ -302,6 +302,8 @@ fn describe_of_custom_objects_is_the_real_kubectls() {
         vec!["describe", "crd", "websites.example.com"],
         // The same fallback for a built-in kind.
         vec!["describe", "storageclass", "stand"],
+        // A built-in kind without a describer of its own: the generic one too.
+        vec!["describe", "lease", "-n", "kube-node-lease", "node-1"],
         vec!["describe", "deployment/web", "deployment/nope"],
     ] {
         let real = run(&kubectl, &server, &args);
