@@ -185,8 +185,8 @@ fn a_stopped_api_server_refuses_every_client_who_all_recover_after_it_starts_wit
     s.advance(Duration::secs(35));
     assert_eq!(
         s.sim().open_watches(Some(&ComponentId::ControllerManager)),
-        20,
-        "pods, ReplicaSets, Deployments, Nodes, Leases, Services, EndpointSlices, Jobs, DaemonSets, ReplicationControllers, CronJobs, StatefulSets, ControllerRevisions, PersistentVolumeClaims, PersistentVolumes, StorageClasses, Endpoints, Namespaces, PodDisruptionBudgets and HorizontalPodAutoscalers"
+        22,
+        "pods, ReplicaSets, Deployments, Nodes, Leases, Services, EndpointSlices, Jobs, DaemonSets, ReplicationControllers, CronJobs, StatefulSets, ControllerRevisions, PersistentVolumeClaims, PersistentVolumes, StorageClasses, Endpoints, Namespaces, PodDisruptionBudgets, HorizontalPodAutoscalers, ConfigMaps and Secrets (the garbage collector's: it watches every kind that can own or be owned)"
     );
     assert!(s.sim().open_watches(Some(&ComponentId::Scheduler)) > 0);
     assert_eq!(s.sim().open_watches(Some(&ComponentId::Kubelet("node-1".into()))), 2, "pods and its Node");
@@ -284,7 +284,7 @@ fn with_every_watch_event_to_the_controller_manager_dropped_a_re_list_still_conv
     // What converges it is a re-list: the severed watch's client must list again, the informer
     // finds the pod missing, and the level-triggered controller closes the gap at once.
     let out = run(&mut s, "sim watch sever kube-controller-manager");
-    assert_eq!(out.stdout, "severed 20 watches of kube-controller-manager; each client re-lists\n");
+    assert_eq!(out.stdout, "severed 22 watches of kube-controller-manager; each client re-lists\n");
     s.advance(Duration::secs(10));
     assert_eq!(running_pods(s.sim()).len(), 3);
     assert_invariants(s.sim());

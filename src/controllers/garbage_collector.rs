@@ -20,37 +20,35 @@ impl GarbageCollector {
     }
 }
 
-/// The kinds whose objects are looked at when an owner goes: what controllers own among the
-/// kinds watched (a StatefulSet's or DaemonSet's ControllerRevisions too, which no other event
-/// would bring back here).
-/// Deployments, Services and custom objects too: what an operator creates for a custom object
-/// (kopf's `adopt` makes it their controller owner).
-const DEPENDENT_KINDS: [Kind; 9] = [
-    Kind::ReplicaSet,
-    Kind::Pod,
-    Kind::EndpointSlice,
-    Kind::Job,
-    Kind::ControllerRevision,
-    Kind::Deployment,
-    Kind::Service,
-    Kind::StatefulSet,
-    Kind::CustomObject,
-];
+/// The kinds the collector watches: every kind, as kube-controller-manager's collector watches
+/// every resource that can be listed, watched and deleted, so that an owner of any kind is
+/// honoured and a dependent of any kind is collected (a Deployment owned by a ConfigMap, a
+/// ConfigMap an operator made for its custom object). Not Events and Leases: their churn (an
+/// Event per change, a renewal per node every 10 s) owns nothing the simulation deletes, and
+/// nothing here waits on it; an owner of those kinds is still looked up live.
+const WATCHED: [Kind; Kind::COUNT - 2] = {
+    let mut out = [Kind::Pod; Kind::COUNT - 2];
+    let (mut i, mut j) = (0, 0);
+    while i < Kind::COUNT {
+        let kind = Kind::ALL[i];
+        if !matches!(kind, Kind::Event | Kind::Lease) {
+            out[j] = kind;
+            j += 1;
+        }
+        i += 1;
+    }
+    out
+};
 
-/// The store of an owner reference's kind, among those the collector watches.
-fn store_for<'a>(caches: &Caches<'a>, kind: &str) -> Option<(&'a Store, Kind)> {
-    let kind = Kind::from_kind_str(kind).filter(|k| k.is_named())?;
-    Some((caches.get(kind)?, kind))
-}
-
-/// Where the owner an owner reference names would be: its key and the cache that holds it. A
-/// custom kind is found through the CustomResourceDefinitions the collector watches (as the
-/// real collector maps it through discovery); a kind neither built in nor defined is not
-/// resolvable, and its dependents are left alone.
+/// Where the owner an owner reference names would be: its key, and the cache that holds it when
+/// the collector watches its kind. A built-in kind is matched by kind and group version; a
+/// custom kind is found through the CustomResourceDefinitions the collector watches (as the real
+/// collector maps it through discovery). A kind neither built in nor defined is not
+/// resolvable, and its dependents are left alone, as the real collector leaves them.
 #[inline(never)]
-fn owner_place<'a>(caches: &Caches<'a>, r: &OwnerReference, namespace: &str) -> Option<(&'a Store, ObjectKey)> {
-    if let Some((store, kind)) = store_for(caches, &r.kind) {
-        return Some((store, ObjectKey::new(kind, namespace, &r.name)));
+fn owner_place<'a>(caches: &Caches<'a>, r: &OwnerReference, namespace: &str) -> Option<(Option<&'a Store>, ObjectKey)> {
+    if let Some(kind) = Kind::from_kind_str(&r.kind).filter(|k| k.is_named() && k.serves(&r.api_version)) {
+        return Some((caches.get(kind), ObjectKey::new(kind, namespace, &r.name)));
     }
     let group = r.api_version.split_once('/')?.0;
     let definitions = caches.get(Kind::CustomResourceDefinition)?;
@@ -61,32 +59,16 @@ fn owner_place<'a>(caches: &Caches<'a>, r: &OwnerReference, namespace: &str) -> 
     })?;
     let namespaced = crd.spec().and_then(|s| s.get("scope")).and_then(serde_json::Value::as_str) == Some("Namespaced");
     let key = ObjectKey::custom(&crd.metadata.name, if namespaced { namespace } else { "" }, &r.name);
-    Some((caches.get(Kind::CustomObject)?, key))
+    Some((caches.get(Kind::CustomObject), key))
 }
 
 impl Controller for GarbageCollector {
     fn name(&self) -> &'static str {
         "garbage-collector-controller"
     }
-    /// The owners and dependents it tracks (not leases: their churn, a renewal per node every
-    /// 10 s, owns nothing and nothing here waits on it).
+    /// The owners and dependents it tracks (`WATCHED`).
     fn watches(&self) -> &'static [Kind] {
-        &[
-            Kind::Pod,
-            Kind::ReplicaSet,
-            Kind::Deployment,
-            Kind::Node,
-            Kind::Service,
-            Kind::EndpointSlice,
-            Kind::Job,
-            Kind::DaemonSet,
-            Kind::ReplicationController,
-            Kind::CronJob,
-            Kind::StatefulSet,
-            Kind::ControllerRevision,
-            Kind::CustomResourceDefinition,
-            Kind::CustomObject,
-        ]
+        &WATCHED
     }
     fn event_source(&self) -> &'static str {
         "garbage-collector"
@@ -100,10 +82,10 @@ impl Controller for GarbageCollector {
         match delta {
             // An owner went away: each of its dependents must be looked at.
             Delta::Deleted(owner) => {
-                let mut keys: Vec<ObjectKey> = DEPENDENT_KINDS
+                let mut keys: Vec<ObjectKey> = WATCHED
                     .iter()
                     .filter_map(|kind| caches.get(*kind))
-                    .flat_map(|store| store.owned_by(&owner.meta().uid))
+                    .flat_map(|store| store.dependents_of(&owner.meta().uid))
                     .map(|o| o.key())
                     .collect();
                 crate::sort::sort(&mut keys);
@@ -121,12 +103,14 @@ impl Controller for GarbageCollector {
         if meta.owner_references.is_empty() || meta.is_deleting() {
             return Sync::nothing();
         }
-        // Dangling when no owner exists with the referenced UID.
+        // Dangling when no owner exists with the referenced UID; an owner of a kind not watched
+        // may be, and the live GET below decides.
         let dangling: Vec<&OwnerReference> = meta
             .owner_references
             .iter()
             .filter(|r| match owner_place(caches, r, &meta.namespace) {
-                Some((owners, key)) => owners.get(&key).is_none_or(|o| o.meta().uid != r.uid),
+                Some((Some(owners), key)) => owners.get(&key).is_none_or(|o| o.meta().uid != r.uid),
+                Some((None, _)) => true,
                 None => false,
             })
             .collect();

@@ -50,6 +50,9 @@ impl std::fmt::Debug for Indexer {
 /// Objects by their controller owner's UID (`""` for none): a ReplicaSet's pods, a
 /// Deployment's ReplicaSets, a deleted owner's dependents.
 pub const BY_OWNER: Indexer = Indexer { name: "owner", values: IndexValues::One(owner_of) };
+/// Objects by the UID of each of their owners, controller or not: what the garbage collector
+/// looks up when an owner goes (`BY_OWNER` has only the controller).
+pub const BY_ANY_OWNER: Indexer = Indexer { name: "any-owner", values: IndexValues::Many { values: owners_of, same: same_owners } };
 /// Pods by the node they are bound to (unbound pods are not indexed).
 pub const BY_NODE: Indexer = Indexer { name: "node", values: IndexValues::One(node_of) };
 /// Pods by each of their labels, as [`label_value`] writes a pair: where a Service's selector
@@ -64,7 +67,7 @@ pub const BY_SERVICE_NAME: Indexer =
     Indexer { name: "service-name", values: IndexValues::Many { values: slice_service, same: same_labels } };
 /// The indexes every informer keeps. Each gives nothing for the kinds it is not about, so a
 /// store of another kind pays only the call.
-pub const STANDARD_INDEXERS: &[Indexer] = &[BY_OWNER, BY_NODE, BY_POD_LABEL, BY_SELECTOR, BY_SERVICE_NAME];
+pub const STANDARD_INDEXERS: &[Indexer] = &[BY_OWNER, BY_ANY_OWNER, BY_NODE, BY_POD_LABEL, BY_SELECTOR, BY_SERVICE_NAME];
 
 /// The index value of label `key=value` in `namespace`: `NAMESPACE KEY=VALUE` (a namespace
 /// holds no space and a label key no `=`, so no two pairs write the same text).
@@ -116,6 +119,14 @@ fn slice_service(object: &Object, out: &mut Vec<String>) {
 
 fn owner_of(object: &Object) -> Option<&str> {
     Some(object.meta().controller_ref().map(|r| r.uid.as_str()).unwrap_or_default())
+}
+
+fn owners_of(object: &Object, out: &mut Vec<String>) {
+    out.extend(object.meta().owner_references.iter().map(|r| r.uid.to_string()));
+}
+
+fn same_owners(a: &Object, b: &Object) -> bool {
+    a.meta().owner_references == b.meta().owner_references
 }
 
 fn node_of(object: &Object) -> Option<&str> {
@@ -205,6 +216,10 @@ impl Store {
     /// Objects whose controller owner has this UID, in key order; `""` gives the orphans.
     pub fn owned_by<'a>(&'a self, owner_uid: &str) -> impl Iterator<Item = &'a Rc<Object>> + 'a {
         self.by_index(BY_OWNER.name, owner_uid)
+    }
+    /// The objects naming this owner among their owners, controller or not, in key order.
+    pub fn dependents_of<'a>(&'a self, owner_uid: &str) -> impl Iterator<Item = &'a Rc<Object>> + 'a {
+        self.by_index(BY_ANY_OWNER.name, owner_uid)
     }
     /// Pods bound to this node, in key order.
     pub fn on_node<'a>(&'a self, node: &str) -> impl Iterator<Item = &'a Rc<Object>> + 'a {

@@ -557,13 +557,15 @@ mod tests {
         // One per kind its controllers watch: pods, ReplicaSets, Deployments, nodes, leases,
         // Services, EndpointSlices, Jobs, DaemonSets, ReplicationControllers, StatefulSets,
         // ControllerRevisions, PersistentVolumeClaims, PersistentVolumes, StorageClasses,
-        // Endpoints, Namespaces, PodDisruptionBudgets, HorizontalPodAutoscalers, CronJobs.
-        assert_eq!(sim.sever_watches_to_relist(Some(&kcm)), 20);
+        // Endpoints, Namespaces, PodDisruptionBudgets, HorizontalPodAutoscalers, CronJobs,
+        // ConfigMaps and Secrets (the garbage collector watches every kind that can own or be
+        // owned; custom resources once a definition exists).
+        assert_eq!(sim.sever_watches_to_relist(Some(&kcm)), 22);
         assert_eq!(sim.open_watches(Some(&kcm)), 0);
         let (err, _) = sim.refusal(&kcm, &watch(Kind::Pod)).expect("gone");
         assert_eq!(err.reason, Reason::Gone);
         assert!(sim.refusal(&kcm, &watch(Kind::Pod)).is_none(), "only once");
         sim.advance(Duration::secs(5));
-        assert_eq!(sim.open_watches(Some(&kcm)), 20, "re-listed and watching again");
+        assert_eq!(sim.open_watches(Some(&kcm)), 22, "re-listed and watching again");
     }
 }

@@ -130,6 +130,9 @@ watcher.start()
 core.create_namespaced_pod("default", pod_named("severed"))
 sim("advance 1s")
 assert opened.wait(5), "the watch heard nothing"
+# A change the pod watch does not hear, so that its last revision is behind the server's when
+# the watch is severed (otherwise there would be nothing to re-list for).
+core.create_namespaced_config_map("default", client.V1ConfigMap(metadata=client.V1ObjectMeta(name="unheard")))
 sim("watch sever")
 watcher.join(10)
 assert not watcher.is_alive(), "the severed watch ended"

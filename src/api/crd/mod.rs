@@ -197,7 +197,40 @@ pub fn read(crd: &CustomResourceDefinition) -> (Definition, Vec<FieldError>) {
         d.versions.push(read_version(v, &format!("spec.versions[{i}]"), &mut errs));
     }
     validate_versions(&d, &mut errs);
+    // Discovery lists a definition's versions by priority, and clients prefer the first served.
+    d.versions.sort_by(|a, b| version_priority(&a.name, &b.name));
     (d, errs)
+}
+
+/// Kubernetes' ordering of version names (`version.CompareKubeAwareVersionStrings`), highest
+/// priority first: GA before beta before alpha, a higher major first, then a higher minor
+/// (`v2` < `v1` < `v1beta2` < `v1beta1` < `v1alpha1`), and names of another shape last, in
+/// alphabetical order.
+pub fn version_priority(a: &str, b: &str) -> std::cmp::Ordering {
+    /// (stability: 2 GA, 1 beta, 0 alpha; major; minor), or None for another shape.
+    fn parse(v: &str) -> Option<(u8, u64, u64)> {
+        let rest = v.strip_prefix('v')?;
+        let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+        if digits == 0 || rest.starts_with('0') {
+            return None;
+        }
+        let major: u64 = rest[..digits].parse().ok()?;
+        let tail = &rest[digits..];
+        if tail.is_empty() {
+            return Some((2, major, 0));
+        }
+        let (stability, minor) = if let Some(m) = tail.strip_prefix("beta") { (1, m) } else { (0, tail.strip_prefix("alpha")?) };
+        if minor.is_empty() || !minor.bytes().all(|c| c.is_ascii_digit()) || minor.starts_with('0') {
+            return None;
+        }
+        Some((stability, major, minor.parse().ok()?))
+    }
+    match (parse(a), parse(b)) {
+        (Some(x), Some(y)) => y.cmp(&x),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => a.cmp(b),
+    }
 }
 
 fn validate_names(d: &Definition, name: &str, errs: &mut Vec<FieldError>) {

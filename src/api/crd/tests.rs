@@ -169,3 +169,11 @@ fn several_versions_are_served_and_an_unserved_one_is_not() {
     let status = stored.as_custom_resource_definition().unwrap().status().cloned().unwrap();
     assert_eq!(status["storedVersions"], json!(["v1"]));
 }
+
+#[test]
+fn versions_are_ordered_by_kubernetes_priority() {
+    let mut names = vec!["foo1", "v1alpha1", "v10beta3", "v1", "v12alpha1", "v11beta2", "v2", "v1beta1", "v10", "foo10", "v11alpha2"];
+    names.sort_by(|a, b| super::version_priority(a, b));
+    // Upstream's own example order (CompareKubeAwareVersionStrings' documentation).
+    assert_eq!(names, ["v10", "v2", "v1", "v11beta2", "v10beta3", "v1beta1", "v12alpha1", "v11alpha2", "v1alpha1", "foo1", "foo10"]);
+}

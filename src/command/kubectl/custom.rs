@@ -3,7 +3,7 @@
 //! definition's `additionalPrinterColumns` as the API server's Table gives them (NAME, then each
 //! column of priority 0; `-o wide` adds the others), or `NAME AGE` when it has none.
 
-use super::get::Format;
+use super::get::{Format, Printer, Query, TableWatch};
 use super::namespace;
 use crate::api::crd::{cell, Definition};
 use crate::api::{ApiError, ApiResponse, ListRequest};
@@ -18,7 +18,7 @@ use std::rc::Rc;
 
 /// `kubectl get TYPE [NAME...]` for a custom resource.
 #[inline(never)]
-pub fn get(session: &Session, d: &Definition, names: &[String], f: &Flags) -> CommandOutput {
+pub fn get(session: &mut Session, d: &Rc<Definition>, names: &[String], f: &Flags) -> CommandOutput {
     let format = match Format::parse(f.str("output"), f) {
         Ok(v) => v,
         Err(e) => return CommandOutput::err(e),
@@ -54,11 +54,30 @@ pub fn get(session: &Session, d: &Definition, names: &[String], f: &Flags) -> Co
         found
     };
     let now = session.sim().now();
+    if f.bool("watch") || f.bool("watch-only") {
+        if names.len() > 1 {
+            return CommandOutput::err(format!(
+                "error: watch is only supported on individual resources and resource collections, but {} resources were found",
+                names.len()
+            ));
+        }
+        let printer = Printer { format, with_namespace: all && d.namespaced, with_kind: false, custom: Some(d.clone()) };
+        let query = Query { namespace: (d.namespaced && !all).then(|| ns.clone()), labels: labels_again(f), fields: Default::default() };
+        let (printed, watch) = TableWatch::custom(session.sim(), printer, query, names.first().cloned(), &objects, f.bool("watch-only"));
+        out.stdout = printed + &out.stdout;
+        session.add_watch(crate::command::Watch::Table(watch));
+        return out;
+    }
     out.stdout = print(d, &objects, &format, all && d.namespaced, names.len() == 1, now) + &out.stdout;
     if objects.is_empty() && out.ok && matches!(format, Format::Table { .. } | Format::Name) && !f.bool("ignore-not-found") {
         out.note(&if all || !d.namespaced { "No resources found".to_string() } else { format!("No resources found in {ns} namespace.") });
     }
     out
+}
+
+/// The label selector again (it parsed once already, so it parses now).
+fn labels_again(f: &Flags) -> Option<crate::model::LabelSelector> {
+    f.str("selector").and_then(|s| parse_label_selector(s).ok())
 }
 
 /// The columns of the served version kubectl reads: `(header, priority, column)`.

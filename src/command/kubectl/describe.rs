@@ -8,7 +8,7 @@
 //! way (QoS class, "Non-terminated Pods", "Allocated resources", replica set lists).
 
 use super::{flags, namespace};
-use crate::command::parse::{FlagKind, FlagSpec};
+use crate::command::parse::{FlagKind, FlagSpec, Flags};
 use crate::command::printers::{age, node_roles, selector_string};
 use crate::command::resources::{self, Selection};
 use crate::command::table::PrefixWriter;
@@ -36,11 +36,18 @@ pub fn run(session: &mut Session, args: &[String]) -> CommandOutput {
             "You must specify the type of resource to describe. Use \"kubectl api-resources\" for a complete list of supported resources.\n\nerror: Required resource not specified.\nSee 'kubectl describe -h' for help and examples",
         );
     }
+    let ns = namespace(&f);
     let selection = match resources::select(&positional) {
         Ok(s) => s,
-        Err(e) => return CommandOutput::err(e),
+        Err(e) => {
+            // Not a built-in type: a resource a CustomResourceDefinition serves, if discovery has it.
+            let typed = positional[0].split('/').next().unwrap_or_default();
+            return match session.sim().api().definitions().resolve(typed).cloned() {
+                Some(d) if !positional[0].contains(',') => describe_custom(session, &d, &positional, &f, &ns),
+                _ => CommandOutput::err(e),
+            };
+        }
     };
-    let ns = namespace(&f);
     let query = super::get::Query {
         namespace: if f.bool("all-namespaces") { None } else { Some(ns.clone()) },
         labels: match f.str("selector").map(crate::command::selector::parse_label_selector).transpose() {
@@ -72,20 +79,105 @@ pub fn run(session: &mut Session, args: &[String]) -> CommandOutput {
             }
         }
         Selection::Named(named) => {
-            for (kind, name) in named {
-                // kubectl describe falls back to every object whose name starts with NAME.
-                let exact = sim.api().get(&ObjectKey::new(kind, &ns, &name)).cloned();
-                let objects = match exact {
-                    Some(o) => vec![o],
-                    None => super::get::list(sim, kind, &query).into_iter().filter(|o| o.meta().name.starts_with(&name)).collect(),
-                };
-                if objects.is_empty() {
-                    out.fail(&crate::api::ApiError::not_found(kind, &name).kubectl_message());
+            let missing = |kind: Kind, name: &str| sim.api().get(&ObjectKey::new(kind, &ns, name)).is_none();
+            // Two words naming no object: kubectl describes every object whose name begins with
+            // the second instead (`DescribeMatchingResources`), each followed by a newline; the
+            // second word of `TYPE/NAME TYPE/NAME` (with its slash) begins no name.
+            if positional.len() == 2 && named.iter().any(|(k, n)| missing(*k, n)) {
+                let kind = named[0].0;
+                let prefix = positional[1].as_str();
+                let found: Vec<Rc<Object>> =
+                    super::get::list(sim, kind, &query).into_iter().filter(|o| o.meta().name.starts_with(prefix)).collect();
+                if found.is_empty() {
+                    for (kind, name) in named.iter().filter(|(k, n)| missing(*k, n)) {
+                        out.fail(&crate::api::ApiError::not_found(*kind, name).kubectl_message());
+                    }
+                    return out;
                 }
-                describe_all(objects, &mut out);
+                describe_all(found, &mut out);
+                out.stdout = texts.iter().map(|t| format!("{t}\n")).collect::<String>() + &out.stdout;
+                return out;
+            }
+            for (kind, name) in named {
+                match sim.api().get(&ObjectKey::new(kind, &ns, &name)).cloned() {
+                    Some(o) => describe_all(vec![o], &mut out),
+                    None => out.fail(&crate::api::ApiError::not_found(kind, &name).kubectl_message()),
+                }
             }
         }
     }
+    out.stdout = texts.join("\n\n") + &out.stdout;
+    out
+}
+
+/// `kubectl describe` of a custom resource: the objects named (`TYPE NAME...` or `TYPE/NAME`;
+/// a name no object has matches every object it begins, as kubectl falls back to), or every
+/// object in the namespace, through the generic describer.
+#[inline(never)]
+fn describe_custom(session: &Session, d: &crate::api::crd::Definition, positional: &[String], f: &Flags, ns: &str) -> CommandOutput {
+    let labels = match f.str("selector").map(crate::command::selector::parse_label_selector).transpose() {
+        Ok(v) => v,
+        Err(e) => return CommandOutput::err(e),
+    };
+    let all = f.bool("all-namespaces");
+    let sim = session.sim();
+    let ns = if d.namespaced { ns } else { "" };
+    let request = crate::api::ListRequest {
+        kind: Some(Kind::CustomObject),
+        resource: d.name.clone(),
+        namespace: (d.namespaced && !all).then(|| ns.to_string()),
+        labels,
+        ..Default::default()
+    };
+    let listed = || match sim.api().list(&request) {
+        crate::api::ApiResponse::List { items, .. } => items,
+        _ => Vec::new(),
+    };
+    let names: Vec<String> = match positional[0].split_once('/') {
+        Some((_, name)) => std::iter::once(name.to_string())
+            .chain(positional[1..].iter().map(|p| p.split_once('/').map_or(p.clone(), |(_, n)| n.to_string())))
+            .collect(),
+        None => positional[1..].to_vec(),
+    };
+    let mut out = CommandOutput::empty();
+    let show_events = f.bool_or("show-events", true);
+    let text = |o: &Rc<Object>| super::generic::describe(o, show_events.then(|| events_for(sim, o)).as_deref(), sim.now());
+    let mut objects = Vec::new();
+    if names.is_empty() {
+        objects = listed();
+        if objects.is_empty() {
+            out.note(&if all || !d.namespaced {
+                "No resources found".to_string()
+            } else {
+                format!("No resources found in {ns} namespace.")
+            });
+        }
+    }
+    for name in &names {
+        match sim.api().get(&ObjectKey::custom(&d.name, ns, name)) {
+            Some(o) => objects.push(o.clone()),
+            // Two words naming no object: kubectl describes every object whose name begins with
+            // the second instead (`DescribeMatchingResources`), each followed by a newline; the
+            // second word of `TYPE/NAME TYPE/NAME` (with its slash) begins no name.
+            None if positional.len() == 2 => {
+                let prefix = positional[1].as_str();
+                let found: Vec<Rc<Object>> = listed().into_iter().filter(|o| o.meta().name.starts_with(prefix)).collect();
+                if found.is_empty() {
+                    out = CommandOutput::empty();
+                    for name in &names {
+                        if sim.api().get(&ObjectKey::custom(&d.name, ns, name)).is_none() {
+                            out.fail(&crate::api::ApiError::not_found_named(&d.name, name).kubectl_message());
+                        }
+                    }
+                    return out;
+                }
+                out.stdout = found.iter().map(|o| text(o) + "\n").collect();
+                return out;
+            }
+            None => out.fail(&crate::api::ApiError::not_found_named(&d.name, name).kubectl_message()),
+        }
+    }
+    let texts: Vec<String> = objects.iter().map(text).collect();
     out.stdout = texts.join("\n\n") + &out.stdout;
     out
 }
@@ -116,8 +208,9 @@ pub fn describe(sim: &Sim, o: &Object, show_events: bool) -> Result<String, Stri
         Object::PersistentVolumeClaim(pvc) => Ok(describe_persistent_volume_claim(sim, pvc, events.as_deref(), now)),
         Object::PersistentVolume(pv) => Ok(describe_persistent_volume(pv, events.as_deref(), now)),
         Object::StorageClass(sc) => Ok(describe_storage_class(sc, events.as_deref(), now)),
-        // Kinds without a describer of their own.
-        _ => Err(format!("error: kubeloop cannot describe {}; try kubectl get -o yaml", o.kind().plural())),
+        // Kinds without a describer of their own (custom resources, CustomResourceDefinitions,
+        // Leases …): kubectl's generic describer, from the object's JSON.
+        _ => Ok(super::generic::describe(o, events.as_deref(), now)),
     }
 }
 
@@ -125,7 +218,7 @@ pub fn describe(sim: &Sim, o: &Object, show_events: bool) -> Result<String, Stri
 /// nodes, the kubelet's events carry the node's name as UID, so both are accepted).
 fn events_for(sim: &Sim, o: &Object) -> Vec<Rc<Object>> {
     let m = o.meta();
-    let kind = o.kind().as_str();
+    let kind = o.as_custom_object().map_or(o.kind().as_str(), |c| c.kind());
     let ns_filter = if o.kind().namespaced() { Some(m.namespace.as_str()) } else { None };
     let mut found: Vec<Rc<Object>> = sim
         .api()
@@ -162,7 +255,7 @@ pub fn rfc1123z(t: Option<Time>) -> String {
     format!("{weekday}, {day:02} {month} {year:04} {} +0000", text.get(11..19).unwrap_or("00:00:00"))
 }
 
-fn labels_multiline(w: &mut PrefixWriter, title: &str, labels: &StringMap) {
+pub(super) fn labels_multiline(w: &mut PrefixWriter, title: &str, labels: &StringMap) {
     w.write(0, &format!("{title}:\t"));
     if labels.is_empty() {
         w.line("<none>");
@@ -176,7 +269,7 @@ fn labels_multiline(w: &mut PrefixWriter, title: &str, labels: &StringMap) {
     }
 }
 
-fn annotations_multiline(w: &mut PrefixWriter, title: &str, annotations: &StringMap) {
+pub(super) fn annotations_multiline(w: &mut PrefixWriter, title: &str, annotations: &StringMap) {
     w.write(0, &format!("{title}:\t"));
     let keys: Vec<&String> = annotations.keys().filter(|k| *k != LAST_APPLIED).collect();
     if keys.is_empty() {
@@ -482,7 +575,7 @@ fn container_state(w: &mut PrefixWriter, title: &str, state: &ContainerState) {
 }
 
 /// `DescribeEvents`: flushes what came before, then the Events table.
-fn events_table(w: &mut PrefixWriter, events: Option<&[Rc<Object>]>, now: Time) {
+pub(super) fn events_table(w: &mut PrefixWriter, events: Option<&[Rc<Object>]>, now: Time) {
     let Some(events) = events else { return };
     if events.is_empty() {
         w.write(0, "Events:\t<none>\n");

@@ -82,7 +82,8 @@ pub struct Query {
 impl Query {
     fn admits(&self, o: &Object) -> bool {
         let kind = o.kind();
-        (!kind.namespaced() || self.namespace.as_deref().is_none_or(|ns| o.meta().namespace == ns))
+        // A custom object's key carries its namespace or none (cluster-scoped), whatever the row.
+        (!kind.namespaced() && kind != Kind::CustomObject || self.namespace.as_deref().is_none_or(|ns| o.meta().namespace == ns))
             && self.labels.as_ref().is_none_or(|s| s.matches(&o.meta().labels))
             && (self.fields == FieldSelector::default() || self.fields.matches(&o.to_json()))
     }
@@ -188,7 +189,7 @@ pub fn run(session: &mut Session, args: &[String]) -> CommandOutput {
         ));
     }
     let multi_kind = kinds.len() > 1 || positional.first().is_some_and(|p| p.split(',').any(|t| t.eq_ignore_ascii_case("all")));
-    let printer = Printer { format: format.clone(), with_namespace: all_namespaces, with_kind: multi_kind };
+    let printer = Printer { format: format.clone(), with_namespace: all_namespaces, with_kind: multi_kind, custom: None };
     let mut printed = String::new();
     let mut writer = TabWriter::for_tables();
     if !f.bool("watch-only") {
@@ -288,6 +289,9 @@ pub struct Printer {
     pub with_namespace: bool,
     /// Several kinds at once: names become `kind/name` and each kind gets its own table.
     pub with_kind: bool,
+    /// The objects are a custom resource's: its definition's printer columns and names
+    /// (`custom.rs`).
+    pub custom: Option<Rc<crate::api::crd::Definition>>,
 }
 
 impl Printer {
@@ -295,7 +299,7 @@ impl Printer {
     /// `-o json|yaml` print bare rather than in a List.
     pub fn print(&self, objects: &[Rc<Object>], now: Time, single: bool) -> String {
         match &self.format {
-            Format::Name => objects.iter().map(|o| format!("{}/{}\n", kind_string(o.kind()), o.meta().name)).collect(),
+            Format::Name => objects.iter().map(|o| format!("{}/{}\n", self.kind_string(o), o.meta().name)).collect(),
             Format::Json | Format::Yaml => {
                 let value = if single && objects.len() == 1 {
                     printers::object_json(&objects[0])
@@ -322,12 +326,28 @@ impl Printer {
         }
     }
 
+    /// kubectl's name for an object's kind in `TYPE/NAME` (`deployment.apps`, `website.example.com`).
+    fn kind_string(&self, o: &Object) -> String {
+        match &self.custom {
+            Some(d) => d.kind_string(),
+            None => kind_string(o.kind()).to_string(),
+        }
+    }
+
+    /// Whether the table has a NAMESPACE column: `-A`, for namespaced objects.
+    fn namespace_column(&self, kind: Kind) -> bool {
+        self.with_namespace && self.custom.as_ref().map_or(kind.namespaced(), |d| d.namespaced)
+    }
+
     fn header(&self, kind: Kind) -> Vec<String> {
         let Format::Table { wide, show_labels, label_columns, .. } = &self.format else {
             return Vec::new();
         };
-        let mut h: Vec<String> = printers::headers(kind, *wide).into_iter().map(str::to_string).collect();
-        if self.with_namespace && kind.namespaced() {
+        let mut h: Vec<String> = match &self.custom {
+            Some(d) => std::iter::once("NAME".to_string()).chain(super::custom::headers(d, *wide)).collect(),
+            None => printers::headers(kind, *wide).into_iter().map(str::to_string).collect(),
+        };
+        if self.namespace_column(kind) {
             h.insert(0, "NAMESPACE".into());
         }
         h.extend(label_columns.iter().map(|c| c.rsplit('/').next().unwrap_or(c).to_ascii_uppercase()));
@@ -341,13 +361,16 @@ impl Printer {
         let Format::Table { wide, show_labels, label_columns, .. } = &self.format else {
             return Vec::new();
         };
-        let mut cells = printers::row_for(o, now, *wide);
+        let mut cells = match &self.custom {
+            Some(d) => std::iter::once(o.meta().name.to_string()).chain(super::custom::cells(d, o, now, *wide)).collect(),
+            None => printers::row_for(o, now, *wide),
+        };
         if self.with_kind {
             if let Some(first) = cells.first_mut() {
-                *first = format!("{}/{first}", kind_string(o.kind()));
+                *first = format!("{}/{first}", self.kind_string(o));
             }
         }
-        if self.with_namespace && o.kind().namespaced() {
+        if self.namespace_column(o.kind()) {
             cells.insert(0, o.meta().namespace.to_string());
         }
         for c in label_columns {
@@ -412,11 +435,35 @@ impl TableWatch {
                 format: Format::Table { wide: false, show_labels: false, label_columns: Vec::new(), no_headers: false },
                 with_namespace: namespace.is_none(),
                 with_kind: false,
+                custom: None,
             },
             last_revision: sim.api().revision(),
             header_printed: false,
             writer: TabWriter::for_tables(),
         }
+    }
+
+    /// `kubectl get TYPE -w` of a custom resource: the list (unless `--watch-only`) through the
+    /// watch's writer, and the watch that prints each later change of its objects.
+    #[inline(never)]
+    pub fn custom(
+        sim: &Sim,
+        printer: Printer,
+        query: Query,
+        name: Option<String>,
+        objects: &[Rc<Object>],
+        watch_only: bool,
+    ) -> (String, TableWatch) {
+        let mut writer = TabWriter::for_tables();
+        let now = sim.now();
+        let printed = match (&printer.format, watch_only) {
+            (_, true) => String::new(),
+            (Format::Table { .. }, false) => printer.table_into(&mut writer, objects, now, true),
+            _ => printer.print(objects, now, objects.len() == 1 && name.is_some()),
+        };
+        let header_printed = !objects.is_empty() && !watch_only;
+        let last_revision = sim.api().revision();
+        (printed, TableWatch { kind: Kind::CustomObject, query, name, printer, last_revision, header_printed, writer })
     }
 
     /// Appends a row for every change since the last poll.
@@ -431,6 +478,10 @@ impl TableWatch {
             for change in changes {
                 let o = &change.object;
                 if o.kind() != self.kind || !self.query.admits(o) || self.name.as_ref().is_some_and(|n| *n != o.meta().name) {
+                    continue;
+                }
+                let resource = o.as_custom_object().map(|c| c.resource());
+                if self.printer.custom.as_ref().is_some_and(|d| resource != Some(d.name.as_str())) {
                     continue;
                 }
                 out.push_str(&self.printer.watch_row(&mut self.writer, o, now, !self.header_printed));

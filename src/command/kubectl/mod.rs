@@ -12,6 +12,7 @@ pub mod describe;
 pub mod examples;
 pub mod expose;
 pub mod failures;
+pub mod generic;
 pub mod get;
 pub mod mutate;
 pub mod nodes;

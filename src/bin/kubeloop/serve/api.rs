@@ -169,21 +169,15 @@ fn respond(cluster: &mut Cluster, parts: &Parts, body: &[u8]) -> Response<Body> 
     if let Some(target) = super::custom::route(defs, parts.uri.path()) {
         return super::custom::respond(cluster, parts, &query, &target, body);
     }
-    // With a definition established, `/apis` is answered plain (kubectl reads the groups'
-    // resources from each group version then); without one, as it always was.
-    let custom = defs.iter().any(|d| d.established);
+    // Discovery is written from the built-in resources and those the definitions serve now.
+    let custom = super::custom::resources(defs);
     match route(parts.uri.path()) {
-        Route::GroupList if get && custom => {
-            let mut list = discovery::group_list();
-            super::custom::extend_group_list(&mut list, defs);
-            json_response(200, &list)
+        Route::ApiVersions | Route::GroupList if get && discovery::aggregated_version(header(parts, "accept")).is_some() => {
+            aggregated_discovery(parts, &custom)
         }
-        Route::Group(g) if get => {
-            discovery::group(&g).or_else(|| super::custom::group(defs, &g)).map_or_else(page_not_found, |v| json_response(200, &v))
-        }
-        Route::Resources(g, v) if get => discovery::resource_list(&g, &v)
-            .or_else(|| super::custom::resource_list(defs, &g, &v))
-            .map_or_else(page_not_found, |v| json_response(200, &v)),
+        Route::GroupList if get => json_response(200, &discovery::group_list(&custom)),
+        Route::Group(g) if get => discovery::group(&g, &custom).map_or_else(page_not_found, |v| json_response(200, &v)),
+        Route::Resources(g, v) if get => discovery::resource_list(&g, &v, &custom).map_or_else(page_not_found, |v| json_response(200, &v)),
         other => respond_route(cluster, parts, &query, body, other),
     }
 }
@@ -193,19 +187,15 @@ fn respond_route(cluster: &mut Cluster, parts: &Parts, query: &Query, body: &[u8
     match route {
         Route::Version if get => json_response(200, &discovery::version()),
         Route::Health => Response::new(Body::full("ok")),
-        Route::ApiVersions | Route::GroupList if get && discovery::aggregated_version(header(parts, "accept")).is_some() => {
-            aggregated_discovery(parts)
-        }
         Route::ApiVersions if get => json_response(200, &discovery::api_versions(&cluster.address)),
-        Route::GroupList if get => json_response(200, &discovery::group_list()),
         Route::Metrics(rest) if get => {
             let rest: Vec<&str> = rest.iter().map(String::as_str).collect();
             metrics::answer(cluster, &rest, query, header(parts, "accept"))
         }
-        Route::Group(g) if get => discovery::group(&g).map_or_else(page_not_found, |v| json_response(200, &v)),
-        Route::Resources(g, v) if get => discovery::resource_list(&g, &v).map_or_else(page_not_found, |v| json_response(200, &v)),
-        Route::OpenApiV2 if get => openapi_v2(header(parts, "accept")),
-        Route::OpenApiV3(path) if get => openapi::v3(&path).map_or_else(page_not_found, |v| json_response(200, &v)),
+        Route::OpenApiV2 if get => openapi_v2(header(parts, "accept"), &super::custom::schemas(cluster.session.sim().api())),
+        Route::OpenApiV3(path) if get => {
+            openapi::v3(&path, &super::custom::schemas(cluster.session.sim().api())).map_or_else(page_not_found, |v| json_response(200, &v))
+        }
         Route::Sim if parts.method == Method::POST => sim(cluster, body),
         Route::Resource(target) => {
             // Whatever this request writes is written by its field manager.
@@ -222,8 +212,8 @@ fn respond_route(cluster: &mut Cluster, parts: &Parts, query: &Query, body: &[u8
 }
 
 /// `/openapi/v2`: in protobuf when the client prefers it (kubectl does), else in JSON.
-fn openapi_v2(accept: &str) -> Response<Body> {
-    let document = openapi::v2();
+fn openapi_v2(accept: &str, custom: &[openapi::CustomSchema]) -> Response<Body> {
+    let document = openapi::v2(custom);
     let first = accept.split(',').next().unwrap_or_default().split(';').next().unwrap_or_default().trim();
     if first != super::openapi_proto::ACCEPT {
         return json_response(200, &document);
@@ -235,9 +225,9 @@ fn openapi_v2(accept: &str) -> Response<Body> {
 }
 
 /// `/api` or `/apis` as an `APIGroupDiscoveryList`, in the version the client prefers.
-fn aggregated_discovery(parts: &Parts) -> Response<Body> {
+fn aggregated_discovery(parts: &Parts, custom: &[discovery::Resource]) -> Response<Body> {
     let version = discovery::aggregated_version(header(parts, "accept")).unwrap_or("v2");
-    let value = discovery::aggregated(parts.uri.path().trim_end_matches('/') == "/api", version);
+    let value = discovery::aggregated(parts.uri.path().trim_end_matches('/') == "/api", version, custom);
     let mut response = json_response(200, &value);
     if let Ok(media) = discovery::aggregated_media_type(version).parse() {
         response.headers_mut().insert("Content-Type", media);
@@ -852,6 +842,11 @@ fn server_side_apply(cluster: &mut Cluster, parts: &Parts, query: &Query, target
 
 /// An apply patch's body (JSON or YAML), checked as kube-apiserver checks one.
 fn apply_configuration(target: &Target, body: &[u8]) -> Result<Value, Response<Body>> {
+    apply_configuration_of(body, &target.api_version, target.kind.info().name)
+}
+
+/// An apply patch's body for a resource of this group version and kind.
+pub(crate) fn apply_configuration_of(body: &[u8], api_version: &str, expected_kind: &str) -> Result<Value, Response<Body>> {
     let config: Value = match serde_json::from_slice(body) {
         Ok(v) => v,
         Err(_) => {
@@ -868,14 +863,13 @@ fn apply_configuration(target: &Target, body: &[u8]) -> Result<Value, Response<B
         return Err(failure(Reason::BadRequest, "error decoding YAML: the body is not an object"));
     }
     let version = config.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
-    if version != target.api_version {
-        let message =
-            format!("Incorrect version specified in apply patch. Specified patch version: {version}, expected: {}", target.api_version);
+    if version != api_version {
+        let message = format!("Incorrect version specified in apply patch. Specified patch version: {version}, expected: {api_version}");
         return Err(failure(Reason::BadRequest, &message));
     }
     let kind = config.get("kind").and_then(Value::as_str).unwrap_or_default();
-    if kind != target.kind.info().name {
-        let message = format!("the kind in the data ({kind}) does not match the expected kind ({})", target.kind.info().name);
+    if kind != expected_kind {
+        let message = format!("the kind in the data ({kind}) does not match the expected kind ({expected_kind})");
         return Err(failure(Reason::BadRequest, &message));
     }
     if config.pointer("/metadata/managedFields").is_some_and(|m| !m.is_null()) {

@@ -86,6 +86,9 @@ pub(crate) struct Resource {
     pub(crate) short_names: Vec<String>,
     pub(crate) categories: Vec<String>,
     pub(crate) subresources: Vec<Subresource>,
+    /// Served for a CustomResourceDefinition: apiextensions-apiserver's aggregated discovery
+    /// names the group and version in a response kind, where kube-apiserver's leaves them empty.
+    pub(crate) custom: bool,
 }
 
 /// A subresource: its name, the kind it speaks (and that kind's group and version when another
@@ -93,7 +96,7 @@ pub(crate) struct Resource {
 #[derive(Clone, Debug)]
 pub(crate) struct Subresource {
     pub(crate) name: &'static str,
-    pub(crate) kind: &'static str,
+    pub(crate) kind: String,
     pub(crate) other_group: Option<(&'static str, &'static str)>,
     pub(crate) verbs: Vec<&'static str>,
 }
@@ -121,6 +124,7 @@ pub(crate) fn resources() -> Vec<Resource> {
             short_names: Vec::new(),
             categories: Vec::new(),
             subresources: Vec::new(),
+            custom: false,
         });
     }
     out
@@ -140,14 +144,24 @@ fn kind_resource(kind: Kind, api_version: &str) -> Resource {
         short_names: info.short_names.iter().map(|s| s.to_string()).collect(),
         categories: info.categories.iter().map(|s| s.to_string()).collect(),
         subresources: subresources(kind),
+        custom: false,
     }
 }
 
+/// Every resource served at this moment: the built-in ones, then those the established
+/// CustomResourceDefinitions serve (`custom`, from `custom::resources`), as kube-apiserver lists
+/// apiextensions-apiserver's after its own.
+fn all(custom: &[Resource]) -> Vec<Resource> {
+    let mut out = resources();
+    out.extend(custom.iter().cloned());
+    out
+}
+
 /// The groups (not the core group) in the order of the resources, each with its versions, the
-/// preferred (stored) one first.
-fn groups() -> Vec<(String, Vec<String>)> {
+/// preferred one first.
+fn groups(custom: &[Resource]) -> Vec<(String, Vec<String>)> {
     let mut out: Vec<(String, Vec<String>)> = Vec::new();
-    for r in resources().into_iter().filter(|r| !r.group.is_empty()) {
+    for r in all(custom).into_iter().filter(|r| !r.group.is_empty()) {
         match out.iter_mut().find(|(g, _)| *g == r.group) {
             Some((_, versions)) if !versions.contains(&r.version) => versions.push(r.version),
             Some(_) => {}
@@ -162,13 +176,13 @@ fn group_value(group: &str, versions: &[String]) -> Value {
     json!({"name": group, "versions": list, "preferredVersion": list[0]})
 }
 
-pub(crate) fn group_list() -> Value {
-    let groups: Vec<Value> = groups().iter().map(|(g, v)| group_value(g, v)).collect();
+pub(crate) fn group_list(custom: &[Resource]) -> Value {
+    let groups: Vec<Value> = groups(custom).iter().map(|(g, v)| group_value(g, v)).collect();
     json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
 }
 
-pub(crate) fn group(name: &str) -> Option<Value> {
-    let (g, v) = groups().into_iter().find(|(g, _)| *g == name)?;
+pub(crate) fn group(name: &str, custom: &[Resource]) -> Option<Value> {
+    let (g, v) = groups(custom).into_iter().find(|(g, _)| *g == name)?;
     let mut value = group_value(&g, &v);
     value["kind"] = "APIGroup".into();
     value["apiVersion"] = "v1".into();
@@ -186,18 +200,19 @@ pub(crate) fn serves(group: &str, version: &str) -> bool {
 }
 
 /// A group version's resources, sorted by name as kube-apiserver's installer lists them.
-fn resources_of(group: &str, version: &str) -> Vec<Resource> {
-    let mut out: Vec<Resource> = resources().into_iter().filter(|r| r.group == group && r.version == version).collect();
+fn resources_of(group: &str, version: &str, custom: &[Resource]) -> Vec<Resource> {
+    let mut out: Vec<Resource> = all(custom).into_iter().filter(|r| r.group == group && r.version == version).collect();
     out.sort_by(|a, b| a.plural.cmp(&b.plural));
     out
 }
 
-pub(crate) fn resource_list(group: &str, version: &str) -> Option<Value> {
-    if !serves(group, version) {
+pub(crate) fn resource_list(group: &str, version: &str, custom: &[Resource]) -> Option<Value> {
+    let resources = resources_of(group, version, custom);
+    if resources.is_empty() {
         return None;
     }
     let mut list = Vec::new();
-    for r in resources_of(group, version) {
+    for r in resources {
         list.push(plain_resource(&r));
         for sub in &r.subresources {
             let mut v = json!({
@@ -262,8 +277,8 @@ pub(crate) fn aggregated_media_type(version: &str) -> String {
 
 /// `/api` (`core`) or `/apis` (every other group) as one `APIGroupDiscoveryList`: each group's
 /// versions, preferred first, each with its resources as the plain documents list them.
-pub(crate) fn aggregated(core: bool, version: &str) -> Value {
-    let groups: Vec<(String, Vec<String>)> = if core { vec![(String::new(), vec!["v1".into()])] } else { groups() };
+pub(crate) fn aggregated(core: bool, version: &str, custom: &[Resource]) -> Value {
+    let groups: Vec<(String, Vec<String>)> = if core { vec![(String::new(), vec!["v1".into()])] } else { groups(custom) };
     let items: Vec<Value> = groups
         .iter()
         .map(|(group, versions)| {
@@ -274,7 +289,7 @@ pub(crate) fn aggregated(core: bool, version: &str) -> Value {
             let versions: Vec<Value> = versions
                 .iter()
                 .map(|v| {
-                    let resources: Vec<Value> = resources_of(group, v).iter().map(aggregated_resource).collect();
+                    let resources: Vec<Value> = resources_of(group, v, custom).iter().map(aggregated_resource).collect();
                     json!({"version": v, "resources": resources, "freshness": "Current"})
                 })
                 .collect();
@@ -289,8 +304,9 @@ pub(crate) fn aggregated(core: bool, version: &str) -> Value {
 
 fn aggregated_resource(r: &Resource) -> Value {
     let scope = if r.namespaced { "Namespaced" } else { "Cluster" };
+    let (group, version) = if r.custom { (r.group.as_str(), r.version.as_str()) } else { ("", "") };
     let mut v = json!({
-        "resource": r.plural, "responseKind": {"group": "", "version": "", "kind": r.kind}, "scope": scope,
+        "resource": r.plural, "responseKind": {"group": group, "version": version, "kind": r.kind}, "scope": scope,
         "singularResource": r.singular, "verbs": r.verbs,
     });
     if !r.short_names.is_empty() {
@@ -305,7 +321,7 @@ fn aggregated_resource(r: &Resource) -> Value {
         let subs: Vec<Value> = subs
             .iter()
             .map(|s| {
-                let (g, ver) = s.other_group.unwrap_or(("", ""));
+                let (g, ver) = s.other_group.unwrap_or((group, version));
                 json!({"subresource": s.name, "responseKind": {"group": g, "version": ver, "kind": s.kind}, "verbs": s.verbs})
             })
             .collect();
@@ -316,7 +332,8 @@ fn aggregated_resource(r: &Resource) -> Value {
 
 /// The subresources a kind serves.
 fn subresources(kind: Kind) -> Vec<Subresource> {
-    let sub = |name, kind, other_group, verbs: &[&'static str]| Subresource { name, kind, other_group, verbs: verbs.to_vec() };
+    let sub =
+        |name, kind: &str, other_group, verbs: &[&'static str]| Subresource { name, kind: kind.into(), other_group, verbs: verbs.to_vec() };
     let mut out = Vec::new();
     if kind == Kind::Pod {
         out.push(sub("binding", "Binding", None, &["create"]));
@@ -344,23 +361,23 @@ mod tests {
         for kind in Kind::ALL.into_iter().filter(|k| k.is_named()) {
             let info = kind.info();
             assert_eq!(kind_of(info.group(), info.version(), info.plural), Some(kind));
-            let list = resource_list(info.group(), info.version()).unwrap();
+            let list = resource_list(info.group(), info.version(), &[]).unwrap();
             let names: Vec<&str> = list["resources"].as_array().unwrap().iter().filter_map(|r| r["name"].as_str()).collect();
             assert!(names.contains(&info.plural), "{names:?}");
         }
-        assert!(resource_list("apps", "v2").is_none());
+        assert!(resource_list("apps", "v2", &[]).is_none());
         assert_eq!(kind_of("autoscaling", "v1", "horizontalpodautoscalers"), Some(Kind::HorizontalPodAutoscaler));
-        assert_eq!(group("autoscaling").unwrap()["preferredVersion"]["version"], "v2");
-        assert!(group("apps").is_some() && group("nope").is_none());
+        assert_eq!(group("autoscaling", &[]).unwrap()["preferredVersion"]["version"], "v2");
+        assert!(group("apps", &[]).is_some() && group("nope", &[]).is_none());
     }
 
     /// Aggregated discovery says what the plain documents say, resource by resource.
     #[test]
     fn aggregated_discovery_lists_the_plain_documents_resources() {
         let mut groups = vec![(String::new(), vec!["v1".to_string()])];
-        groups.extend(super::groups());
-        let core = aggregated(true, "v2");
-        let rest = aggregated(false, "v2");
+        groups.extend(super::groups(&[]));
+        let core = aggregated(true, "v2", &[]);
+        let rest = aggregated(false, "v2", &[]);
         let items: Vec<&Value> = core["items"].as_array().unwrap().iter().chain(rest["items"].as_array().unwrap()).collect();
         assert_eq!(items.len(), groups.len());
         for (item, (group, versions)) in items.iter().zip(&groups) {
@@ -369,7 +386,7 @@ mod tests {
             assert_eq!(served, *versions, "{group}: preferred version first");
             for version in item["versions"].as_array().unwrap() {
                 let v = version["version"].as_str().unwrap();
-                let plain = resource_list(group, v).unwrap();
+                let plain = resource_list(group, v, &[]).unwrap();
                 let plain: Vec<&Value> = plain["resources"].as_array().unwrap().iter().collect();
                 let mut from_aggregated = Vec::new();
                 for r in version["resources"].as_array().unwrap() {

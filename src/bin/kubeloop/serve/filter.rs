@@ -28,6 +28,20 @@ impl Filter {
         Ok(Filter { namespace: namespace.filter(|_| kind.namespaced()), labels, fields })
     }
 
+    /// For a custom resource (`resource` as the server names it: `example.com/v1,
+    /// Resource=websites`), whose objects only `metadata.name` and `metadata.namespace` select.
+    pub(crate) fn parse_custom(resource: &str, labels: Option<&str>, fields: Option<&str>) -> Result<Filter, String> {
+        let labels = match labels.filter(|l| !l.trim().is_empty()) {
+            Some(text) => Some(parse_label_selector(text).map_err(|e| e.trim_start_matches("error: ").to_string())?),
+            None => None,
+        };
+        let fields = match fields {
+            Some(text) => FieldSelector::parse(text, resource, &[]).map_err(|e| strip_kubectl(&e))?,
+            None => FieldSelector::default(),
+        };
+        Ok(Filter { namespace: None, labels, fields })
+    }
+
     pub(crate) fn admits(&self, o: &Object) -> bool {
         let meta = o.meta();
         self.namespace.as_deref().is_none_or(|ns| meta.namespace == ns)

@@ -38,6 +38,14 @@ fn gv_path(api_version: &str) -> String {
 struct Documented {
     resource: Resource,
     schema: Option<Schema>,
+    /// A custom resource's schema, as its definition's `openAPIV3Schema` gives it.
+    custom: Option<Value>,
+}
+
+/// A resource a CustomResourceDefinition serves, with the `openAPIV3Schema` of that version.
+pub(crate) struct CustomSchema {
+    pub(crate) resource: Resource,
+    pub(crate) schema: Value,
 }
 
 impl Documented {
@@ -52,19 +60,111 @@ impl Documented {
 
 /// Every resource the documents describe: those with a schema or a PATCH verb (the operation
 /// that tells kubectl the server validates fields).
-fn documented() -> Vec<Documented> {
-    resources()
+fn documented(custom: &[CustomSchema]) -> Vec<Documented> {
+    let mut out: Vec<Documented> = resources()
         .into_iter()
         .map(|resource| {
             let api_version =
                 if resource.group.is_empty() { resource.version.clone() } else { format!("{}/{}", resource.group, resource.version) };
             let kind = Kind::from_kind_str(&resource.kind).filter(|k| k.api_version() == api_version);
             let schema = kind.map(Kind::schema).or_else(|| super::metrics::schema(&resource.kind));
-            Documented { schema, resource }
+            Documented { schema, resource, custom: None }
         })
         .filter(|d| d.schema.is_some() || d.resource.verbs.contains(&"patch"))
-        .collect()
+        .collect();
+    out.extend(custom.iter().map(|c| Documented { resource: c.resource.clone(), schema: None, custom: Some(c.schema.clone()) }));
+    out
 }
+
+/// The name apiextensions-apiserver publishes a custom kind's schema under: the group's
+/// labels reversed, the version, the kind (`com.example.v1.Website`).
+fn custom_schema_name(r: &Resource) -> String {
+    let group: Vec<&str> = r.group.split('.').rev().collect();
+    format!("{}.{}.{}", group.join("."), r.version, r.kind)
+}
+
+/// The metadata field every kind has, whose named types (ObjectMeta and what it refers to) a
+/// custom kind's document carries too.
+fn object_meta() -> Option<Field> {
+    Kind::ConfigMap.schema().fields()?.into_iter().find(|f| f.name == "metadata")
+}
+
+/// A custom kind's published schema: the definition's own, with `apiVersion`, `kind` and a
+/// `metadata` referring to ObjectMeta set over whatever it says of them (as
+/// apiextensions-apiserver's builder does), tagged with its group, version and kind. In v2 it is
+/// first made what OpenAPI v2 can say (`v2_compatible`).
+fn custom_schema(r: &Resource, raw: &Value, dialect: Dialect) -> Value {
+    let mut out = raw.clone();
+    if dialect == Dialect::V2 {
+        v2_compatible(&mut out);
+    }
+    if !out.is_object() {
+        out = json!({});
+    }
+    let mut properties = match out.get_mut("properties").map(Value::take) {
+        Some(Value::Object(p)) => p,
+        _ => Map::new(),
+    };
+    properties.insert("apiVersion".into(), json!({"type": "string", "description": API_VERSION_DESCRIPTION}));
+    properties.insert("kind".into(), json!({"type": "string", "description": KIND_DESCRIPTION}));
+    if let Some(meta) = object_meta() {
+        properties.insert("metadata".into(), property(&meta, dialect));
+    }
+    out["properties"] = Value::Object(properties);
+    if out.get("type").is_none() {
+        out["type"] = "object".into();
+    }
+    out["x-kubernetes-group-version-kind"] = json!([{"group": r.group, "version": r.version, "kind": r.kind}]);
+    out
+}
+
+/// What apiextensions-apiserver removes from a structural schema to publish it in OpenAPI v2
+/// (`ToStructuralOpenAPIV2`): the junctors (`allOf`, `anyOf`, `oneOf`, `not`), which v2's
+/// clients cannot read; a nullable value's type, items and properties (v2 has no null); the items
+/// and properties of a value that keeps unknown fields; an array left without items loses its
+/// type; and a nullable property is no longer required.
+fn v2_compatible(schema: &mut Value) {
+    let Some(map) = schema.as_object_mut() else { return };
+    for junctor in ["allOf", "anyOf", "oneOf", "not"] {
+        map.remove(junctor);
+    }
+    if map.remove("nullable") == Some(Value::Bool(true)) {
+        map.remove("type");
+        map.remove("items");
+        map.remove("properties");
+    }
+    if map.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true)) {
+        map.remove("items");
+        map.remove("properties");
+    }
+    if map.get("type").and_then(Value::as_str) == Some("array") && !map.contains_key("items") {
+        map.remove("type");
+    }
+    let nullable = |v: &Value| v.get("nullable") == Some(&Value::Bool(true));
+    let mut not_required: Vec<String> = Vec::new();
+    if let Some(Value::Object(properties)) = map.get("properties") {
+        not_required.extend(properties.iter().filter(|(_, v)| nullable(v)).map(|(k, _)| k.clone()));
+    }
+    let values_nullable = map.get("additionalProperties").is_some_and(nullable);
+    if let Some(Value::Array(required)) = map.get_mut("required") {
+        required.retain(|r| !values_nullable && !r.as_str().is_some_and(|r| not_required.iter().any(|n| n == r)));
+        if required.is_empty() {
+            map.remove("required");
+        }
+    }
+    if let Some(Value::Object(properties)) = map.get_mut("properties") {
+        properties.values_mut().for_each(v2_compatible);
+    }
+    if let Some(items) = map.get_mut("items") {
+        v2_compatible(items);
+    }
+    if let Some(additional) = map.get_mut("additionalProperties") {
+        v2_compatible(additional);
+    }
+}
+
+const API_VERSION_DESCRIPTION: &str = "The version of the API this object's shape follows (apps/v1, v1).";
+const KIND_DESCRIPTION: &str = "What the object is (Pod, Deployment).";
 
 /// How a document refers to a named schema: `#/components/schemas/` (v3) or `#/definitions/` (v2).
 #[derive(Clone, Copy, PartialEq)]
@@ -96,6 +196,15 @@ impl Dialect {
 fn schemas(documented: &[Documented], dialect: Dialect) -> Map<String, Value> {
     let mut out = Map::new();
     for d in documented {
+        if let Some(raw) = &d.custom {
+            for (name, named) in object_meta().map(|m| m.schema().named_types()).unwrap_or_default() {
+                if !out.contains_key(&name) {
+                    out.insert(name, named_schema(&named, dialect));
+                }
+            }
+            out.insert(custom_schema_name(&d.resource), custom_schema(&d.resource, raw, dialect));
+            continue;
+        }
         let Some(schema) = &d.schema else { continue };
         for (name, named) in schema.named_types() {
             if !out.contains_key(&name) {
@@ -107,11 +216,8 @@ fn schemas(documented: &[Documented], dialect: Dialect) -> Map<String, Value> {
             let entry = &mut out[&named.full_name()];
             entry["x-kubernetes-group-version-kind"] = json!([{"group": r.group, "version": r.version, "kind": r.kind}]);
             let mut properties = Map::new();
-            properties.insert(
-                "apiVersion".into(),
-                json!({"type": "string", "description": "The version of the API this object's shape follows (apps/v1, v1)."}),
-            );
-            properties.insert("kind".into(), json!({"type": "string", "description": "What the object is (Pod, Deployment)."}));
+            properties.insert("apiVersion".into(), json!({"type": "string", "description": API_VERSION_DESCRIPTION}));
+            properties.insert("kind".into(), json!({"type": "string", "description": KIND_DESCRIPTION}));
             if let Some(Value::Object(rest)) = entry.get_mut("properties").map(Value::take) {
                 properties.extend(rest);
             }
@@ -206,8 +312,8 @@ fn property(field: &Field, dialect: Dialect) -> Value {
 /// (under `paths`, with `fieldValidation`, and no `consumes`, so that a client-side apply that
 /// falls back to v2 still takes kubectl's compiled-in patch strategies). kubectl asks for it in
 /// protobuf (`openapi_proto`); other clients may read it as JSON.
-pub(crate) fn v2() -> Value {
-    let documented = documented();
+pub(crate) fn v2(custom: &[CustomSchema]) -> Value {
+    let documented = documented(custom);
     let mut paths = Map::new();
     for d in documented.iter().filter(|d| d.resource.verbs.contains(&"patch")) {
         let r = &d.resource;
@@ -231,16 +337,16 @@ pub(crate) fn v2() -> Value {
     })
 }
 
-pub(crate) fn v3(path: &str) -> Option<Value> {
+pub(crate) fn v3(path: &str, custom: &[CustomSchema]) -> Option<Value> {
     if path.is_empty() {
         let mut paths = Map::new();
-        for d in documented() {
+        for d in documented(custom) {
             let p = gv_path(&d.api_version());
             paths.insert(p.clone(), json!({"serverRelativeURL": format!("/openapi/v3/{p}")}));
         }
         return Some(json!({"paths": paths}));
     }
-    let documented: Vec<Documented> = documented().into_iter().filter(|d| gv_path(&d.api_version()) == path).collect();
+    let documented: Vec<Documented> = documented(custom).into_iter().filter(|d| gv_path(&d.api_version()) == path).collect();
     if documented.is_empty() {
         return None;
     }
@@ -291,15 +397,15 @@ mod tests {
     #[test]
     fn every_kinds_patch_takes_field_validation() {
         for kind in Kind::ALL.into_iter().filter(|k| k.is_named()) {
-            let doc = v3(&gv_path(kind.api_version())).unwrap();
+            let doc = v3(&gv_path(kind.api_version()), &[]).unwrap();
             let found = doc["paths"].as_object().unwrap().values().filter_map(|p| p.get("patch")).any(|op| {
                 op["x-kubernetes-group-version-kind"]["kind"] == kind.info().name
                     && op["parameters"].as_array().unwrap().iter().any(|p| p["name"] == "fieldValidation")
             });
             assert!(found, "{kind:?}");
         }
-        assert!(v3("apis/nope/v1").is_none());
-        assert!(v3("").unwrap()["paths"]["apis/apps/v1"]["serverRelativeURL"].is_string());
+        assert!(v3("apis/nope/v1", &[]).is_none());
+        assert!(v3("", &[]).unwrap()["paths"]["apis/apps/v1"]["serverRelativeURL"].is_string());
     }
 
     /// Every `$ref` in a document, with where it is.
@@ -322,7 +428,7 @@ mod tests {
     fn every_kind_has_its_schema_and_every_reference_resolves() {
         for kind in Kind::ALL.into_iter().filter(|k| k.is_named()) {
             let (group, version) = kind.api_version().split_once('/').unwrap_or(("", kind.api_version()));
-            let doc = v3(&gv_path(kind.api_version())).unwrap();
+            let doc = v3(&gv_path(kind.api_version()), &[]).unwrap();
             let schemas = doc["components"]["schemas"].as_object().unwrap();
             let own = schemas.values().find(|s| {
                 s["x-kubernetes-group-version-kind"]
@@ -344,7 +450,7 @@ mod tests {
 
     #[test]
     fn schemas_are_shaped_as_upstream_shapes_them() {
-        let core = v3("api/v1").unwrap();
+        let core = v3("api/v1", &[]).unwrap();
         let schemas = &core["components"]["schemas"];
         let containers = &schemas["io.k8s.api.core.v1.PodSpec"]["properties"]["containers"];
         assert_eq!(containers["type"], "array");
@@ -373,7 +479,7 @@ mod tests {
         assert_eq!(schemas["io.k8s.api.core.v1.Container"]["required"], json!(["name"]));
         assert_eq!(schemas["io.k8s.api.core.v1.PodSpec"]["required"], json!(["containers"]));
         // v2: the same schemas, referred to under #/definitions/ without allOf.
-        let doc = v2();
+        let doc = v2(&[]);
         let spec = &doc["definitions"]["io.k8s.api.apps.v1.DeploymentSpec"]["properties"]["template"];
         assert_eq!(spec["$ref"], "#/definitions/io.k8s.api.core.v1.PodTemplateSpec");
         assert!(doc["paths"]["/apis/apps/v1/namespaces/{namespace}/deployments/{name}"]["patch"]["consumes"].is_null());
