@@ -349,6 +349,7 @@ impl Engine {
         let session = text
             .map_err(|e| format!("error: cannot load scenario {url:?}: {e}"))
             .and_then(|t| crate::command::Scenario::parse(&t).map_err(|e| format!("error: scenario {url:?}: {e}")))
+            .and_then(|s| refuse_operators(url, s))
             .and_then(|s| Session::new(s, if self.replay_pending { self.params.seed } else { None }));
         match session {
             Ok(session) => {
@@ -364,6 +365,19 @@ impl Engine {
         }
         self.throttle.panels_due = true;
         self.publish()
+    }
+
+    /// Runs the learner's operator `operator/NAME` with new code (the Operator panel's Run): the
+    /// running one of that name, if any, is replaced and the new one lists afresh. The error
+    /// (code that does not load, a bad name) changes nothing.
+    pub fn run_operator(
+        &mut self,
+        name: &str,
+        interpreter: Box<dyn crate::operator::Interpreter>,
+    ) -> (Result<(), String>, Option<Rc<Snapshot>>) {
+        let result = self.session.sim_mut().replace_operator(name, interpreter);
+        self.throttle.panels_due = true;
+        (result, self.publish())
     }
 
     /// Swaps in a new run.
@@ -666,6 +680,18 @@ pub fn out_of_line<F: Copy>(f: F) -> F {
     std::hint::black_box(f)
 }
 
+/// A scenario file's `operators:` name Python files beside it, which the page cannot read: it
+/// says so rather than run the scenario without them (its Operator panel runs one by hand).
+fn refuse_operators(url: &str, scenario: crate::command::Scenario) -> Result<crate::command::Scenario, String> {
+    if scenario.operators.is_empty() {
+        return Ok(scenario);
+    }
+    Err(format!(
+        "error: scenario {url:?}: operators: {} — the page does not load a scenario's operator files; run the scenario without them and the operator from the Operator panel, or natively with `kubeloop run`",
+        scenario.operators.join(", ")
+    ))
+}
+
 /// A session for a scenario the page knows by name.
 fn start(name: &str, seed: Option<u64>) -> Result<Session, String> {
     page::scenario(name).and_then(|s| Session::new(s, seed))
@@ -693,6 +719,44 @@ pub(crate) fn story_engine(query: &str) -> Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_scenario_files_operators_are_refused_saying_why() {
+        let mut e = test_engine("?scenario=default");
+        let before = e.session.sim().seed();
+        let text = "name: with-operator\nseed: 4\noperators: [label_pods.py]\n";
+        let next = e.fetched("https://example.test/s.yaml", Ok(text.into())).expect("the error shows");
+        assert!(next.errors.iter().any(|m| m.contains("operators: label_pods.py") && m.contains("Operator panel")), "{:?}", next.errors);
+        assert_eq!(e.session.sim().seed(), before, "the run is unchanged");
+    }
+
+    #[test]
+    fn an_operator_run_from_the_page_is_a_loop_and_runs_again_with_new_code() {
+        struct Ready(&'static str);
+        impl crate::operator::Interpreter for Ready {
+            fn load(&mut self) -> Result<serde_json::Value, String> {
+                Ok(serde_json::json!({"op": "ready", "handlers": [{"id": self.0, "reason": "create", "name": "configmaps"}]}))
+            }
+            fn exchange(&mut self, _: &serde_json::Value) -> Result<serde_json::Value, String> {
+                Ok(serde_json::json!({"op": "done", "outcome": "success"}))
+            }
+        }
+        let mut e = test_engine("?scenario=default");
+        let (ok, shown) = e.run_operator("mine", Box::new(Ready("first")));
+        assert_eq!(ok, Ok(()));
+        let shown = shown.expect("the stage shows it");
+        assert!(shown.components.iter().any(|c| c.name == "operator/mine" && c.state == "running"), "{:?}", shown.components);
+        let (again, _) = e.run_operator("mine", Box::new(Ready("second")));
+        assert_eq!(again, Ok(()), "running again replaces it");
+        let handlers: Vec<String> =
+            e.session.sim().operators().flat_map(|o| o.handlers().map(|h| h.1.to_string()).collect::<Vec<_>>()).collect();
+        assert_eq!(handlers, vec!["second".to_string()]);
+        let (bad, _) = e.run_operator("Bad Name", Box::new(Ready("x")));
+        assert!(bad.is_err());
+        e.act(Action::Console("sim stop operator/mine".into()));
+        let s = e.snapshot();
+        assert!(s.components.iter().any(|c| c.name == "operator/mine" && c.state == "stopped"), "{:?}", s.components);
+    }
 
     #[test]
     fn sim_seed_through_the_engine_restarts_the_trackers() {
