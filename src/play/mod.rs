@@ -307,6 +307,12 @@ impl Engine {
     }
 
     /// Sets the page's own address (no query), used for permalinks.
+    /// The page's (or widget's) address without a query: what the page's own files are
+    /// fetched beside (the Operator panel's Python).
+    pub fn page_base(&self) -> &str {
+        &self.page_base
+    }
+
     pub fn set_page_base(&mut self, base: String) {
         self.page_base = base;
     }

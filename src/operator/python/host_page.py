@@ -16,7 +16,9 @@ it changes) the call ends as a failed handler with a message saying so. Output a
 printed is not printed again. The step budget counts each run's lines, and a run repeats the
 lines of the runs before it, so a call is stopped at the same line as natively.
 
-Natively (the tests compare it with host.py) it reads and writes JSON lines like host.py.
+Natively (the tests compare it with host.py) it reads and writes JSON lines like host.py. In
+the page, www/operator-python.js first sends `{"op": "runtime", "modules": {...}, "host": SOURCE}`
+(the files it fetched beside itself), so a `load` carries only the learner's file.
 """
 import json
 import sys
@@ -64,6 +66,9 @@ class _Call:
 
 
 _call = None
+# The runtime's sources (kopf, kubernetes, host.py), when the page hands them over once
+# (`{"op": "runtime", ...}`) instead of in every `load`.
+_runtime = {}
 
 
 def _dumps(value):
@@ -124,6 +129,7 @@ def _run():
 def _load(message):
     global _call
     _call = None
+    message = {**_runtime, **message}
     # A restarted operator starts afresh: the runtime and the learner's module are loaded
     # again (kopf's time patches are undone first, so they do not stack).
     old = sys.modules.get(_KOPF)
@@ -153,7 +159,10 @@ def handle(text):
     global _call
     message = json.loads(text)
     op = message.get("op")
-    if op == "load":
+    if op == "runtime":
+        _runtime.update(modules=message["modules"], host=message["host"])
+        reply = {"op": "ok"}
+    elif op == "load":
         reply = _load(message)
     elif op == "call":
         _call = _Call(message)

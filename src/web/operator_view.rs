@@ -1,0 +1,272 @@
+//! The Operator panel: the learner writes a controller in Python with kopf's shape, and Run
+//! starts it as the loop `operator/NAME` on the stage, beside the built-in ones.
+//!
+//! Python is Pyodide (README, "Python in the page"), several megabytes, so nothing of it is in
+//! the first load: opening the panel adds the `<script type="module">` of
+//! `python/operator-python.js` (www/), which fetches Pyodide and kubeloop's operator runtime
+//! from this build's own `python/` folder and sets `globalThis.kubeloopPython`. The templates
+//! are fetched from `python/templates/` too, so their text is not in the wasm's data.
+//!
+//! [`PagePython`] is the page's `Interpreter`: each protocol message goes to the page's host
+//! (src/operator/python/host_page.py) and its reply comes back synchronously; a handler call is
+//! replayed from its start as its answers arrive, so the page never blocks. This panel's code
+//! is reached only once it opens, so the wasm split keeps it in the lazy module.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use js_sys::{Function, Reflect};
+use serde_json::{json, Value};
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{HtmlSelectElement, HtmlTextAreaElement};
+use yew::prelude::*;
+
+use crate::host::{fetch_text, then, Shared};
+use kubeloop::operator::Interpreter;
+use kubeloop::play::Snapshot;
+use kubeloop::view::loops::ComponentView;
+
+/// The operators to start from: `python/templates/FILE.py` (Trunk copies each beside the
+/// runtime; index.html has its line). The operator runs as `operator/NAME`.
+pub const TEMPLATES: &[Template] = &[
+    Template { file: "keep_deployment", name: "keep-deployment", title: "Keep a Deployment for each labelled ConfigMap" },
+    Template { file: "label_pods", name: "label-pods", title: "Label every Pod it sees" },
+];
+
+#[derive(Clone, Copy, PartialEq)]
+pub struct Template {
+    pub file: &'static str,
+    pub name: &'static str,
+    pub title: &'static str,
+}
+
+/// Where the page's Python stands; one for the page, so reopening the panel loads nothing.
+#[derive(Clone, PartialEq)]
+enum Runtime {
+    Absent,
+    Loading,
+    Ready,
+    Failed(String),
+}
+
+/// A panel waiting for the runtime to finish loading.
+type Waiter = Box<dyn FnOnce(Runtime)>;
+
+thread_local! {
+    static RUNTIME: RefCell<Runtime> = const { RefCell::new(Runtime::Absent) };
+    /// Who waits for the runtime to load (each panel that opened while it loaded).
+    static WAITING: RefCell<Vec<Waiter>> = const { RefCell::new(Vec::new()) };
+}
+
+fn api() -> Result<JsValue, String> {
+    let api = Reflect::get(&js_sys::global(), &"kubeloopPython".into()).map_err(|_| "Python is not loaded".to_string())?;
+    if api.is_undefined() {
+        return Err("Python is not loaded".into());
+    }
+    Ok(api)
+}
+
+fn call(api: &JsValue, method: &str, args: &[JsValue]) -> Result<JsValue, String> {
+    let f = Reflect::get(api, &method.into()).ok().and_then(|f| f.dyn_into::<Function>().ok()).ok_or_else(|| format!("kubeloopPython.{method} is missing"))?;
+    let result = match args {
+        [] => f.call0(api),
+        [a] => f.call1(api, a),
+        _ => return Err("one argument at most".into()),
+    };
+    result.map_err(|e| {
+        let text = Reflect::get(&e, &"message".into()).ok().and_then(|m| m.as_string()).or_else(|| e.as_string());
+        text.unwrap_or_else(|| "Python raised an error".into())
+    })
+}
+
+fn settle(state: Runtime) {
+    RUNTIME.with(|r| *r.borrow_mut() = state.clone());
+    for waiter in WAITING.with(|w| std::mem::take(&mut *w.borrow_mut())) {
+        waiter(state.clone());
+    }
+}
+
+/// Loads the page's Python once (from `base`, the page's or widget's address), calling `done`
+/// with how it ended; at once if it already has.
+fn ensure_loaded(base: &str, done: impl FnOnce(Runtime) + 'static) {
+    let now = RUNTIME.with(|r| r.borrow().clone());
+    match now {
+        Runtime::Ready | Runtime::Failed(_) => return done(now),
+        Runtime::Loading => return WAITING.with(|w| w.borrow_mut().push(Box::new(done))),
+        Runtime::Absent => WAITING.with(|w| w.borrow_mut().push(Box::new(done))),
+    }
+    RUNTIME.with(|r| *r.borrow_mut() = Runtime::Loading);
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else { return settle(Runtime::Failed("no document".into())) };
+    let src = web_sys::Url::new_with_base("python/operator-python.js", base).map(|u| u.href()).unwrap_or_else(|_| "python/operator-python.js".into());
+    let Ok(script) = document.create_element("script") else { return settle(Runtime::Failed("no script element".into())) };
+    let _ = script.set_attribute("type", "module");
+    let _ = script.set_attribute("src", &src);
+    let on_load = Closure::once_into_js(move |_: JsValue| {
+        let started = api().and_then(|api| call(&api, "start", &[]));
+        match started {
+            Ok(promise) => {
+                let ok = Closure::once_into_js(move |_: JsValue| settle(Runtime::Ready));
+                let fail = Closure::once_into_js(move |e: JsValue| {
+                    let text = Reflect::get(&e, &"message".into()).ok().and_then(|m| m.as_string()).unwrap_or_else(|| "it failed to start".into());
+                    settle(Runtime::Failed(text))
+                });
+                then(&promise, &ok, &fail);
+            }
+            Err(e) => settle(Runtime::Failed(e)),
+        }
+    });
+    let on_error = Closure::once_into_js(move |_: JsValue| settle(Runtime::Failed(format!("{src} could not be fetched"))));
+    let _ = script.add_event_listener_with_callback("load", on_load.unchecked_ref());
+    let _ = script.add_event_listener_with_callback("error", on_error.unchecked_ref());
+    if let Some(body) = document.body() {
+        let _ = body.append_child(&script);
+    }
+}
+
+/// The page's interpreter: the learner's file, run by Pyodide through the page's host.
+pub struct PagePython {
+    path: String,
+    source: String,
+}
+
+impl Interpreter for PagePython {
+    fn load(&mut self) -> Result<Value, String> {
+        self.exchange(&json!({"op": "load", "path": self.path, "source": self.source}))
+    }
+
+    fn exchange(&mut self, message: &Value) -> Result<Value, String> {
+        let reply = call(&api()?, "exchange", &[JsValue::from_str(&message.to_string())])?;
+        let text = reply.as_string().ok_or("Python answered something other than text")?;
+        serde_json::from_str(&text).map_err(|e| format!("unreadable reply from Python ({e}): {text}"))
+    }
+}
+
+/// What the status line says: loading, running, stopped, or the error.
+fn status(runtime: &Runtime, error: Option<&str>, running: Option<&str>, components: &[ComponentView]) -> (&'static str, String) {
+    match runtime {
+        Runtime::Absent | Runtime::Loading => ("loading", "loading Python…".into()),
+        Runtime::Failed(e) => ("error", format!("error: Python did not load: {e}")),
+        Runtime::Ready => {
+            if let Some(e) = error {
+                return ("error", format!("error: {e}"));
+            }
+            let Some(name) = running else { return ("stopped", "stopped — Run starts it".into()) };
+            let id = format!("{}{name}", kubeloop::sim::OPERATOR_PREFIX);
+            match components.iter().find(|c| c.name == id) {
+                None => ("stopped", "stopped".into()),
+                Some(c) if c.state == "stopped" => ("stopped", format!("stopped: {id} (sim start {id})")),
+                Some(c) => match c.loops.first().and_then(|l| l.last_action.strip_prefix("interpreter failed: ")) {
+                    Some(e) => ("error", format!("error: {e}")),
+                    None => ("running", format!("running as {id}")),
+                },
+            }
+        }
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct OperatorPanelProps {
+    pub shared: Rc<Shared>,
+    pub components: Rc<Vec<ComponentView>>,
+    /// Shows the snapshot a Run produced.
+    pub on_shown: Callback<Rc<Snapshot>>,
+}
+
+#[component]
+pub fn OperatorPanel(props: &OperatorPanelProps) -> Html {
+    let runtime = use_state(|| RUNTIME.with(|r| r.borrow().clone()));
+    {
+        let runtime = runtime.clone();
+        let base = props.shared.engine.borrow().page_base().to_string();
+        use_effect_with((), move |_| ensure_loaded(&base, move |state| runtime.set(state)));
+    }
+    let template = use_state(|| 0usize);
+    let code = use_state(|| None::<String>);
+    let error = use_state(|| None::<String>);
+    let running = use_state(|| None::<&'static str>);
+    {
+        let (code, error) = (code.clone(), error.clone());
+        let base = props.shared.engine.borrow().page_base().to_string();
+        use_effect_with(*template, move |index| {
+            let file = TEMPLATES[*index].file;
+            code.set(None);
+            let url = web_sys::Url::new_with_base(&format!("python/templates/{file}.py"), &base).map(|u| u.href()).unwrap_or_default();
+            fetch_text(&url, move |text| match text {
+                Ok(t) => code.set(Some(t)),
+                Err(e) => error.set(Some(format!("template {file}.py: {e}"))),
+            });
+        });
+    }
+    let on_template = {
+        let template = template.clone();
+        Callback::from(move |e: Event| {
+            let file = e.target_unchecked_into::<HtmlSelectElement>().value();
+            if let Some(i) = TEMPLATES.iter().position(|t| t.file == file) {
+                template.set(i);
+            }
+        })
+    };
+    let on_input = {
+        let code = code.clone();
+        Callback::from(move |e: InputEvent| code.set(Some(e.target_unchecked_into::<HtmlTextAreaElement>().value())))
+    };
+    let on_run = {
+        let (shared, on_shown) = (props.shared.clone(), props.on_shown.clone());
+        let (code, template, error, running) = (code.clone(), template.clone(), error.clone(), running.clone());
+        Callback::from(move |_: MouseEvent| {
+            let Some(source) = (*code).clone() else { return };
+            let t = TEMPLATES[*template];
+            let interpreter = PagePython { path: format!("{}.py", t.file), source };
+            let (result, shown) = shared.engine.borrow_mut().run_operator(t.name, Box::new(interpreter));
+            match result {
+                Ok(()) => {
+                    error.set(None);
+                    running.set(Some(t.name));
+                }
+                Err(e) => error.set(Some(e)),
+            }
+            if let Some(shown) = shown {
+                on_shown.emit(shown);
+            }
+        })
+    };
+    let ready = *runtime == Runtime::Ready && code.is_some();
+    let (state, text) = status(&runtime, error.as_deref(), *running, &props.components);
+    html! {
+        <section id="operator-panel" class="panel operator" aria-labelledby="operator-title" data-testid="operator-panel">
+            <h2 id="operator-title" class="panel-title">{ "Your operator" }<span class="muted">{ " · a loop of your own, in Python" }</span></h2>
+            <p class="operator-help">
+                { "Handlers with kopf's decorators, reading and writing through the kubernetes client. Run starts the file as one more loop on the stage; " }
+                <code>{ "sim stop operator/NAME" }</code>{ " in the console stops it." }
+            </p>
+            <label class="inline">
+                { "Start from " }
+                <select data-testid="operator-template" onchange={on_template}>
+                    { for TEMPLATES.iter().enumerate().map(|(i, t)| html! {
+                        <option value={t.file} selected={i == *template}>{ t.title }</option>
+                    }) }
+                </select>
+            </label>
+            <textarea
+                class="operator-code"
+                data-testid="operator-editor"
+                aria-label="Operator code (Python)"
+                aria-describedby="operator-status"
+                spellcheck="false"
+                rows="18"
+                value={(*code).clone().unwrap_or_default()}
+                oninput={on_input}
+            />
+            <div class="operator-actions">
+                <button type="button" class="primary" data-testid="operator-run" disabled={!ready} onclick={on_run}>{ "Run" }</button>
+                <p id="operator-status" class={classes!("operator-status", state)} role="status" data-testid="operator-status" data-state={state}>{ text }</p>
+            </div>
+        </section>
+    }
+}
+
+/// The panel for the app (called through `kubeloop::play::out_of_line`).
+pub fn panel(shared: &Rc<Shared>, s: &Snapshot, on_shown: &Callback<Rc<Snapshot>>) -> Html {
+    html! { <OperatorPanel shared={shared.clone()} components={s.components.clone()} on_shown={on_shown.clone()} /> }
+}
