@@ -259,6 +259,23 @@ fn a_handler_whose_replay_differs_fails_saying_why() {
     assert!(all_events(&mut s).contains("Handler 'drift' succeeded."));
 }
 
+/// The trace hash the page must reach with the same scenario, seed and operator (printed for
+/// tests/e2e/operator.test.mjs, which runs the template in the page and compares): the default
+/// scenario, seed 3, label_pods.py as `operator/label-pods` from time 0, 30 seconds on.
+#[test]
+fn native_trace_hash_for_the_page() {
+    if !python_available() {
+        return;
+    }
+    let mut s = session_with("label_pods.py", 3);
+    advance(&mut s, Duration::secs(30));
+    let hash = s.sim().trace().hash();
+    let mut page = replaying_session_with("label_pods.py", 3);
+    advance(&mut page, Duration::secs(30));
+    assert_eq!(page.sim().trace().hash(), hash, "the page's host agrees");
+    println!("native trace hash: {hash:016x}");
+}
+
 fn runaway(label: &str) -> String {
     format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {label}\n  labels: {{runaway: {label}}}\n")
 }

@@ -68,7 +68,10 @@ fn api() -> Result<JsValue, String> {
 }
 
 fn call(api: &JsValue, method: &str, args: &[JsValue]) -> Result<JsValue, String> {
-    let f = Reflect::get(api, &method.into()).ok().and_then(|f| f.dyn_into::<Function>().ok()).ok_or_else(|| format!("kubeloopPython.{method} is missing"))?;
+    let f = Reflect::get(api, &method.into())
+        .ok()
+        .and_then(|f| f.dyn_into::<Function>().ok())
+        .ok_or_else(|| format!("kubeloopPython.{method} is missing"))?;
     let result = match args {
         [] => f.call0(api),
         [a] => f.call1(api, a),
@@ -98,7 +101,9 @@ fn ensure_loaded(base: &str, done: impl FnOnce(Runtime) + 'static) {
     }
     RUNTIME.with(|r| *r.borrow_mut() = Runtime::Loading);
     let Some(document) = web_sys::window().and_then(|w| w.document()) else { return settle(Runtime::Failed("no document".into())) };
-    let src = web_sys::Url::new_with_base("python/operator-python.js", base).map(|u| u.href()).unwrap_or_else(|_| "python/operator-python.js".into());
+    let src = web_sys::Url::new_with_base("python/operator-python.js", base)
+        .map(|u| u.href())
+        .unwrap_or_else(|_| "python/operator-python.js".into());
     let Ok(script) = document.create_element("script") else { return settle(Runtime::Failed("no script element".into())) };
     let _ = script.set_attribute("type", "module");
     let _ = script.set_attribute("src", &src);
@@ -108,7 +113,8 @@ fn ensure_loaded(base: &str, done: impl FnOnce(Runtime) + 'static) {
             Ok(promise) => {
                 let ok = Closure::once_into_js(move |_: JsValue| settle(Runtime::Ready));
                 let fail = Closure::once_into_js(move |e: JsValue| {
-                    let text = Reflect::get(&e, &"message".into()).ok().and_then(|m| m.as_string()).unwrap_or_else(|| "it failed to start".into());
+                    let text =
+                        Reflect::get(&e, &"message".into()).ok().and_then(|m| m.as_string()).unwrap_or_else(|| "it failed to start".into());
                     settle(Runtime::Failed(text))
                 });
                 then(&promise, &ok, &fail);
