@@ -260,6 +260,7 @@ pub fn OperatorPanel(props: &OperatorPanelProps) -> Html {
                 aria-label="Operator code (Python)"
                 aria-describedby="operator-status"
                 spellcheck="false"
+                wrap="off"
                 rows="18"
                 value={(*code).clone().unwrap_or_default()}
                 oninput={on_input}
