@@ -9,7 +9,7 @@
 //
 // Usage: node scripts/size.mjs [--write] [--dist DIR]. No dependencies beyond node itself.
 
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
@@ -139,6 +139,14 @@ const CEILING_BROTLI_BYTES = 790 * 1024;
 const FIRST_LOAD_CEILING_BROTLI_BYTES = 442 * 1024;
 /** What the page needs before it comes alive: the glue and the primary module. */
 const FIRST_LOAD = ['kubeloop-web.js', 'kubeloop-web_bg.wasm'];
+/**
+ * What the page fetches only when a feature is used, reported apart and counted in neither
+ * ceiling: each directory's files summed (each is its own request, compressed on its own).
+ */
+const ON_DEMAND = [{ dir: 'lessons', what: 'lessons/*.yaml, each fetched when its lesson starts' }];
+// The Operator panel's Python (Pyodide, the operator runtime, the templates; README "Python in
+// the page"), fetched when the panel first opens. Sub-directories are summed in.
+ON_DEMAND.push({ dir: 'python', what: 'python/ (Pyodide and the operator runtime), fetched when the Operator panel opens' });
 
 const BEGIN = '<!-- size:begin -->';
 const END = '<!-- size:end -->';
@@ -190,6 +198,30 @@ const first = rows
     brotli: 0,
   });
 
+/** One row per ON_DEMAND directory present in the build. */
+function onDemandRows() {
+  return ON_DEMAND.flatMap(({ dir, what }) => {
+    let files;
+    try {
+      files = readdirSync(join(dist, dir)).sort();
+    } catch {
+      return [];
+    }
+    const sum = { file: `on demand: ${what}`, raw: 0, gzip: 0, brotli: 0 };
+    for (const name of files) {
+      if (statSync(join(dist, dir, name)).isDirectory()) {
+        files.push(...readdirSync(join(dist, dir, name)).map((inner) => join(name, inner)));
+        continue;
+      }
+      const bytes = readFileSync(join(dist, dir, name));
+      sum.raw += bytes.length;
+      sum.gzip += gzipSync(bytes, { level: 9 }).length;
+      sum.brotli += brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY } }).length;
+    }
+    return [sum];
+  });
+}
+
 const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
 const line = (row) => `| ${row.file} | ${kb(row.raw)} | ${kb(row.gzip)} | ${kb(row.brotli)} |`;
 const table = [
@@ -198,6 +230,7 @@ const table = [
   ...rows.map(line),
   line({ ...total, file: '**total**' }),
   line({ ...first, file: `**first load** (${FIRST_LOAD.join(' + ')})` }),
+  ...onDemandRows().map(line),
   '',
   `The build fails over ${kb(FIRST_LOAD_CEILING_BROTLI_BYTES)} brotli for the first load (${kb(FIRST_LOAD_CEILING_BROTLI_BYTES - first.brotli)} to spare) or ${kb(CEILING_BROTLI_BYTES)} in all (${kb(CEILING_BROTLI_BYTES - total.brotli)} to spare). 1 KB = 1024 bytes.`,
 ].join('\n');
