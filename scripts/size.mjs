@@ -133,8 +133,12 @@ import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
  * Merged (h30-page with h31-crd): 771 -> 790 KB, the sum of the two measured raises (771 for the
  * custom resources, +19 for the attached stage, whose 18.7 KB is all in the lazy module); to be
  * measured again on the merged build with the keep list re-recorded.
+ *
+ * The operator in the page (issue 31, h31-python): 790 -> 821 KB. The reactor, kopf's
+ * bookkeeping, the client's requests and the Operator panel, all in the lazy module (total
+ * 789.3 -> 819.8 KB on this branch's base); Python itself is fetched on demand, not counted.
  */
-const CEILING_BROTLI_BYTES = 790 * 1024;
+const CEILING_BROTLI_BYTES = 821 * 1024;
 /** The first load's ceiling, brotli: FIRST_LOAD's files. */
 const FIRST_LOAD_CEILING_BROTLI_BYTES = 442 * 1024;
 /** What the page needs before it comes alive: the glue and the primary module. */
