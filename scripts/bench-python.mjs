@@ -6,12 +6,12 @@
 //      kubeloop's operator runtime fetched, instantiated and installed), median of cold loads
 //      (a fresh context each, cache disabled), on the plain local link and on scripts/bench-page.mjs's
 //      slow link (Slow 4G, CPU slowed 4×), the files served gzip-compressed as a static host would;
-//   2. a handler call: label_pods.py labelling pods (one call = a read-modify-write patch,
-//      replayed in the page's host as its answers arrive): wall time of `sim advance` with the
-//      operator running minus without, per handler call.
+//   2. a handler call: label_pods.py labelling 40 pods (a call and the answers that resume it,
+//      each replayed from the call's start in the page's host): the wall time spent in Python,
+//      per call and per message.
 //
 // Prints the numbers. Build the page first (trunk build --release).
-// Usage: node scripts/bench-python.mjs [--loads N]
+// Usage: node scripts/bench-python.mjs [--loads N] [--cost (the handler call's cost only)]
 
 import { readFileSync } from 'node:fs';
 import { join, normalize, extname, sep, resolve } from 'node:path';
@@ -21,6 +21,7 @@ import { launchBrowser, DIST } from '../tests/e2e/harness.mjs';
 
 const args = process.argv.slice(2);
 const LOADS = Number(args[args.indexOf('--loads') + 1]) || 3;
+const costOnly = args.includes('--cost');
 const SLOW_4G = { offline: false, latency: 150, downloadThroughput: 1.6e6 / 8, uploadThroughput: 750e3 / 8 };
 const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json', '.css': 'text/css', '.py': 'text/plain', '.zip': 'application/zip' };
 
@@ -79,35 +80,58 @@ async function handlerCost(browser, server) {
   await page.getByTestId('pause').click();
   const run = async (line) => {
     await page.getByTestId('console-input').fill(line);
-    const t = await page.evaluate(() => performance.now());
     await page.getByTestId('console-input').press('Enter');
-    await page.waitForFunction((l) => document.querySelector('[data-testid="console-output"]').innerText.includes(`$ ${l}`), line);
-    return (await page.evaluate(() => performance.now())) - t;
+    await page.waitForFunction(() => document.querySelector('[data-testid="console-input"]').value === '');
   };
   await page.getByTestId('operator-open').click();
   await page.waitForSelector('[data-testid="operator-run"]:not([disabled])', { timeout: 600_000 });
   await page.getByTestId('operator-template').selectOption('label_pods');
   await page.waitForFunction(() => document.querySelector('[data-testid="operator-editor"]').value.includes('seen-by'));
-  // Without the operator, then with it, the same scaling: the difference is its handler calls.
-  await run('sim advance 20s');
-  const without = await run('kubectl scale deployment web --replicas=40') + (await run('sim advance 30s'));
-  await run('kubectl scale deployment web --replicas=3');
-  await run('sim advance 60s');
+  // Every message to Python timed where it is handed over: a call (`op: call`) and each
+  // answer that resumes it (replayed from the call's start).
+  await page.evaluate(() => {
+    const api = globalThis.kubeloopPython;
+    const real = api.exchange;
+    const tally = (globalThis.__tally = { calls: 0, answers: 0, ms: 0 });
+    api.exchange = (text) => {
+      const op = JSON.parse(text).op;
+      const t = performance.now();
+      try {
+        return real(text);
+      } finally {
+        if (op === 'call') tally.calls += 1;
+        if (op === 'answer') tally.answers += 1;
+        if (op === 'call' || op === 'answer') tally.ms += performance.now() - t;
+      }
+    };
+  });
   await page.getByTestId('operator-run').click();
   await page.waitForSelector('[data-testid="operator-status"][data-state="running"]');
-  await run('sim advance 10s');
-  const withOp = await run('kubectl scale deployment web --replicas=40') + (await run('sim advance 30s'));
-  await run('kubectl get events --no-headers');
-  const labelled = await page.evaluate(() => (document.querySelector('[data-testid="console-output"]').innerText.match(/labelled seen-by=kopf/g) ?? []).length);
+  await run('kubectl scale deployment web --replicas=40');
+  await run('sim advance 40s');
+  const labels = await page.evaluate(() => ({ ...globalThis.__tally }));
+  // keep_deployment.py: each call reads the Deployment (and creates or patches it): requests
+  // answered, so the call runs again from its start for each.
+  await page.getByTestId('operator-template').selectOption('keep_deployment');
+  await page.waitForFunction(() => document.querySelector('[data-testid="operator-editor"]').value.includes('kubeloop.dev/site'));
+  await page.evaluate(() => Object.assign(globalThis.__tally, { calls: 0, answers: 0, ms: 0 }));
+  await page.getByTestId('operator-run').click();
+  await page.waitForSelector('[data-testid="operator-status"][data-state="running"]');
+  for (const i of [1, 2, 3, 4, 5]) {
+    await run(`kubectl create configmap site-${i} --from-literal=image=nginx --from-literal=replicas=1`);
+    await run(`kubectl label configmap site-${i} kubeloop.dev/site=yes`);
+  }
+  await run('sim advance 60s');
+  const keep = await page.evaluate(() => ({ ...globalThis.__tally }));
   await page.close();
-  return { without, withOp, labelled };
+  return { labels, keep };
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const browser = await launchBrowser();
 const server = await gzipServer();
 try {
-  for (const slow of [false, true]) {
+  for (const slow of costOnly ? [] : [false, true]) {
     const loads = [];
     for (let i = 0; i < LOADS; i++) loads.push(await load(browser, server, slow));
     console.log(
@@ -117,10 +141,12 @@ try {
     );
   }
   const cost = await handlerCost(browser, server);
-  console.log(
-    `handler calls: ${cost.labelled} pods labelled; 40 replicas + 30 s: ${cost.without.toFixed(0)} ms without the operator, ${cost.withOp.toFixed(0)} ms with it ` +
-      `→ ${((cost.withOp - cost.without) / Math.max(1, cost.labelled - 3)).toFixed(1)} ms per call (the new pods' calls)`,
-  );
+  for (const [what, t] of [['label_pods.py, 40 pods', cost.labels], ['keep_deployment.py, 5 sites for 60 s', cost.keep]]) {
+    console.log(
+      `handler calls (${what}): ${t.calls} calls and ${t.answers} answers, ${t.ms.toFixed(0)} ms in Python: ` +
+        `${(t.ms / Math.max(1, t.calls)).toFixed(1)} ms per call, ${(t.ms / Math.max(1, t.calls + t.answers)).toFixed(1)} ms per message`,
+    );
+  }
 } finally {
   await browser.close();
   await server.close();
