@@ -35,7 +35,9 @@ impl PythonInterpreter {
     }
 
     /// The same, running the page's host: each handler call replayed from its start as its
-    /// answers arrive, instead of waiting inside a request.
+    /// answers arrive, instead of waiting inside a request. Only tests/operators.rs (which
+    /// includes this file) runs it, to hold the page's host to the native one.
+    #[allow(dead_code)]
     pub fn replaying_for_file(path: &str) -> Result<Self, String> {
         let mut interpreter = Self::for_file(path)?;
         interpreter.replaying = true;
