@@ -155,7 +155,9 @@ fn status(runtime: &Runtime, error: Option<&str>, running: Option<&str>, compone
         Runtime::Failed(e) => ("error", format!("error: Python did not load: {e}")),
         Runtime::Ready => {
             if let Some(e) = error {
-                return ("error", format!("error: {e}"));
+                // A traceback keeps its lines (and its caret under the column it points at).
+                let sep = if e.contains('\n') { "\n" } else { " " };
+                return ("error", format!("error:{sep}{e}"));
             }
             let Some(name) = running else { return ("stopped", "stopped — Run starts it".into()) };
             let id = format!("{}{name}", kubeloop::sim::OPERATOR_PREFIX);

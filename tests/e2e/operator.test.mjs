@@ -78,6 +78,12 @@ test('a runaway handler is stopped by its budget, reported as a failed handler, 
     await openReady(page, `${live.server.url}?scenario=default&seed=5`);
     await page.getByTestId('pause').click();
     await openPanel(page);
+    // A file that does not load: its traceback is the status, and nothing is added to the stage.
+    await page.getByTestId('operator-editor').fill('import kopf\n\n@kopf.on.create("configmaps")\ndef broken(**_)\n    pass\n');
+    await page.getByTestId('operator-run').click();
+    await page.waitForSelector('[data-testid="operator-status"][data-state="error"]');
+    assert.match(await page.getByTestId('operator-status').innerText(), /SyntaxError: expected ':'/);
+    assert.equal(await page.locator('[data-testid="component"][data-name^="operator/"]').count(), 0);
     const code = [
       'import kopf',
       '',
