@@ -166,6 +166,19 @@ fn a_deployment_keeping_operator_converges_again_after_a_deletion_and_a_stop() {
     assert!(s.sim().api().get(&ObjectKey::new(Kind::ConfigMap, "default", "shop")).is_none());
 }
 
+#[test]
+fn a_timer_runs_only_on_the_objects_its_filters_select() {
+    if !python_available() {
+        return;
+    }
+    // keep_deployment.py's timer selects ConfigMaps labelled kubeloop.dev/site: an unlabelled
+    // one gets no Deployment, however long the timer's interval passes.
+    let mut s = session_with("keep_deployment.py", 4);
+    run(&mut s, "kubectl create configmap plain --from-literal=image=nginx");
+    advance(&mut s, Duration::secs(35));
+    assert!(s.sim().api().get(&ObjectKey::new(Kind::Deployment, "default", "plain")).is_none(), "{}", all_events(&mut s));
+}
+
 /// The trace hash of the keep-deployment run to a fixed time.
 fn traced_run(seed: u64) -> u64 {
     let s = session_with("keep_deployment.py", seed);

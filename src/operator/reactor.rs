@@ -214,6 +214,9 @@ impl Operator {
             if changes {
                 self.queue.add(Work::Object(key.clone()));
             }
+            // kopf runs a timer only on the objects its filters select, and stops it on one that
+            // no longer matches.
+            let body = self.cached(&key);
             for (index, h) in self.handlers.iter().enumerate() {
                 if h.resource.kind != kind || h.reason != Reason::Timer {
                     continue;
@@ -223,7 +226,7 @@ impl Operator {
                     Delta::Deleted(_) => {
                         self.timers.remove(&entry);
                     }
-                    _ if object.meta().deletion_timestamp.is_some() => {
+                    _ if object.meta().deletion_timestamp.is_some() || !body.as_ref().is_some_and(|b| h.selects(b)) => {
                         self.timers.remove(&entry);
                     }
                     _ => {
@@ -288,7 +291,14 @@ impl Operator {
                 return;
             }
         }
-        if let Work::Timer(_, index) = work {
+        if let Work::Timer(ref timer_key, index) = work {
+            if !self.handlers[index].selects(&body) {
+                // Armed before the object stopped matching the timer's filters: it stops.
+                let entry = (timer_key.clone(), index);
+                self.finish(work, None, ctx);
+                self.timers.remove(&entry);
+                return;
+            }
             let mut cycle = self.cycle_for(work, Reason::Timer, body);
             cycle.plan.push_back(index);
             self.cycle = Some(cycle);
