@@ -111,17 +111,22 @@ async function handlerCost(browser, server) {
   await run('sim advance 40s');
   const labels = await page.evaluate(() => ({ ...globalThis.__tally }));
   // keep_deployment.py: each call reads the Deployment (and creates or patches it): requests
-  // answered, so the call runs again from its start for each.
+  // answered, so the call runs again from its start for each. Label-pods is stopped first.
+  await run('sim stop operator/label-pods');
   await page.getByTestId('operator-template').selectOption('keep_deployment');
   await page.waitForFunction(() => document.querySelector('[data-testid="operator-editor"]').value.includes('kubeloop.dev/site'));
   await page.evaluate(() => Object.assign(globalThis.__tally, { calls: 0, answers: 0, ms: 0 }));
   await page.getByTestId('operator-run').click();
   await page.waitForSelector('[data-testid="operator-status"][data-state="running"]');
-  for (const i of [1, 2, 3, 4, 5]) {
-    await run(`kubectl create configmap site-${i} --from-literal=image=nginx --from-literal=replicas=1`);
-    await run(`kubectl label configmap site-${i} kubeloop.dev/site=yes`);
-  }
+  // Five labelled ConfigMaps, applied from the manifest editor.
+  const sites = [1, 2, 3, 4, 5]
+    .map((i) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: site-${i}\n  labels: {kubeloop.dev/site: "yes"}\ndata: {image: nginx, replicas: "1"}\n`)
+    .join('---\n');
+  await page.getByTestId('editor-text').fill(sites);
+  await page.getByTestId('editor-apply').click();
   await run('sim advance 60s');
+  await run('kubectl get deployments --no-headers');
+  await page.waitForFunction(() => /site-5/.test(document.querySelector('[data-testid="console-output"]').innerText));
   const keep = await page.evaluate(() => ({ ...globalThis.__tally }));
   await page.close();
   return { labels, keep };
