@@ -287,6 +287,13 @@ fn native_trace_hash_for_the_page() {
     advance(&mut page, Duration::secs(30));
     assert_eq!(page.sim().trace().hash(), hash, "the page's host agrees");
     println!("native trace hash: {hash:016x}");
+    // keep_deployment.py: handler calls with requests (read, 404, create; the timer's reads),
+    // each answer replayed in the page's host. SITE applied at time 0, 30 seconds on.
+    let mut s = session_with("keep_deployment.py", 3);
+    s.set_file_reader(|_| Ok(SITE.to_string()));
+    run(&mut s, "kubectl apply -f manifest.yaml");
+    advance(&mut s, Duration::secs(30));
+    println!("native trace hash with a site: {:016x}", s.sim().trace().hash());
 }
 
 fn runaway(label: &str) -> String {
