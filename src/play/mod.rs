@@ -403,6 +403,14 @@ impl Engine {
             permalink: format!("{}{query}", self.page_base),
             kubectl: share::as_kubectl(&self.scenario, sim.seed(), &self.log),
             trace: TraceFile::of(&self.session, &self.scenario, &self.log).to_json(),
+            omits: {
+                let names: Vec<String> = sim.operators().map(|o| format!("operator/{}", o.operator_name())).collect();
+                if names.is_empty() {
+                    String::new()
+                } else {
+                    format!("Not included: {} — its code is not in the link or the file; a replay runs without it, so run it again from the Operator panel.", names.join(", "))
+                }
+            },
         }
     }
 
@@ -757,6 +765,12 @@ mod tests {
         let handlers: Vec<String> =
             e.session.sim().operators().flat_map(|o| o.handlers().map(|h| h.1.to_string()).collect::<Vec<_>>()).collect();
         assert_eq!(handlers, vec!["second".to_string()]);
+        e.act(Action::Share);
+        assert!(
+            e.snapshot().share.as_ref().is_some_and(|v| v.omits.contains("operator/mine")),
+            "the share panel says the operator is not in the link"
+        );
+        e.act(Action::Share);
         let (bad, _) = e.run_operator("Bad Name", Box::new(Ready("x")));
         assert!(bad.is_err());
         e.act(Action::Console("sim stop operator/mine".into()));

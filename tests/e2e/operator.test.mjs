@@ -156,6 +156,8 @@ async function pageHash(page, template, marker, manifest) {
   await console_(page, 'sim advance 30s');
   await page.waitForFunction(() => Number(document.querySelector('.app').dataset.simTime) === 30_000);
   await page.getByTestId('share').click();
+  // The operator's code is in neither the permalink nor the trace file, and the panel says so.
+  assert.match(await page.getByTestId('share-omits').innerText(), /operator\/[a-z-]+/);
   const href = await page.getByTestId('export-trace').getAttribute('href');
   const file = JSON.parse(decodeURIComponent(href.slice(href.indexOf(',') + 1)));
   assert.equal(file.at, 30_000);
