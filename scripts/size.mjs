@@ -9,7 +9,7 @@
 //
 // Usage: node scripts/size.mjs [--write] [--dist DIR]. No dependencies beyond node itself.
 
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
@@ -133,8 +133,12 @@ import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
  * Merged (h30-page with h31-crd): 771 -> 790 KB, the sum of the two measured raises (771 for the
  * custom resources, +19 for the attached stage, whose 18.7 KB is all in the lazy module); to be
  * measured again on the merged build with the keep list re-recorded.
+ *
+ * The operator in the page (issue 31, h31-python): 790 -> 821 KB. The reactor, kopf's
+ * bookkeeping, the client's requests and the Operator panel, all in the lazy module (total
+ * 789.3 -> 819.8 KB on this branch's base); Python itself is fetched on demand, not counted.
  */
-const CEILING_BROTLI_BYTES = 790 * 1024;
+const CEILING_BROTLI_BYTES = 821 * 1024;
 /** The first load's ceiling, brotli: FIRST_LOAD's files. */
 const FIRST_LOAD_CEILING_BROTLI_BYTES = 442 * 1024;
 /** What the page needs before it comes alive: the glue and the primary module. */
@@ -147,6 +151,9 @@ const ON_DEMAND = [
   { dir: 'lessons', what: 'lessons/*.yaml, each fetched when its lesson starts' },
   { dir: 'operators', what: "operators/*, each fetched when a lesson names it or the operator panel opens it" },
 ];
+// The Operator panel's Python (Pyodide, the operator runtime, the templates; README "Python in
+// the page"), fetched when the panel first opens. Sub-directories are summed in.
+ON_DEMAND.push({ dir: 'python', what: 'python/ (Pyodide and the operator runtime), fetched when the Operator panel opens' });
 
 const BEGIN = '<!-- size:begin -->';
 const END = '<!-- size:end -->';
@@ -209,6 +216,10 @@ function onDemandRows() {
     }
     const sum = { file: `on demand: ${what}`, raw: 0, gzip: 0, brotli: 0 };
     for (const name of files) {
+      if (statSync(join(dist, dir, name)).isDirectory()) {
+        files.push(...readdirSync(join(dist, dir, name)).map((inner) => join(name, inner)));
+        continue;
+      }
       const bytes = readFileSync(join(dist, dir, name));
       sum.raw += bytes.length;
       sum.gzip += gzipSync(bytes, { level: 9 }).length;

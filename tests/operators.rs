@@ -166,9 +166,26 @@ fn a_deployment_keeping_operator_converges_again_after_a_deletion_and_a_stop() {
     assert!(s.sim().api().get(&ObjectKey::new(Kind::ConfigMap, "default", "shop")).is_none());
 }
 
+#[test]
+fn a_timer_runs_only_on_the_objects_its_filters_select() {
+    if !python_available() {
+        return;
+    }
+    // keep_deployment.py's timer selects ConfigMaps labelled kubeloop.dev/site: an unlabelled
+    // one gets no Deployment, however long the timer's interval passes.
+    let mut s = session_with("keep_deployment.py", 4);
+    run(&mut s, "kubectl create configmap plain --from-literal=image=nginx");
+    advance(&mut s, Duration::secs(35));
+    assert!(s.sim().api().get(&ObjectKey::new(Kind::Deployment, "default", "plain")).is_none(), "{}", all_events(&mut s));
+}
+
 /// The trace hash of the keep-deployment run to a fixed time.
 fn traced_run(seed: u64) -> u64 {
-    let mut s = session_with("keep_deployment.py", seed);
+    let s = session_with("keep_deployment.py", seed);
+    keep_deployment_trace(s)
+}
+
+fn keep_deployment_trace(mut s: Session) -> u64 {
     s.set_file_reader(|_| Ok(SITE.to_string()));
     run(&mut s, "kubectl apply -f site.yaml");
     advance(&mut s, Duration::secs(15));
@@ -185,6 +202,98 @@ fn the_same_scenario_seed_and_code_give_the_same_trace() {
     let first = traced_run(11);
     assert_eq!(first, traced_run(11));
     assert_ne!(first, traced_run(12), "the seed reaches the trace");
+}
+
+/// The default scenario with the operator in `name` run by the page's host (`host_page.py`,
+/// each handler call replayed from its start as its answers arrive), under the machine's python3.
+fn replaying_session_with(name: &str, seed: u64) -> Session {
+    let mut session = Session::new(Scenario::builtin("default").unwrap(), Some(seed)).unwrap();
+    let interpreter = PythonInterpreter::replaying_for_file(&file(name)).unwrap();
+    session.sim_mut().add_operator(&operator_host::name_for(name), Box::new(interpreter)).unwrap();
+    session
+}
+
+/// The runaway operator's run: every kind of failing handler, to past the first retry.
+fn runaway_trace(mut s: Session) -> (u64, String) {
+    for label in ["loop", "recurse", "raise", "temporary", "permanent"] {
+        let text = runaway(label);
+        s.set_file_reader(move |_| Ok(text.clone()));
+        run(&mut s, "kubectl apply -f cm.yaml");
+    }
+    advance(&mut s, Duration::secs(80));
+    (s.sim().trace().hash(), all_events(&mut s))
+}
+
+#[test]
+fn the_pages_replaying_host_gives_the_native_hosts_trace() {
+    if !python_available() {
+        return;
+    }
+    // Handlers with requests (read, create, patch; a 404 and a 409 answered): suspended
+    // natively, replayed in the page's host; the same requests, outcomes and trace.
+    let native = keep_deployment_trace(session_with("keep_deployment.py", 11));
+    assert_eq!(native, keep_deployment_trace(replaying_session_with("keep_deployment.py", 11)));
+    let labelled = |mut s: Session| {
+        advance(&mut s, Duration::secs(20));
+        run(&mut s, "kubectl scale deployment web --replicas=5");
+        advance(&mut s, Duration::secs(20));
+        s.sim().trace().hash()
+    };
+    assert_eq!(labelled(session_with("label_pods.py", 3)), labelled(replaying_session_with("label_pods.py", 3)));
+    // A runaway loop and recursion are cut at the same line; errors are reported alike.
+    let (native, native_events) = runaway_trace(session_with("runaway.py", 5));
+    let (page, page_events) = runaway_trace(replaying_session_with("runaway.py", 5));
+    assert!(native_events.contains("ran past its budget"), "{native_events}");
+    assert_eq!(native_events, page_events);
+    assert_eq!(native, page);
+}
+
+#[test]
+fn a_handler_whose_replay_differs_fails_saying_why() {
+    if !python_available() {
+        return;
+    }
+    // A handler that counts its runs in a module variable asks for another object on its
+    // replay: the page's host cannot repeat it, and says so as the handler's failure.
+    let mut s = replaying_session_with("replay_drift.py", 2);
+    let text = runaway("drift");
+    s.set_file_reader(move |_| Ok(text.clone()));
+    run(&mut s, "kubectl apply -f cm.yaml");
+    advance(&mut s, Duration::secs(10));
+    let events = all_events(&mut s);
+    assert!(events.contains("Handler 'drift' failed with an exception"), "{events}");
+    assert!(events.contains("state that changes between runs"), "{events}");
+    // Natively the same file runs: nothing is replayed.
+    let mut s = session_with("replay_drift.py", 2);
+    let text = runaway("drift");
+    s.set_file_reader(move |_| Ok(text.clone()));
+    run(&mut s, "kubectl apply -f cm.yaml");
+    advance(&mut s, Duration::secs(10));
+    assert!(all_events(&mut s).contains("Handler 'drift' succeeded."));
+}
+
+/// The trace hash the page must reach with the same scenario, seed and operator (printed for
+/// tests/e2e/operator.test.mjs, which runs the template in the page and compares): the default
+/// scenario, seed 3, label_pods.py as `operator/label-pods` from time 0, 30 seconds on.
+#[test]
+fn native_trace_hash_for_the_page() {
+    if !python_available() {
+        return;
+    }
+    let mut s = session_with("label_pods.py", 3);
+    advance(&mut s, Duration::secs(30));
+    let hash = s.sim().trace().hash();
+    let mut page = replaying_session_with("label_pods.py", 3);
+    advance(&mut page, Duration::secs(30));
+    assert_eq!(page.sim().trace().hash(), hash, "the page's host agrees");
+    println!("native trace hash: {hash:016x}");
+    // keep_deployment.py: handler calls with requests (read, 404, create; the timer's reads),
+    // each answer replayed in the page's host. SITE applied at time 0, 30 seconds on.
+    let mut s = session_with("keep_deployment.py", 3);
+    s.set_file_reader(|_| Ok(SITE.to_string()));
+    run(&mut s, "kubectl apply -f manifest.yaml");
+    advance(&mut s, Duration::secs(30));
+    println!("native trace hash with a site: {:016x}", s.sim().trace().hash());
 }
 
 fn runaway(label: &str) -> String {

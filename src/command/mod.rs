@@ -222,13 +222,8 @@ impl Session {
         };
         let Some(make) = self.operator_interpreter.as_mut() else { return Err(refused()) };
         let interpreter = make(operator)?;
-        #[cfg(not(target_arch = "wasm32"))]
-        return self.sim.add_operator(&operator.name, interpreter);
-        #[cfg(target_arch = "wasm32")]
-        {
-            drop(interpreter);
-            Err(refused())
-        }
+        // One the learner already runs under that name (the page's Operator panel) gives way.
+        self.sim.replace_operator(&operator.name, interpreter)
     }
 
     /// Lets `-f` read real files (the native CLI passes `std::fs::read_to_string`).

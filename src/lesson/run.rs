@@ -117,6 +117,8 @@ pub struct LessonView {
     pub waited: Option<Waited>,
     /// Why the step is refused (`Phase::Refused`).
     pub refused: Option<String>,
+    /// The operator the lesson has the learner write (`operator/NAME`'s NAME), if any.
+    pub operator: Option<String>,
 }
 
 /// How far a running step has got in simulated time, in milliseconds.
@@ -236,14 +238,37 @@ impl LessonRun {
                 return errors;
             }
         }
+        errors.extend(self.proceed(d, &step));
+        errors
+    }
+
+    /// A step under way, its setup done (and its operator started): its prediction, or its action.
+    fn proceed(&mut self, d: &mut dyn Driver, step: &Step) -> Vec<String> {
+        let mut errors = Vec::new();
         if step.question.as_ref().is_some_and(|q| q.ask == Ask::Before) {
             self.phase = Phase::Predict;
             self.started = d.sim().now();
         } else {
-            errors.extend(self.act(d, &step));
+            errors.extend(self.act(d, step));
         }
         self.poll(d.sim());
         errors
+    }
+
+    /// Starts a refused step's operator again — the page's Python has finished loading, say —
+    /// and, if it starts, goes on with the step as if it had started at once (its setup is not
+    /// run twice). A step that is not refused is left alone; a new refusal replaces the old.
+    pub fn retry_operator(&mut self, d: &mut dyn Driver) -> Vec<String> {
+        if self.phase != Phase::Refused {
+            return Vec::new();
+        }
+        let (Some(step), Some(operator)) = (self.step().cloned(), self.lesson.operator.clone()) else { return Vec::new() };
+        if let Err(e) = d.start_operator(&operator) {
+            self.refused = Some(e);
+            return Vec::new();
+        }
+        self.refused = None;
+        self.proceed(d, &step)
     }
 
     fn act(&mut self, d: &mut dyn Driver, step: &Step) -> Vec<String> {
@@ -410,6 +435,7 @@ impl LessonRun {
             conceal_components: self.conceals_components(),
             waited: self.waited(),
             refused: self.refused.clone(),
+            operator: self.lesson.operator.as_ref().map(|o| o.name.clone()),
         }
     }
 

@@ -32,6 +32,10 @@ pub use reactor::Operator;
 /// The Python runtime the interpreter loads before the learner's file: the protocol loop
 /// (`host.py`, run as the main program) and the modules it installs as `kopf` and `kubernetes`.
 pub const PYTHON_HOST: &str = include_str!("python/host.py");
+/// The page's host (`python/host_page.py`): the same protocol, one message per call and no
+/// blocking read, a handler call replayed from its start as its answers arrive. It imports
+/// `PYTHON_HOST` as a module, sent in the `load` message's `host` field.
+pub const PYTHON_HOST_PAGE: &str = include_str!("python/host_page.py");
 pub const PYTHON_MODULES: [(&str, &str); 2] =
     [("kopf", include_str!("python/kopf.py")), ("kubernetes", include_str!("python/kubernetes.py"))];
 

@@ -305,10 +305,12 @@ impl Operator {
                 return;
             }
         }
-        if let Work::Timer(_, index) = work {
+        if let Work::Timer(ref timer_key, index) = work {
             if !self.handlers[index].selects(&body) {
-                // It stopped matching after the timer was due: the timer is over.
+                // Armed before the object stopped matching the timer's filters: it stops.
+                let entry = (timer_key.clone(), index);
                 self.finish(work, None, ctx);
+                self.timers.remove(&entry);
                 return;
             }
             let mut cycle = self.cycle_for(work, Reason::Timer, body);

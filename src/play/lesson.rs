@@ -401,6 +401,32 @@ mod tests {
         assert!(e.snapshot().lesson.as_ref().is_some_and(|l| l.refused.is_some()));
         e.act(Action::LessonNext);
         assert_eq!(lesson(&e).index, 2, "a refused step is not passed over");
+        // The page's Python loads: the step is tried again, and goes on with the operator the
+        // maker gives (here one that registers the Website handlers and succeeds at once).
+        struct Loaded;
+        impl crate::operator::Interpreter for Loaded {
+            fn load(&mut self) -> Result<serde_json::Value, String> {
+                Ok(
+                    serde_json::json!({"op": "ready", "handlers": [{"id": "create", "reason": "create", "group": "lessons.kubeloop.dev", "version": "v1", "name": "websites"}]}),
+                )
+            }
+            fn exchange(&mut self, _: &serde_json::Value) -> Result<serde_json::Value, String> {
+                Ok(serde_json::json!({"op": "done", "outcome": "success"}))
+            }
+        }
+        let asked = Rc::new(std::cell::RefCell::new(Vec::new()));
+        let seen = asked.clone();
+        e.set_operator_maker(Rc::new(move |op: &crate::lesson::LessonOperator| {
+            seen.borrow_mut().push(op.name.clone());
+            Ok(Box::new(Loaded) as Box<dyn crate::operator::Interpreter>)
+        }));
+        e.retry_lesson_operator();
+        let v = lesson(&e);
+        assert_eq!((v.index, v.refused.as_deref()), (2, None));
+        assert_ne!(v.phase, Phase::Refused);
+        assert_eq!(v.operator.as_deref(), Some("website"));
+        assert_eq!(*asked.borrow(), ["website"]);
+        assert!(e.snapshot().components.iter().any(|c| c.name == "operator/website"), "the operator is a loop on the stage");
     }
 
     #[test]

@@ -168,6 +168,9 @@ pub struct Engine {
     lesson_fetch: Option<String>,
     /// A fetched lesson waiting for its example files.
     lesson_pending: Option<lesson::PendingLesson>,
+    /// What runs a lesson's operator here (the page's Python, once its panel has opened),
+    /// handed to every session the engine runs.
+    operator_maker: Option<OperatorMaker>,
     /// The steps of the lesson the host has been told have passed.
     lesson_steps_reported: BTreeSet<usize>,
     /// Story mode: on by default.
@@ -280,6 +283,7 @@ impl Engine {
             lesson_problem: None,
             lesson_fetch: None,
             lesson_pending: None,
+            operator_maker: None,
             lesson_steps_reported: BTreeSet::new(),
             story: StoryMode::new(),
             attach: None,
@@ -314,6 +318,12 @@ impl Engine {
     }
 
     /// Sets the page's own address (no query), used for permalinks.
+    /// The page's (or widget's) address without a query: what the page's own files are
+    /// fetched beside (the Operator panel's Python).
+    pub fn page_base(&self) -> &str {
+        &self.page_base
+    }
+
     pub fn set_page_base(&mut self, base: String) {
         self.page_base = base;
     }
@@ -356,6 +366,7 @@ impl Engine {
         let session = text
             .map_err(|e| format!("error: cannot load scenario {url:?}: {e}"))
             .and_then(|t| crate::command::Scenario::parse(&t).map_err(|e| format!("error: scenario {url:?}: {e}")))
+            .and_then(|s| refuse_operators(url, s))
             .and_then(|s| Session::new(s, if self.replay_pending { self.params.seed } else { None }));
         match session {
             Ok(session) => {
@@ -373,10 +384,45 @@ impl Engine {
         self.publish()
     }
 
+    /// Runs the learner's operator `operator/NAME` with new code (the Operator panel's Run): the
+    /// running one of that name, if any, is replaced and the new one lists afresh. The error
+    /// (code that does not load, a bad name) changes nothing.
+    pub fn run_operator(
+        &mut self,
+        name: &str,
+        interpreter: Box<dyn crate::operator::Interpreter>,
+    ) -> (Result<(), String>, Option<Rc<Snapshot>>) {
+        let result = self.session.sim_mut().replace_operator(name, interpreter);
+        self.throttle.panels_due = true;
+        (result, self.publish())
+    }
+
+    /// What runs a lesson's operator from now on, in this run and every later one; a lesson
+    /// step refused for want of it can then be tried again ([`Engine::retry_lesson_operator`]).
+    pub fn set_operator_maker(&mut self, maker: OperatorMaker) {
+        self.operator_maker = Some(maker);
+        self.equip_session();
+    }
+
+    fn equip_session(&mut self) {
+        if let Some(maker) = self.operator_maker.clone() {
+            self.session.set_operator_interpreter(move |operator| maker(operator));
+        }
+    }
+
+    /// Starts the lesson's operator again if its step was refused (the page's Python has
+    /// loaded): the step goes on.
+    pub fn retry_lesson_operator(&mut self) -> Option<Rc<Snapshot>> {
+        self.with_lesson(|run, e| Ok(run.retry_operator(e)));
+        self.throttle.panels_due = true;
+        self.publish()
+    }
+
     /// Swaps in a new run.
     fn replace(&mut self, mut session: Session, scenario: String) {
         session.set_blocking(false);
         self.session = session;
+        self.equip_session();
         self.scenario = scenario;
         self.log.clear();
         self.restarted();
@@ -390,6 +436,14 @@ impl Engine {
             permalink: format!("{}{query}", self.page_base),
             kubectl: share::as_kubectl(&self.scenario, sim.seed(), &self.log),
             trace: TraceFile::of(&self.session, &self.scenario, &self.log).to_json(),
+            omits: {
+                let names: Vec<String> = sim.operators().map(|o| format!("operator/{}", o.operator_name())).collect();
+                if names.is_empty() {
+                    String::new()
+                } else {
+                    format!("Not included: {} — its code is not in the link or the file; a replay runs without it, so run it again from the Operator panel.", names.join(", "))
+                }
+            },
         }
     }
 
@@ -673,6 +727,21 @@ pub fn out_of_line<F: Copy>(f: F) -> F {
     std::hint::black_box(f)
 }
 
+/// Makes the interpreter for a lesson's operator (the page's Python).
+pub type OperatorMaker = Rc<dyn Fn(&crate::lesson::LessonOperator) -> Result<Box<dyn crate::operator::Interpreter>, String>>;
+
+/// A scenario file's `operators:` name Python files beside it, which the page cannot read: it
+/// says so rather than run the scenario without them (its Operator panel runs one by hand).
+fn refuse_operators(url: &str, scenario: crate::command::Scenario) -> Result<crate::command::Scenario, String> {
+    if scenario.operators.is_empty() {
+        return Ok(scenario);
+    }
+    Err(format!(
+        "error: scenario {url:?}: operators: {} — the page does not load a scenario's operator files; run the scenario without them and the operator from the Operator panel, or natively with `kubeloop run`",
+        scenario.operators.join(", ")
+    ))
+}
+
 /// A session for a scenario the page knows by name.
 fn start(name: &str, seed: Option<u64>) -> Result<Session, String> {
     page::scenario(name).and_then(|s| Session::new(s, seed))
@@ -700,6 +769,50 @@ pub(crate) fn story_engine(query: &str) -> Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_scenario_files_operators_are_refused_saying_why() {
+        let mut e = test_engine("?scenario=default");
+        let before = e.session.sim().seed();
+        let text = "name: with-operator\nseed: 4\noperators: [label_pods.py]\n";
+        let next = e.fetched("https://example.test/s.yaml", Ok(text.into())).expect("the error shows");
+        assert!(next.errors.iter().any(|m| m.contains("operators: label_pods.py") && m.contains("Operator panel")), "{:?}", next.errors);
+        assert_eq!(e.session.sim().seed(), before, "the run is unchanged");
+    }
+
+    #[test]
+    fn an_operator_run_from_the_page_is_a_loop_and_runs_again_with_new_code() {
+        struct Ready(&'static str);
+        impl crate::operator::Interpreter for Ready {
+            fn load(&mut self) -> Result<serde_json::Value, String> {
+                Ok(serde_json::json!({"op": "ready", "handlers": [{"id": self.0, "reason": "create", "name": "configmaps"}]}))
+            }
+            fn exchange(&mut self, _: &serde_json::Value) -> Result<serde_json::Value, String> {
+                Ok(serde_json::json!({"op": "done", "outcome": "success"}))
+            }
+        }
+        let mut e = test_engine("?scenario=default");
+        let (ok, shown) = e.run_operator("mine", Box::new(Ready("first")));
+        assert_eq!(ok, Ok(()));
+        let shown = shown.expect("the stage shows it");
+        assert!(shown.components.iter().any(|c| c.name == "operator/mine" && c.state == "running"), "{:?}", shown.components);
+        let (again, _) = e.run_operator("mine", Box::new(Ready("second")));
+        assert_eq!(again, Ok(()), "running again replaces it");
+        let handlers: Vec<String> =
+            e.session.sim().operators().flat_map(|o| o.handlers().map(|h| h.1.to_string()).collect::<Vec<_>>()).collect();
+        assert_eq!(handlers, vec!["second".to_string()]);
+        e.act(Action::Share);
+        assert!(
+            e.snapshot().share.as_ref().is_some_and(|v| v.omits.contains("operator/mine")),
+            "the share panel says the operator is not in the link"
+        );
+        e.act(Action::Share);
+        let (bad, _) = e.run_operator("Bad Name", Box::new(Ready("x")));
+        assert!(bad.is_err());
+        e.act(Action::Console("sim stop operator/mine".into()));
+        let s = e.snapshot();
+        assert!(s.components.iter().any(|c| c.name == "operator/mine" && c.state == "stopped"), "{:?}", s.components);
+    }
 
     #[test]
     fn sim_seed_through_the_engine_restarts_the_trackers() {

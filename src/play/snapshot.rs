@@ -45,6 +45,9 @@ pub struct ShareView {
     pub kubectl: String,
     /// The trace file's JSON text.
     pub trace: String,
+    /// What the link and the file leave out, said beside them (empty when nothing is): the
+    /// operators run from the Operator panel, whose code is in neither.
+    pub omits: String,
 }
 
 /// The selected pod: its current picture (None once it is gone) and the scheduler's reasons.

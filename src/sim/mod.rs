@@ -411,9 +411,8 @@ impl Sim {
         self.call_at(index, |c, ctx| c.start(ctx));
     }
 
-    /// Adds an operator and starts it (natively; the page has no interpreter yet): its informers list and watch, and its handlers see every
+    /// Adds an operator and starts it: its informers list and watch, and its handlers see every
     /// object they watch. Errors (a name taken, code that does not load) change nothing.
-    #[cfg(not(target_arch = "wasm32"))]
     pub fn add_operator(&mut self, name: &str, interpreter: Box<dyn crate::operator::Interpreter>) -> Result<(), String> {
         let id = ComponentId::Operator(name.to_string());
         if self.has_component(&id) {
@@ -424,8 +423,21 @@ impl Sim {
         Ok(())
     }
 
+    /// Runs an operator with new code (the page's Run): the one of that name, if any, is stopped
+    /// — its watches end, as a process's do — and replaced in its place by a new process that
+    /// loads the code and lists afresh. Code that does not load changes nothing.
+    pub fn replace_operator(&mut self, name: &str, interpreter: Box<dyn crate::operator::Interpreter>) -> Result<(), String> {
+        crate::operator::check_name(name)?;
+        let operator = crate::operator::Operator::new(name, interpreter, self.api().definitions())?;
+        let id = ComponentId::Operator(name.to_string());
+        if self.has_component(&id) {
+            self.stop_component(&id);
+        }
+        self.add_component(id, operator);
+        Ok(())
+    }
+
     /// The operators, by name.
-    #[cfg(not(target_arch = "wasm32"))]
     pub fn operators(&self) -> impl Iterator<Item = &crate::operator::Operator> {
         self.by_id.values().filter_map(|&i| match &self.components[i].process {
             Process::Operator(o) => Some(o.as_ref()),

@@ -10,7 +10,6 @@
 
 use crate::controllers::manager::ControllerManager;
 use crate::kubelet::Kubelet;
-#[cfg(not(target_arch = "wasm32"))]
 use crate::operator::Operator;
 use crate::proxy::KubeProxy;
 use crate::runtime::Component;
@@ -23,10 +22,8 @@ pub enum Process {
     Kubelet(Box<Kubelet>),
     KubeProxy(Box<KubeProxy>),
     /// An operator the learner wrote (`operator/NAME`), its handlers run by an interpreter.
-    // Not in the page's wasm yet: no interpreter runs there until the in-page Python panel, and
-    // the reactor would only add to the page's total: 761.0 KB brotli with it, 737.4 KB without
-    // (trunk build --release, scripts/size.mjs; the first load 438.3 against 437.5 KB).
-    #[cfg(not(target_arch = "wasm32"))]
+    // In the page too (its Operator panel, Pyodide): driven through the `Component` vtable, so
+    // its code is reached only once an operator runs, and the wasm split keeps it in the lazy part.
     Operator(Box<Operator>),
 }
 
@@ -38,7 +35,6 @@ impl Process {
             Process::Scheduler(c) => c.as_ref(),
             Process::Kubelet(c) => c.as_ref(),
             Process::KubeProxy(c) => c.as_ref(),
-            #[cfg(not(target_arch = "wasm32"))]
             Process::Operator(c) => c.as_ref(),
         }
     }
@@ -49,7 +45,6 @@ impl Process {
             Process::Scheduler(c) => c.as_mut(),
             Process::Kubelet(c) => c.as_mut(),
             Process::KubeProxy(c) => c.as_mut(),
-            #[cfg(not(target_arch = "wasm32"))]
             Process::Operator(c) => c.as_mut(),
         }
     }
@@ -85,7 +80,6 @@ impl From<KubeProxy> for Process {
     }
 }
 
-#[cfg(not(target_arch = "wasm32"))]
 impl From<Operator> for Process {
     fn from(c: Operator) -> Self {
         Process::Operator(Box::new(c))

@@ -117,9 +117,30 @@ pub fn App(props: &AppProps) -> Html {
         let presentation = presentation.clone();
         use_callback(*presentation, move |_: (), on: &bool| presentation.set(!*on))
     };
+    // The Operator panel: closed until asked for, and only then is its code (and Python) fetched.
+    let operator = use_state(|| false);
+    let on_operator = {
+        let operator = operator.clone();
+        use_callback(*operator, move |_: (), open: &bool| operator.set(!*open))
+    };
+    let on_shown = {
+        let dispatcher = shown.dispatcher();
+        use_callback((), move |next: Rc<Snapshot>, _| dispatcher.dispatch(next))
+    };
     let lessons = use_memo(props.embedded, |embedded| (!embedded).then(|| Rc::new(kubeloop::view::stage::lesson_choices())));
 
     let s = &shown.0;
+    {
+        // A lesson that has the learner write an operator opens the Operator panel (and so starts
+        // loading Python) as it begins, so that its operator step finds Python ready.
+        let lesson_operator = s.lesson.as_ref().and_then(|l| l.operator.clone());
+        let operator = operator.clone();
+        use_effect_with(lesson_operator, move |name| {
+            if name.is_some() {
+                operator.set(true);
+            }
+        });
+    }
     let p = &*params;
     let theme = (p.theme != kubeloop::view::page::Theme::Auto).then(|| p.theme.name());
     {
@@ -174,6 +195,8 @@ pub fn App(props: &AppProps) -> Html {
                     story={s.story}
                     presentation={*presentation}
                     on_presentation={on_presentation}
+                    operator={*operator}
+                    on_operator={on_operator}
                     lessons={(*lessons).clone()}
                     on_action={on_action.clone()}
                 />
@@ -203,6 +226,9 @@ pub fn App(props: &AppProps) -> Html {
                     />
                 }
                 <aside class="side">
+                    if *operator {
+                        { operator_panel(&shared, s, &on_shown) }
+                    }
                     if let Some(lesson) = &s.lesson {
                         if p.shows_panel("lesson") {
                             <LessonPanel view={lesson.clone()} problem={s.lesson_problem.clone().map(AttrValue::from)} on_action={on_action.clone()} />
@@ -228,6 +254,13 @@ pub fn App(props: &AppProps) -> Html {
             </main>
         </div>
     }
+}
+
+/// The Operator panel, through a pointer: the app's render runs on the first load, and the
+/// panel's code must stay out of it (`kubeloop::play::out_of_line`).
+fn operator_panel(shared: &Rc<Shared>, s: &Snapshot, on_shown: &Callback<Rc<Snapshot>>) -> Html {
+    let panel: fn(&Rc<Shared>, &Snapshot, &Callback<Rc<Snapshot>>) -> Html = kubeloop::play::out_of_line(crate::operator_view::panel);
+    panel(shared, s, on_shown)
 }
 
 /// The frame callback, shared with itself so it can ask for the next frame.

@@ -26,6 +26,9 @@ pub struct ToolbarProps {
     pub story: bool,
     pub presentation: bool,
     pub on_presentation: Callback<()>,
+    /// The Operator panel is open; the button opens or closes it.
+    pub operator: bool,
+    pub on_operator: Callback<()>,
     /// The built-in lessons (name, title) for the picker; None in a widget, which must not
     /// navigate its host page.
     pub lessons: Option<Rc<Vec<(&'static str, String)>>>,
@@ -65,6 +68,10 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
     });
     let on_presentation = {
         let cb = props.on_presentation.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(()))
+    };
+    let on_operator = {
+        let cb = props.on_operator.clone();
         Callback::from(move |_: MouseEvent| cb.emit(()))
     };
     let playing = props.mode == Mode::Playing;
@@ -125,6 +132,8 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
                         title="Story mode: slow down around each meaningful message and say it in words">{ "Story" }</button>
                     <button type="button" data-testid="presentation" aria-pressed={props.presentation.to_string()} onclick={on_presentation}
                         title="Presentation mode: large labels for a projector">{ "Present" }</button>
+                    <button type="button" data-testid="operator-open" aria-expanded={props.operator.to_string()} aria-controls="operator-panel" onclick={on_operator}
+                        title="Write an operator of your own in Python and run it as a loop (loads Python, a few megabytes, the first time)">{ "Operator" }</button>
                 }
                 if let Some(lessons) = &props.lessons {
                     <label class="inline">

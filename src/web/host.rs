@@ -245,7 +245,7 @@ pub fn fetch_text(url: &str, done: impl FnOnce(Result<String, String>) + 'static
 }
 
 /// `promise.then(ok, fail)`.
-fn then(promise: &JsValue, ok: &JsValue, fail: &JsValue) {
+pub(crate) fn then(promise: &JsValue, ok: &JsValue, fail: &JsValue) {
     if let Some(f) = Reflect::get(promise, &"then".into()).ok().and_then(|f| f.dyn_into::<Function>().ok()) {
         let _ = f.call2(promise, ok, fail);
     }

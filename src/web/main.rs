@@ -32,6 +32,7 @@ mod hints_view;
 mod host;
 mod lesson_view;
 mod loops_view;
+mod operator_view;
 mod panic_overlay;
 #[cfg(not(target_arch = "wasm32"))]
 mod prerender;

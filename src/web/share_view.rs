@@ -84,6 +84,9 @@ pub fn SharePanel(props: &SharePanelProps) -> Html {
     html! {
         <section class="panel share-panel" aria-labelledby="share-title" data-testid="share-panel">
             <h2 id="share-title" class="panel-title">{ "Share" }</h2>
+            if !props.share.omits.is_empty() {
+                <p class="share-omits" data-testid="share-omits">{ props.share.omits.clone() }</p>
+            }
             <label class="share-row">{ "Permalink (scenario, seed, and every command at its simulated time)" }
                 <input type="text" readonly=true data-testid="permalink" value={props.share.permalink.clone()} />
             </label>

@@ -8,7 +8,7 @@
 // The wasm32 build of the command line (for the browser tests) adds no operator.
 #![cfg_attr(target_arch = "wasm32", allow(dead_code))]
 
-use kubeloop::operator::{Interpreter, PYTHON_HOST, PYTHON_MODULES};
+use kubeloop::operator::{Interpreter, PYTHON_HOST, PYTHON_HOST_PAGE, PYTHON_MODULES};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -22,18 +22,31 @@ pub struct PythonInterpreter {
     path: String,
     source: String,
     process: Option<(Child, ChildStdin, BufReader<ChildStdout>)>,
+    /// Runs the page's replaying host (`host_page.py`) instead of `host.py`: for the tests that
+    /// hold the page's way of suspending a handler to the native one.
+    replaying: bool,
 }
 
 impl PythonInterpreter {
     /// An interpreter for the operator in `path` (read now: a missing file is an error here).
     pub fn for_file(path: &str) -> Result<Self, String> {
         let source = std::fs::read_to_string(path).map_err(|e| format!("--operator {path}: {e}"))?;
-        Ok(PythonInterpreter { path: path.to_string(), source, process: None })
+        Ok(PythonInterpreter { path: path.to_string(), source, process: None, replaying: false })
+    }
+
+    /// The same, running the page's host: each handler call replayed from its start as its
+    /// answers arrive, instead of waiting inside a request. Only tests/operators.rs (which
+    /// includes this file) runs it, to hold the page's host to the native one.
+    #[allow(dead_code)]
+    pub fn replaying_for_file(path: &str) -> Result<Self, String> {
+        let mut interpreter = Self::for_file(path)?;
+        interpreter.replaying = true;
+        Ok(interpreter)
     }
 
     /// An interpreter for an operator's source text (a lesson's), named `path` in its errors.
     pub fn for_source(path: &str, source: &str) -> Self {
-        PythonInterpreter { path: path.to_string(), source: source.to_string(), process: None }
+        PythonInterpreter { path: path.to_string(), source: source.to_string(), process: None, replaying: false }
     }
 
     fn stop(&mut self) {
@@ -48,7 +61,7 @@ impl PythonInterpreter {
     fn spawn(&mut self) -> Result<(), String> {
         let python = python();
         let mut child = Command::new(&python)
-            .args(["-u", "-c", PYTHON_HOST])
+            .args(["-u", "-c", if self.replaying { PYTHON_HOST_PAGE } else { PYTHON_HOST }])
             .env("PYTHONHASHSEED", "0")
             .env("PYTHONDONTWRITEBYTECODE", "1")
             .stdin(Stdio::piped())
@@ -97,7 +110,7 @@ impl Interpreter for PythonInterpreter {
         self.stop();
         self.spawn()?;
         let modules: serde_json::Map<String, Value> = PYTHON_MODULES.iter().map(|(n, s)| (n.to_string(), Value::from(*s))).collect();
-        let reply = self.send(&json!({"op": "load", "modules": modules, "path": self.path, "source": self.source}))?;
+        let reply = self.send(&json!({"op": "load", "modules": modules, "path": self.path, "source": self.source, "host": PYTHON_HOST}))?;
         if reply.get("op").and_then(Value::as_str) == Some("failed") {
             self.stop();
         }

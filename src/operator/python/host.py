@@ -19,9 +19,6 @@ import types
 
 _protocol_out = sys.stdout
 _protocol_in = sys.stdin
-# A handler's print() must not write into the protocol, nor its input() read from it.
-sys.stdout = sys.stderr
-sys.stdin = open("/dev/null") if sys.platform != "win32" else None
 
 
 def _send(message):
@@ -84,6 +81,9 @@ def _limit_memory():
 
 
 def main():
+    # A handler's print() must not write into the protocol, nor its input() read from it.
+    sys.stdout = sys.stderr
+    sys.stdin = open("/dev/null") if sys.platform != "win32" else None
     _limit_memory()
     first = _receive()
     reply = _load(first)
@@ -99,4 +99,6 @@ def main():
             _send({"op": "failed", "error": "unexpected message %r" % (message.get("op"),)})
 
 
-main()
+# Run as the program natively; the page's replaying host (host_page.py) imports `_load` from it.
+if __name__ == "__main__":
+    main()

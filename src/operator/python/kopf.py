@@ -380,6 +380,12 @@ class _StepBudgetExceeded(BaseException):
     handler's `except Exception` does not swallow it."""
 
 
+class _Suspend(BaseException):
+    """Unwinds a handler at an API request whose answer has not come yet: raised only by the
+    page's replaying host (host_page.py), which runs the call again from its start once the
+    answer arrives. Natively a request waits for its answer and this is never raised."""
+
+
 class _Clock:
     """Simulated time for one handler call: `time.time()` and friends read it; `time.sleep` moves
     it on without waiting."""
@@ -501,6 +507,8 @@ class _Host:
         _sys.settrace(tracer)
         try:
             result = handler["fn"](**kwargs)
+        except _Suspend:
+            raise
         except _StepBudgetExceeded:
             outcome.update(outcome="budget", message="the handler ran past its budget of %d Python lines" % budget)
         except TemporaryError as e:
