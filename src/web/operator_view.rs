@@ -305,7 +305,13 @@ pub fn OperatorPanel(props: &OperatorPanelProps) -> Html {
         })
     };
     let ready = *runtime == Runtime::Ready && code.is_some();
-    let (state, text) = status(&runtime, error.as_deref(), *running, &props.components);
+    // What runs under this template's name, whoever started it (Run, or a lesson's step).
+    let shown_name = (*running).or_else(|| {
+        let name = TEMPLATES[*template].name;
+        let id = format!("{}{name}", kubeloop::sim::OPERATOR_PREFIX);
+        props.components.iter().any(|c| c.name == id).then_some(name)
+    });
+    let (state, text) = status(&runtime, error.as_deref(), shown_name, &props.components);
     html! {
         <section id="operator-panel" class="panel operator" aria-labelledby="operator-title" data-testid="operator-panel">
             <h2 id="operator-title" class="panel-title">{ "Your operator" }<span class="muted">{ " · a loop of your own, in Python" }</span></h2>
