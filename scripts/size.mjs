@@ -139,17 +139,17 @@ import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
  * 789.3 -> 819.8 KB on this branch's base); Python itself is fetched on demand, not counted.
  *
  * Merged (2026-12-05: lessons fetched on demand, lesson 11, the CRD follow-ups, the operator in
- * the page), measured with the keep list re-recorded: total 822.0 KB -> ceiling 823; first load
- * 443.4 KB -> ceiling 444 (442 before). The session began at 447.5 KB (over 442); fetching the
+ * the page), measured with the keep list re-recorded: total 822.4 KB -> ceiling 823.5; first load
+ * 443.8 KB -> ceiling 445 (442 before; a KB over the measure, for brotli's noise). The session began at 447.5 KB (over 442); fetching the
  * lessons' and lesson 11's files instead of compiling them in won 10.4 KB, and the merged
  * features' words (the Operator panel's, the describer's, the custom resources' messages: data,
  * which the splitter cannot move) took back 6. To win the 2 KB back: fetch the non-default
  * built-in scenarios as the lessons are (about 7 KB raw), or teach kubeloop-split to move data
  * only lazy functions read.
  */
-const CEILING_BROTLI_BYTES = 823 * 1024;
+const CEILING_BROTLI_BYTES = 823.5 * 1024;
 /** The first load's ceiling, brotli: FIRST_LOAD's files. */
-const FIRST_LOAD_CEILING_BROTLI_BYTES = 444 * 1024;
+const FIRST_LOAD_CEILING_BROTLI_BYTES = 445 * 1024;
 /** What the page needs before it comes alive: the glue and the primary module. */
 const FIRST_LOAD = ['kubeloop-web.js', 'kubeloop-web_bg.wasm'];
 /**

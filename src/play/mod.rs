@@ -688,7 +688,7 @@ impl Engine {
         let new: Vec<&Message> = sim.trace().since(self.flow_seq).collect();
         if let Some(last) = new.last() {
             self.flow_seq = last.seq;
-            let layout = FlowLayout::new(&self.node_names());
+            let layout = FlowLayout::new(&self.node_names()).with_operators(sim.operators().map(|o| o.operator_name()));
             for hop in hops(&layout, new, SINGLE_HOPS) {
                 self.hops.push_back(hop);
             }

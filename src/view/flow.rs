@@ -61,6 +61,16 @@ impl FlowLayout {
         FlowLayout { width, height, lanes, shared_kubelets: shared }
     }
 
+    /// The layout with a lane for each operator (`operator/NAME`), beside the writers: a
+    /// learner's loop's requests are drawn as the built-in loops' are.
+    pub fn with_operators<'a>(mut self, names: impl IntoIterator<Item = &'a str>) -> FlowLayout {
+        for (i, name) in names.into_iter().enumerate() {
+            let id = format!("{}{name}", crate::sim::OPERATOR_PREFIX);
+            self.lanes.push(LanePos { label: id.clone(), id, x: 150, y: 30 + 40 * i as i32 });
+        }
+        self
+    }
+
     /// The lane a component's messages travel from or to.
     pub fn lane_of<'a>(&self, component: &'a str) -> &'a str {
         // A node's kube-proxy shares its node's place once the nodes share a lane.
@@ -178,6 +188,25 @@ mod tests {
         let h = hops(&two_nodes(), &all, 10);
         let w = h.iter().find(|h| h.kind == "watch" && h.count > 1).expect("folded watch notifications");
         assert_eq!(w.what, format!("{} watches", w.count));
+    }
+
+    #[test]
+    fn an_operators_messages_have_a_lane_of_their_own() {
+        let message = |from: &str, to: &str| Message {
+            seq: 1,
+            from: from.into(),
+            to: to.into(),
+            kind: MessageKind::Request,
+            what: "list configmaps".into(),
+            object: String::new(),
+            sent: crate::model::Time(0),
+            arrives: crate::model::Time(1),
+        };
+        let sent = [message("operator/website", "kube-apiserver")];
+        assert!(hops(&two_nodes(), &sent, 10).is_empty(), "without a lane the hop is dropped");
+        let layout = two_nodes().with_operators(["website"]);
+        let h = hops(&layout, &sent, 10);
+        assert_eq!((h[0].from.as_str(), h[0].to.as_str(), h.len()), ("operator/website", "kube-apiserver", 1));
     }
 
     #[test]

@@ -67,8 +67,14 @@ test('lesson 11 end to end: the learner completes the operator in the page and t
     await page.screenshot({ path: join(RESULTS, 'lesson-11-operator-running-1440.png'), fullPage: true });
     await next(page);
 
-    // Step 4: the Deployment deleted by hand comes back: two pods.
-    await answerAndPass(page, '2');
+    // Step 4: the Deployment deleted by hand comes back: two pods. Played at the page's own
+    // speed, the operator's requests fly as tokens between its box and kube-apiserver.
+    await waitPhase(page, 'predict');
+    await page.locator('[data-testid="lesson-choice"][data-choice="2"]').click();
+    await page.getByTestId('play').click();
+    await page.locator('[data-testid="token"][data-from="operator/website"]').first().waitFor({ state: 'attached', timeout: 60_000 });
+    await fastForward(page);
+    await waitPhase(page, 'passed');
     assert.match(await page.getByTestId('lesson-feedback').innerText(), /Right: 2\./);
     await next(page);
     // Step 5: the operator stopped while the Website changes: still two.
