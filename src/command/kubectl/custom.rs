@@ -110,6 +110,8 @@ pub fn headers(d: &Definition, wide: bool) -> Vec<String> {
 fn print(d: &Definition, objects: &[Rc<Object>], format: &Format, with_namespace: bool, single: bool, now: Time) -> String {
     match format {
         Format::Name => objects.iter().map(|o| format!("{}/{}\n", d.kind_string(), o.meta().name)).collect(),
+        // One object asked for by name and not found: kubectl prints only the error.
+        Format::Json | Format::Yaml if single && objects.is_empty() => String::new(),
         Format::Json | Format::Yaml => {
             let value = if single && objects.len() == 1 {
                 object_json(&objects[0])

@@ -300,6 +300,8 @@ impl Printer {
     pub fn print(&self, objects: &[Rc<Object>], now: Time, single: bool) -> String {
         match &self.format {
             Format::Name => objects.iter().map(|o| format!("{}/{}\n", self.kind_string(o), o.meta().name)).collect(),
+            // One object asked for by name and not found: kubectl prints only the error.
+            Format::Json | Format::Yaml if single && objects.is_empty() => String::new(),
             Format::Json | Format::Yaml => {
                 let value = if single && objects.len() == 1 {
                     printers::object_json(&objects[0])
