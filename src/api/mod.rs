@@ -271,6 +271,12 @@ impl ApiServer {
         self.watches.is_open(id)
     }
 
+    /// The watches still open, for a test harness that plays a client's process ending.
+    #[cfg(test)]
+    pub(crate) fn open_watch_ids(&self) -> Vec<WatchId> {
+        self.watches.open_ids().collect()
+    }
+
     /// A client stops watching: `id` hears nothing more.
     pub fn close_watch(&mut self, id: WatchId) {
         self.watches.close(id);

@@ -97,8 +97,7 @@ impl Harness {
     /// The kubelet process dies: nothing more reaches it, its watches end.
     fn stop(&mut self) {
         self.running = false;
-        let open: Vec<WatchId> = self.api.watches.open_ids().collect();
-        for w in open {
+        for w in self.api.open_watch_ids() {
             self.api.close_watch(w);
         }
         self.queue.clear();
