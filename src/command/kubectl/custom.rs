@@ -102,6 +102,16 @@ pub fn cells(d: &Definition, object: &Object, now: Time, wide: bool) -> Vec<Stri
         .collect()
 }
 
+/// A table's header line: NAME (after NAMESPACE with `-A`) and the printer columns.
+fn header_line(d: &Definition, wide: bool, with_namespace: bool) -> String {
+    let mut h = vec!["NAME".to_string()];
+    h.extend(headers(d, wide));
+    if with_namespace {
+        h.insert(0, "NAMESPACE".into());
+    }
+    h.join("\t") + "\n"
+}
+
 /// The headers after NAME.
 pub fn headers(d: &Definition, wide: bool) -> Vec<String> {
     columns(d).into_iter().filter(|(_, priority, _)| wide || *priority == 0).map(|(h, _, _)| h).collect()
@@ -130,13 +140,7 @@ fn print(d: &Definition, objects: &[Rc<Object>], format: &Format, with_namespace
             }
             let mut w = TabWriter::for_tables();
             if !no_headers {
-                let mut h = vec!["NAME".to_string()];
-                h.extend(headers(d, *wide));
-                if with_namespace {
-                    h.insert(0, "NAMESPACE".into());
-                }
-                w.write(&h.join("\t"));
-                w.write("\n");
+                w.write(&header_line(d, *wide, with_namespace));
             }
             for o in objects {
                 let mut row = vec![o.meta().name.to_string()];
@@ -241,13 +245,7 @@ pub fn in_category(
             Format::Table { wide, no_headers, .. } => {
                 let mut w = TabWriter::for_tables();
                 if !no_headers {
-                    let mut h = vec!["NAME".to_string()];
-                    h.extend(headers(d, *wide));
-                    if with_namespace {
-                        h.insert(0, "NAMESPACE".into());
-                    }
-                    w.write(&h.join("\t"));
-                    w.write("\n");
+                    w.write(&header_line(d, *wide, with_namespace));
                 }
                 for o in &items {
                     let mut row = vec![format!("{}/{}", d.kind_string(), o.meta().name)];

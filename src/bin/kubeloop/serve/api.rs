@@ -689,6 +689,12 @@ fn update(cluster: &mut Cluster, parts: &Parts, target: &Target, name: &str, bod
         Ok(v) => v,
         Err(r) => return r,
     };
+    write_value(cluster, target, name, value, status)
+}
+
+/// Writes a PUT's body or a patch's result: the managedFields it sets (not on `status`), decoded
+/// as the target's kind, then stored.
+fn write_value(cluster: &mut Cluster, target: &Target, name: &str, value: Value, status: bool) -> Response<Body> {
     let given = if status { None } else { given_managed_fields(cluster, target, name, &value) };
     let Decoded { object, warnings } = match decode(target, value) {
         Ok(d) => d,
@@ -771,12 +777,7 @@ fn patch_with(cluster: &mut Cluster, parts: &Parts, target: &Target, name: &str,
         Ok(v) => v,
         Err(r) => return r,
     };
-    let given = if status { None } else { given_managed_fields(cluster, target, name, &value) };
-    let Decoded { object, warnings } = match decode(target, value) {
-        Ok(d) => d,
-        Err(r) => return r,
-    };
-    write_given(cluster, target, name, object, &warnings, status, given)
+    write_value(cluster, target, name, value, status)
 }
 
 /// Who a request writes as: its `fieldManager`, or its User-Agent's product name.
